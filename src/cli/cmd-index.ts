@@ -1,0 +1,97 @@
+import type { Fs } from '../fs/types.js';
+import { discoverRepository, objectFormatOf, readRepoConfig } from '../repo/discover.js';
+import { readIndexFile } from '../repo/index-file.js';
+import { encodeIndex } from '../index/encode.js';
+import { equalBytes } from '../bytes/compare.js';
+import { formatStageDebug, inMemoryFlags } from '../index/format.js';
+import { parseArgs } from './args.js';
+import { toJsonText } from './json.js';
+import type { GitIndex } from '../index/decode.js';
+import type { IndexExtension } from '../index/types.js';
+
+export interface CliIo {
+  fs: Fs;
+  cwd: string;
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/**
+ * `git-scalpel index [--json] [--verify]`: print the index as `git ls-files --stage --debug`
+ * does (merged with the shared index when split). `--verify`: the trailer is checked on read,
+ * and re-encoding every file (index, shared index) must give back its exact bytes.
+ */
+export async function cmdIndex(args: string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parseArgs(args, { switches: ['json', 'verify'] });
+  if (positionals.length) throw new (await import('./args.js')).UsageError(`index takes no paths (got ${positionals[0]})`);
+  const loc = await discoverRepository(io.fs, io.cwd);
+  const cfg = await readRepoConfig(io.fs, loc);
+  const objectFormat = objectFormatOf(cfg);
+  const read = await readIndexFile(io.fs, loc.gitDir, objectFormat);
+  const verify = flags.has('verify');
+  const checks: Array<{ file: string; bytes: number; identical: boolean }> = [];
+  if (read && verify) {
+    checks.push({ file: `${loc.gitDir}/index`, bytes: read.bytes.length, identical: equalBytes(encodeIndex(read.file), read.bytes) });
+    if (read.shared) {
+      checks.push({ file: read.shared.path, bytes: read.shared.bytes.length, identical: equalBytes(encodeIndex(read.shared.index), read.shared.bytes) });
+    }
+  }
+  const ok = checks.every((c) => c.identical);
+  if (flags.has('json')) {
+    const idx = read?.index;
+    io.out(
+      toJsonText({
+        gitDir: loc.gitDir,
+        objectFormat,
+        version: read?.file.version ?? null,
+        split: read?.shared ? { sharedIndex: read.shared.path, sharedEntries: read.shared.index.entries.length } : null,
+        skipHash: read?.file.skipHash ?? false,
+        checksum: read?.file.checksum ?? null,
+        entries: idx ? idx.entries.map((e) => e.toJSON()) : [],
+        extensions: idx ? (read?.file.extensions ?? []).map(summarizeExtension) : [],
+        ...(verify ? { verify: { ok, checks } } : {}),
+      }) + '\n',
+    );
+  } else {
+    if (read) {
+      const parts: string[] = [];
+      const mem = inMemoryFlags(read.index, { fsmonitor: cfg.get('core.fsmonitor') !== undefined && cfg.getString('core.fsmonitor') !== 'false' });
+      read.index.entries.forEach((e, i) => parts.push(formatStageDebug(e, mem[i])));
+      io.out(parts.join(''));
+    }
+    if (verify) {
+      if (!read) io.err('verify: no index file\n');
+      for (const c of checks) {
+        io.err(`verify: ${c.file}: checksum ok, re-encoding ${c.identical ? 'byte-identical' : 'DIFFERS'} (${c.bytes} bytes)\n`);
+      }
+    }
+  }
+  return ok ? 0 : 1;
+}
+
+function summarizeExtension(x: IndexExtension): Record<string, unknown> {
+  switch (x.signature) {
+    case 'TREE':
+    case 'REUC':
+    case 'UNTR':
+    case 'FSMN':
+    case 'EOIE':
+    case 'IEOT':
+    case 'link':
+    case 'sdir':
+      return { ...x, ...rawless(x) };
+    default:
+      return { signature: x.signature, size: (x as { raw: Uint8Array }).raw.length };
+  }
+}
+
+function rawless(x: object): Record<string, unknown> {
+  // EWAH bitmaps carry their serialised bytes; print only the bits
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(x)) {
+    if (v && typeof v === 'object' && 'bits' in v && 'bitSize' in v) out[k] = { bitSize: (v as { bitSize: number }).bitSize, bits: (v as { bits: number[] }).bits };
+  }
+  return out;
+}
+
+export type { GitIndex };

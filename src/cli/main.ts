@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+import '../node.js';
+import { nodeFs } from '../fs/node.js';
+import { resolvePath } from '../fs/path.js';
+import { ScalpelError } from '../errors/index.js';
+import { UsageError, errorExitCode } from './args.js';
+import { cmdIndex, type CliIo } from './cmd-index.js';
+
+const USAGE = `usage: git-scalpel [-C DIR] <command> [options]
+
+commands:
+  index [--json] [--verify]   print the index like \`git ls-files --stage --debug\`;
+                              --verify checks the trailer and byte-identical re-encoding
+
+exit codes: 0 done, 1 error, 2 usage, 3 refused
+`;
+
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  let cwd = io.cwd;
+  let i = 0;
+  while (i < argv.length) {
+    const a = argv[i];
+    if (a === '-C') {
+      const d = argv[i + 1];
+      if (d === undefined) throw new UsageError('-C needs a directory');
+      cwd = resolvePath(cwd, d);
+      i += 2;
+    } else if (a.startsWith('-C') && a.length > 2) {
+      cwd = resolvePath(cwd, a.slice(2));
+      i += 1;
+    } else break;
+  }
+  const cmd = argv[i];
+  const rest = argv.slice(i + 1);
+  const ctx = { ...io, cwd };
+  switch (cmd) {
+    case 'index':
+      return cmdIndex(rest, ctx);
+    case undefined:
+    case 'help':
+    case '-h':
+    case '--help':
+      io.out(USAGE);
+      return cmd === undefined ? 2 : 0;
+    default:
+      throw new UsageError(`unknown command '${cmd}'`);
+  }
+}
+
+async function main(): Promise<void> {
+  const io: CliIo = {
+    fs: nodeFs(),
+    cwd: process.cwd(),
+    out: (t) => void process.stdout.write(t),
+    err: (t) => void process.stderr.write(t),
+  };
+  let code: number;
+  try {
+    code = await run(process.argv.slice(2), io);
+  } catch (e) {
+    code = errorExitCode(e);
+    if (e instanceof UsageError) io.err(`git-scalpel: ${e.message}\n\n${USAGE}`);
+    else if (e instanceof ScalpelError) io.err(`git-scalpel: error [${e.code}]: ${e.message}\n`);
+    else io.err(`git-scalpel: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  }
+  process.exitCode = code;
+}
+
+// run when executed directly (not when imported by tests)
+const invoked = process.argv[1] ? resolvePath(process.cwd(), process.argv[1]) : '';
+if (invoked.endsWith('/cli/main.js') || invoked.endsWith('/cli/main.ts') || invoked.endsWith('/git-scalpel')) void main();

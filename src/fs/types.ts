@@ -1,0 +1,60 @@
+/**
+ * The filesystem contract. Callers supply an implementation (node:fs, memfs, an
+ * isomorphic-git-style promise fs) through an adapter; the engine uses nothing else.
+ *
+ * Paths are absolute, '/'-separated strings. Names that are not UTF-8 travel as strings with
+ * U+DC80..U+DCFF escapes (see bytes/text.ts); adapters that can pass raw bytes to the OS do so.
+ */
+export type FileType = 'file' | 'directory' | 'symlink' | 'other';
+
+export interface FileStat {
+  type: FileType;
+  /** st_mode (type and permission bits) as the OS reports it. */
+  mode: number;
+  size: number;
+  ctimeSeconds: number;
+  ctimeNanoseconds: number;
+  mtimeSeconds: number;
+  mtimeNanoseconds: number;
+  dev: number;
+  ino: number;
+  uid: number;
+  gid: number;
+}
+
+export interface FsCapabilities {
+  /** symlink/readlink work (false: OPFS, WebContainer host FileSystemAPI; git then uses core.symlinks=false). */
+  symlinks: boolean;
+  /** chmod and the executable bit are real (false: git then uses core.fileMode=false). */
+  modes: boolean;
+  /** open with 'wx' really fails when the file exists (false on lightning-fs). */
+  exclusiveCreate: boolean;
+  /** rename of a symlink moves the target instead of the link (memfs, lightning-fs). */
+  renameFollowsSymlinks: boolean;
+}
+
+export interface Fs {
+  readonly name: string;
+  readonly capabilities: FsCapabilities;
+  readFile(path: string): Promise<Uint8Array>;
+  /** Write a file. `exclusive`: fail with code EEXIST if it exists. */
+  writeFile(path: string, data: Uint8Array, opts?: { mode?: number; exclusive?: boolean }): Promise<void>;
+  /** lstat; null when nothing is there (ENOENT, or ENOTDIR on a parent). */
+  lstat(path: string): Promise<FileStat | null>;
+  /** stat (follows symlinks); null when nothing is there. */
+  stat(path: string): Promise<FileStat | null>;
+  readdir(path: string): Promise<string[]>;
+  readlink(path: string): Promise<string>;
+  symlink(target: string, path: string): Promise<void>;
+  mkdir(path: string, mode?: number): Promise<void>;
+  rmdir(path: string): Promise<void>;
+  unlink(path: string): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+  chmod(path: string, mode: number): Promise<void>;
+}
+
+/** An error from an fs call carries the OS-style code (ENOENT, EEXIST, ...). */
+export function fsErrorCode(e: unknown): string | undefined {
+  if (e && typeof e === 'object' && 'code' in e && typeof (e as { code: unknown }).code === 'string') return (e as { code: string }).code;
+  return undefined;
+}

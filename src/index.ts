@@ -1,0 +1,23 @@
+/**
+ * git-scalpel — root entry. Works in Node and in browsers: nothing reachable from here imports a
+ * Node built-in. Hashing and zlib default to pure JS; `git-scalpel/node` installs node:crypto
+ * and node:zlib and adds the node:fs adapter.
+ */
+export { ScalpelError, isScalpelError, type ErrorCode } from './errors/index.js';
+export { toHex, fromHex, decodePath, encodePath, compareBytes } from './bytes/index.js';
+export {
+  pureHash,
+  defaultHash,
+  setDefaultHash,
+  hashBytes,
+  oidLength,
+  type HashProvider,
+  type HashState,
+  type ObjectFormat,
+} from './hash/index.js';
+export * from './index/index.js';
+export * from './object/index.js';
+export type { Fs, FileStat, FileType, FsCapabilities } from './fs/types.js';
+export { GitConfig } from './repo/config.js';
+export { discoverRepository, readRepoConfig, objectFormatOf, type RepoLocation } from './repo/discover.js';
+export { readIndexFile, type ReadIndexResult } from './repo/index-file.js';

@@ -1,0 +1,274 @@
+import { ScalpelError } from '../errors/index.js';
+import { ByteReader, readU16, readU32 } from '../bytes/reader.js';
+import { toHex, equalBytes } from '../bytes/index.js';
+import { checkObjectFormat, defaultHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
+import { CE_EXTENDED, CE_EXTENDED_KNOWN, CE_NAMEMASK, IndexEntry } from './entry.js';
+import { decodeCacheTree } from './ext-tree.js';
+import { decodeResolveUndo } from './ext-resolve-undo.js';
+import { decodeUntracked } from './ext-untracked.js';
+import { decodeFsmonitor } from './ext-fsmonitor.js';
+import { decodeEwah } from './ewah.js';
+import type { IndexExtension } from './types.js';
+
+export interface GitIndex {
+  /** 2, 3 or 4 as read (the encoder follows git: 2/3 is chosen by whether any entry has extended flags). */
+  version: 2 | 3 | 4;
+  objectFormat: ObjectFormat;
+  /** Sorted by path bytes then stage (as git keeps them; not re-checked on read, as git does not). */
+  entries: IndexEntry[];
+  /** In file order. */
+  extensions: IndexExtension[];
+  /** The trailer was all zeros (`index.skipHash`); the encoder writes zeros again. */
+  skipHash: boolean;
+  /** The trailer as read (hex), for callers that compare with a split index's `link`. */
+  checksum?: string;
+  /** Set by mergeSplitIndex: the shared index id and the entries the split file replaced. */
+  split?: { baseOid: string; replaced: ReadonlySet<IndexEntry> };
+}
+
+export interface DecodeOptions {
+  objectFormat?: ObjectFormat;
+  /** Check the trailing hash (default true). git itself skips this on ordinary reads. */
+  verifyChecksum?: boolean;
+  hash?: HashProvider;
+}
+
+const SIG_DIRC = 0x44495243;
+
+/** Smallest possible on-disk entry: 62/74 fixed bytes + at least one NUL, rounded (v2/v3) or + varint (v4). */
+function minEntrySize(hashLen: number): number {
+  return 40 + hashLen + 2 + 2;
+}
+
+/** Cap on the bytes v4 path reconstruction may allocate (prefix sharing can amplify a small file). */
+function pathArenaCap(fileSize: number): number {
+  return fileSize * 32 + (16 << 20);
+}
+
+/**
+ * Decode `.git/index` bytes. Throws ScalpelError (TRUNCATED, BAD_SIGNATURE, BAD_VERSION,
+ * CHECKSUM_MISMATCH, BAD_ENTRY, BAD_EXTENSION, BAD_EWAH, UNKNOWN_MANDATORY_EXTENSION) with the
+ * byte offset in `data.offset`; never reads out of bounds or allocates from an unchecked length.
+ */
+export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitIndex {
+  const objectFormat = checkObjectFormat(opts.objectFormat);
+  const hashLen = oidLength(objectFormat);
+  if (bytes.length < 12 + hashLen) {
+    throw new ScalpelError('TRUNCATED', `index: ${bytes.length} bytes is shorter than a header and trailer`, { offset: bytes.length, need: 12 + hashLen });
+  }
+  const sig = readU32(bytes, 0);
+  if (sig !== SIG_DIRC) {
+    throw new ScalpelError('BAD_SIGNATURE', 'index: bad signature (expected "DIRC")', { offset: 0, found: toHex(bytes, 0, 4) });
+  }
+  const version = readU32(bytes, 4);
+  if (version !== 2 && version !== 3 && version !== 4) {
+    throw new ScalpelError('BAD_VERSION', `index: unsupported version ${version}`, { offset: 4, version });
+  }
+  const count = readU32(bytes, 8);
+  const bodyEnd = bytes.length - hashLen;
+  const trailer = bytes.subarray(bodyEnd);
+  let skipHash = true;
+  for (let i = 0; i < hashLen; i++) {
+    if (trailer[i] !== 0) {
+      skipHash = false;
+      break;
+    }
+  }
+  if (!skipHash && opts.verifyChecksum !== false) {
+    const h = (opts.hash ?? defaultHash()).create(objectFormat).update(bytes.subarray(0, bodyEnd)).digest();
+    if (!equalBytes(h, trailer)) {
+      throw new ScalpelError('CHECKSUM_MISMATCH', 'index: trailing checksum does not match the content', {
+        offset: bodyEnd,
+        expected: toHex(trailer),
+        found: toHex(h),
+      });
+    }
+  }
+  if (count > (bodyEnd - 12) / minEntrySize(hashLen)) {
+    throw new ScalpelError('TRUNCATED', `index: ${count} entries cannot fit in ${bodyEnd - 12} bytes`, { offset: 8, need: count * minEntrySize(hashLen) });
+  }
+
+  const origin = { bytes, version, hashLen };
+  const entries = new Array<IndexEntry>(count);
+  const fixedLen = 40 + hashLen;
+  let off = 12;
+  let emptyNames = 0;
+
+  if (version !== 4) {
+    for (let i = 0; i < count; i++) {
+      if (off + fixedLen + 2 > bodyEnd) throw truncatedEntry(off, i);
+      const flags = readU16(bytes, off + fixedLen);
+      let nameOff = off + fixedLen + 2;
+      let ext = 0;
+      if (flags & CE_EXTENDED) {
+        if (nameOff + 2 > bodyEnd) throw truncatedEntry(off, i);
+        ext = readU16(bytes, nameOff);
+        if (ext & ~CE_EXTENDED_KNOWN) throw badEntry(nameOff, i, `unknown extended flags 0x${ext.toString(16)}`);
+        nameOff += 2;
+      }
+      let nameLen = flags & CE_NAMEMASK;
+      if (nameLen === CE_NAMEMASK) {
+        let z = nameOff;
+        while (z < bodyEnd && bytes[z] !== 0) z++;
+        if (z >= bodyEnd) throw truncatedEntry(off, i);
+        nameLen = z - nameOff;
+      } else {
+        for (let k = 0; k < nameLen; k++) {
+          if (bytes[nameOff + k] === 0 && nameOff + k < bodyEnd) throw badEntry(nameOff + k, i, 'NUL byte inside the path');
+        }
+      }
+      // (fixed + flags [+ flags2] + name + 8) & ~7, as git's ondisk_ce_size
+      const size = ((nameOff - off) + nameLen + 8) & ~7;
+      if (off + size > bodyEnd) throw truncatedEntry(off, i);
+      if (nameLen === 0) emptyNames++;
+      entries[i] = IndexEntry._fromDisk(bytes, off, size, hashLen, flags, ext, bytes, nameOff, nameLen, origin, i);
+      off += size;
+    }
+  } else {
+    let arena = new Uint8Array(Math.min(Math.max(4096, bodyEnd), pathArenaCap(bytes.length)));
+    let used = 0;
+    let prevOff = 0;
+    let prevLen = 0;
+    const cap = pathArenaCap(bytes.length);
+    const r = new ByteReader(bytes, 0, bodyEnd, 'index');
+    for (let i = 0; i < count; i++) {
+      const start = off;
+      if (off + fixedLen + 2 > bodyEnd) throw truncatedEntry(off, i);
+      const flags = readU16(bytes, off + fixedLen);
+      let p = off + fixedLen + 2;
+      let ext = 0;
+      if (flags & CE_EXTENDED) {
+        if (p + 2 > bodyEnd) throw truncatedEntry(off, i);
+        ext = readU16(bytes, p);
+        if (ext & ~CE_EXTENDED_KNOWN) throw badEntry(p, i, `unknown extended flags 0x${ext.toString(16)}`);
+        p += 2;
+      }
+      r.pos = p;
+      let strip: number;
+      try {
+        strip = r.varint();
+      } catch (e) {
+        throw e instanceof ScalpelError && e.code === 'TRUNCATED' ? truncatedEntry(off, i) : e;
+      }
+      if (strip > prevLen) throw badEntry(p, i, `prefix strip ${strip} longer than the previous path (${prevLen})`);
+      const sufStart = r.pos;
+      let z = sufStart;
+      while (z < bodyEnd && bytes[z] !== 0) z++;
+      if (z >= bodyEnd) throw truncatedEntry(off, i);
+      const keep = prevLen - strip;
+      const len = keep + (z - sufStart);
+      if (used + len > arena.length) {
+        if (used + len > cap) throw badEntry(start, i, 'reconstructed paths exceed the size limit for this index');
+        let n = arena.length * 2;
+        while (n < used + len) n *= 2;
+        const next = new Uint8Array(Math.min(n, cap));
+        next.set(arena.subarray(0, used));
+        arena = next;
+        // earlier entries keep views of the old arena, which stays valid (it is not reused)
+      }
+      arena.copyWithin(used, prevOff, prevOff + keep);
+      arena.set(bytes.subarray(sufStart, z), used + keep);
+      if (len === 0) emptyNames++;
+      const size = z + 1 - start;
+      entries[i] = IndexEntry._fromDisk(bytes, start, size, hashLen, flags, ext, arena, used, len, origin, i);
+      prevOff = used;
+      prevLen = len;
+      used += len;
+      off = z + 1;
+    }
+  }
+
+  const extensions: IndexExtension[] = [];
+  let hasLink = false;
+  while (off < bodyEnd) {
+    if (off + 8 > bodyEnd) {
+      throw new ScalpelError('TRUNCATED', `index: ${bodyEnd - off} stray bytes after the entries at byte ${off}`, { offset: off, need: 8 });
+    }
+    const s = String.fromCharCode(bytes[off], bytes[off + 1], bytes[off + 2], bytes[off + 3]);
+    const size = readU32(bytes, off + 4);
+    const start = off + 8;
+    if (size > bodyEnd - start) {
+      throw new ScalpelError('TRUNCATED', `index: extension ${JSON.stringify(s)} at byte ${off} claims ${size} bytes, ${bodyEnd - start} left`, {
+        offset: off + 4,
+        need: size,
+        signature: s,
+      });
+    }
+    const end = start + size;
+    try {
+      const ext = decodeExtension(s, bytes, start, end, objectFormat, off);
+      if (ext.signature === 'link') hasLink = true;
+      extensions.push(ext);
+    } catch (e) {
+      if (e instanceof ScalpelError && e.data.signature === undefined) e.data.signature = s;
+      throw e;
+    }
+    off = end;
+  }
+  if (emptyNames > 0 && !hasLink) {
+    const i = entries.findIndex((e) => e._pathLen === 0);
+    throw badEntry(entries[i]._off, i, 'empty path (only allowed for replaced entries of a split index)');
+  }
+  return { version, objectFormat, entries, extensions, skipHash, checksum: skipHash ? undefined : toHex(trailer) };
+}
+
+function decodeExtension(s: string, bytes: Uint8Array, start: number, end: number, format: ObjectFormat, headerOff: number): IndexExtension {
+  const hashLen = oidLength(format);
+  switch (s) {
+    case 'TREE':
+      return { signature: 'TREE', nodes: decodeCacheTree(bytes, start, end, format) };
+    case 'REUC':
+      return { signature: 'REUC', records: decodeResolveUndo(bytes, start, end, format) };
+    case 'UNTR':
+      return { signature: 'UNTR', cache: decodeUntracked(bytes, start, end, format) };
+    case 'FSMN':
+      return decodeFsmonitor(bytes, start, end);
+    case 'EOIE': {
+      if (end - start !== 4 + hashLen) throw badExt(s, headerOff, `size ${end - start}, expected ${4 + hashLen}`);
+      return { signature: 'EOIE', offset: readU32(bytes, start), hash: toHex(bytes, start + 4, end) };
+    }
+    case 'IEOT': {
+      const n = end - start;
+      if (n < 4 || (n - 4) % 8 !== 0) throw badExt(s, headerOff, `size ${n} is not 4 + 8k`);
+      const version = readU32(bytes, start);
+      if (version !== 1) throw badExt(s, start, `unknown IEOT version ${version}`);
+      const blocks: { offset: number; count: number }[] = [];
+      for (let p = start + 4; p < end; p += 8) blocks.push({ offset: readU32(bytes, p), count: readU32(bytes, p + 4) });
+      return { signature: 'IEOT', version, blocks };
+    }
+    case 'link': {
+      if (end - start < hashLen) throw badExt(s, headerOff, 'shorter than an object id');
+      const baseOid = toHex(bytes, start, start + hashLen);
+      if (end - start === hashLen) return { signature: 'link', baseOid };
+      const d = decodeEwah(bytes, start + hashLen, end, 'link delete bitmap');
+      const rep = decodeEwah(bytes, d.next, end, 'link replace bitmap');
+      if (rep.next !== end) throw badExt(s, rep.next, 'garbage at the end of the link extension');
+      return { signature: 'link', baseOid, deleteBitmap: d.bitmap, replaceBitmap: rep.bitmap };
+    }
+    case 'sdir':
+      if (end !== start) throw badExt(s, start, 'sparse-directory marker has a payload');
+      return { signature: 'sdir' };
+    default: {
+      const c = s.charCodeAt(0);
+      if (c < 0x41 || c > 0x5a) {
+        throw new ScalpelError('UNKNOWN_MANDATORY_EXTENSION', `index uses the ${JSON.stringify(s)} extension, which is required and not understood`, {
+          offset: headerOff,
+          signature: s,
+        });
+      }
+      return { signature: s, raw: bytes.slice(start, end) };
+    }
+  }
+}
+
+function truncatedEntry(offset: number, index: number): ScalpelError {
+  return new ScalpelError('TRUNCATED', `index: entry ${index} at byte ${offset} runs past the end of the entries`, { offset, index });
+}
+
+function badEntry(offset: number, index: number, reason: string): ScalpelError {
+  return new ScalpelError('BAD_ENTRY', `index: entry ${index}: ${reason} (byte ${offset})`, { offset, index, reason });
+}
+
+function badExt(signature: string, offset: number, reason: string): ScalpelError {
+  return new ScalpelError('BAD_EXTENSION', `index: ${signature} extension: ${reason} (byte ${offset})`, { signature, offset, reason });
+}

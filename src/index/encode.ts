@@ -1,0 +1,298 @@
+import { ScalpelError } from '../errors/index.js';
+import { ByteWriter, writeU32 } from '../bytes/writer.js';
+import { fromHex } from '../bytes/hex.js';
+import { asciiBytes } from '../bytes/text.js';
+import { checkObjectFormat, defaultHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
+import { CE_EXTENDED, CE_NAMEMASK, type IndexEntry } from './entry.js';
+import type { GitIndex } from './decode.js';
+import { encodeCacheTree } from './ext-tree.js';
+import { encodeResolveUndo } from './ext-resolve-undo.js';
+import { encodeUntracked } from './ext-untracked.js';
+import { encodeFsmonitor } from './ext-fsmonitor.js';
+import { encodeEwah } from './ewah.js';
+import type { IndexExtension } from './types.js';
+
+export interface EncodeOptions {
+  objectFormat?: ObjectFormat;
+  hash?: HashProvider;
+}
+
+/**
+ * Encode an index the way git's `do_write_index` does. For every index git writes,
+ * `encodeIndex(decodeIndex(b))` is byte-identical to `b`:
+ * - version 2/3 is chosen by whether any entry has extended flags ("demote 3 to 2"); 4 stays 4;
+ * - v4 names are prefix-compressed against the previous name, and when an IEOT table is written
+ *   the previous name is reset at each block start, as git does;
+ * - EOIE and IEOT are recomputed from what is written (IEOT keeps its block sizes when they still
+ *   fit the entries, otherwise it is re-split into the same number of blocks like git);
+ * - entries decoded from bytes with the same layout are copied byte for byte.
+ */
+export function encodeIndex(index: GitIndex, opts: EncodeOptions = {}): Uint8Array {
+  const objectFormat = checkObjectFormat(opts.objectFormat ?? index.objectFormat);
+  const hashLen = oidLength(objectFormat);
+  const entries = index.entries;
+  const n = entries.length;
+
+  let version: 2 | 3 | 4 = index.version;
+  if (version !== 2 && version !== 3 && version !== 4) {
+    throw new ScalpelError('BAD_ARGUMENT', `index version must be 2, 3 or 4, got ${String(version)}`, { name: 'version', value: version });
+  }
+  let hasLink = false;
+  for (const x of index.extensions) if (x.signature === 'link') hasLink = true;
+  if (version !== 4) {
+    let extended = false;
+    for (let i = 0; i < n; i++) {
+      if (entries[i].extendedWord !== 0) {
+        extended = true;
+        break;
+      }
+    }
+    version = extended ? 3 : 2;
+  }
+
+  // IEOT block boundaries must be known before v4 names are compressed.
+  const ieot = index.extensions.find((x): x is Extract<IndexExtension, { signature: 'IEOT' }> => x.signature === 'IEOT');
+  let blockCounts: number[] | null = null;
+  if (ieot) blockCounts = ieotCounts(ieot.blocks, n);
+
+  // Size estimate: the source file when we have one, else a guess; ByteWriter grows as needed.
+  const first = n > 0 ? entries[0] : null;
+  const w = new ByteWriter(first && first._origin ? (first._origin as { bytes: Uint8Array }).bytes.length + 64 : 12 + n * 96 + 1024);
+  w.u32(0x44495243);
+  w.u32(version);
+  w.u32(n);
+
+  const blockOffsets: number[] = [];
+  if (version === 4) {
+    encodeV4(w, entries, hashLen, blockCounts, blockOffsets, hasLink);
+  } else {
+    encodeV23(w, entries, hashLen, version, blockCounts, blockOffsets, hasLink);
+  }
+  const entriesEnd = w.pos;
+
+  // Extensions, in the order given.
+  const headers: Array<[string, number]> = [];
+  for (const x of index.extensions) {
+    if (x.signature === 'EOIE') {
+      const h = (opts.hash ?? defaultHash()).create(objectFormat);
+      for (const [sig, size] of headers) {
+        const b = new Uint8Array(8);
+        b.set(asciiBytes(sig));
+        writeU32(b, 4, size);
+        h.update(b);
+      }
+      writeExtHeader(w, 'EOIE', 4 + hashLen);
+      w.u32(entriesEnd);
+      w.bytes(h.digest());
+      headers.push(['EOIE', 4 + hashLen]);
+      continue;
+    }
+    if (x.signature === 'IEOT' && !blockCounts) continue; // fewer than two blocks: git writes no IEOT
+    const headerAt = w.pos;
+    writeExtHeader(w, x.signature, 0);
+    const start = w.pos;
+    encodeExtension(w, x, objectFormat, blockCounts, blockOffsets);
+    const size = w.pos - start;
+    w.setU32(headerAt + 4, size);
+    headers.push([x.signature, size]);
+  }
+
+  const body = w.pos;
+  if (index.skipHash) {
+    w.zeros(hashLen);
+  } else {
+    const digest = (opts.hash ?? defaultHash()).create(objectFormat).update(w.finish().subarray(0, body)).digest();
+    w.bytes(digest);
+  }
+  return w.finish();
+}
+
+function writeExtHeader(w: ByteWriter, sig: string, size: number): void {
+  if (sig.length !== 4) throw new ScalpelError('BAD_ARGUMENT', `extension signature must be 4 characters: ${JSON.stringify(sig)}`, { name: 'signature', value: sig });
+  w.bytes(asciiBytes(sig));
+  w.u32(size);
+}
+
+/** Block sizes for IEOT: the stored ones if they still add up to the entry count, else git's split. */
+export function ieotCounts(blocks: readonly { count: number }[], n: number): number[] | null {
+  let sum = 0;
+  let ok = blocks.length > 0;
+  for (const b of blocks) {
+    if (b.count === 0) ok = false;
+    sum += b.count;
+  }
+  if (ok && sum === n) return blocks.map((b) => b.count);
+  const nblocks = Math.min(Math.max(blocks.length, 1), n);
+  if (nblocks <= 1) return null; // git writes no IEOT for fewer than two blocks
+  const per = Math.ceil(n / nblocks);
+  const out: number[] = [];
+  for (let i = 0; i < n; i += per) out.push(Math.min(per, n - i));
+  return out.length > 1 ? out : null;
+}
+
+function checkEntry(e: IndexEntry, i: number, hashLen: number, hasLink: boolean): void {
+  if (e.oidBytes.length !== hashLen) {
+    throw new ScalpelError('BAD_ARGUMENT', `entry ${i} (${e.path}) has a ${e.oidBytes.length}-byte id in a ${hashLen}-byte index`, { name: 'entries', index: i, path: e.path });
+  }
+  if (e._pathLen === 0 && !hasLink) {
+    throw new ScalpelError('BAD_PATH', `entry ${i} has an empty path outside a split index`, { path: '', index: i, reason: 'empty' });
+  }
+}
+
+function encodeV23(w: ByteWriter, entries: readonly IndexEntry[], hashLen: number, version: 2 | 3, blockCounts: number[] | null, blockOffsets: number[], hasLink: boolean): void {
+  const n = entries.length;
+  const fixedLen = 40 + hashLen;
+  let nextBlock = 0;
+  let blockIdx = 0;
+  // runs of entries that sit back to back in one source buffer are copied with one `set`
+  let runSrc: Uint8Array | null = null;
+  let runStart = 0;
+  let runEnd = 0;
+  const flush = () => {
+    if (runSrc) {
+      w.bytes(runSrc.subarray(runStart, runEnd));
+      runSrc = null;
+    }
+  };
+  for (let i = 0; i < n; i++) {
+    const e = entries[i];
+    if (blockCounts && i === nextBlock) {
+      flush();
+      blockOffsets.push(w.pos);
+      nextBlock += blockCounts[blockIdx++] ?? n;
+    }
+    const src = e._src;
+    const o = e._origin as { version: number; hashLen: number } | null;
+    if (src !== null && o !== null && o.version !== 4 && o.hashLen === hashLen && (version === 3 || e.extendedWord === 0)) {
+      if (e._pathLen === 0 && !hasLink) checkEntry(e, i, hashLen, hasLink);
+      if (runSrc === src && runEnd === e._off) {
+        runEnd += e._size;
+      } else {
+        flush();
+        runSrc = src;
+        runStart = e._off;
+        runEnd = e._off + e._size;
+      }
+      continue;
+    }
+    flush();
+    checkEntry(e, i, hashLen, hasLink);
+    const len = e._pathLen;
+    const ext = e.extendedWord !== 0;
+    const head = fixedLen + 2 + (ext ? 2 : 0);
+    const size = (head + len + 8) & ~7;
+    w.ensure(size);
+    const buf = w.raw;
+    const p = w.pos;
+    buf.set(e._fixedBytes(), p);
+    const flags = (e.flagsWord & ~(CE_EXTENDED | CE_NAMEMASK)) | (ext ? CE_EXTENDED : 0) | (len < CE_NAMEMASK ? len : CE_NAMEMASK);
+    buf[p + fixedLen] = flags >>> 8;
+    buf[p + fixedLen + 1] = flags & 0xff;
+    if (ext) {
+      buf[p + fixedLen + 2] = e.extendedWord >>> 8;
+      buf[p + fixedLen + 3] = e.extendedWord & 0xff;
+    }
+    buf.set(e._pathBuf.subarray(e._pathOff, e._pathOff + len), p + head);
+    buf.fill(0, p + head + len, p + size);
+    w.pos = p + size;
+  }
+  flush();
+}
+
+function encodeV4(w: ByteWriter, entries: readonly IndexEntry[], hashLen: number, blockCounts: number[] | null, blockOffsets: number[], hasLink: boolean): void {
+  const n = entries.length;
+  const fixedLen = 40 + hashLen;
+  let prevBuf: Uint8Array = new Uint8Array(0);
+  let prevOff = 0;
+  let prevLen = 0;
+  let nextBlock = 0;
+  let blockIdx = 0;
+  for (let i = 0; i < n; i++) {
+    const e = entries[i];
+    checkEntry(e, i, hashLen, hasLink);
+    let reset = false;
+    if (blockCounts && i === nextBlock) {
+      blockOffsets.push(w.pos);
+      nextBlock += blockCounts[blockIdx++] ?? n;
+      reset = i > 0; // git sets the previous name's first byte to NUL: nothing in common
+    }
+    const pb = e._pathBuf;
+    const po = e._pathOff;
+    const len = e._pathLen;
+    let common = 0;
+    if (!reset) {
+      const max = len < prevLen ? len : prevLen;
+      while (common < max && pb[po + common] === prevBuf[prevOff + common]) common++;
+    }
+    const strip = prevLen - common;
+    const ext = e.extendedWord !== 0;
+    const head = fixedLen + 2 + (ext ? 2 : 0);
+    w.ensure(head + 10 + (len - common) + 1);
+    const buf = w.raw;
+    const p = w.pos;
+    buf.set(e._fixedBytes(), p);
+    const flags = (e.flagsWord & ~(CE_EXTENDED | CE_NAMEMASK)) | (ext ? CE_EXTENDED : 0) | (len < CE_NAMEMASK ? len : CE_NAMEMASK);
+    buf[p + fixedLen] = flags >>> 8;
+    buf[p + fixedLen + 1] = flags & 0xff;
+    if (ext) {
+      buf[p + fixedLen + 2] = e.extendedWord >>> 8;
+      buf[p + fixedLen + 3] = e.extendedWord & 0xff;
+    }
+    w.pos = p + head;
+    w.varint(strip);
+    w.bytes(pb.subarray(po + common, po + len));
+    w.u8(0);
+    prevBuf = pb;
+    prevOff = po;
+    prevLen = len;
+  }
+}
+
+function encodeExtension(w: ByteWriter, x: IndexExtension, format: ObjectFormat, blockCounts: number[] | null, blockOffsets: number[]): void {
+  switch (x.signature) {
+    case 'TREE':
+      encodeCacheTree(w, (x as Extract<IndexExtension, { signature: 'TREE' }>).nodes, format);
+      return;
+    case 'REUC':
+      encodeResolveUndo(w, (x as Extract<IndexExtension, { signature: 'REUC' }>).records, format);
+      return;
+    case 'UNTR':
+      encodeUntracked(w, (x as Extract<IndexExtension, { signature: 'UNTR' }>).cache, format);
+      return;
+    case 'FSMN':
+      encodeFsmonitor(w, x as Extract<IndexExtension, { signature: 'FSMN'; version: 1 }>);
+      return;
+    case 'IEOT': {
+      const v = x as Extract<IndexExtension, { signature: 'IEOT' }>;
+      w.u32(v.version);
+      if (blockCounts) {
+        for (let i = 0; i < blockCounts.length; i++) {
+          w.u32(blockOffsets[i]);
+          w.u32(blockCounts[i]);
+        }
+      }
+      return;
+    }
+    case 'link': {
+      const v = x as Extract<IndexExtension, { signature: 'link' }>;
+      const oid = fromHex(v.baseOid);
+      if (oid.length !== oidLength(format)) throw new ScalpelError('BAD_ARGUMENT', 'link extension: base id has the wrong length', { name: 'link', value: v.baseOid });
+      w.bytes(oid);
+      if (v.deleteBitmap || v.replaceBitmap) {
+        if (!v.deleteBitmap || !v.replaceBitmap) throw new ScalpelError('BAD_ARGUMENT', 'link extension needs both bitmaps or neither', { name: 'link' });
+        encodeEwah(w, v.deleteBitmap);
+        encodeEwah(w, v.replaceBitmap);
+      }
+      return;
+    }
+    case 'sdir':
+      return;
+    default: {
+      const raw = (x as { raw?: Uint8Array }).raw;
+      if (!(raw instanceof Uint8Array)) throw new ScalpelError('BAD_ARGUMENT', `extension ${x.signature} has no raw payload`, { name: 'extensions', signature: x.signature });
+      const c = x.signature.charCodeAt(0);
+      if (c < 0x41 || c > 0x5a) throw new ScalpelError('UNKNOWN_MANDATORY_EXTENSION', `cannot write unknown mandatory extension ${x.signature}`, { signature: x.signature });
+      w.bytes(raw);
+    }
+  }
+}
