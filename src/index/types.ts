@@ -35,7 +35,8 @@ export interface EwahBitmap {
   bits: number[];
   /**
    * The serialised bytes as read, kept so an untouched bitmap re-encodes to exactly the same
-   * bytes even if another writer compressed it differently. Cleared (undefined) on any edit.
+   * bytes even if another writer compressed it differently. `encodeEwah` writes it only after
+   * checking it still decodes to `bitSize`/`bits`, so an edit that forgets to clear it is safe.
    */
   raw?: Uint8Array;
 }
@@ -72,28 +73,38 @@ export interface StatData {
   size: number;
 }
 
-/** A directory node of the untracked cache (UNTR), pre-order. */
+/**
+ * A directory block of the untracked cache (UNTR), in the depth-first pre-order git writes them
+ * (`write_one_dir` in dir.c). Block n is bit n of the three EWAH bitmaps.
+ */
 export interface UntrackedDir {
+  /** Directory name component (bytes, no '/'); empty for the root. */
   name: Uint8Array;
-  /** Untracked names directly in this directory (dirs end with '/'). */
+  /** Untracked names directly in this directory (dirs end with '/'), in stored order. */
   untracked: Uint8Array[];
-  /** Number of child directories that follow in pre-order. */
+  /** Number of child directory blocks that follow in pre-order (only the ones git recursed into). */
   dirCount: number;
-  /** Set by the valid bitmap; stat data below is present only when valid. */
+  /**
+   * Bit in the "valid" bitmap. When set, `stat` must be present and is written; when clear, `stat`
+   * is ignored by the encoder (git keeps stale stat data in memory the same way).
+   * Invalidating a directory like git (`invalidate_one_directory` + `write_one_dir`) means:
+   * valid = false, untracked = [], checkOnly = false.
+   */
   valid: boolean;
+  /** Bit in the "check_only" bitmap. */
   checkOnly: boolean;
-  /** stat data, present when valid */
+  /** Stat data of the directory; present when `valid`. */
   stat?: StatData;
-  /** exclude_oid (hex) of the directory's .gitignore, present when its bit is set in sha_valid. */
+  /** exclude_oid (hex) of the directory's per-dir exclude file: present iff its sha_valid bit is set. */
   excludeOid?: string;
 }
 
 export interface UntrackedCache {
-  /** The identity string (`untracked_cache_ident`: location + kernel name), raw bytes. */
+  /** The identity string (`untracked_cache_ident`: location + kernel name, NUL-terminated), raw bytes. */
   ident: Uint8Array;
   infoExcludeStat: StatData;
   excludesFileStat: StatData;
-  /** oid (hex) of $GIT_DIR/info/exclude and core.excludesFile content. */
+  /** oid (hex) of $GIT_DIR/info/exclude and core.excludesFile content (all zeros: file absent). */
   infoExcludeOid: string;
   excludesFileOid: string;
   dirFlags: number;
@@ -101,14 +112,31 @@ export interface UntrackedCache {
   excludePerDir: Uint8Array;
   /** Pre-order directory tree; empty when there is no root. */
   dirs: UntrackedDir[];
+  /**
+   * Only when `dirs` is empty: git writes a rootless cache as exclude_per_dir, NUL, then the varint 0
+   * which doubles as the final NUL ('short', the default). git's reader also accepts the varint 0
+   * followed by a separate final NUL ('explicit'); kept so such a payload re-encodes byte-identically.
+   */
+  rootlessForm?: 'short' | 'explicit';
+  /**
+   * The three bitmaps exactly as read (valid, check_only, sha_valid). The encoder reuses one only
+   * while its bits still equal what `dirs` says (so a foreign writer's bit_size or compression
+   * survives a round trip); otherwise it rebuilds the bitmap the way git does (`ewah_set` in order).
+   */
+  storedBitmaps?: { valid: EwahBitmap; checkOnly: EwahBitmap; shaValid: EwahBitmap };
 }
 
 export type IndexExtension =
   | { signature: 'TREE'; nodes: CacheTreeNode[] }
   | { signature: 'REUC'; records: ResolveUndoRecord[] }
   | { signature: 'UNTR'; cache: UntrackedCache }
-  | { signature: 'FSMN'; version: 1; sinceNanoseconds: bigint; bitmap: EwahBitmap }
-  | { signature: 'FSMN'; version: 2; token: Uint8Array; bitmap: EwahBitmap }
+  /**
+   * fsmonitor. The bitmap marks entries that are NOT CE_FSMONITOR_VALID (positions in the full,
+   * merged index). `trailing`: bytes after the bitmap inside the payload, which git's reader ignores;
+   * kept for a byte-identical round trip (git itself never writes any).
+   */
+  | { signature: 'FSMN'; version: 1; sinceNanoseconds: bigint; bitmap: EwahBitmap; trailing?: Uint8Array }
+  | { signature: 'FSMN'; version: 2; token: Uint8Array; bitmap: EwahBitmap; trailing?: Uint8Array }
   | { signature: 'EOIE'; offset: number; hash: string }
   | { signature: 'IEOT'; version: number; blocks: { offset: number; count: number }[] }
   | { signature: 'link'; baseOid: string; deleteBitmap?: EwahBitmap; replaceBitmap?: EwahBitmap }
