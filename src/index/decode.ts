@@ -205,6 +205,14 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitInd
     }
     off = end;
   }
+  if (!hasLink) {
+    // git BUG()s on a bitmap reaching past the entries (tweak_fsmonitor); refuse it clearly instead
+    for (const x of extensions) {
+      if (x.signature === 'FSMN' && 'bitmap' in x && x.bitmap.bitSize > count) {
+        throw badExt('FSMN', bodyEnd, `fsmonitor bitmap covers ${x.bitmap.bitSize} entries, the index has ${count}`);
+      }
+    }
+  }
   if (emptyNames > 0 && !hasLink) {
     const i = entries.findIndex((e) => e._pathLen === 0);
     throw badEntry(entries[i]._off, i, 'empty path (only allowed for replaced entries of a split index)');

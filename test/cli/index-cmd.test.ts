@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { mkdirSync, writeFileSync, symlinkSync, chmodSync, realpathSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { git, makeTempRepo, makeTempDir } from '../helpers/git.js';
+import { run } from '../../src/cli/main.js';
+import { nodeFs } from '../../src/fs/node.js';
+import '../../src/node.js';
+
+async function cli(cwd: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  let code: number;
+  try {
+    code = await run(args, { fs: nodeFs(), cwd, out: (t) => void (out += t), err: (t) => void (err += t) });
+  } catch (e) {
+    const { errorExitCode } = await import('../../src/cli/args.js');
+    code = errorExitCode(e);
+    err += String((e as Error).message);
+  }
+  return { code, out, err };
+}
+
+function populate(dir: string): void {
+  mkdirSync(join(dir, 'src/deep'), { recursive: true });
+  writeFileSync(join(dir, 'a.txt'), 'alpha\n');
+  writeFileSync(join(dir, 'src/main.ts'), 'export {}\n');
+  writeFileSync(join(dir, 'src/deep/x.bin'), new Uint8Array([0, 1, 2, 255]));
+  writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\n');
+  chmodSync(join(dir, 'run.sh'), 0o755);
+  symlinkSync('a.txt', join(dir, 'link'));
+  writeFileSync(join(dir, Buffer.from('caf\xe9.txt', 'latin1').toString('latin1')), 'x');
+  git(dir, ['add', '-A']);
+  git(dir, ['commit', '-qm', 'base']);
+}
+
+describe('git-scalpel index', () => {
+  for (const objectFormat of ['sha1', 'sha256'] as const) {
+    for (const version of [2, 3, 4]) {
+      it(`prints what git ls-files --stage --debug prints (${objectFormat}, v${version})`, async () => {
+        const dir = makeTempRepo({ objectFormat });
+        populate(dir);
+        git(dir, ['update-index', `--index-version=${version}`]);
+        if (version >= 3) git(dir, ['update-index', '--skip-worktree', 'a.txt']);
+        writeFileSync(join(dir, 'new.txt'), 'n\n');
+        git(dir, ['add', '-N', 'new.txt']);
+        const want = git(dir, ['ls-files', '--stage', '--debug']);
+        const got = await cli(dir, ['index']);
+        expect(got.code).toBe(0);
+        expect(got.out).toBe(want);
+        const v = await cli(dir, ['index', '--verify']);
+        expect(v.code).toBe(0);
+        expect(v.err).toContain('byte-identical');
+      });
+    }
+  }
+
+  it('finds the repository from a subdirectory, with -C, and through a linked worktree', async () => {
+    const dir = makeTempRepo();
+    populate(dir);
+    const sub = await cli(join(dir, 'src/deep'), ['index']);
+    expect(sub.out).toBe(git(dir, ['ls-files', '--stage', '--debug']));
+    const viaC = await cli('/', ['-C', dir, 'index']);
+    expect(viaC.out).toBe(sub.out);
+    const wt = join(makeTempDir(), 'wt');
+    git(dir, ['worktree', 'add', '-q', wt]);
+    writeFileSync(join(wt, 'only-in-wt.txt'), 'w\n');
+    git(wt, ['add', 'only-in-wt.txt']);
+    const w = await cli(wt, ['index', '--verify']);
+    expect(w.code).toBe(0);
+    expect(w.out).toBe(git(wt, ['ls-files', '--stage', '--debug']));
+    expect(w.out).toContain('only-in-wt.txt');
+    expect(sub.out).not.toContain('only-in-wt.txt');
+  });
+
+  it('merges a split index with its shared index and verifies both files', async () => {
+    const dir = makeTempRepo();
+    populate(dir);
+    git(dir, ['config', 'splitIndex.maxPercentChange', '100']);
+    git(dir, ['update-index', '--split-index']);
+    writeFileSync(join(dir, 'a.txt'), 'changed\n');
+    writeFileSync(join(dir, 'added.txt'), 'added\n');
+    git(dir, ['add', 'a.txt', 'added.txt']);
+    git(dir, ['rm', '-q', '--cached', 'run.sh']);
+    const want = git(dir, ['ls-files', '--stage', '--debug']);
+    const got = await cli(dir, ['index', '--verify']);
+    expect(got.code).toBe(0);
+    expect(got.out).toBe(want);
+    expect(got.err.match(/byte-identical/g)?.length).toBe(2);
+    const json = JSON.parse((await cli(dir, ['index', '--json'])).out);
+    expect(json.split.sharedIndex).toMatch(/sharedindex\.[0-9a-f]{40}$/);
+    expect(json.entries.map((e: { path: string }) => e.path)).toContain('added.txt');
+    expect(json.entries.map((e: { path: string }) => e.path)).not.toContain('run.sh');
+  });
+
+  it('--json lists entries, flags and extensions', async () => {
+    const dir = makeTempRepo();
+    populate(dir);
+    git(dir, ['update-index', '--assume-unchanged', 'a.txt']);
+    const { code, out } = await cli(dir, ['index', '--json', '--verify']);
+    expect(code).toBe(0);
+    const j = JSON.parse(out);
+    expect(j.objectFormat).toBe('sha1');
+    expect(j.verify.ok).toBe(true);
+    const a = j.entries.find((e: { path: string }) => e.path === 'a.txt');
+    expect(a.flags.assumeValid).toBe(true);
+    expect(a.mode).toBe('100644');
+    expect(j.entries.find((e: { path: string }) => e.path === 'run.sh').mode).toBe('100755');
+    expect(j.entries.find((e: { path: string }) => e.path === 'link').mode).toBe('120000');
+    expect(j.extensions.map((x: { signature: string }) => x.signature)).toEqual(['TREE']);
+  });
+
+  it('exit codes: 1 outside a repository or on a corrupt index, 2 on usage errors', async () => {
+    const notRepo = realpathSync(makeTempDir());
+    const r = await cli(notRepo, ['index']);
+    expect(r.code).toBe(1);
+    expect((await cli(notRepo, ['frobnicate'])).code).toBe(2);
+    expect((await cli(notRepo, ['index', '--bogus'])).code).toBe(2);
+    const dir = makeTempRepo();
+    populate(dir);
+    const idx = join(dir, '.git/index');
+    const b = readFileSync(idx);
+    b[40] ^= 0xff;
+    writeFileSync(idx, b);
+    const c = await cli(dir, ['index']);
+    expect(c.code).toBe(1);
+  });
+
+  it('runs as a real process from dist when built (bin entry)', () => {
+    const bin = join(process.cwd(), 'dist/cli/main.js');
+    let exists = true;
+    try {
+      readFileSync(bin);
+    } catch {
+      exists = false;
+    }
+    if (!exists) return; // covered by the in-process tests; CI builds dist in the demo step
+    const dir = makeTempRepo();
+    populate(dir);
+    const p = spawnSync(process.execPath, [bin, '-C', dir, 'index', '--verify'], { encoding: 'utf8' });
+    expect(p.status).toBe(0);
+    expect(p.stdout).toBe(git(dir, ['ls-files', '--stage', '--debug']));
+  });
+});
