@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { decodeIndex, encodeIndex } from '../src/index/index.js';
 import { mergeSplitIndex, linkExtension } from '../src/index/split.js';
+import { entryLocation } from '../src/index/entry.js';
 import { ScalpelError } from '../src/errors/index.js';
 import { hashBytes } from '../src/hash/index.js';
 import { nodeHash } from '../src/hash/node-crypto.js';
@@ -207,5 +208,7 @@ function findExtensionsStart(bytes: Uint8Array, fmt: ObjectFormat, nExt: number)
   if (nExt === 0) return -1;
   const idx = decodeIndex(bytes, { objectFormat: fmt, hash: nodeHash });
   const last = idx.entries[idx.entries.length - 1];
-  return last ? last._off + last._size : 12;
+  if (!last) return 12;
+  const loc = entryLocation(last);
+  return loc.offset + loc.size;
 }

@@ -2,7 +2,7 @@ import { ScalpelError } from '../errors/index.js';
 import { ByteReader, readU16, readU32 } from '../bytes/reader.js';
 import { toHex, equalBytes } from '../bytes/index.js';
 import { checkObjectFormat, defaultHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
-import { CE_EXTENDED, CE_EXTENDED_KNOWN, CE_NAMEMASK, IndexEntry } from './entry.js';
+import { CE_EXTENDED, CE_EXTENDED_KNOWN, CE_NAMEMASK, EntryTable, IndexEntry } from './entry.js';
 import { decodeCacheTree } from './ext-tree.js';
 import { decodeResolveUndo } from './ext-resolve-undo.js';
 import { decodeUntracked } from './ext-untracked.js';
@@ -88,21 +88,20 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitInd
     throw new ScalpelError('TRUNCATED', `index: ${count} entries cannot fit in ${bodyEnd - 12} bytes`, { offset: 8, need: count * minEntrySize(hashLen) });
   }
 
-  const origin = { bytes, version, hashLen };
-  const entries = new Array<IndexEntry>(count);
+  const cols = { off: new Uint32Array(count), size: new Uint32Array(count), pathOff: new Uint32Array(count), pathLen: new Uint32Array(count) };
   const fixedLen = 40 + hashLen;
   let off = 12;
   let emptyNames = 0;
+  let pathBuf: Uint8Array = bytes;
 
   if (version !== 4) {
     for (let i = 0; i < count; i++) {
       if (off + fixedLen + 2 > bodyEnd) throw truncatedEntry(off, i);
       const flags = readU16(bytes, off + fixedLen);
       let nameOff = off + fixedLen + 2;
-      let ext = 0;
       if (flags & CE_EXTENDED) {
         if (nameOff + 2 > bodyEnd) throw truncatedEntry(off, i);
-        ext = readU16(bytes, nameOff);
+        const ext = readU16(bytes, nameOff);
         if (ext & ~CE_EXTENDED_KNOWN) throw badEntry(nameOff, i, `unknown extended flags 0x${ext.toString(16)}`);
         nameOff += 2;
       }
@@ -113,33 +112,36 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitInd
         if (z >= bodyEnd) throw truncatedEntry(off, i);
         nameLen = z - nameOff;
       } else {
-        for (let k = 0; k < nameLen; k++) {
-          if (bytes[nameOff + k] === 0 && nameOff + k < bodyEnd) throw badEntry(nameOff + k, i, 'NUL byte inside the path');
+        if (nameOff + nameLen > bodyEnd) throw truncatedEntry(off, i);
+        for (let k = nameOff, e = nameOff + nameLen; k < e; k++) {
+          if (bytes[k] === 0) throw badEntry(k, i, 'NUL byte inside the path');
         }
       }
       // (fixed + flags [+ flags2] + name + 8) & ~7, as git's ondisk_ce_size
-      const size = ((nameOff - off) + nameLen + 8) & ~7;
+      const size = (nameOff - off + nameLen + 8) & ~7;
       if (off + size > bodyEnd) throw truncatedEntry(off, i);
       if (nameLen === 0) emptyNames++;
-      entries[i] = IndexEntry._fromDisk(bytes, off, size, hashLen, flags, ext, bytes, nameOff, nameLen, origin, i);
+      cols.off[i] = off;
+      cols.size[i] = size;
+      cols.pathOff[i] = nameOff;
+      cols.pathLen[i] = nameLen;
       off += size;
     }
   } else {
-    let arena = new Uint8Array(Math.min(Math.max(4096, bodyEnd), pathArenaCap(bytes.length)));
+    const cap = pathArenaCap(bytes.length);
+    let arena = new Uint8Array(Math.min(Math.max(4096, bodyEnd), cap));
     let used = 0;
     let prevOff = 0;
     let prevLen = 0;
-    const cap = pathArenaCap(bytes.length);
     const r = new ByteReader(bytes, 0, bodyEnd, 'index');
     for (let i = 0; i < count; i++) {
       const start = off;
       if (off + fixedLen + 2 > bodyEnd) throw truncatedEntry(off, i);
       const flags = readU16(bytes, off + fixedLen);
       let p = off + fixedLen + 2;
-      let ext = 0;
       if (flags & CE_EXTENDED) {
         if (p + 2 > bodyEnd) throw truncatedEntry(off, i);
-        ext = readU16(bytes, p);
+        const ext = readU16(bytes, p);
         if (ext & ~CE_EXTENDED_KNOWN) throw badEntry(p, i, `unknown extended flags 0x${ext.toString(16)}`);
         p += 2;
       }
@@ -164,19 +166,24 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitInd
         const next = new Uint8Array(Math.min(n, cap));
         next.set(arena.subarray(0, used));
         arena = next;
-        // earlier entries keep views of the old arena, which stays valid (it is not reused)
       }
       arena.copyWithin(used, prevOff, prevOff + keep);
       arena.set(bytes.subarray(sufStart, z), used + keep);
       if (len === 0) emptyNames++;
-      const size = z + 1 - start;
-      entries[i] = IndexEntry._fromDisk(bytes, start, size, hashLen, flags, ext, arena, used, len, origin, i);
+      cols.off[i] = start;
+      cols.size[i] = z + 1 - start;
+      cols.pathOff[i] = used;
+      cols.pathLen[i] = len;
       prevOff = used;
       prevLen = len;
       used += len;
       off = z + 1;
     }
+    pathBuf = arena;
   }
+  const table = new EntryTable(bytes, version, hashLen, pathBuf, cols);
+  const entries = new Array<IndexEntry>(count);
+  for (let i = 0; i < count; i++) entries[i] = new IndexEntry(table, i);
 
   const extensions: IndexExtension[] = [];
   let hasLink = false;
@@ -214,8 +221,8 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitInd
     }
   }
   if (emptyNames > 0 && !hasLink) {
-    const i = entries.findIndex((e) => e._pathLen === 0);
-    throw badEntry(entries[i]._off, i, 'empty path (only allowed for replaced entries of a split index)');
+    const i = cols.pathLen.indexOf(0);
+    throw badEntry(cols.off[i], i, 'empty path (only allowed for replaced entries of a split index)');
   }
   return { version, objectFormat, entries, extensions, skipHash, checksum: skipHash ? undefined : toHex(trailer) };
 }

@@ -55,9 +55,9 @@ export function encodeIndex(index: GitIndex, opts: EncodeOptions = {}): Uint8Arr
   let blockCounts: number[] | null = null;
   if (ieot) blockCounts = ieotCounts(ieot.blocks, n);
 
-  // Size estimate: the source file when we have one, else a guess; ByteWriter grows as needed.
-  const first = n > 0 ? entries[0] : null;
-  const w = new ByteWriter(first && first._origin ? (first._origin as { bytes: Uint8Array }).bytes.length + 64 : 12 + n * 96 + 1024);
+  // Size estimate: the source file when the first entry came from one, else a guess; the writer grows as needed.
+  const firstTable = n > 0 ? entries[0]._t : null;
+  const w = new ByteWriter(firstTable && firstTable.count > 1 ? firstTable.bytes.length + 64 : 12 + n * 96 + 1024);
   w.u32(0x44495243);
   w.u32(version);
   w.u32(n);
@@ -66,7 +66,7 @@ export function encodeIndex(index: GitIndex, opts: EncodeOptions = {}): Uint8Arr
   if (version === 4) {
     encodeV4(w, entries, hashLen, blockCounts, blockOffsets, hasLink);
   } else {
-    encodeV23(w, entries, hashLen, version, blockCounts, blockOffsets, hasLink);
+    encodeV23(w, entries, hashLen, blockCounts, blockOffsets, hasLink);
   }
   const entriesEnd = w.pos;
 
@@ -130,78 +130,87 @@ export function ieotCounts(blocks: readonly { count: number }[], n: number): num
   return out.length > 1 ? out : null;
 }
 
-function checkEntry(e: IndexEntry, i: number, hashLen: number, hasLink: boolean): void {
-  if (e.oidBytes.length !== hashLen) {
-    throw new ScalpelError('BAD_ARGUMENT', `entry ${i} (${e.path}) has a ${e.oidBytes.length}-byte id in a ${hashLen}-byte index`, { name: 'entries', index: i, path: e.path });
-  }
-  if (e._pathLen === 0 && !hasLink) {
-    throw new ScalpelError('BAD_PATH', `entry ${i} has an empty path outside a split index`, { path: '', index: i, reason: 'empty' });
-  }
+function badLength(e: IndexEntry, i: number, hashLen: number): ScalpelError {
+  return new ScalpelError('BAD_ARGUMENT', `entry ${i} (${e.path}) has a ${e._t.hashLen}-byte id in a ${hashLen}-byte index`, { name: 'entries', index: i, path: e.path });
 }
 
-function encodeV23(w: ByteWriter, entries: readonly IndexEntry[], hashLen: number, version: 2 | 3, blockCounts: number[] | null, blockOffsets: number[], hasLink: boolean): void {
+function emptyPath(i: number): ScalpelError {
+  return new ScalpelError('BAD_PATH', `entry ${i} has an empty path outside a split index`, { path: '', index: i, reason: 'empty' });
+}
+
+/**
+ * v2/v3: every entry already has this on-disk form in its table (decoded from a v2/v3 file, or
+ * built), so entries are copied; consecutive rows of one table are copied with a single `set`.
+ * Rows of v4 tables are re-serialised.
+ */
+function encodeV23(w: ByteWriter, entries: readonly IndexEntry[], hashLen: number, blockCounts: number[] | null, blockOffsets: number[], hasLink: boolean): void {
   const n = entries.length;
-  const fixedLen = 40 + hashLen;
   let nextBlock = 0;
   let blockIdx = 0;
-  // runs of entries that sit back to back in one source buffer are copied with one `set`
   let runSrc: Uint8Array | null = null;
   let runStart = 0;
   let runEnd = 0;
-  const flush = () => {
-    if (runSrc) {
-      w.bytes(runSrc.subarray(runStart, runEnd));
-      runSrc = null;
-    }
-  };
   for (let i = 0; i < n; i++) {
     const e = entries[i];
+    const t = e._t;
+    const row = e._i;
+    if (t.hashLen !== hashLen) throw badLength(e, i, hashLen);
+    if (t.pathLen[row] === 0 && !hasLink) throw emptyPath(i);
     if (blockCounts && i === nextBlock) {
-      flush();
+      if (runSrc) w.bytes(runSrc.subarray(runStart, runEnd));
+      runSrc = null;
       blockOffsets.push(w.pos);
       nextBlock += blockCounts[blockIdx++] ?? n;
     }
-    const src = e._src;
-    const o = e._origin as { version: number; hashLen: number } | null;
-    if (src !== null && o !== null && o.version !== 4 && o.hashLen === hashLen && (version === 3 || e.extendedWord === 0)) {
-      if (e._pathLen === 0 && !hasLink) checkEntry(e, i, hashLen, hasLink);
-      if (runSrc === src && runEnd === e._off) {
-        runEnd += e._size;
+    if (t.version !== 4) {
+      const off = t.off[row];
+      if (runSrc === t.bytes && runEnd === off) {
+        runEnd += t.size[row];
       } else {
-        flush();
-        runSrc = src;
-        runStart = e._off;
-        runEnd = e._off + e._size;
+        if (runSrc) w.bytes(runSrc.subarray(runStart, runEnd));
+        runSrc = t.bytes;
+        runStart = off;
+        runEnd = off + t.size[row];
       }
       continue;
     }
-    flush();
-    checkEntry(e, i, hashLen, hasLink);
-    const len = e._pathLen;
-    const ext = e.extendedWord !== 0;
-    const head = fixedLen + 2 + (ext ? 2 : 0);
+    if (runSrc) w.bytes(runSrc.subarray(runStart, runEnd));
+    runSrc = null;
+    const len = t.pathLen[row];
+    const ext = e.extendedWord;
+    const head = writeFixed(w, e, hashLen, ext, len);
     const size = (head + len + 8) & ~7;
-    w.ensure(size);
-    const buf = w.raw;
-    const p = w.pos;
-    buf.set(e._fixedBytes(), p);
-    const flags = (e.flagsWord & ~(CE_EXTENDED | CE_NAMEMASK)) | (ext ? CE_EXTENDED : 0) | (len < CE_NAMEMASK ? len : CE_NAMEMASK);
-    buf[p + fixedLen] = flags >>> 8;
-    buf[p + fixedLen + 1] = flags & 0xff;
-    if (ext) {
-      buf[p + fixedLen + 2] = e.extendedWord >>> 8;
-      buf[p + fixedLen + 3] = e.extendedWord & 0xff;
-    }
-    buf.set(e._pathBuf.subarray(e._pathOff, e._pathOff + len), p + head);
-    buf.fill(0, p + head + len, p + size);
-    w.pos = p + size;
+    w.ensure(size - head);
+    const po = t.pathOff[row];
+    w.bytes(t.pathBuf.subarray(po, po + len));
+    w.zeros(size - head - len);
   }
-  flush();
+  if (runSrc) w.bytes(runSrc.subarray(runStart, runEnd));
+}
+
+/** Stat words, mode, id, flags word (with name length) and the extended word; returns the bytes written. */
+function writeFixed(w: ByteWriter, e: IndexEntry, hashLen: number, ext: number, len: number): number {
+  const t = e._t;
+  const fixedLen = 40 + hashLen;
+  const head = fixedLen + 2 + (ext ? 2 : 0);
+  w.ensure(head);
+  const buf = w.raw;
+  const p = w.pos;
+  const off = t.off[e._i];
+  buf.set(t.bytes.subarray(off, off + fixedLen), p);
+  const flags = (e.flagsWord & ~(CE_EXTENDED | CE_NAMEMASK)) | (ext ? CE_EXTENDED : 0) | (len < CE_NAMEMASK ? len : CE_NAMEMASK);
+  buf[p + fixedLen] = flags >>> 8;
+  buf[p + fixedLen + 1] = flags & 0xff;
+  if (ext) {
+    buf[p + fixedLen + 2] = ext >>> 8;
+    buf[p + fixedLen + 3] = ext & 0xff;
+  }
+  w.pos = p + head;
+  return head;
 }
 
 function encodeV4(w: ByteWriter, entries: readonly IndexEntry[], hashLen: number, blockCounts: number[] | null, blockOffsets: number[], hasLink: boolean): void {
   const n = entries.length;
-  const fixedLen = 40 + hashLen;
   let prevBuf: Uint8Array = new Uint8Array(0);
   let prevOff = 0;
   let prevLen = 0;
@@ -209,37 +218,26 @@ function encodeV4(w: ByteWriter, entries: readonly IndexEntry[], hashLen: number
   let blockIdx = 0;
   for (let i = 0; i < n; i++) {
     const e = entries[i];
-    checkEntry(e, i, hashLen, hasLink);
+    const t = e._t;
+    const row = e._i;
+    if (t.hashLen !== hashLen) throw badLength(e, i, hashLen);
+    const len = t.pathLen[row];
+    if (len === 0 && !hasLink) throw emptyPath(i);
     let reset = false;
     if (blockCounts && i === nextBlock) {
       blockOffsets.push(w.pos);
       nextBlock += blockCounts[blockIdx++] ?? n;
       reset = i > 0; // git sets the previous name's first byte to NUL: nothing in common
     }
-    const pb = e._pathBuf;
-    const po = e._pathOff;
-    const len = e._pathLen;
+    const pb = t.pathBuf;
+    const po = t.pathOff[row];
     let common = 0;
     if (!reset) {
       const max = len < prevLen ? len : prevLen;
       while (common < max && pb[po + common] === prevBuf[prevOff + common]) common++;
     }
-    const strip = prevLen - common;
-    const ext = e.extendedWord !== 0;
-    const head = fixedLen + 2 + (ext ? 2 : 0);
-    w.ensure(head + 10 + (len - common) + 1);
-    const buf = w.raw;
-    const p = w.pos;
-    buf.set(e._fixedBytes(), p);
-    const flags = (e.flagsWord & ~(CE_EXTENDED | CE_NAMEMASK)) | (ext ? CE_EXTENDED : 0) | (len < CE_NAMEMASK ? len : CE_NAMEMASK);
-    buf[p + fixedLen] = flags >>> 8;
-    buf[p + fixedLen + 1] = flags & 0xff;
-    if (ext) {
-      buf[p + fixedLen + 2] = e.extendedWord >>> 8;
-      buf[p + fixedLen + 3] = e.extendedWord & 0xff;
-    }
-    w.pos = p + head;
-    w.varint(strip);
+    writeFixed(w, e, hashLen, e.extendedWord, len);
+    w.varint(prevLen - common);
     w.bytes(pb.subarray(po + common, po + len));
     w.u8(0);
     prevBuf = pb;

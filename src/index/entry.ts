@@ -1,5 +1,5 @@
 import { ScalpelError } from '../errors/index.js';
-import { readU32 } from '../bytes/reader.js';
+import { readU16, readU32 } from '../bytes/reader.js';
 import { toHex, fromHex, isHex } from '../bytes/hex.js';
 import { decodePath, encodePath } from '../bytes/text.js';
 import type { EntryFlags, IndexStat, Stage } from './types.js';
@@ -24,8 +24,104 @@ export interface IndexEntryInit {
   stat?: Partial<IndexStat>;
 }
 
-const DISK = Symbol('disk');
-const EMPTY = new Uint8Array(0);
+/** Decode every path at once (one TextDecoder call) after this many single path lookups. */
+const BULK_AFTER = 64;
+const asciiDecoder = new TextDecoder('utf-8');
+
+/**
+ * @internal Columnar storage of entries as they sit in index bytes: one object per decoded
+ * file (or per built entry), typed arrays per field, the file's bytes shared. Entries are thin
+ * views (table + row), so decoding 100,000 entries allocates 100,000 two-field objects and a
+ * few arrays; paths, ids and stat data are read from the bytes only when asked for.
+ */
+export class EntryTable {
+  /** Bytes holding each entry's fixed part (stat words, mode, id, flags). */
+  readonly bytes: Uint8Array;
+  /** Layout of `bytes`: 2/3 (padded names) or 4 (prefix-compressed names). */
+  readonly version: number;
+  readonly hashLen: number;
+  readonly count: number;
+  /** Offset of each entry in `bytes` and its on-disk size. */
+  readonly off: Uint32Array;
+  readonly size: Uint32Array;
+  /** Where each full path lives: `bytes` for v2/v3, a reconstruction arena for v4. */
+  readonly pathBuf: Uint8Array;
+  readonly pathOff: Uint32Array;
+  readonly pathLen: Uint32Array;
+  private strings: (string | undefined)[] | null = null;
+  private lookups = 0;
+  private bulk: string | null = null;
+  private bulkStart: Int32Array | null = null;
+
+  constructor(
+    bytes: Uint8Array,
+    version: number,
+    hashLen: number,
+    pathBuf: Uint8Array,
+    cols: { off: Uint32Array; size: Uint32Array; pathOff: Uint32Array; pathLen: Uint32Array },
+  ) {
+    this.bytes = bytes;
+    this.version = version;
+    this.hashLen = hashLen;
+    this.count = cols.off.length;
+    this.off = cols.off;
+    this.size = cols.size;
+    this.pathBuf = pathBuf;
+    this.pathOff = cols.pathOff;
+    this.pathLen = cols.pathLen;
+  }
+
+  flagsWord(i: number): number {
+    return readU16(this.bytes, this.off[i] + 40 + this.hashLen);
+  }
+
+  extendedWord(i: number): number {
+    const o = this.off[i] + 40 + this.hashLen;
+    return readU16(this.bytes, o) & CE_EXTENDED ? readU16(this.bytes, o + 2) : 0;
+  }
+
+  pathString(i: number): string {
+    let cache = this.strings;
+    if (cache === null) cache = this.strings = new Array<string | undefined>(this.count);
+    let s = cache[i];
+    if (s !== undefined) return s;
+    if (this.bulk === null && ++this.lookups > BULK_AFTER && this.count > BULK_AFTER * 4) this.decodeAll();
+    const start = this.bulkStart ? this.bulkStart[i] : -1;
+    const po = this.pathOff[i];
+    const pl = this.pathLen[i];
+    s = start >= 0 ? (this.bulk as string).substring(start, start + pl) : decodePath(this.pathBuf, po, po + pl);
+    cache[i] = s;
+    return s;
+  }
+
+  /** Copy every ASCII path into one buffer and decode it with one call; others decode one by one. */
+  private decodeAll(): void {
+    const n = this.count;
+    let total = 0;
+    for (let i = 0; i < n; i++) total += this.pathLen[i];
+    const cat = new Uint8Array(total);
+    const start = new Int32Array(n);
+    const src = this.pathBuf;
+    let w = 0;
+    for (let i = 0; i < n; i++) {
+      const po = this.pathOff[i];
+      const end = po + this.pathLen[i];
+      let ascii = 0;
+      const at = w;
+      for (let k = po; k < end; k++) {
+        const c = src[k];
+        ascii |= c;
+        cat[w++] = c;
+      }
+      if (ascii & 0x80) {
+        w = at;
+        start[i] = -1;
+      } else start[i] = at;
+    }
+    this.bulk = asciiDecoder.decode(cat.subarray(0, w));
+    this.bulkStart = start;
+  }
+}
 
 const ZERO_STAT: IndexStat = Object.freeze({
   ctimeSeconds: 0,
@@ -40,200 +136,99 @@ const ZERO_STAT: IndexStat = Object.freeze({
 });
 
 /**
- * One index entry. Immutable: an edit makes a new entry (`with`). Entries decoded from a file keep
- * a reference to the file's bytes and decode their path, id and stat data only when asked, so
- * decoding 100,000 entries allocates one small object each; the encoder copies an untouched
- * entry's bytes instead of re-serialising it.
+ * One index entry: an immutable view of a row of an EntryTable. An edit makes a new entry
+ * (`new IndexEntry({...})` or `entry.with({...})`); a built entry gets a one-row table holding
+ * its v2/v3 on-disk form, so the encoder treats built and decoded entries alike.
  */
 export class IndexEntry {
-  readonly mode: number;
-  /** On-disk flags word without the name length (assume-valid, extended, stage). */
-  readonly flagsWord: number;
-  /** v3+ extended flags word (0 when absent). */
-  readonly extendedWord: number;
+  /** @internal */
+  readonly _t: EntryTable;
+  /** @internal */
+  readonly _i: number;
 
-  /** @internal bytes that hold the fixed fields (the index file) or null for built entries */
-  _src: Uint8Array | null;
-  /** @internal offset of the entry's fixed part in `_src` */
-  _off: number;
-  /** @internal total on-disk size of the entry in `_src` (for byte copies) */
-  _size: number;
-  /** @internal identity of the decode this entry came from, and its position there (v4 copies) */
-  _origin: object | null;
-  _seq: number;
-  /** @internal where the path bytes live (the file for v2/v3, an arena for v4) */
-  _pathBuf: Uint8Array;
-  _pathOff: number;
-  _pathLen: number;
-  private _oidLen: number;
-  /** @internal fixed fields of a built entry (ten stat/mode words + id); null for decoded ones */
-  private _fixed: Uint8Array | null;
-  private _path?: string;
-  private _oidHex?: string;
-  private _stat?: IndexStat;
-  private _flags?: EntryFlags;
-
-  constructor(init: IndexEntryInit) {
-    if (init === (DISK as unknown)) {
-      // internal: fields are filled by _fromDisk; same shape as a built entry
-      this.mode = 0;
-      this.flagsWord = 0;
-      this.extendedWord = 0;
-      this._src = null;
-      this._off = 0;
-      this._size = 0;
-      this._origin = null;
-      this._seq = -1;
-      this._pathBuf = EMPTY;
-      this._pathOff = 0;
-      this._pathLen = 0;
-      this._oidLen = 20;
-      this._fixed = null;
+  constructor(init: IndexEntryInit);
+  /** @internal */
+  constructor(init: IndexEntryInit | EntryTable, row?: number);
+  constructor(init: IndexEntryInit | EntryTable, row = 0) {
+    if (init instanceof EntryTable) {
+      this._t = init;
+      this._i = row;
       return;
     }
-    const pathBytes = typeof init.path === 'string' ? encodePath(init.path) : init.path;
-    checkEntryPath(pathBytes);
-    const oid = typeof init.oid === 'string' ? parseOid(init.oid) : init.oid;
-    if (oid.length !== 20 && oid.length !== 32) {
-      throw new ScalpelError('BAD_ARGUMENT', `object id must be 20 or 32 bytes, got ${oid.length}`, { name: 'oid', length: oid.length });
-    }
-    checkMode(init.mode);
-    const stage = init.stage ?? 0;
-    if (stage !== 0 && stage !== 1 && stage !== 2 && stage !== 3) {
-      throw new ScalpelError('BAD_ARGUMENT', `stage must be 0..3, got ${String(stage)}`, { name: 'stage', value: stage });
-    }
-    const f = init.flags ?? {};
-    let ext = 0;
-    if (f.skipWorktree) ext |= CE_SKIP_WORKTREE;
-    if (f.intentToAdd) ext |= CE_INTENT_TO_ADD;
-    this.mode = init.mode >>> 0;
-    this.flagsWord = (f.assumeValid ? CE_VALID : 0) | (ext ? CE_EXTENDED : 0) | (stage << 12);
-    this.extendedWord = ext;
-    this._src = null;
-    this._off = 0;
-    this._size = 0;
-    this._origin = null;
-    this._seq = -1;
-    this._pathBuf = pathBytes;
-    this._pathOff = 0;
-    this._pathLen = pathBytes.length;
-    this._oidLen = oid.length;
-    // Built entries keep their fixed fields in a private 62/74-byte-equivalent store.
-    const fixed = new Uint8Array(40 + oid.length);
-    const s = { ...ZERO_STAT, ...(init.stat ?? {}) };
-    const words = [s.ctimeSeconds, s.ctimeNanoseconds, s.mtimeSeconds, s.mtimeNanoseconds, s.dev, s.ino, this.mode, s.uid, s.gid, s.size];
-    for (let i = 0; i < 10; i++) {
-      const v = words[i];
-      if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) {
-        throw new ScalpelError('BAD_ARGUMENT', `stat field ${i} out of range: ${v}`, { name: 'stat', index: i, value: v });
-      }
-      writeWord(fixed, i * 4, v);
-    }
-    fixed.set(oid, 40);
-    this._fixed = fixed;
-  }
-
-  /** @internal Build an entry that points into decoded index bytes. No validation here: the decoder did it. */
-  static _fromDisk(
-    src: Uint8Array,
-    off: number,
-    size: number,
-    oidLen: number,
-    flagsWord: number,
-    extendedWord: number,
-    pathBuf: Uint8Array,
-    pathOff: number,
-    pathLen: number,
-    origin: object,
-    seq: number,
-  ): IndexEntry {
-    const e = new IndexEntry(DISK as unknown as IndexEntryInit);
-    const w = e as unknown as Record<string, unknown>;
-    w.mode = readU32(src, off + 24);
-    w.flagsWord = flagsWord & ~CE_NAMEMASK;
-    w.extendedWord = extendedWord;
-    w._src = src;
-    w._off = off;
-    w._size = size;
-    w._origin = origin;
-    w._seq = seq;
-    w._pathBuf = pathBuf;
-    w._pathOff = pathOff;
-    w._pathLen = pathLen;
-    w._oidLen = oidLen;
-    w._fixed = null;
-    return e;
+    this._t = buildTable(init);
+    this._i = 0;
   }
 
   /** The path as bytes (a view; do not modify). */
   get pathBytes(): Uint8Array {
-    return this._pathBuf.subarray(this._pathOff, this._pathOff + this._pathLen);
+    const t = this._t;
+    const o = t.pathOff[this._i];
+    return t.pathBuf.subarray(o, o + t.pathLen[this._i]);
   }
 
   /** The path as a string; bytes that are not UTF-8 appear as U+DC80..U+DCFF (see bytes/text). */
   get path(): string {
-    return (this._path ??= decodePath(this._pathBuf, this._pathOff, this._pathOff + this._pathLen));
+    return this._t.pathString(this._i);
+  }
+
+  get mode(): number {
+    return readU32(this._t.bytes, this._t.off[this._i] + 24);
+  }
+
+  /** On-disk flags word without the name length (assume-valid, extended, stage bits). */
+  get flagsWord(): number {
+    return this._t.flagsWord(this._i) & ~CE_NAMEMASK;
+  }
+
+  /** v3+ extended flags word (0 when absent). */
+  get extendedWord(): number {
+    return this._t.extendedWord(this._i);
   }
 
   get stage(): Stage {
-    return ((this.flagsWord & CE_STAGEMASK) >> 12) as Stage;
+    return ((this._t.flagsWord(this._i) & CE_STAGEMASK) >> 12) as Stage;
   }
 
   get oidBytes(): Uint8Array {
-    const f = this._fixed;
-    if (f) return f.subarray(40, 40 + this._oidLen);
-    return (this._src as Uint8Array).subarray(this._off + 40, this._off + 40 + this._oidLen);
+    const t = this._t;
+    const o = t.off[this._i] + 40;
+    return t.bytes.subarray(o, o + t.hashLen);
   }
 
   get oid(): string {
-    if (this._oidHex === undefined) {
-      const f = this._fixed;
-      this._oidHex = f ? toHex(f, 40, 40 + this._oidLen) : toHex(this._src as Uint8Array, this._off + 40, this._off + 40 + this._oidLen);
-    }
-    return this._oidHex;
-  }
-
-  get flags(): EntryFlags {
-    return (this._flags ??= Object.freeze({
-      assumeValid: (this.flagsWord & CE_VALID) !== 0,
-      skipWorktree: (this.extendedWord & CE_SKIP_WORKTREE) !== 0,
-      intentToAdd: (this.extendedWord & CE_INTENT_TO_ADD) !== 0,
-    }));
+    const t = this._t;
+    const o = t.off[this._i] + 40;
+    return toHex(t.bytes, o, o + t.hashLen);
   }
 
   get assumeValid(): boolean {
-    return (this.flagsWord & CE_VALID) !== 0;
+    return (this._t.flagsWord(this._i) & CE_VALID) !== 0;
   }
   get skipWorktree(): boolean {
-    return (this.extendedWord & CE_SKIP_WORKTREE) !== 0;
+    return (this._t.extendedWord(this._i) & CE_SKIP_WORKTREE) !== 0;
   }
   get intentToAdd(): boolean {
-    return (this.extendedWord & CE_INTENT_TO_ADD) !== 0;
+    return (this._t.extendedWord(this._i) & CE_INTENT_TO_ADD) !== 0;
+  }
+
+  get flags(): EntryFlags {
+    return { assumeValid: this.assumeValid, skipWorktree: this.skipWorktree, intentToAdd: this.intentToAdd };
   }
 
   get stat(): IndexStat {
-    if (!this._stat) {
-      const b = this._fixed ?? (this._src as Uint8Array);
-      const o = this._fixed ? 0 : this._off;
-      this._stat = Object.freeze({
-        ctimeSeconds: readU32(b, o),
-        ctimeNanoseconds: readU32(b, o + 4),
-        mtimeSeconds: readU32(b, o + 8),
-        mtimeNanoseconds: readU32(b, o + 12),
-        dev: readU32(b, o + 16),
-        ino: readU32(b, o + 20),
-        uid: readU32(b, o + 28),
-        gid: readU32(b, o + 32),
-        size: readU32(b, o + 36),
-      });
-    }
-    return this._stat;
-  }
-
-  /** @internal the 40 bytes of stat words + mode followed by the id, wherever they live */
-  _fixedBytes(): Uint8Array {
-    if (this._fixed) return this._fixed;
-    return (this._src as Uint8Array).subarray(this._off, this._off + 40 + this._oidLen);
+    const b = this._t.bytes;
+    const o = this._t.off[this._i];
+    return {
+      ctimeSeconds: readU32(b, o),
+      ctimeNanoseconds: readU32(b, o + 4),
+      mtimeSeconds: readU32(b, o + 8),
+      mtimeNanoseconds: readU32(b, o + 12),
+      dev: readU32(b, o + 16),
+      ino: readU32(b, o + 20),
+      uid: readU32(b, o + 28),
+      gid: readU32(b, o + 32),
+      size: readU32(b, o + 36),
+    };
   }
 
   /** A copy with some fields changed (path, id, mode, stage, flags, stat). */
@@ -248,9 +243,63 @@ export class IndexEntry {
     });
   }
 
-  /** Plain JSON-friendly view (path as string, id as hex). */
+  /** Plain JSON-friendly view (path as string, id as hex, mode as octal text). */
   toJSON(): { path: string; oid: string; mode: string; stage: Stage; flags: EntryFlags; stat: IndexStat } {
     return { path: this.path, oid: this.oid, mode: this.mode.toString(8).padStart(6, '0'), stage: this.stage, flags: this.flags, stat: this.stat };
+  }
+}
+
+/** A one-row table holding the entry in v2/v3 on-disk form (v3 layout when it has extended flags). */
+function buildTable(init: IndexEntryInit): EntryTable {
+  const pathBytes = typeof init.path === 'string' ? encodePath(init.path) : init.path;
+  checkEntryPath(pathBytes);
+  const oid = typeof init.oid === 'string' ? parseOid(init.oid) : init.oid;
+  if (oid.length !== 20 && oid.length !== 32) {
+    throw new ScalpelError('BAD_ARGUMENT', `object id must be 20 or 32 bytes, got ${oid.length}`, { name: 'oid', length: oid.length });
+  }
+  checkU32('mode', init.mode);
+  const stage = init.stage ?? 0;
+  if (stage !== 0 && stage !== 1 && stage !== 2 && stage !== 3) {
+    throw new ScalpelError('BAD_ARGUMENT', `stage must be 0..3, got ${String(stage)}`, { name: 'stage', value: stage });
+  }
+  const f = init.flags ?? {};
+  let ext = 0;
+  if (f.skipWorktree) ext |= CE_SKIP_WORKTREE;
+  if (f.intentToAdd) ext |= CE_INTENT_TO_ADD;
+  const s = { ...ZERO_STAT, ...(init.stat ?? {}) };
+  const hashLen = oid.length;
+  const fixedLen = 40 + hashLen;
+  const head = fixedLen + 2 + (ext ? 2 : 0);
+  const len = pathBytes.length;
+  const size = (head + len + 8) & ~7;
+  const b = new Uint8Array(size);
+  const words = [s.ctimeSeconds, s.ctimeNanoseconds, s.mtimeSeconds, s.mtimeNanoseconds, s.dev, s.ino, init.mode, s.uid, s.gid, s.size];
+  for (let i = 0; i < 10; i++) {
+    checkU32(STAT_NAMES[i], words[i]);
+    writeWord(b, i * 4, words[i]);
+  }
+  b.set(oid, 40);
+  const flags = (f.assumeValid ? CE_VALID : 0) | (ext ? CE_EXTENDED : 0) | (stage << 12) | (len < CE_NAMEMASK ? len : CE_NAMEMASK);
+  b[fixedLen] = flags >>> 8;
+  b[fixedLen + 1] = flags & 0xff;
+  if (ext) {
+    b[fixedLen + 2] = ext >>> 8;
+    b[fixedLen + 3] = ext & 0xff;
+  }
+  b.set(pathBytes, head);
+  return new EntryTable(b, ext ? 3 : 2, hashLen, b, {
+    off: Uint32Array.of(0),
+    size: Uint32Array.of(size),
+    pathOff: Uint32Array.of(head),
+    pathLen: Uint32Array.of(len),
+  });
+}
+
+const STAT_NAMES = ['ctimeSeconds', 'ctimeNanoseconds', 'mtimeSeconds', 'mtimeNanoseconds', 'dev', 'ino', 'mode', 'uid', 'gid', 'size'];
+
+function checkU32(name: string, v: number): void {
+  if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) {
+    throw new ScalpelError('BAD_ARGUMENT', `${name} out of range: ${v}`, { name, value: v });
   }
 }
 
@@ -268,13 +317,7 @@ function parseOid(hex: string): Uint8Array {
   return fromHex(hex);
 }
 
-export function checkMode(mode: number): void {
-  if (!Number.isInteger(mode) || mode < 0 || mode > 0xffffffff) {
-    throw new ScalpelError('BAD_ARGUMENT', `bad mode ${mode}`, { name: 'mode', value: mode });
-  }
-}
-
-/** Entry paths: non-empty, no NUL, no leading or trailing slash except sparse directory entries ("dir/"). */
+/** Entry paths: non-empty, no NUL, not starting with "/". (Sparse directory entries end with "/".) */
 export function checkEntryPath(p: Uint8Array): void {
   if (p.length === 0) throw new ScalpelError('BAD_PATH', 'empty path in index entry', { path: '', reason: 'empty' });
   for (let i = 0; i < p.length; i++) {
@@ -283,19 +326,30 @@ export function checkEntryPath(p: Uint8Array): void {
   if (p[0] === 0x2f) throw new ScalpelError('BAD_PATH', 'index entry path starts with "/"', { path: decodePath(p), reason: 'absolute' });
 }
 
-/** Order of index entries: path bytes (memcmp), then stage. */
-export function compareEntries(a: IndexEntry, b: IndexEntry): number {
-  const ab = a._pathBuf;
-  const bb = b._pathBuf;
-  const ao = a._pathOff;
-  const bo = b._pathOff;
-  const al = a._pathLen;
-  const bl = b._pathLen;
+/** memcmp of two entries' paths. */
+export function compareEntryPaths(a: IndexEntry, b: IndexEntry): number {
+  const at = a._t;
+  const bt = b._t;
+  const ab = at.pathBuf;
+  const bb = bt.pathBuf;
+  const ao = at.pathOff[a._i];
+  const bo = bt.pathOff[b._i];
+  const al = at.pathLen[a._i];
+  const bl = bt.pathLen[b._i];
   const n = al < bl ? al : bl;
   for (let i = 0; i < n; i++) {
     const d = ab[ao + i] - bb[bo + i];
     if (d !== 0) return d;
   }
-  if (al !== bl) return al - bl;
-  return a.stage - b.stage;
+  return al - bl;
+}
+
+/** Order of index entries: path bytes (memcmp), then stage. */
+export function compareEntries(a: IndexEntry, b: IndexEntry): number {
+  return compareEntryPaths(a, b) || a.stage - b.stage;
+}
+
+/** @internal where an entry sits in the bytes it was decoded from (offset, on-disk size). */
+export function entryLocation(e: IndexEntry): { offset: number; size: number; pathLength: number } {
+  return { offset: e._t.off[e._i], size: e._t.size[e._i], pathLength: e._t.pathLen[e._i] };
 }

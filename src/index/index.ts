@@ -3,6 +3,7 @@ export { encodeIndex, type EncodeOptions } from './encode.js';
 export {
   IndexEntry,
   compareEntries,
+  compareEntryPaths,
   type IndexEntryInit,
 } from './entry.js';
 export { mergeSplitIndex, linkExtension } from './split.js';

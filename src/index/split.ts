@@ -1,5 +1,5 @@
 import { ScalpelError } from '../errors/index.js';
-import { compareEntries, IndexEntry } from './entry.js';
+import { compareEntries, compareEntryPaths, IndexEntry } from './entry.js';
 import type { GitIndex } from './decode.js';
 import type { IndexExtension } from './types.js';
 
@@ -38,7 +38,7 @@ export function mergeSplitIndex(split: GitIndex, shared: GitIndex): GitIndex {
     if (pos >= base.length) throw mismatch(`position for replacement ${pos} exceeds base index size ${base.length}`, pos);
     if (nrRep >= own.length) throw mismatch(`too many replacements (${nrRep} vs ${own.length})`, pos);
     const src = own[nrRep];
-    if (src._pathLen !== 0) throw mismatch(`corrupt link extension, entry ${pos} should have zero length name`, pos);
+    if (src._t.pathLen[src._i] !== 0) throw mismatch(`corrupt link extension, entry ${pos} should have zero length name`, pos);
     base[pos] = src.with({ path: base[pos].pathBytes });
     replaced.add(base[pos]);
     nrRep++;
@@ -52,7 +52,7 @@ export function mergeSplitIndex(split: GitIndex, shared: GitIndex): GitIndex {
 
   const added = own.slice(nrRep);
   for (let i = 0; i < added.length; i++) {
-    if (added[i]._pathLen === 0) throw mismatch(`corrupt link extension, entry ${nrRep + i} should have non-zero length name`, nrRep + i);
+    if (added[i]._t.pathLen[added[i]._i] === 0) throw mismatch(`corrupt link extension, entry ${nrRep + i} should have non-zero length name`, nrRep + i);
   }
   // stable sort; already sorted in any index git wrote
   added.sort(compareEntries);
@@ -98,14 +98,7 @@ function mismatch(reason: string, position: number): ScalpelError {
   return new ScalpelError('SPLIT_INDEX_MISMATCH', reason, { reason, position });
 }
 
-function compareNames(a: IndexEntry, b: IndexEntry): number {
-  const n = Math.min(a._pathLen, b._pathLen);
-  for (let k = 0; k < n; k++) {
-    const d = a._pathBuf[a._pathOff + k] - b._pathBuf[b._pathOff + k];
-    if (d !== 0) return d;
-  }
-  return a._pathLen - b._pathLen;
-}
+const compareNames = compareEntryPaths;
 
 function groupLen(list: readonly IndexEntry[], at: number): number {
   let k = at + 1;
