@@ -21,3 +21,16 @@ export type { Fs, FileStat, FileType, FsCapabilities } from './fs/types.js';
 export { GitConfig } from './repo/config.js';
 export { discoverRepository, readRepoConfig, objectFormatOf, type RepoLocation } from './repo/discover.js';
 export { readIndexFile, type ReadIndexResult } from './repo/index-file.js';
+export {
+  openRepository,
+  ScalpelRepository,
+  type OpenOptions,
+  type SnapshotOptions,
+  type SnapshotInfo,
+  type RestoreOptions,
+  type RestoreReport,
+  type LogRecord,
+} from './snapshot/engine.js';
+export type { PathPlan, Conflict } from './snapshot/restore.js';
+export type { Manifest, PathState, WorktreeItem, IndexRecord, ReucRecord } from './snapshot/state.js';
+export { Repository } from './repo/repository.js';

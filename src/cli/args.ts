@@ -50,9 +50,12 @@ export function parseArgs(args: readonly string[], spec: { switches?: string[]; 
   return { flags, positionals };
 }
 
+/** Refusals (exit 3): nothing was written because it was not safe. */
+const REFUSALS = new Set(['REFUSED', 'INDEX_LOCKED', 'SNAPSHOT_CORRUPT', 'BAD_PATH', 'SPARSE_PATH']);
+
 export function errorExitCode(e: unknown): number {
   if (e instanceof UsageError) return 2;
-  if (e instanceof ScalpelError && e.code === 'REFUSED') return 3;
-  if (e instanceof ScalpelError && e.code === 'INDEX_LOCKED') return 3;
+  if (e instanceof ScalpelError && e.code === 'BAD_ARGUMENT') return 2;
+  if (e instanceof ScalpelError && REFUSALS.has(e.code)) return 3;
   return 1;
 }

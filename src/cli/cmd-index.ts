@@ -14,6 +14,8 @@ export interface CliIo {
   cwd: string;
   out(text: string): void;
   err(text: string): void;
+  /** Standard input, for `--pathspec-from-file=-`. */
+  stdin?: () => Promise<Uint8Array>;
 }
 
 /**

@@ -5,14 +5,25 @@ import { resolvePath } from '../fs/path.js';
 import { ScalpelError } from '../errors/index.js';
 import { UsageError, errorExitCode } from './args.js';
 import { cmdIndex, type CliIo } from './cmd-index.js';
+import { cmdSnapshot, cmdSeal, cmdRestore, cmdList, cmdShow, cmdDrop, cmdPrune, cmdLog } from './cmd-stack.js';
 
 const USAGE = `usage: git-scalpel [-C DIR] <command> [options]
 
-commands:
-  index [--json] [--verify]   print the index like \`git ls-files --stage --debug\`;
-                              --verify checks the trailer and byte-identical re-encoding
+  snapshot [--session S] [--label L] [--into ID] [--json]
+           [--pathspec-from-file=F [--pathspec-file-nul] | [--] PATH...]
+                         capture exactly these paths: worktree and index entries
+  seal     [--session S] [--json] [ID]
+                         record what the edit left, so a third party's later write is detected
+  restore  [--session S] [--dry-run] [--force] [--json] [ID]
+                         undo the newest snapshot (or ID and every later one) and pop it
+  list     [--session S] [--json]        the session's snapshots, newest first
+  show     [--session S] [--json] ID     what a snapshot holds
+  drop     [--session S] [--json] ID|--all
+  prune    [--session S] [--keep N] [--json]
+  log      [--session S] [--json]        every snapshot, seal, restore and refusal
+  index    [--json] [--verify]           print the index like \`git ls-files --stage --debug\`
 
-exit codes: 0 done, 1 error, 2 usage, 3 refused
+exit codes: 0 done, 1 error, 2 usage, 3 refused (nothing was written)
 `;
 
 export async function run(argv: string[], io: CliIo): Promise<number> {
@@ -36,6 +47,22 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   switch (cmd) {
     case 'index':
       return cmdIndex(rest, ctx);
+    case 'snapshot':
+      return cmdSnapshot(rest, ctx);
+    case 'seal':
+      return cmdSeal(rest, ctx);
+    case 'restore':
+      return cmdRestore(rest, ctx);
+    case 'list':
+      return cmdList(rest, ctx);
+    case 'show':
+      return cmdShow(rest, ctx);
+    case 'drop':
+      return cmdDrop(rest, ctx);
+    case 'prune':
+      return cmdPrune(rest, ctx);
+    case 'log':
+      return cmdLog(rest, ctx);
     case undefined:
     case 'help':
     case '-h':
@@ -53,6 +80,11 @@ async function main(): Promise<void> {
     cwd: process.cwd(),
     out: (t) => void process.stdout.write(t),
     err: (t) => void process.stderr.write(t),
+    stdin: async () => {
+      const chunks: Uint8Array[] = [];
+      for await (const c of process.stdin) chunks.push(c as Uint8Array);
+      return new Uint8Array(Buffer.concat(chunks));
+    },
   };
   let code: number;
   try {
@@ -60,7 +92,7 @@ async function main(): Promise<void> {
   } catch (e) {
     code = errorExitCode(e);
     if (e instanceof UsageError) io.err(`git-scalpel: ${e.message}\n\n${USAGE}`);
-    else if (e instanceof ScalpelError) io.err(`git-scalpel: error [${e.code}]: ${e.message}\n`);
+    else if (e instanceof ScalpelError) io.err(`git-scalpel: ${code === 3 ? 'refused' : 'error'} [${e.code}]: ${e.message}\n`);
     else io.err(`git-scalpel: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
   }
   process.exitCode = code;

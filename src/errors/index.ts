@@ -23,9 +23,14 @@ export type ErrorCode =
   // repository / engine (later layers add theirs here)
   | 'NOT_A_REPOSITORY'
   | 'OBJECT_NOT_FOUND'
-  | 'INDEX_LOCKED'
-  | 'REFUSED'
-  | 'UNSUPPORTED';
+  | 'INDEX_LOCKED' // another process holds index.lock; data.path (refusal, exit 3)
+  | 'REF_LOCKED' // a ref's lock file exists; data.ref, data.path
+  | 'REF_CONFLICT' // a ref moved under us (compare-and-swap failed); data.ref, data.expected, data.found
+  | 'REFUSED' // restore refused: paths changed since the seal; data.conflicts (exit 3)
+  | 'SNAPSHOT_CORRUPT' // stored snapshot state is incomplete, corrupt or hostile; data.reason (refusal, exit 3)
+  | 'SNAPSHOT_NOT_FOUND' // no such snapshot in the session; data.session, data.id
+  | 'SPARSE_PATH' // a path lies inside a sparse-index directory entry; data.path, data.directory
+  | 'UNSUPPORTED'; // the filesystem or repository lacks a capability; data.capability
 
 export class ScalpelError extends Error {
   readonly code: ErrorCode;

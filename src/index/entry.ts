@@ -231,6 +231,17 @@ export class IndexEntry {
     };
   }
 
+  /** Cached mtime, read without building the whole stat object (racy-git checks over every entry). */
+  get mtimeSeconds(): number {
+    return readU32(this._t.bytes, this._t.off[this._i] + 8);
+  }
+  get mtimeNanoseconds(): number {
+    return readU32(this._t.bytes, this._t.off[this._i] + 12);
+  }
+  get cachedSize(): number {
+    return readU32(this._t.bytes, this._t.off[this._i] + 36);
+  }
+
   /** A copy with some fields changed (path, id, mode, stage, flags, stat). */
   with(change: Partial<IndexEntryInit>): IndexEntry {
     return new IndexEntry({

@@ -1,0 +1,193 @@
+import { ScalpelError } from '../errors/index.js';
+import { decodePath } from '../bytes/text.js';
+import { resolvePath } from '../fs/path.js';
+import { openRepository, type RestoreReport, type SnapshotInfo } from '../snapshot/engine.js';
+import { parseArgs, UsageError } from './args.js';
+import { toJsonText } from './json.js';
+import type { CliIo } from './cmd-index.js';
+
+/** git's C-style unquoting for --pathspec-from-file lines ("a\tb", "\303\251", ...). */
+export function unquoteCStyle(line: string): string {
+  if (!(line.length >= 2 && line.startsWith('"') && line.endsWith('"'))) return line;
+  const bytes: number[] = [];
+  const body = line.slice(1, -1);
+  const simple: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, '\\': 92 };
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c !== '\\') {
+      for (const b of new TextEncoder().encode(c)) bytes.push(b);
+      continue;
+    }
+    const n = body[++i];
+    if (n === undefined) throw new UsageError(`bad quoting in pathspec: ${line}`);
+    if (n in simple) bytes.push(simple[n]);
+    else if (/[0-3]/.test(n) && /[0-7]{2}/.test(body.slice(i + 1, i + 3))) {
+      bytes.push(parseInt(body.slice(i, i + 3), 8));
+      i += 2;
+    } else throw new UsageError(`bad escape \\${n} in pathspec: ${line}`);
+  }
+  return decodePath(Uint8Array.from(bytes));
+}
+
+async function readPathspecFile(io: CliIo, file: string, nul: boolean): Promise<string[]> {
+  const bytes = file === '-' ? await (io.stdin ?? (() => Promise.reject(new UsageError('no standard input'))))() : await io.fs.readFile(resolvePath(io.cwd, file));
+  const out: string[] = [];
+  if (nul) {
+    let s = 0;
+    for (let i = 0; i <= bytes.length; i++) {
+      if (i === bytes.length || bytes[i] === 0) {
+        if (i > s) out.push(decodePath(bytes, s, i));
+        s = i + 1;
+      }
+    }
+    return out;
+  }
+  for (const raw of decodePath(bytes).split('\n')) {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (line) out.push(unquoteCStyle(line));
+  }
+  return out;
+}
+
+function human(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+function describeSnapshot(s: SnapshotInfo): string {
+  const label = s.label ? ` "${s.label}"` : '';
+  return `${s.id}${label} ${s.sealed ? 'sealed' : 'open'} ${s.createdAt}: ${s.paths.length} path(s), ${s.items} item(s), ${s.entries} index entr${s.entries === 1 ? 'y' : 'ies'}, ${human(s.bytes)}`;
+}
+
+const show = (p: string) => (p === '' ? '.' : p);
+
+export async function cmdSnapshot(args: string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parseArgs(args, { switches: ['json', 'pathspec-file-nul'], options: ['session', 'label', 'into', 'pathspec-from-file'] });
+  let paths = positionals;
+  const from = flags.get('pathspec-from-file');
+  if (typeof from === 'string') {
+    if (paths.length) throw new UsageError('--pathspec-from-file is incompatible with paths on the command line');
+    paths = await readPathspecFile(io, from, flags.has('pathspec-file-nul'));
+  } else if (flags.has('pathspec-file-nul')) throw new UsageError('--pathspec-file-nul requires --pathspec-from-file');
+  if (paths.length === 0) throw new UsageError('snapshot needs the paths the edit will touch');
+  const repo = await openRepository({ fs: io.fs, dir: io.cwd });
+  const s = await repo.snapshot(paths, { session: str(flags.get('session')), label: str(flags.get('label')), into: str(flags.get('into')), cwd: io.cwd });
+  if (flags.has('json')) io.out(toJsonText(s) + '\n');
+  else io.out(`snapshot ${describeSnapshot(s)}\n${s.paths.map((p) => `  ${show(p)}\n`).join('')}`);
+  return 0;
+}
+
+export async function cmdSeal(args: string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parseArgs(args, { switches: ['json'], options: ['session'] });
+  if (positionals.length > 1) throw new UsageError('seal takes at most one snapshot id');
+  const repo = await openRepository({ fs: io.fs, dir: io.cwd });
+  const s = await repo.seal({ session: str(flags.get('session')), id: positionals[0] });
+  if (flags.has('json')) io.out(toJsonText(s) + '\n');
+  else io.out(`sealed ${describeSnapshot(s)}\n`);
+  return 0;
+}
+
+export async function cmdRestore(args: string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parseArgs(args, { switches: ['json', 'dry-run', 'force'], options: ['session'] });
+  if (positionals.length > 1) throw new UsageError('restore takes at most one snapshot id');
+  const repo = await openRepository({ fs: io.fs, dir: io.cwd });
+  const r = await repo.restore({ session: str(flags.get('session')), id: positionals[0], dryRun: flags.has('dry-run'), force: flags.has('force') });
+  if (flags.has('json')) io.out(toJsonText(r) + '\n');
+  else io.out(formatReport(r));
+  return r.dryRun && r.conflicts.length ? 3 : 0;
+}
+
+export function formatReport(r: RestoreReport): string {
+  const lines: string[] = [];
+  const verb = r.dryRun ? 'would restore' : 'restored';
+  lines.push(`${verb} ${r.restored.join(', ')} (session ${r.session})${r.savedAs ? `; the state it replaced is saved as ${r.savedAs}` : ''}`);
+  if (r.paths.length === 0) lines.push('  nothing to change');
+  for (const p of r.paths) {
+    if (p.worktree) lines.push(`  ${p.worktree.action.padEnd(8)} ${show(p.path)}: ${p.worktree.from} -> ${p.worktree.to}`);
+    if (p.index) lines.push(`  ${'index'.padEnd(8)} ${show(p.path)}: ${p.index.from} -> ${p.index.to}`);
+    if (p.resolveUndo) lines.push(`  ${'reuc'.padEnd(8)} ${show(p.path)}: ${p.resolveUndo.from} -> ${p.resolveUndo.to}`);
+  }
+  for (const c of r.conflicts) lines.push(`  CONFLICT ${show(c.path)} (${c.part}): sealed ${c.expected}, found ${c.found}`);
+  if (r.dryRun && r.conflicts.length) lines.push('restore would be refused; --force saves the current state first, then overwrites it');
+  return lines.join('\n') + '\n';
+}
+
+export async function cmdList(args: string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parseArgs(args, { switches: ['json'], options: ['session'] });
+  if (positionals.length) throw new UsageError('list takes no arguments');
+  const repo = await openRepository({ fs: io.fs, dir: io.cwd });
+  const list = await repo.list({ session: str(flags.get('session')) });
+  if (flags.has('json')) io.out(toJsonText(list) + '\n');
+  else io.out(list.length ? list.map((s) => `${describeSnapshot(s)}\n${s.paths.map((p) => `    ${show(p)}\n`).join('')}`).join('') : 'no snapshots\n');
+  return 0;
+}
+
+export async function cmdShow(args: string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parseArgs(args, { switches: ['json'], options: ['session'] });
+  if (positionals.length !== 1) throw new UsageError('show takes one snapshot id');
+  const repo = await openRepository({ fs: io.fs, dir: io.cwd });
+  const m = await repo.show({ session: str(flags.get('session')), id: positionals[0] });
+  if (flags.has('json')) {
+    io.out(toJsonText(m) + '\n');
+    return 0;
+  }
+  const lines = [`snapshot ${m.id} (session ${m.session}, commit ${m.commit})`, `created ${m.createdAt}${m.label ? `, label "${m.label}"` : ''}${m.seal ? `, sealed ${m.seal.sealedAt}` : ', not sealed'}`];
+  lines.push('paths:', ...m.captured.roots.map((r) => `  ${show(r)}`));
+  lines.push('captured:');
+  const items = new Map(m.captured.items.map((i) => [i.path, i] as const));
+  for (const r of m.captured.roots) if (!items.has(r) && r !== '') lines.push(`  absent   ${r}`);
+  for (const i of m.captured.items) {
+    if (i.kind === 'file') lines.push(`  file     ${i.path} (${i.mode.toString(8)}, ${i.size} bytes, ${i.oid})`);
+    else if (i.kind === 'symlink') lines.push(`  symlink  ${i.path} -> ${i.target}`);
+    else lines.push(`  dir      ${i.path}/`);
+  }
+  lines.push('index entries:');
+  for (const e of m.captured.index) {
+    const f = [e.flags.assumeValid && 'assume-unchanged', e.flags.skipWorktree && 'skip-worktree', e.flags.intentToAdd && 'intent-to-add'].filter(Boolean);
+    lines.push(`  ${e.mode.toString(8).padStart(6, '0')} ${e.oid} ${e.stage}\t${e.path}${f.length ? `  (${f.join(', ')})` : ''}`);
+  }
+  if (m.captured.reuc.length) {
+    lines.push('resolve-undo:');
+    for (const r of m.captured.reuc) r.modes.forEach((mode, i) => mode && lines.push(`  ${mode.toString(8).padStart(6, '0')} ${r.oids[i]} ${i + 1}\t${r.path}`));
+  }
+  io.out(lines.join('\n') + '\n');
+  return 0;
+}
+
+export async function cmdDrop(args: string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parseArgs(args, { switches: ['json', 'all'], options: ['session'] });
+  if (flags.has('all') ? positionals.length !== 0 : positionals.length !== 1) throw new UsageError('drop takes one snapshot id, or --all');
+  const repo = await openRepository({ fs: io.fs, dir: io.cwd });
+  const ids = await repo.drop({ session: str(flags.get('session')), id: positionals[0], all: flags.has('all') });
+  if (flags.has('json')) io.out(toJsonText({ dropped: ids }) + '\n');
+  else io.out(ids.length ? `dropped ${ids.join(', ')}\n` : 'nothing to drop\n');
+  return 0;
+}
+
+export async function cmdPrune(args: string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parseArgs(args, { switches: ['json'], options: ['session', 'keep'] });
+  if (positionals.length) throw new UsageError('prune takes no arguments');
+  const keepText = str(flags.get('keep')) ?? '0';
+  if (!/^\d+$/.test(keepText)) throw new UsageError(`--keep needs a whole number, got '${keepText}'`);
+  const repo = await openRepository({ fs: io.fs, dir: io.cwd });
+  const ids = await repo.prune({ session: str(flags.get('session')), keep: Number(keepText) });
+  if (flags.has('json')) io.out(toJsonText({ dropped: ids }) + '\n');
+  else io.out(ids.length ? `pruned ${ids.join(', ')}\n` : 'nothing to prune\n');
+  return 0;
+}
+
+export async function cmdLog(args: string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parseArgs(args, { switches: ['json'], options: ['session'] });
+  if (positionals.length) throw new UsageError('log takes no arguments');
+  const repo = await openRepository({ fs: io.fs, dir: io.cwd });
+  const log = await repo.log({ session: str(flags.get('session')) });
+  if (flags.has('json')) io.out(toJsonText(log) + '\n');
+  else io.out(log.length ? log.map((r) => `${r.at} ${r.event.padEnd(8)} ${r.ids.join(',')} ${r.paths.map(show).join(' ')}\n`).join('') : 'no log records\n');
+  return 0;
+}
+
+function str(v: string | true | undefined): string | undefined {
+  if (v === true) throw new ScalpelError('BAD_ARGUMENT', 'option needs a value', {});
+  return v;
+}

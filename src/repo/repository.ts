@@ -1,0 +1,96 @@
+import type { Fs } from '../fs/types.js';
+import { basename, joinPath } from '../fs/path.js';
+import { defaultHash, type HashProvider, type ObjectFormat } from '../hash/index.js';
+import { defaultZlib, type ZlibProvider } from '../object/zlib.js';
+import { encodeIndex } from '../index/encode.js';
+import type { GitIndex } from '../index/decode.js';
+import { acquireLock, type Lock } from '../fs/atomic.js';
+import type { GitConfig } from './config.js';
+import { discoverRepository, objectFormatOf, readRepoConfig, type RepoLocation } from './discover.js';
+import { readIndexFile, type ReadIndexResult } from './index-file.js';
+import { ObjectDatabase } from './odb.js';
+import { RefStore } from './refs.js';
+
+export interface RepositoryOptions {
+  fs: Fs;
+  /** Any directory inside the worktree (the repository is found upwards from it). */
+  dir: string;
+  hash?: HashProvider;
+  zlib?: ZlibProvider;
+}
+
+/**
+ * A repository on some filesystem: where it is, its config, object database, refs and index.
+ * The I/O edge the snapshot engine stands on; it never spawns git.
+ */
+export class Repository {
+  readonly fs: Fs;
+  readonly loc: RepoLocation;
+  readonly config: GitConfig;
+  readonly objectFormat: ObjectFormat;
+  readonly hash: HashProvider;
+  readonly zlib: ZlibProvider;
+  readonly odb: ObjectDatabase;
+  readonly refs: RefStore;
+
+  private constructor(fs: Fs, loc: RepoLocation, config: GitConfig, hash: HashProvider, zlib: ZlibProvider) {
+    this.fs = fs;
+    this.loc = loc;
+    this.config = config;
+    this.objectFormat = objectFormatOf(config);
+    this.hash = hash;
+    this.zlib = zlib;
+    const level = config.getInt('core.loosecompression', config.getInt('core.compression', 1));
+    this.odb = new ObjectDatabase({
+      fs,
+      objectsDir: joinPath(loc.commonDir, 'objects'),
+      format: this.objectFormat,
+      hash,
+      zlib,
+      compressionLevel: level === -1 ? -1 : Math.max(0, Math.min(9, level)),
+    });
+    this.refs = new RefStore(fs, loc.commonDir, this.objectFormat === 'sha256' ? 64 : 40);
+  }
+
+  static async open(opts: RepositoryOptions): Promise<Repository> {
+    const loc = await discoverRepository(opts.fs, opts.dir);
+    const config = await readRepoConfig(opts.fs, loc);
+    return new Repository(opts.fs, loc, config, opts.hash ?? defaultHash(), opts.zlib ?? defaultZlib());
+  }
+
+  get worktree(): string {
+    return this.loc.worktree;
+  }
+
+  /** "main" for the main worktree, else the linked worktree's name (its directory in .git/worktrees). */
+  get worktreeId(): string {
+    return this.loc.gitDir === this.loc.commonDir ? 'main' : `wt-${basename(this.loc.gitDir)}`;
+  }
+
+  get indexPath(): string {
+    return joinPath(this.loc.gitDir, 'index');
+  }
+
+  /** The tool's own state directory inside the git dir of this worktree. */
+  get stateDir(): string {
+    return joinPath(this.loc.gitDir, 'scalpel');
+  }
+
+  /** Read the index (merged when split); null when there is no index file yet. */
+  readIndex(): Promise<ReadIndexResult | null> {
+    return readIndexFile(this.fs, this.loc.gitDir, this.objectFormat, this.hash);
+  }
+
+  /** Take `index.lock` exclusively (refusing, never waiting, when someone else holds it). */
+  lockIndex(): Promise<Lock> {
+    return acquireLock(this.fs, `${this.indexPath}.lock`);
+  }
+
+  /** Write the index through a lock taken with lockIndex(): encode, write the lock file, rename it over the index. */
+  async writeIndex(lock: Lock, index: GitIndex): Promise<Uint8Array> {
+    const bytes = encodeIndex(index, { hash: this.hash });
+    await lock.write(bytes);
+    await lock.commit(this.indexPath);
+    return bytes;
+  }
+}

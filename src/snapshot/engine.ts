@@ -1,0 +1,357 @@
+import { ScalpelError } from '../errors/index.js';
+import { utf8Decode, utf8Encode } from '../bytes/text.js';
+import { toHex } from '../bytes/hex.js';
+import type { Fs } from '../fs/types.js';
+import { joinPath } from '../fs/path.js';
+import { mkdirp, writeFileAtomic } from '../fs/atomic.js';
+import type { HashProvider } from '../hash/index.js';
+import type { ZlibProvider } from '../object/zlib.js';
+import { Repository } from '../repo/repository.js';
+import { SnapshotStack, checkSession, type StackEntry } from '../store/stack.js';
+import { captureState, sparseDirContaining } from './capture.js';
+import { applyRestore, planRestore, type Conflict, type PathPlan } from './restore.js';
+import { compareRel, covers, minimalRoots, toScopeRoot } from './scope.js';
+import type { Manifest, PathState } from './state.js';
+
+export interface OpenOptions {
+  /** A filesystem: the Fs contract (see git-scalpel/node `nodeFs()`), or something `toFs` adapts. */
+  fs: Fs;
+  /** Any directory of the worktree; the repository is found upwards from it. */
+  dir: string;
+  hash?: HashProvider;
+  zlib?: ZlibProvider;
+  /** Clock, for tests. */
+  now?: () => Date;
+}
+
+export interface SnapshotOptions {
+  session?: string;
+  label?: string;
+  /** Extend this snapshot instead of pushing a new one: paths it already holds keep their first capture. */
+  into?: string;
+  /** Directory relative paths are resolved from (default: the worktree root). */
+  cwd?: string;
+}
+
+export interface SnapshotInfo {
+  id: string;
+  session: string;
+  label: string | null;
+  createdAt: string;
+  /** The scope roots, worktree-relative ('' is the whole worktree). */
+  paths: string[];
+  sealed: boolean;
+  /** Worktree items, index entries and bytes captured. */
+  items: number;
+  entries: number;
+  bytes: number;
+  commit: string;
+}
+
+export interface RestoreOptions {
+  session?: string;
+  id?: string;
+  dryRun?: boolean;
+  force?: boolean;
+}
+
+export interface RestoreReport {
+  session: string;
+  /** The snapshots undone, newest first. */
+  restored: string[];
+  dryRun: boolean;
+  /** With force: the snapshot holding what was there before, now on top of the stack. */
+  savedAs: string | null;
+  paths: PathPlan[];
+  conflicts: Conflict[];
+  indexWritten: boolean;
+}
+
+export interface LogRecord {
+  at: string;
+  event: 'snapshot' | 'extend' | 'seal' | 'restore' | 'refused' | 'drop' | 'prune';
+  session: string;
+  ids: string[];
+  paths: string[];
+  detail?: Record<string, unknown>;
+}
+
+const DEFAULT_SESSION = 'default';
+
+/** Open the repository containing `dir` for snapshots and restores. */
+export async function openRepository(opts: OpenOptions): Promise<ScalpelRepository> {
+  const repo = await Repository.open({ fs: opts.fs, dir: opts.dir, hash: opts.hash, zlib: opts.zlib });
+  return new ScalpelRepository(repo, opts.now ?? (() => new Date()));
+}
+
+export class ScalpelRepository {
+  constructor(
+    readonly repo: Repository,
+    private readonly now: () => Date,
+  ) {}
+
+  get worktree(): string {
+    return this.repo.worktree;
+  }
+
+  private stack(session = DEFAULT_SESSION): SnapshotStack {
+    return new SnapshotStack(this.repo, session);
+  }
+
+  /** Capture exactly `paths` (and everything beneath them): worktree bytes, modes, links, index entries, resolve-undo. */
+  async snapshot(paths: readonly string[], opts: SnapshotOptions = {}): Promise<SnapshotInfo> {
+    const session = opts.session ?? DEFAULT_SESSION;
+    checkSession(session);
+    if (paths.length === 0) throw new ScalpelError('BAD_ARGUMENT', 'snapshot needs at least one path', { name: 'paths' });
+    const cwd = opts.cwd ?? this.repo.worktree;
+    const roots = minimalRoots(paths.map((p) => toScopeRoot(this.repo.worktree, cwd, p)));
+    const read = await this.repo.readIndex();
+    if (read) {
+      for (const r of roots) {
+        const d = sparseDirContaining(read.index, r);
+        if (d) throw new ScalpelError('SPARSE_PATH', `'${r}' lies inside the sparse-index directory entry '${d}'; expand it first (git sparse-checkout add ${d.slice(0, -1)})`, { path: r, directory: d });
+      }
+    }
+    const state = await captureState(this.repo, read?.index ?? null, roots, { writeObjects: true });
+    const stack = this.stack(session);
+    if (opts.into) return this.extend(stack, opts.into, state, opts.label);
+    const manifest: Manifest = {
+      format: 'git-scalpel/1',
+      id: newId(),
+      session,
+      worktreeId: this.repo.worktreeId,
+      objectFormat: this.repo.objectFormat,
+      label: opts.label ?? null,
+      createdAt: this.now().toISOString(),
+      captured: state,
+      seal: null,
+    };
+    // push: one commit on top of the head; if another process moved the head meanwhile, stack on its snapshot
+    for (let attempt = 0; ; attempt++) {
+      const head = await stack.head();
+      const commit = await stack.writeCommit(manifest, head);
+      try {
+        await stack.moveHead(head, commit);
+        await this.appendLog({ event: 'snapshot', session, ids: [manifest.id], paths: roots, detail: { label: manifest.label } });
+        return info(manifest, commit);
+      } catch (e) {
+        if (!(e instanceof ScalpelError) || (e.code !== 'REF_CONFLICT' && e.code !== 'REF_LOCKED') || attempt >= 50) throw e;
+        await sleep(5 + Math.random() * 20 * (attempt + 1));
+      }
+    }
+  }
+
+  private async extend(stack: SnapshotStack, id: string, state: PathState, label: string | undefined): Promise<SnapshotInfo> {
+    const chain = await stack.downTo(id);
+    const target = chain[chain.length - 1];
+    const old = target.manifest.captured;
+    const isNew = (p: string) => !old.roots.some((r) => covers(r, p));
+    const captured: PathState = {
+      roots: minimalRoots([...old.roots, ...state.roots]),
+      items: [...old.items, ...state.items.filter((i) => isNew(i.path))],
+      index: [...old.index, ...state.index.filter((e) => isNew(e.path))],
+      reuc: [...old.reuc, ...state.reuc.filter((r) => isNew(r.path))],
+    };
+    const byPath = (a: { path: string }, b: { path: string }) => compareRel(a.path, b.path);
+    captured.items.sort(byPath);
+    captured.index.sort((a, b) => byPath(a, b) || a.stage - b.stage);
+    captured.reuc.sort(byPath);
+    const manifest: Manifest = { ...target.manifest, captured, seal: null, label: label ?? target.manifest.label };
+    const { commit } = await stack.replace(chain, target, manifest);
+    await this.appendLog({ event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots });
+    return info(manifest, commit);
+  }
+
+  /** Record what the edit left in the snapshot's scope, so a later restore can tell a third party's write. */
+  async seal(opts: { session?: string; id?: string } = {}): Promise<SnapshotInfo> {
+    const stack = this.stack(opts.session);
+    const chain = opts.id ? await stack.downTo(opts.id) : await stack.walk(() => true);
+    const target = chain[chain.length - 1];
+    if (!target) throw new ScalpelError('SNAPSHOT_NOT_FOUND', `no snapshot to seal in session '${stack.session}'`, { session: stack.session });
+    const read = await this.repo.readIndex();
+    const state = await captureState(this.repo, read?.index ?? null, target.manifest.captured.roots, { writeObjects: false });
+    const manifest: Manifest = { ...target.manifest, seal: { sealedAt: this.now().toISOString(), state } };
+    const { commit } = await stack.replace(chain, target, manifest);
+    await this.appendLog({ event: 'seal', session: stack.session, ids: [manifest.id], paths: state.roots });
+    return info(manifest, commit);
+  }
+
+  /**
+   * Undo the newest snapshot of the session (or `id` and every later one, newest first) and
+   * remove them from the stack. Refuses (REFUSED, exit 3) when a sealed path changed since its
+   * seal, unless `force`, which first saves the current state as a new snapshot.
+   */
+  async restore(opts: RestoreOptions = {}): Promise<RestoreReport> {
+    const stack = this.stack(opts.session);
+    const session = stack.session;
+    const chain = opts.id ? await stack.downTo(opts.id) : await stack.walk(() => true);
+    if (chain.length === 0) throw new ScalpelError('SNAPSHOT_NOT_FOUND', `nothing to restore: session '${session}' has no snapshots`, { session });
+    const ids = chain.map((e) => e.manifest.id);
+    const oldest = chain[chain.length - 1];
+
+    if (opts.dryRun) {
+      const read = await this.repo.readIndex();
+      const plan = await planRestore(this.repo, chain, read);
+      return { session, restored: ids, dryRun: true, savedAs: null, paths: plan.paths, conflicts: plan.conflicts, indexWritten: false };
+    }
+
+    const lock = await this.repo.lockIndex().catch(async (e: unknown) => {
+      if (e instanceof ScalpelError && e.code === 'INDEX_LOCKED') {
+        await this.appendLog({ event: 'refused', session, ids, paths: oldest.manifest.captured.roots, detail: { reason: 'index-locked' } });
+      }
+      throw e;
+    });
+    try {
+      const indexStat = await this.repo.fs.lstat(this.repo.indexPath);
+      const read = await this.repo.readIndex();
+      const plan = await planRestore(this.repo, chain, read);
+      if (plan.conflicts.length && !opts.force) {
+        await this.appendLog({ event: 'refused', session, ids, paths: plan.conflicts.map((c) => c.path), detail: { conflicts: plan.conflicts } });
+        throw refusal(plan.conflicts, session);
+      }
+      let savedAs: Manifest | null = null;
+      let savedCommit: string | null = null;
+      if (opts.force) {
+        const state = await captureState(this.repo, read?.index ?? null, plan.roots, { writeObjects: true });
+        savedAs = {
+          format: 'git-scalpel/1',
+          id: newId(),
+          session,
+          worktreeId: this.repo.worktreeId,
+          objectFormat: this.repo.objectFormat,
+          label: `state before forced restore of ${ids.join(', ')}`,
+          createdAt: this.now().toISOString(),
+          captured: state,
+          seal: null,
+        };
+        savedCommit = await stack.writeCommit(savedAs, oldest.parent);
+      }
+      const { indexWritten } = await applyRestore(this.repo, plan, read, lock, indexStat);
+      await stack.moveHead(chain[0].commit, savedCommit ?? oldest.parent);
+      await this.appendLog({ event: 'restore', session, ids, paths: plan.roots, detail: { savedAs: savedAs?.id ?? null, changed: plan.paths.map((p) => p.path) } });
+      return { session, restored: ids, dryRun: false, savedAs: savedAs?.id ?? null, paths: plan.paths, conflicts: plan.conflicts, indexWritten };
+    } finally {
+      await lock.release();
+    }
+  }
+
+  async list(opts: { session?: string } = {}): Promise<SnapshotInfo[]> {
+    return (await this.stack(opts.session).walk()).map((e) => info(e.manifest, e.commit));
+  }
+
+  async show(opts: { session?: string; id: string }): Promise<Manifest & { commit: string }> {
+    const chain = await this.stack(opts.session).downTo(opts.id);
+    const e = chain[chain.length - 1];
+    return { ...e.manifest, commit: e.commit };
+  }
+
+  /** Remove snapshots from the stack without restoring them (their objects become unreachable). */
+  async drop(opts: { session?: string; id?: string; all?: boolean }): Promise<string[]> {
+    const stack = this.stack(opts.session);
+    if (opts.all) {
+      const all = await stack.walk();
+      if (all.length) await stack.moveHead(all[0].commit, null);
+      const ids = all.map((e) => e.manifest.id);
+      await this.appendLog({ event: 'drop', session: stack.session, ids, paths: [] });
+      return ids;
+    }
+    if (!opts.id) throw new ScalpelError('BAD_ARGUMENT', 'drop needs an id or all', { name: 'id' });
+    const chain = await stack.downTo(opts.id);
+    const target = chain[chain.length - 1];
+    let parent = target.parent;
+    for (let i = chain.length - 2; i >= 0; i--) parent = await stack.writeCommit(chain[i].manifest, parent);
+    await stack.moveHead(chain[0].commit, parent);
+    await this.appendLog({ event: 'drop', session: stack.session, ids: [target.manifest.id], paths: target.manifest.captured.roots });
+    return [target.manifest.id];
+  }
+
+  /** Keep the newest `keep` snapshots of the session; drop the older ones. */
+  async prune(opts: { session?: string; keep: number }): Promise<string[]> {
+    if (!Number.isInteger(opts.keep) || opts.keep < 0) throw new ScalpelError('BAD_ARGUMENT', `--keep must be a whole number, got ${opts.keep}`, { name: 'keep' });
+    const stack = this.stack(opts.session);
+    const all = await stack.walk();
+    if (all.length <= opts.keep) return [];
+    const dropped = all.slice(opts.keep).map((e) => e.manifest.id);
+    if (opts.keep === 0) await stack.moveHead(all[0].commit, null);
+    else {
+      let parent: string | null = null;
+      for (let i = opts.keep - 1; i >= 0; i--) parent = await stack.writeCommit(all[i].manifest, parent);
+      await stack.moveHead(all[0].commit, parent);
+    }
+    await this.appendLog({ event: 'prune', session: stack.session, ids: dropped, paths: [] });
+    return dropped;
+  }
+
+  /** Every snapshot, seal, restore and refusal of the session, oldest first. */
+  async log(opts: { session?: string } = {}): Promise<LogRecord[]> {
+    return this.readLog(opts.session ?? DEFAULT_SESSION);
+  }
+
+  private logDir(session: string): string {
+    return joinPath(this.repo.stateDir, 'log', session);
+  }
+
+  /** One small file per event (name sorts by time): appending never rewrites a growing file. */
+  private async appendLog(rec: Omit<LogRecord, 'at'>): Promise<void> {
+    const at = this.now().toISOString();
+    const dir = this.logDir(rec.session);
+    await mkdirp(this.repo.fs, dir);
+    const name = `${at.replace(/[:.]/g, '-')}-${newId()}.json`;
+    await writeFileAtomic(this.repo.fs, joinPath(dir, name), utf8Encode(JSON.stringify({ at, ...rec })), { mode: 0o644 });
+  }
+
+  private async readLog(session: string): Promise<LogRecord[]> {
+    checkSession(session);
+    const dir = this.logDir(session);
+    if (!(await this.repo.fs.lstat(dir))) return [];
+    const names = (await this.repo.fs.readdir(dir)).filter((n) => n.endsWith('.json')).sort();
+    const out: LogRecord[] = [];
+    for (const n of names) {
+      try {
+        out.push(JSON.parse(utf8Decode(await this.repo.fs.readFile(joinPath(dir, n)))) as LogRecord);
+      } catch {
+        // a record cut short by a crash is skipped, not fatal
+      }
+    }
+    return out;
+  }
+}
+
+function refusal(conflicts: Conflict[], session: string): ScalpelError {
+  const lines = conflicts.map((c) => `  ${c.path} (${c.part}): sealed ${c.expected}, found ${c.found}`);
+  return new ScalpelError(
+    'REFUSED',
+    `restore refused: ${conflicts.length} path(s) changed after the snapshot was sealed (someone else wrote them):\n${lines.join('\n')}\n` +
+      `Nothing was written. To overwrite them anyway, run restore again with --force; their current state is saved first as a new snapshot on session '${session}', so the forced restore can be undone with another restore.`,
+    { conflicts, session },
+  );
+}
+
+function info(m: Manifest, commit: string): SnapshotInfo {
+  let bytes = 0;
+  for (const i of m.captured.items) if (i.kind === 'file') bytes += i.size;
+  return {
+    id: m.id,
+    session: m.session,
+    label: m.label,
+    createdAt: m.createdAt,
+    paths: m.captured.roots,
+    sealed: m.seal !== null,
+    items: m.captured.items.length,
+    entries: m.captured.index.length,
+    bytes,
+    commit,
+  };
+}
+
+function newId(): string {
+  const b = new Uint8Array(4);
+  globalThis.crypto.getRandomValues(b);
+  return toHex(b);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+export type { StackEntry };

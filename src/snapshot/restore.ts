@@ -1,0 +1,483 @@
+import { ScalpelError } from '../errors/index.js';
+import { encodePath, decodePath } from '../bytes/text.js';
+import { joinPath, dirname } from '../fs/path.js';
+import { writeFileAtomic, replaceWithSymlink, mkdirp, removeStaleTemps, type Lock } from '../fs/atomic.js';
+import type { FileStat } from '../fs/types.js';
+import { IndexEntry, compareEntries } from '../index/entry.js';
+import type { GitIndex } from '../index/decode.js';
+import type { IndexExtension, ResolveUndoRecord } from '../index/types.js';
+import { invalidateCacheTree, invalidateUntracked } from '../index/edit.js';
+import { ewahFromBits } from '../index/ewah.js';
+import { objectId } from '../object/loose.js';
+import type { Repository } from '../repo/repository.js';
+import type { ReadIndexResult } from '../repo/index-file.js';
+import type { StackEntry } from '../store/stack.js';
+import { captureState, entriesUnder, sparseDirContaining } from './capture.js';
+import { checkNoSymlinkParent, compareRel, covers, minimalRoots, parentOf } from './scope.js';
+import { describeEntries, describeItem, sameEntries, sameItem, sameReuc, type IndexRecord, type PathState, type ReucRecord, type WorktreeItem } from './state.js';
+
+export type WorktreeAction = 'write' | 'symlink' | 'mkdir' | 'chmod' | 'delete';
+
+export interface PathPlan {
+  path: string;
+  worktree: { action: WorktreeAction; from: string; to: string } | null;
+  index: { from: string; to: string } | null;
+  resolveUndo: { from: string; to: string } | null;
+}
+
+export interface Conflict {
+  path: string;
+  part: 'worktree' | 'index' | 'resolve-undo';
+  /** What the seal recorded. */
+  expected: string;
+  /** What is there now. */
+  found: string;
+  /** What restore would put there. */
+  restoring: string;
+  snapshot: string;
+}
+
+export interface RestorePlan {
+  roots: string[];
+  paths: PathPlan[];
+  conflicts: Conflict[];
+  indexChanged: boolean;
+  /** @internal */
+  work: PlanWork;
+}
+
+interface PlanWork {
+  removals: Array<{ path: string; item: WorktreeItem }>;
+  creations: Array<{ path: string; item: WorktreeItem; cur: WorktreeItem | undefined; chmodOnly: boolean }>;
+  blobs: Map<string, Uint8Array>;
+  targetIndex: Map<string, IndexRecord[]>;
+  targetReuc: Map<string, ReucRecord | undefined>;
+  currentIndex: Map<string, IndexRecord[]>;
+  ixPaths: string[];
+  changedIndexPaths: string[];
+  changedWorktreePaths: string[];
+  current: PathState;
+}
+
+type Owner = StackEntry;
+
+/**
+ * Plan a restore of `chain` (newest first; the last element is the snapshot restored to): for each
+ * path in the union of their scopes, the target is what the OLDEST snapshot covering it captured
+ * (absent when it covered the path but found nothing). Validates everything a restore needs —
+ * paths, parents, blobs, sparse directories — and finds conflicts with seals, without writing.
+ */
+export async function planRestore(repo: Repository, chain: StackEntry[], read: ReadIndexResult | null): Promise<RestorePlan> {
+  const index = read?.index ?? null;
+  const roots = minimalRoots(chain.flatMap((s) => s.manifest.captured.roots));
+  for (const r of roots) {
+    await checkNoSymlinkParent(repo.fs, repo.worktree, r);
+    if (index) {
+      const d = sparseDirContaining(index, r);
+      if (d) throw sparse(r, d);
+    }
+  }
+  const current = await captureState(repo, index, roots, { writeObjects: false });
+
+  const oldest = (p: string): Owner | undefined => {
+    for (let i = chain.length - 1; i >= 0; i--) if (chain[i].manifest.captured.roots.some((r) => covers(r, p))) return chain[i];
+    return undefined;
+  };
+  const newest = (p: string): Owner | undefined => chain.find((s) => s.manifest.captured.roots.some((r) => covers(r, p)));
+
+  const itemsOf = memo((st: PathState) => new Map(st.items.map((i) => [i.path, i] as const)));
+  const indexOf = memo((st: PathState) => groupIndex(st.index));
+  const reucOf = memo((st: PathState) => new Map(st.reuc.map((r) => [r.path, r] as const)));
+
+  const curItems = itemsOf(current);
+  const curIndex = indexOf(current);
+  const curReuc = reucOf(current);
+
+  const wtPaths = new Set<string>(curItems.keys());
+  const ixPaths = new Set<string>([...curIndex.keys(), ...curReuc.keys()]);
+  for (const s of chain) {
+    for (const i of s.manifest.captured.items) wtPaths.add(i.path);
+    for (const e of s.manifest.captured.index) ixPaths.add(e.path);
+    for (const r of s.manifest.captured.reuc) ixPaths.add(r.path);
+  }
+
+  const conflicts: Conflict[] = [];
+  const plans = new Map<string, PathPlan>();
+  const planFor = (p: string): PathPlan => {
+    let x = plans.get(p);
+    if (!x) plans.set(p, (x = { path: p, worktree: null, index: null, resolveUndo: null }));
+    return x;
+  };
+
+  // worktree
+  const removals: PlanWork['removals'] = [];
+  const creations: PlanWork['creations'] = [];
+  const changedWorktreePaths: string[] = [];
+  for (const p of wtPaths) {
+    const owner = oldest(p) as Owner;
+    const tgt = itemsOf(owner.manifest.captured).get(p);
+    const cur = curItems.get(p);
+    const seal = newest(p)?.manifest.seal;
+    if (seal && !sameItem(cur, tgt)) {
+      const sealed = itemsOf(seal.state).get(p);
+      if (!sameItem(cur, sealed)) {
+        conflicts.push({ path: p, part: 'worktree', expected: describeItem(sealed), found: describeItem(cur), restoring: describeItem(tgt), snapshot: (newest(p) as Owner).manifest.id });
+      }
+    }
+    if (sameItem(cur, tgt)) continue;
+    changedWorktreePaths.push(p);
+    let action: WorktreeAction;
+    if (!tgt) action = 'delete';
+    else if (tgt.kind === 'dir') action = 'mkdir';
+    else if (tgt.kind === 'symlink') action = 'symlink';
+    else action = cur && cur.kind === 'file' && cur.oid === tgt.oid ? 'chmod' : 'write';
+    planFor(p).worktree = { action, from: describeItem(cur), to: describeItem(tgt) };
+    if (cur && (!tgt || (cur.kind !== tgt.kind && (cur.kind === 'dir' || tgt.kind === 'dir')))) removals.push({ path: p, item: cur });
+    if (tgt) creations.push({ path: p, item: tgt, cur, chmodOnly: action === 'chmod' });
+  }
+  removals.sort((a, b) => compareRel(b.path, a.path));
+  creations.sort((a, b) => compareRel(a.path, b.path));
+
+  // directories we would remove must not hold a nested repository (never captured, never touched)
+  for (const r of removals) {
+    if (r.item.kind !== 'dir') continue;
+    if (await repo.fs.lstat(joinPath(repo.worktree, r.path, '.git'))) {
+      throw new ScalpelError('REFUSED', `restore would remove '${r.path}', which holds a nested repository (.git); move it away first`, {
+        path: r.path,
+        reason: 'nested-repository',
+        conflicts: [],
+      });
+    }
+  }
+
+  // parents outside the scope must be directories (or absent: they are created)
+  for (const c of creations) {
+    if (!roots.includes(c.path)) continue;
+    let dir = parentOf(c.path);
+    while (dir !== '') {
+      const st = await repo.fs.lstat(joinPath(repo.worktree, dir));
+      if (st && st.type !== 'directory') {
+        throw new ScalpelError('REFUSED', `cannot restore '${c.path}': its parent '${dir}' is now a ${st.type}, outside the snapshot's paths`, {
+          path: c.path,
+          parent: dir,
+          reason: 'parent-not-directory',
+          conflicts: [],
+        });
+      }
+      if (st) break;
+      dir = parentOf(dir);
+    }
+  }
+
+  // blobs: read and verify every one we will write, before the first write
+  const blobs = new Map<string, Uint8Array>();
+  for (const c of creations) {
+    const it = c.item;
+    if (it.kind === 'file' && !c.chmodOnly && !blobs.has(it.oid)) {
+      let obj;
+      try {
+        obj = await repo.odb.read(it.oid);
+      } catch (e) {
+        throw new ScalpelError('SNAPSHOT_CORRUPT', `snapshot is incomplete: the content of '${c.path}' (${it.oid}) cannot be read: ${(e as Error).message}`, {
+          path: c.path,
+          oid: it.oid,
+          reason: 'missing-object',
+        });
+      }
+      if (obj.type !== 'blob') throw new ScalpelError('SNAPSHOT_CORRUPT', `snapshot names ${it.oid} for '${c.path}', which is a ${obj.type}`, { path: c.path, oid: it.oid, reason: 'not-a-blob' });
+      blobs.set(it.oid, obj.content);
+    } else if (it.kind === 'symlink') {
+      if (objectId('blob', encodePath(it.target), repo.objectFormat, repo.hash) !== it.oid) {
+        throw new ScalpelError('SNAPSHOT_CORRUPT', `snapshot's symlink target for '${c.path}' does not match its id`, { path: c.path, oid: it.oid, reason: 'symlink-mismatch' });
+      }
+    }
+  }
+
+  // index and resolve-undo
+  const targetIndex = new Map<string, IndexRecord[]>();
+  const targetReuc = new Map<string, ReucRecord | undefined>();
+  const changedIndexPaths: string[] = [];
+  const sortedIx = [...ixPaths].sort(compareRel);
+  for (const p of sortedIx) {
+    const owner = oldest(p) as Owner;
+    const tgt = indexOf(owner.manifest.captured).get(p) ?? [];
+    const cur = curIndex.get(p) ?? [];
+    const tgtR = reucOf(owner.manifest.captured).get(p);
+    const curR = curReuc.get(p);
+    targetIndex.set(p, tgt);
+    targetReuc.set(p, tgtR);
+    const n = newest(p) as Owner;
+    const seal = n.manifest.seal;
+    if (!sameEntries(cur, tgt)) {
+      changedIndexPaths.push(p);
+      planFor(p).index = { from: describeEntries(cur), to: describeEntries(tgt) };
+      if (seal) {
+        const sealed = indexOf(seal.state).get(p) ?? [];
+        if (!sameEntries(cur, sealed)) conflicts.push({ path: p, part: 'index', expected: describeEntries(sealed), found: describeEntries(cur), restoring: describeEntries(tgt), snapshot: n.manifest.id });
+      }
+    }
+    if (!sameReuc(curR, tgtR)) {
+      planFor(p).resolveUndo = { from: describeReuc(curR), to: describeReuc(tgtR) };
+      if (seal) {
+        const sealed = reucOf(seal.state).get(p);
+        if (!sameReuc(curR, sealed)) conflicts.push({ path: p, part: 'resolve-undo', expected: describeReuc(sealed), found: describeReuc(curR), restoring: describeReuc(tgtR), snapshot: n.manifest.id });
+      }
+    }
+  }
+  // a restored entry must not end up beneath a file entry kept outside the scope (a D/F clash)
+  if (index) {
+    for (const p of changedIndexPaths) {
+      if ((targetIndex.get(p) ?? []).length === 0) continue;
+      let dir = parentOf(p);
+      while (dir !== '' && !roots.some((r) => covers(r, dir))) {
+        if (entriesUnder(index.entries, dir).some((i) => index.entries[i].path === dir)) {
+          throw new ScalpelError('REFUSED', `cannot restore the index entry of '${p}': '${dir}' is now a file in the index, outside the snapshot's paths`, {
+            path: p,
+            parent: dir,
+            reason: 'parent-not-directory',
+            conflicts: [],
+          });
+        }
+        dir = parentOf(dir);
+      }
+    }
+  }
+
+  const paths = [...plans.values()].sort((a, b) => compareRel(a.path, b.path));
+  return {
+    roots,
+    paths,
+    conflicts,
+    indexChanged: changedIndexPaths.length > 0 || paths.some((x) => x.resolveUndo),
+    work: { removals, creations, blobs, targetIndex, targetReuc, currentIndex: curIndex, ixPaths: sortedIx, changedIndexPaths, changedWorktreePaths, current },
+  };
+}
+
+/**
+ * Carry out a plan: worktree first (removals deepest first, then creations shallowest first;
+ * every file through a temp file and a rename), then the index through the lock the caller
+ * holds. Entries for paths whose file this restore wrote, and whose bytes hash to the entry's id,
+ * get a fresh lstat; other restored entries get zero stat data so git compares content.
+ */
+export async function applyRestore(repo: Repository, plan: RestorePlan, read: ReadIndexResult | null, lock: Lock | null, indexStat: FileStat | null): Promise<{ indexWritten: boolean }> {
+  const fs = repo.fs;
+  const w = plan.work;
+  const abs = (p: string) => (p === '' ? repo.worktree : joinPath(repo.worktree, p));
+
+  // leftovers of an interrupted earlier run in the directories we write to
+  const tempDirs = new Set<string>();
+  for (const c of w.creations) if (c.item.kind !== 'dir') tempDirs.add(dirname(abs(c.path)));
+  for (const d of tempDirs) if (await fs.lstat(d)) await removeStaleTemps(fs, d);
+
+  for (const r of w.removals) {
+    const st = await fs.lstat(abs(r.path));
+    if (!st) continue;
+    if (st.type === 'directory') await fs.rmdir(abs(r.path));
+    else await fs.unlink(abs(r.path));
+  }
+
+  const written = new Map<string, { item: WorktreeItem; stat: FileStat | null }>();
+  for (const c of w.creations) {
+    const a = abs(c.path);
+    // a root's parents lie outside the scope: create them if the edit removed them; others are items created above
+    if (plan.roots.includes(c.path)) await mkdirp(fs, dirname(a));
+    const it = c.item;
+    if (it.kind === 'dir') {
+      const st = await fs.lstat(a);
+      if (!st || st.type !== 'directory') {
+        if (st) await fs.unlink(a);
+        await fs.mkdir(a);
+      }
+      continue;
+    }
+    if (it.kind === 'symlink') {
+      await replaceWithSymlink(fs, a, it.target);
+      written.set(c.path, { item: it, stat: await fs.lstat(a) });
+      continue;
+    }
+    if (c.chmodOnly) {
+      if (fs.capabilities.modes) {
+        const st = await fs.lstat(a);
+        if (st) await fs.chmod(a, execMode(st.mode & 0o7777, it.mode === 0o100755));
+      }
+      continue;
+    }
+    const data = w.blobs.get(it.oid) as Uint8Array;
+    await writeFileAtomic(fs, a, data, { mode: it.mode === 0o100755 ? 0o755 : 0o644 });
+    if (fs.capabilities.modes) {
+      const st = await fs.lstat(a);
+      if (st && ((st.mode & 0o111) !== 0) !== (it.mode === 0o100755)) await fs.chmod(a, execMode(st.mode & 0o7777, it.mode === 0o100755));
+    }
+    written.set(c.path, { item: it, stat: await fs.lstat(a) });
+  }
+
+  if (!plan.indexChanged || !lock) return { indexWritten: false };
+  const next = buildIndex(repo, plan, read, written, indexStat);
+  await repo.writeIndex(lock, next);
+  return { indexWritten: true };
+}
+
+function execMode(mode: number, exec: boolean): number {
+  if (!exec) return mode & ~0o111;
+  return mode | ((mode & 0o444) >> 2);
+}
+
+/** The new index: entries outside the scope carried over (smudged when racily clean), the scope's entries replaced. */
+function buildIndex(repo: Repository, plan: RestorePlan, read: ReadIndexResult | null, written: Map<string, { item: WorktreeItem; stat: FileStat | null }>, indexStat: FileStat | null): GitIndex {
+  const w = plan.work;
+  const base: GitIndex = read?.index ?? { version: 2, objectFormat: repo.objectFormat, entries: [], extensions: [], skipHash: false };
+  const old = base.entries;
+  const covered = new Uint8Array(old.length);
+  for (const r of plan.roots) for (const i of entriesUnder(old, r)) covered[i] = 1;
+
+  // `from`: position in the old index of an entry carried over outside the scope, -1 for the scope's entries
+  const kept: Array<{ e: IndexEntry; from: number }> = [];
+  for (let i = 0; i < old.length; i++) {
+    if (covered[i]) continue;
+    kept.push({ e: smudgeIfRacy(old[i], indexStat), from: i });
+  }
+
+  const scoped: Array<{ e: IndexEntry; from: number }> = [];
+  const oldByPath = new Map<string, number[]>();
+  for (let i = 0; i < old.length; i++) if (covered[i]) {
+    const p = old[i].path;
+    let l = oldByPath.get(p);
+    if (!l) oldByPath.set(p, (l = []));
+    l.push(i);
+  }
+  for (const p of w.ixPaths) {
+    const tgt = w.targetIndex.get(p) ?? [];
+    const cur = w.currentIndex.get(p) ?? [];
+    const wrote = written.get(p);
+    if (sameEntries(cur, tgt) && !wrote) {
+      for (const i of oldByPath.get(p) ?? []) scoped.push({ e: old[i], from: -1 });
+      continue;
+    }
+    for (const rec of tgt) {
+      let stat = undefined;
+      if (wrote && wrote.stat && rec.stage === 0 && matches(rec, wrote.item)) stat = statOf(wrote.stat);
+      scoped.push({ e: new IndexEntry({ path: rec.path, oid: rec.oid, mode: rec.mode, stage: rec.stage, flags: rec.flags, stat }), from: -1 });
+    }
+  }
+  const merged = [...kept, ...scoped].sort((a, b) => compareEntries(a.e, b.e));
+  const entries = merged.map((x) => x.e);
+
+  // extensions
+  let extensions: IndexExtension[] = base.extensions.filter((x) => x.signature !== 'link');
+  const touched = [...new Set([...w.changedIndexPaths, ...w.changedWorktreePaths])].sort(compareRel);
+  extensions = extensions.map((x) => {
+    if (x.signature === 'TREE' && 'nodes' in x) {
+      let nodes = x.nodes;
+      for (const p of w.changedIndexPaths) nodes = invalidateCacheTree(nodes, encodePath(p));
+      return { signature: 'TREE', nodes };
+    }
+    if (x.signature === 'UNTR' && 'cache' in x) {
+      let cache = x.cache;
+      for (const p of touched) cache = invalidateUntracked(cache, encodePath(p));
+      return { signature: 'UNTR', cache };
+    }
+    if (x.signature === 'FSMN' && 'bitmap' in x) {
+      const dirtyOld = new Set(x.bitmap.bits);
+      const bits: number[] = [];
+      // positions move: carried entries keep their dirty bit, every entry of the scope is marked dirty
+      merged.forEach((m, i) => {
+        if (m.from < 0 || dirtyOld.has(m.from)) bits.push(i);
+      });
+      return { ...x, bitmap: ewahFromBits(bits.length ? bits[bits.length - 1] + 1 : 0, bits) };
+    }
+    return x;
+  });
+  extensions = withResolveUndo(extensions, plan, base);
+  return { version: base.version, objectFormat: base.objectFormat, entries, extensions, skipHash: base.skipHash };
+}
+
+/** REUC: records outside the scope kept, the scope's records replaced; sorted by path; the extension dropped when empty. */
+function withResolveUndo(extensions: IndexExtension[], plan: RestorePlan, base: GitIndex): IndexExtension[] {
+  const w = plan.work;
+  if (!plan.paths.some((p) => p.resolveUndo)) return extensions;
+  const existing = base.extensions.find((x) => x.signature === 'REUC');
+  const records: ResolveUndoRecord[] = [];
+  if (existing && 'records' in existing) {
+    for (const r of existing.records) if (!plan.roots.some((root) => covers(root, decodePath(r.path)))) records.push(r);
+  }
+  for (const p of w.ixPaths) {
+    const r = w.targetReuc.get(p);
+    if (r) records.push({ path: encodePath(r.path), modes: [...r.modes] as [number, number, number], oids: r.oids.map((o) => o ?? undefined) as [string | undefined, string | undefined, string | undefined] });
+  }
+  records.sort((a, b) => compareRel(decodePath(a.path), decodePath(b.path)));
+  const without = extensions.filter((x) => x.signature !== 'REUC');
+  if (records.length === 0) return without;
+  const reuc: IndexExtension = { signature: 'REUC', records };
+  if (existing) return extensions.map((x) => (x.signature === 'REUC' ? reuc : x));
+  // git's order: IEOT, link, TREE, REUC, UNTR, FSMN, sdir, EOIE
+  const after = new Set(['IEOT', 'link', 'TREE']);
+  let at = 0;
+  while (at < without.length && after.has(without[at].signature)) at++;
+  return [...without.slice(0, at), reuc, ...without.slice(at)];
+}
+
+function matches(rec: IndexRecord, it: WorktreeItem): boolean {
+  if (it.kind === 'file') return (rec.mode === 0o100644 || rec.mode === 0o100755) && rec.mode === it.mode && rec.oid === it.oid;
+  if (it.kind === 'symlink') return rec.mode === 0o120000 && rec.oid === it.oid;
+  return false;
+}
+
+function statOf(st: FileStat) {
+  return {
+    ctimeSeconds: st.ctimeSeconds,
+    ctimeNanoseconds: st.ctimeNanoseconds,
+    mtimeSeconds: st.mtimeSeconds,
+    mtimeNanoseconds: st.mtimeNanoseconds,
+    dev: st.dev,
+    ino: st.ino,
+    uid: st.uid,
+    gid: st.gid,
+    size: st.size >>> 0,
+  };
+}
+
+/**
+ * git's writer smudges entries that may be racily clean (`ce_smudge_racily_clean_entry`): an entry
+ * whose mtime is not older than the index file's gets size 0, so the next reader compares content.
+ * We do it without looking at the file (always safe; git looks first and smudges fewer).
+ */
+function smudgeIfRacy(e: IndexEntry, indexStat: FileStat | null): IndexEntry {
+  if (!indexStat || e.mode === 0o160000) return e;
+  const s = e.mtimeSeconds;
+  const ns = e.mtimeNanoseconds;
+  const racy = indexStat.mtimeSeconds < s || (indexStat.mtimeSeconds === s && indexStat.mtimeNanoseconds <= ns);
+  if (!racy || e.cachedSize === 0) return e;
+  return e.with({ stat: { size: 0 } });
+}
+
+function groupIndex(list: readonly IndexRecord[]): Map<string, IndexRecord[]> {
+  const m = new Map<string, IndexRecord[]>();
+  for (const e of list) {
+    let l = m.get(e.path);
+    if (!l) m.set(e.path, (l = []));
+    l.push(e);
+  }
+  for (const l of m.values()) l.sort((a, b) => a.stage - b.stage);
+  return m;
+}
+
+function memo<K extends object, V>(f: (k: K) => V): (k: K) => V {
+  const cache = new WeakMap<K, V>();
+  return (k) => {
+    let v = cache.get(k);
+    if (v === undefined) cache.set(k, (v = f(k)));
+    return v;
+  };
+}
+
+function describeReuc(r: ReucRecord | undefined): string {
+  if (!r) return 'no resolve-undo record';
+  return r.modes.map((m, i) => (m ? `${i + 1}:${m.toString(8)} ${r.oids[i]}` : `${i + 1}:-`)).join(' ');
+}
+
+function sparse(path: string, dir: string): ScalpelError {
+  return new ScalpelError('SPARSE_PATH', `'${path}' lies inside the sparse-index directory entry '${dir}'; expand it first (git sparse-checkout add ${dir.slice(0, -1)})`, {
+    path,
+    directory: dir,
+  });
+}

@@ -1,0 +1,84 @@
+import { ScalpelError } from '../errors/index.js';
+import type { Fs } from '../fs/types.js';
+import { joinPath, resolvePath } from '../fs/path.js';
+import { encodePath } from '../bytes/text.js';
+
+/**
+ * Declared paths. A scope root is a worktree-relative path ('/'-separated, no '.', '..' or empty
+ * components; '' is the whole worktree). Roots are normalised and checked at capture and again
+ * at restore, where they come from stored state (untrusted): they must not escape the worktree,
+ * name anything inside `.git`, or pass through a symlinked directory.
+ */
+
+/** Resolve a path as git does (relative to `cwd`, or absolute inside the worktree) to a scope root. */
+export function toScopeRoot(worktree: string, cwd: string, input: string): string {
+  if (input.length === 0) throw refuse(input, 'empty', 'an empty path was given');
+  if (input.includes('\0')) throw refuse(input, 'nul', 'the path contains a NUL byte');
+  const abs = resolvePath(cwd, input);
+  if (abs !== worktree && !abs.startsWith(worktree === '/' ? '/' : worktree + '/')) {
+    throw refuse(input, 'outside-worktree', `'${input}' is outside the worktree ${worktree}`);
+  }
+  const rel = abs === worktree ? '' : abs.slice(worktree === '/' ? 1 : worktree.length + 1);
+  checkScopeRoot(rel, input);
+  return rel;
+}
+
+/** Check a stored or computed worktree-relative path. */
+export function checkScopeRoot(rel: string, shown: string = rel): void {
+  if (rel === '') return;
+  if (rel.startsWith('/') || rel.endsWith('/')) throw refuse(shown, 'not-normal', `'${shown}' is not a normalised relative path`);
+  for (const c of rel.split('/')) {
+    if (c === '' || c === '.' || c === '..') throw refuse(shown, 'not-normal', `'${shown}' has a '${c}' component`);
+    if (c.toLowerCase() === '.git') throw refuse(shown, 'inside-git-dir', `'${shown}' is inside .git; git-scalpel never writes there`);
+    if (c.includes('\0')) throw refuse(shown, 'nul', 'the path contains a NUL byte');
+  }
+  encodePath(rel); // throws on lone surrogates that are not byte escapes
+}
+
+/** Refuse when a proper parent of `rel` is a symlink (writing through it would land outside the scope). */
+export async function checkNoSymlinkParent(fs: Fs, worktree: string, rel: string): Promise<void> {
+  if (rel === '') return;
+  const parts = rel.split('/');
+  let cur = worktree;
+  for (let i = 0; i < parts.length - 1; i++) {
+    cur = joinPath(cur, parts[i]);
+    const st = await fs.lstat(cur);
+    if (!st) return;
+    if (st.type === 'symlink') {
+      throw refuse(rel, 'symlink-parent', `'${rel}' lies beneath '${parts.slice(0, i + 1).join('/')}', which is a symbolic link`);
+    }
+    if (st.type !== 'directory') return;
+  }
+}
+
+/** Keep the outermost roots: a root beneath another is already covered by it. Sorted. */
+export function minimalRoots(roots: readonly string[]): string[] {
+  const sorted = [...new Set(roots)].sort(compareRel);
+  const out: string[] = [];
+  for (const r of sorted) if (!out.some((o) => covers(o, r))) out.push(r);
+  return out;
+}
+
+/** Does scope root `root` cover `path` (itself or anything beneath it)? */
+export function covers(root: string, path: string): boolean {
+  return root === '' || path === root || path.startsWith(root + '/');
+}
+
+/** Byte order of the UTF-8 (surrogate-escaped) encodings, as git orders paths. */
+export function compareRel(a: string, b: string): number {
+  if (a === b) return 0;
+  const x = encodePath(a);
+  const y = encodePath(b);
+  const n = Math.min(x.length, y.length);
+  for (let i = 0; i < n; i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return x.length - y.length;
+}
+
+export function parentOf(rel: string): string {
+  const i = rel.lastIndexOf('/');
+  return i < 0 ? '' : rel.slice(0, i);
+}
+
+function refuse(path: string, reason: string, message: string): ScalpelError {
+  return new ScalpelError('BAD_PATH', `refusing path: ${message}`, { path, reason });
+}

@@ -1,0 +1,179 @@
+import { ScalpelError } from '../errors/index.js';
+import { isHex } from '../bytes/hex.js';
+import type { ObjectFormat } from '../hash/index.js';
+import { checkScopeRoot, compareRel, covers } from './scope.js';
+
+/** What one worktree path holds. A path under a scope root with no item was absent. */
+export type WorktreeItem =
+  | { path: string; kind: 'file'; mode: 0o100644 | 0o100755; oid: string; size: number }
+  | { path: string; kind: 'symlink'; target: string; oid: string }
+  | { path: string; kind: 'dir' };
+
+export interface EntryFlagsRecord {
+  assumeValid: boolean;
+  skipWorktree: boolean;
+  intentToAdd: boolean;
+}
+
+/** One index entry of a path (any stage). Stat data is not kept: it is rebuilt by the racy-git rules. */
+export interface IndexRecord {
+  path: string;
+  stage: 0 | 1 | 2 | 3;
+  mode: number;
+  oid: string;
+  flags: EntryFlagsRecord;
+}
+
+/** One resolve-undo record (REUC) of a path. */
+export interface ReucRecord {
+  path: string;
+  modes: [number, number, number];
+  oids: [string | null, string | null, string | null];
+}
+
+/** Everything under some scope roots: worktree items, index entries, resolve-undo records. Sorted by path. */
+export interface PathState {
+  roots: string[];
+  items: WorktreeItem[];
+  index: IndexRecord[];
+  reuc: ReucRecord[];
+}
+
+export interface Manifest {
+  format: 'git-scalpel/1';
+  id: string;
+  session: string;
+  worktreeId: string;
+  objectFormat: ObjectFormat;
+  label: string | null;
+  createdAt: string;
+  /** The pre-image: state of the scope when the snapshot was taken. */
+  captured: PathState;
+  /** The post-image recorded by `seal`, or null. */
+  seal: { sealedAt: string; state: PathState } | null;
+}
+
+const MODES = new Set([0o100644, 0o100755, 0o120000, 0o160000, 0o040000, 0o100664]);
+
+/**
+ * Validate a manifest read from the repository. It is untrusted input: every path is checked
+ * again (I7), every id and mode, and the pieces must be consistent (items sorted, unique, covered
+ * by the roots). Anything else is SNAPSHOT_CORRUPT.
+ */
+export function validateManifest(raw: unknown, format: ObjectFormat): Manifest {
+  const fail = (reason: string): never => {
+    throw new ScalpelError('SNAPSHOT_CORRUPT', `snapshot manifest is corrupt: ${reason}`, { reason });
+  };
+  const m = raw as Manifest;
+  if (!m || typeof m !== 'object') fail('not an object');
+  if (m.format !== 'git-scalpel/1') fail(`unknown format ${JSON.stringify(m.format)}`);
+  for (const k of ['id', 'session', 'worktreeId', 'createdAt'] as const) if (typeof m[k] !== 'string' || !m[k]) fail(`missing ${k}`);
+  if (m.objectFormat !== format) fail(`object format ${String(m.objectFormat)} in a ${format} repository`);
+  if (m.label !== null && typeof m.label !== 'string') fail('bad label');
+  const hexLen = format === 'sha256' ? 64 : 40;
+  const checkState = (s: PathState, what: string) => {
+    if (!s || !Array.isArray(s.roots) || !Array.isArray(s.items) || !Array.isArray(s.index) || !Array.isArray(s.reuc)) fail(`${what}: missing arrays`);
+    const inScope = (p: unknown) => {
+      if (typeof p !== 'string') fail(`${what}: path is not a string`);
+      try {
+        checkScopeRoot(p as string);
+      } catch (e) {
+        fail(`${what}: hostile path ${JSON.stringify(p)} (${(e as Error).message})`);
+      }
+      if (!s.roots.some((r) => covers(r, p as string))) fail(`${what}: ${JSON.stringify(p)} is outside the snapshot's paths`);
+    };
+    for (const r of s.roots) {
+      if (typeof r !== 'string') fail(`${what}: root is not a string`);
+      try {
+        checkScopeRoot(r);
+      } catch (e) {
+        fail(`${what}: hostile path ${JSON.stringify(r)} (${(e as Error).message})`);
+      }
+    }
+    let prev: string | null = null;
+    for (const it of s.items) {
+      inScope(it.path);
+      if (prev !== null && compareRel(prev, it.path) >= 0) fail(`${what}: items not sorted or duplicated at ${JSON.stringify(it.path)}`);
+      prev = it.path;
+      if (it.kind === 'file') {
+        if (it.mode !== 0o100644 && it.mode !== 0o100755) fail(`${what}: bad file mode for ${it.path}`);
+        if (!isHex(it.oid, hexLen)) fail(`${what}: bad id for ${it.path}`);
+        if (!Number.isSafeInteger(it.size) || it.size < 0) fail(`${what}: bad size for ${it.path}`);
+      } else if (it.kind === 'symlink') {
+        if (typeof it.target !== 'string' || !it.target || it.target.includes('\0')) fail(`${what}: bad symlink target for ${it.path}`);
+        if (!isHex(it.oid, hexLen)) fail(`${what}: bad id for ${it.path}`);
+      } else if (it.kind !== 'dir') fail(`${what}: unknown kind for ${JSON.stringify((it as { path: unknown }).path)}`);
+    }
+    // every item's parent must be a captured directory, unless the item is a root
+    const dirs = new Set(s.items.filter((i) => i.kind === 'dir').map((i) => i.path));
+    for (const it of s.items) {
+      if (s.roots.includes(it.path)) continue;
+      const parent = it.path.slice(0, Math.max(0, it.path.lastIndexOf('/')));
+      if (parent === '' ? s.roots.includes('') : dirs.has(parent)) continue;
+      fail(`${what}: ${JSON.stringify(it.path)} has no captured parent directory`);
+    }
+    for (const e of s.index) {
+      inScope(e.path);
+      if (![0, 1, 2, 3].includes(e.stage)) fail(`${what}: bad stage for ${e.path}`);
+      if (!MODES.has(e.mode)) fail(`${what}: bad index mode ${e.mode} for ${e.path}`);
+      if (!isHex(e.oid, hexLen)) fail(`${what}: bad index id for ${e.path}`);
+      if (!e.flags || typeof e.flags.assumeValid !== 'boolean' || typeof e.flags.skipWorktree !== 'boolean' || typeof e.flags.intentToAdd !== 'boolean') fail(`${what}: bad flags for ${e.path}`);
+    }
+    for (const r of s.reuc) {
+      inScope(r.path);
+      if (!Array.isArray(r.modes) || r.modes.length !== 3 || !Array.isArray(r.oids) || r.oids.length !== 3) fail(`${what}: bad resolve-undo record for ${r.path}`);
+      for (let i = 0; i < 3; i++) {
+        if (!Number.isInteger(r.modes[i]) || r.modes[i] < 0) fail(`${what}: bad resolve-undo mode for ${r.path}`);
+        if (r.modes[i] !== 0 && !isHex(r.oids[i] ?? '', hexLen)) fail(`${what}: bad resolve-undo id for ${r.path}`);
+      }
+    }
+  };
+  checkState(m.captured, 'captured state');
+  if (m.seal !== null) {
+    if (!m.seal || typeof m.seal.sealedAt !== 'string') fail('bad seal');
+    checkState(m.seal.state, 'sealed state');
+  }
+  return m;
+}
+
+/** A short text naming a worktree item's state, for plans and refusals ("file 100644 <id>", "absent"). */
+export function describeItem(it: WorktreeItem | undefined): string {
+  if (!it) return 'absent';
+  if (it.kind === 'file') return `file ${it.mode.toString(8)} ${it.oid}`;
+  if (it.kind === 'symlink') return `symlink -> ${it.target}`;
+  return 'directory';
+}
+
+export function sameItem(a: WorktreeItem | undefined, b: WorktreeItem | undefined): boolean {
+  if (!a || !b) return a === b;
+  if (a.kind !== b.kind) return false;
+  if (a.kind === 'file' && b.kind === 'file') return a.mode === b.mode && a.oid === b.oid;
+  if (a.kind === 'symlink' && b.kind === 'symlink') return a.target === b.target;
+  return true;
+}
+
+export function describeEntries(list: readonly IndexRecord[]): string {
+  if (list.length === 0) return 'no index entry';
+  return list
+    .map((e) => {
+      const f = [e.flags.assumeValid ? 'assume-unchanged' : '', e.flags.skipWorktree ? 'skip-worktree' : '', e.flags.intentToAdd ? 'intent-to-add' : ''].filter(Boolean);
+      return `${e.mode.toString(8).padStart(6, '0')} ${e.oid} ${e.stage}${f.length ? ` (${f.join(',')})` : ''}`;
+    })
+    .join('; ');
+}
+
+export function sameEntries(a: readonly IndexRecord[], b: readonly IndexRecord[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x.stage !== y.stage || x.mode !== y.mode || x.oid !== y.oid) return false;
+    if (x.flags.assumeValid !== y.flags.assumeValid || x.flags.skipWorktree !== y.flags.skipWorktree || x.flags.intentToAdd !== y.flags.intentToAdd) return false;
+  }
+  return true;
+}
+
+export function sameReuc(a: ReucRecord | undefined, b: ReucRecord | undefined): boolean {
+  if (!a || !b) return a === b;
+  return a.modes.every((m, i) => m === b.modes[i] && (m === 0 || a.oids[i] === b.oids[i]));
+}

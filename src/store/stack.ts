@@ -1,0 +1,204 @@
+import { ScalpelError } from '../errors/index.js';
+import { encodePath, utf8Decode, utf8Encode } from '../bytes/text.js';
+import { decodeCommit, encodeCommit, formatIdentity } from '../object/commit.js';
+import { decodeTree, encodeTree, type TreeEntry } from '../object/tree.js';
+import { objectId } from '../object/loose.js';
+import type { Repository } from '../repo/repository.js';
+import { validateManifest, type Manifest, type PathState } from '../snapshot/state.js';
+
+/**
+ * Snapshot stacks. Each snapshot is a commit whose tree holds
+ *   manifest.json   the manifest (pre-image state, seal, label, times)
+ *   worktree/       the captured files and symlinks at their paths (`git show <ref>:worktree/<path>`)
+ *   index/          every blob and tree the captured index entries and resolve-undo records name
+ * and whose parent is the snapshot below it. The session's ref `refs/scalpel/<worktree>/<session>`
+ * points at the newest, so a push writes a few objects and moves one ref, whatever the stack's
+ * size, and everything a snapshot needs stays reachable for `git gc`.
+ */
+export interface StackEntry {
+  commit: string;
+  parent: string | null;
+  manifest: Manifest;
+}
+
+const SESSION_RE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}$/;
+
+export function checkSession(session: string): void {
+  if (!SESSION_RE.test(session) || session.endsWith('.lock') || session.includes('..')) {
+    throw new ScalpelError('BAD_ARGUMENT', `invalid session name '${session}' (letters, digits, '.', '_', '-'; at most 100)`, { name: 'session', value: session });
+  }
+}
+
+export class SnapshotStack {
+  constructor(
+    private readonly repo: Repository,
+    readonly session: string,
+  ) {
+    checkSession(session);
+  }
+
+  get ref(): string {
+    return `refs/scalpel/${this.repo.worktreeId}/${this.session}`;
+  }
+
+  head(): Promise<string | null> {
+    return this.repo.refs.read(this.ref);
+  }
+
+  /** Read one snapshot commit and its manifest (validated: stored state is untrusted). */
+  async load(commit: string): Promise<StackEntry> {
+    const { type, content } = await this.repo.odb.read(commit).catch((e: unknown) => {
+      throw corrupt(`snapshot commit ${commit} cannot be read: ${(e as Error).message}`, commit);
+    });
+    if (type !== 'commit') throw corrupt(`${commit} is a ${type}, not a snapshot commit`, commit);
+    const c = decodeCommit(content, this.repo.objectFormat);
+    const tree = await this.repo.odb.read(c.tree);
+    if (tree.type !== 'tree') throw corrupt(`snapshot ${commit} has no tree`, commit);
+    const manifestEntry = decodeTree(tree.content, this.repo.objectFormat).find((e) => utf8Decode(e.name) === 'manifest.json');
+    if (!manifestEntry) throw corrupt(`snapshot ${commit} has no manifest.json`, commit);
+    const blob = await this.repo.odb.read(manifestEntry.oid);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(utf8Decode(blob.content));
+    } catch (e) {
+      throw corrupt(`snapshot ${commit}: manifest.json is not JSON (${(e as Error).message})`, commit);
+    }
+    let manifest: Manifest;
+    try {
+      manifest = validateManifest(raw, this.repo.objectFormat);
+    } catch (e) {
+      if (e instanceof ScalpelError) e.data.commit = commit;
+      throw e;
+    }
+    if (manifest.session !== this.session || manifest.worktreeId !== this.repo.worktreeId) {
+      throw corrupt(`snapshot ${commit} belongs to session ${manifest.session} of worktree ${manifest.worktreeId}`, commit);
+    }
+    return { commit, parent: c.parents[0] ?? null, manifest };
+  }
+
+  /** Snapshots from the newest down, stopping after `stop` returns true (or at the bottom). */
+  async walk(stop?: (e: StackEntry) => boolean): Promise<StackEntry[]> {
+    const out: StackEntry[] = [];
+    let cur = await this.head();
+    const seen = new Set<string>();
+    while (cur) {
+      if (seen.has(cur)) throw corrupt(`snapshot chain loops at ${cur}`, cur);
+      seen.add(cur);
+      const e = await this.load(cur);
+      out.push(e);
+      if (stop?.(e)) break;
+      cur = e.parent;
+    }
+    return out;
+  }
+
+  /** The snapshots from the newest down to the one whose id starts with `id` (inclusive). */
+  async downTo(id: string): Promise<StackEntry[]> {
+    const list = await this.walk((e) => e.manifest.id === id || e.manifest.id.startsWith(id));
+    const last = list[list.length - 1];
+    if (!last || !(last.manifest.id === id || last.manifest.id.startsWith(id))) {
+      throw new ScalpelError('SNAPSHOT_NOT_FOUND', `no snapshot '${id}' in session '${this.session}'`, { session: this.session, id });
+    }
+    return list;
+  }
+
+  /** Write the objects of a snapshot commit with the given parent; returns the commit id. The ref is not moved. */
+  async writeCommit(manifest: Manifest, parent: string | null): Promise<string> {
+    const odb = this.repo.odb;
+    const fmt = this.repo.objectFormat;
+    const manifestOid = await odb.write('blob', utf8Encode(JSON.stringify(manifest)));
+    const root: TreeEntry[] = [{ mode: 0o100644, name: utf8Encode('manifest.json'), oid: manifestOid }];
+    const wt = await this.worktreeTree(manifest.captured);
+    if (wt) root.push({ mode: 0o040000, name: utf8Encode('worktree'), oid: wt });
+    const ix = await this.indexTree(manifest.captured);
+    if (ix) root.push({ mode: 0o040000, name: utf8Encode('index'), oid: ix });
+    const tree = await odb.write('tree', encodeTree(root, fmt));
+    const when = Math.floor(Date.parse(manifest.createdAt) / 1000);
+    const ident = formatIdentity({ name: 'git-scalpel', email: 'git-scalpel@localhost', timestamp: Number.isFinite(when) && when >= 0 ? when : 0 });
+    const label = manifest.label ? `: ${manifest.label.replace(/\n/g, ' ')}` : '';
+    const message = `git-scalpel ${this.session} ${manifest.id}${label}\n\n${manifest.captured.roots.map((r) => `  ${r || '.'}`).join('\n')}\n`;
+    return odb.write('commit', encodeCommit({ tree, parents: parent ? [parent] : [], author: ident, committer: ident, message }));
+  }
+
+  /** Move the session ref from `expected` to `to` (null deletes it). */
+  async moveHead(expected: string | null, to: string | null): Promise<void> {
+    if (to === null) {
+      if (expected !== null) await this.repo.refs.delete(this.ref, expected);
+      return;
+    }
+    await this.repo.refs.update(this.ref, to, expected);
+  }
+
+  /**
+   * Replace the snapshot `target` (somewhere in `chain`, newest first, which must start at the
+   * head) by `manifest`, re-parenting the snapshots above it. Returns the replacement's commit and the new head.
+   */
+  async replace(chain: StackEntry[], target: StackEntry, manifest: Manifest): Promise<{ commit: string; head: string }> {
+    const at = chain.indexOf(target);
+    if (at < 0) throw new ScalpelError('BAD_ARGUMENT', 'snapshot is not in the chain', { name: 'target' });
+    const commit = await this.writeCommit(manifest, target.parent);
+    let head = commit;
+    for (let i = at - 1; i >= 0; i--) head = await this.writeCommit(chain[i].manifest, head);
+    await this.moveHead(chain[0].commit, head);
+    return { commit, head };
+  }
+
+  private async worktreeTree(state: PathState): Promise<string | null> {
+    const files: Array<{ path: string; mode: number; oid: string }> = [];
+    for (const it of state.items) {
+      if (it.kind === 'file') files.push({ path: it.path, mode: it.mode, oid: it.oid });
+      else if (it.kind === 'symlink') files.push({ path: it.path, mode: 0o120000, oid: it.oid });
+    }
+    return files.length ? this.writeNested(files) : null;
+  }
+
+  /** Blobs and trees the index records name, by id, so git gc keeps them. Gitlinks are other repositories' commits. */
+  private async indexTree(state: PathState): Promise<string | null> {
+    const byOid = new Map<string, number>();
+    const add = (oid: string | null, mode: number) => {
+      if (!oid || mode === 0o160000 || mode === 0) return;
+      byOid.set(oid, mode === 0o040000 ? 0o040000 : 0o100644);
+    };
+    for (const e of state.index) add(e.oid, e.mode);
+    for (const r of state.reuc) r.modes.forEach((m, i) => add(r.oids[i], m));
+    const entries: TreeEntry[] = [];
+    const emptyBlob = objectId('blob', new Uint8Array(0), this.repo.objectFormat, this.repo.hash);
+    for (const [oid, mode] of byOid) {
+      if (!(await this.repo.odb.has(oid))) {
+        // intent-to-add entries name the empty blob, which git does not write; anything else missing was missing before
+        if (oid === emptyBlob) await this.repo.odb.write('blob', new Uint8Array(0));
+        else continue;
+      }
+      entries.push({ mode, name: utf8Encode(oid), oid });
+    }
+    return entries.length ? this.repo.odb.write('tree', encodeTree(entries, this.repo.objectFormat)) : null;
+  }
+
+  private async writeNested(files: Array<{ path: string; mode: number; oid: string }>): Promise<string> {
+    interface Dir {
+      files: TreeEntry[];
+      dirs: Map<string, Dir>;
+    }
+    const root: Dir = { files: [], dirs: new Map() };
+    for (const f of files) {
+      const parts = f.path.split('/');
+      let d = root;
+      for (let i = 0; i < parts.length - 1; i++) {
+        let next = d.dirs.get(parts[i]);
+        if (!next) d.dirs.set(parts[i], (next = { files: [], dirs: new Map() }));
+        d = next;
+      }
+      d.files.push({ mode: f.mode, name: encodePath(parts[parts.length - 1]), oid: f.oid });
+    }
+    const write = async (d: Dir): Promise<string> => {
+      const entries = [...d.files];
+      for (const [name, sub] of d.dirs) entries.push({ mode: 0o040000, name: encodePath(name), oid: await write(sub) });
+      return this.repo.odb.write('tree', encodeTree(entries, this.repo.objectFormat));
+    };
+    return write(root);
+  }
+}
+
+function corrupt(reason: string, commit: string): ScalpelError {
+  return new ScalpelError('SNAPSHOT_CORRUPT', reason, { reason, commit });
+}
