@@ -1,0 +1,196 @@
+import { describe, expect, it } from 'vitest';
+import { existsSync, readFileSync, writeFileSync, symlinkSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { git, makeTempDir } from '../helpers/git.js';
+import { gitView, worktreeView } from '../helpers/view.js';
+import { open, personRepo, w } from './scenario.js';
+import { run } from '../../src/cli/main.js';
+import { errorExitCode } from '../../src/cli/args.js';
+import { nodeFs } from '../../src/node.js';
+
+async function cli(cwd: string, args: string[], stdin?: Uint8Array): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  try {
+    const code = await run(args, { fs: nodeFs(), cwd, out: (t) => void (out += t), err: (t) => void (err += t), stdin: async () => stdin ?? new Uint8Array() });
+    return { code, out, err };
+  } catch (e) {
+    return { code: errorExitCode(e), out, err: err + String((e as Error).message) };
+  }
+}
+
+function frozen(dir: string) {
+  return { git: gitView(dir), tree: worktreeView(dir, { mtimes: true }), index: readFileSync(join(dir, '.git/index')) };
+}
+
+describe('refusals: nothing is written', () => {
+  it('a third party writes a sealed path: exit 3 naming path and digests; --force saves it first; restore brings it back', async () => {
+    const dir = personRepo();
+    const start = worktreeView(dir);
+    expect((await cli(dir, ['snapshot', '--label', 'turn 1', 'src/app.ts', 'README.md'])).code).toBe(0);
+    w(dir, 'src/app.ts', 'agent\n');
+    expect((await cli(dir, ['seal'])).code).toBe(0);
+    w(dir, 'README.md', 'a third party wrote this after the seal\n');
+    const third = worktreeView(dir);
+    const before = frozen(dir);
+    const r = await cli(dir, ['restore']);
+    expect(r.code).toBe(3);
+    expect(r.err).toContain('README.md');
+    expect(r.err).toMatch(/sealed file 100644 [0-9a-f]{40}, found file 100644 [0-9a-f]{40}/);
+    expect(r.err).toContain('--force');
+    const after = frozen(dir);
+    expect(after.tree).toEqual(before.tree);
+    expect(after.index.equals(before.index)).toBe(true);
+    expect(after.git).toEqual(before.git);
+    // dry run says the same and writes nothing
+    const dry = await cli(dir, ['restore', '--dry-run', '--json']);
+    expect(dry.code).toBe(3);
+    expect(JSON.parse(dry.out).conflicts[0]).toMatchObject({ path: 'README.md', part: 'worktree' });
+    expect(frozen(dir).index.equals(before.index)).toBe(true);
+
+    const forced = await cli(dir, ['restore', '--force', '--json']);
+    expect(forced.code).toBe(0);
+    const report = JSON.parse(forced.out);
+    expect(report.savedAs).toMatch(/^[0-9a-f]{8}$/);
+    expect(worktreeView(dir)).toEqual(start);
+    const list = JSON.parse((await cli(dir, ['list', '--json'])).out);
+    expect(list.map((s: { id: string }) => s.id)).toEqual([report.savedAs]);
+    // the forced restore can itself be undone
+    expect((await cli(dir, ['restore'])).code).toBe(0);
+    expect(worktreeView(dir)).toEqual(third);
+  });
+
+  it('a foreign index.lock: refused, lock and index untouched', async () => {
+    const dir = personRepo();
+    const repo = await open(dir);
+    await repo.snapshot(['src/app.ts']);
+    w(dir, 'src/app.ts', 'agent\n');
+    writeFileSync(join(dir, '.git/index.lock'), 'someone else');
+    const before = frozen(dir);
+    const r = await cli(dir, ['restore']);
+    expect(r.code).toBe(3);
+    expect(r.err).toContain('index.lock');
+    expect(readFileSync(join(dir, '.git/index.lock'), 'utf8')).toBe('someone else');
+    const after = frozen(dir);
+    expect(after.index.equals(before.index)).toBe(true);
+    expect(after.tree).toEqual(before.tree);
+    expect((await repo.list()).length).toBe(1);
+  });
+
+  it('hostile paths are refused before anything is recorded', async () => {
+    const dir = personRepo();
+    const outside = makeTempDir();
+    symlinkSync(outside, join(dir, 'escape'));
+    mkdirSync(join(dir, 'sub/.git'), { recursive: true });
+    for (const p of ['../outside.txt', '/etc/passwd', '.git/config', '.git', 'sub/.git/x', 'src/../../x', 'escape/file.txt', '.GIT/config']) {
+      const r = await cli(dir, ['snapshot', '--', p]);
+      expect(r.code, p).toBe(3);
+      expect(r.err, p).toMatch(/refusing path/);
+    }
+    expect(git(dir, ['for-each-ref', 'refs/scalpel'])).toBe('');
+    expect(existsSync(join(outside, 'file.txt'))).toBe(false);
+  });
+
+  it('a tampered manifest with a hostile path is refused at restore (stored state is untrusted)', async () => {
+    const dir = personRepo();
+    const repo = await open(dir);
+    const s = await repo.snapshot(['src/app.ts']);
+    // forge a snapshot commit whose manifest claims a path outside the worktree
+    const ref = `refs/scalpel/main/default`;
+    const manifest = JSON.parse(git(dir, ['show', `${ref}:manifest.json`]));
+    manifest.captured.roots = ['../evil'];
+    manifest.captured.items = [{ path: '../evil', kind: 'file', mode: 0o100644, oid: manifest.captured.items[0].oid, size: 1 }];
+    const blob = git(dir, ['hash-object', '-w', '--stdin'], { input: JSON.stringify(manifest) }).trim();
+    const tree = git(dir, ['mktree'], { input: `100644 blob ${blob}\tmanifest.json\n` }).trim();
+    const commit = git(dir, ['commit-tree', tree, '-m', 'forged']).trim();
+    git(dir, ['update-ref', ref, commit, s.commit]);
+    const before = frozen(dir);
+    const r = await cli(dir, ['restore']);
+    expect(r.code).toBe(3);
+    expect(r.err).toMatch(/manifest is corrupt: .*hostile path/);
+    expect(frozen(dir).index.equals(before.index)).toBe(true);
+    expect(existsSync(join(dir, '..', 'evil'))).toBe(false);
+  });
+
+  it('a snapshot whose content objects are gone is refused as incomplete, before any write', async () => {
+    const dir = personRepo();
+    const repo = await open(dir);
+    await repo.snapshot(['notes.txt']);
+    const oid = git(dir, ['hash-object', 'notes.txt']).trim();
+    w(dir, 'notes.txt', 'agent\n');
+    const { rmSync } = await import('node:fs');
+    rmSync(join(dir, '.git/objects', oid.slice(0, 2), oid.slice(2)));
+    const before = frozen(dir);
+    const r = await cli(dir, ['restore']);
+    expect(r.code).toBe(3);
+    expect(r.err).toMatch(/incomplete/);
+    expect(frozen(dir).tree).toEqual(before.tree);
+  });
+
+  it('dry run changes neither the index file nor any file', async () => {
+    const dir = personRepo();
+    const repo = await open(dir);
+    await repo.snapshot(['src', 'README.md']);
+    w(dir, 'src/app.ts', 'agent\n');
+    w(dir, 'src/new.ts', 'new\n');
+    git(dir, ['add', 'src']);
+    const before = frozen(dir);
+    const r = await cli(dir, ['restore', '--dry-run']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('would restore');
+    expect(r.out).toMatch(/delete\s+src\/new\.ts/);
+    expect(r.out).toMatch(/write\s+src\/app\.ts/);
+    const after = frozen(dir);
+    expect(after.index.equals(before.index)).toBe(true);
+    expect(after.tree).toEqual(before.tree);
+    expect((await repo.list()).length).toBe(1);
+  });
+});
+
+describe('CLI', () => {
+  it('takes paths from a NUL-separated pathspec file on stdin (names argv cannot carry) and relative to -C', async () => {
+    const dir = personRepo();
+    const latin = Buffer.from('r\xe9sum\xe9.txt', 'latin1');
+    writeFileSync(Buffer.concat([Buffer.from(dir + '/src/'), latin]), 'latin-1\n');
+    const before = worktreeView(dir);
+    // relative to the directory given with -C
+    const spec = Buffer.concat([latin, Buffer.from('\0app.ts\0')]);
+    const s = await cli('/', ['-C', join(dir, 'src'), 'snapshot', '--pathspec-from-file=-', '--pathspec-file-nul', '--json'], new Uint8Array(spec));
+    expect(s.code).toBe(0);
+    expect(JSON.parse(s.out).paths).toEqual(['src/app.ts', 'src/r\udce9sum\udce9.txt']);
+    const { unlinkSync } = await import('node:fs');
+    unlinkSync(Buffer.concat([Buffer.from(dir + '/src/'), latin]));
+    w(dir, 'src/app.ts', 'agent\n');
+    const r = await cli(dir, ['restore']);
+    expect(r.code).toBe(0);
+    expect(worktreeView(dir)).toEqual(before);
+  });
+
+  it('resolves relative paths against the current directory and absolute ones inside the worktree', async () => {
+    const dir = personRepo();
+    const s = await cli(join(dir, 'src'), ['snapshot', '--json', 'app.ts', join(dir, 'README.md'), 'lib/../lib/util.ts']);
+    expect(s.code).toBe(0);
+    expect(JSON.parse(s.out).paths).toEqual(['README.md', 'src/app.ts', 'src/lib/util.ts']);
+  });
+
+  it('show, list, drop, log and usage errors', async () => {
+    const dir = personRepo();
+    const a = JSON.parse((await cli(dir, ['snapshot', '--json', '--label', 'first', 'src'])).out);
+    const b = JSON.parse((await cli(dir, ['snapshot', '--json', 'README.md'])).out);
+    const list = await cli(dir, ['list']);
+    expect(list.out.indexOf(b.id)).toBeLessThan(list.out.indexOf(a.id));
+    const show = await cli(dir, ['show', a.id]);
+    expect(show.out).toContain('file     src/app.ts');
+    expect(show.out).toContain('100644');
+    expect((await cli(dir, ['drop', a.id])).code).toBe(0);
+    expect(JSON.parse((await cli(dir, ['list', '--json'])).out).map((x: { id: string }) => x.id)).toEqual([b.id]);
+    expect((await cli(dir, ['show', a.id])).code).toBe(1);
+    const log = await cli(dir, ['log', '--json']);
+    expect(JSON.parse(log.out).map((r: { event: string }) => r.event)).toEqual(['snapshot', 'snapshot', 'drop']);
+    expect((await cli(dir, ['snapshot'])).code).toBe(2);
+    expect((await cli(dir, ['restore', '--nope'])).code).toBe(2);
+    expect((await cli(dir, ['restore', 'a', 'b'])).code).toBe(2);
+    expect((await cli(dir, ['snapshot', '--session', 'bad name', 'x'])).code).toBe(2);
+    expect((await cli(dir, ['restore', '--session', 'empty'])).code).toBe(1);
+  });
+});
