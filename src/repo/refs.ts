@@ -73,52 +73,78 @@ export class RefStore {
   }
 
   /**
-   * Point `name` at `oid` if it still points at `expected` (null: must not exist). Throws
-   * REF_CONFLICT when another writer moved it, REF_LOCKED when its lock is held.
+   * Take `<ref>.lock` for the duration of a read-modify-write: the value read under the lock
+   * is `current`, and `set` writes the new value (or deletes the ref) and drops the lock.
+   * A held lock is waited for (another process of ours is mid-update) up to `waitMs`, then
+   * REF_LOCKED. Always `release()` in a finally block.
    */
-  async update(name: string, oid: string, expected: string | null): Promise<void> {
-    if (!isHex(oid, this.oidHexLength)) throw new ScalpelError('BAD_ARGUMENT', `not an object id: ${oid}`, { name: 'oid', value: oid });
+  async transaction(name: string, waitMs = 10_000): Promise<RefTransaction> {
     const path = this.refPath(name);
     await mkdirp(this.fs, dirname(path));
-    const lock = await this.lock(name, path);
-    try {
-      await this.checkExpected(name, expected);
-      await lock.write(utf8Encode(`${oid}\n`));
-      await lock.commit(path);
-    } finally {
-      await lock.release();
-    }
-  }
-
-  /** Delete `name` if it still points at `expected`: the loose file, and its packed-refs line. */
-  async delete(name: string, expected: string | null): Promise<void> {
-    const path = this.refPath(name);
-    const lock = await this.lock(name, path);
-    try {
-      await this.checkExpected(name, expected);
-      const packed = await this.readPacked();
-      if (packed.has(name)) await this.rewritePackedWithout(name);
-      if (await this.fs.lstat(path)) await this.fs.unlink(path);
-    } finally {
-      await lock.release();
-    }
-  }
-
-  private async lock(name: string, path: string) {
-    try {
-      return await acquireLock(this.fs, `${path}.lock`);
-    } catch (e) {
-      if (e instanceof ScalpelError && e.code === 'INDEX_LOCKED') {
-        throw new ScalpelError('REF_LOCKED', `cannot lock ref '${name}': '${path}.lock' exists (another process is updating it)`, { ref: name, path: `${path}.lock` });
+    const deadline = Date.now() + waitMs;
+    let delay = 2;
+    let lock;
+    for (;;) {
+      try {
+        lock = await acquireLock(this.fs, `${path}.lock`);
+        break;
+      } catch (e) {
+        if (!(e instanceof ScalpelError && e.code === 'INDEX_LOCKED')) throw e;
+        if (Date.now() >= deadline) {
+          throw new ScalpelError(
+            'REF_LOCKED',
+            `cannot lock ref '${name}': '${path}.lock' exists. Another git-scalpel process is using this session; if none is running, a process crashed earlier: remove the file to continue.`,
+            { ref: name, path: `${path}.lock` },
+          );
+        }
+        await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
+        delay = Math.min(delay * 2, 100);
       }
+    }
+    const held = lock;
+    let current: string | null;
+    try {
+      current = await this.read(name);
+    } catch (e) {
+      await held.release();
       throw e;
     }
+    return {
+      current,
+      set: async (oid: string | null) => {
+        if (oid === null) {
+          if ((await this.readPacked()).has(name)) await this.rewritePackedWithout(name);
+          if (await this.fs.lstat(path)) await this.fs.unlink(path);
+          await held.release();
+          return;
+        }
+        if (!isHex(oid, this.oidHexLength)) throw new ScalpelError('BAD_ARGUMENT', `not an object id: ${oid}`, { name: 'oid', value: oid });
+        await held.write(utf8Encode(`${oid}\n`));
+        await held.commit(path);
+      },
+      release: () => held.release(),
+    };
   }
 
-  private async checkExpected(name: string, expected: string | null): Promise<void> {
-    const current = await this.read(name);
-    if (current !== expected) {
-      throw new ScalpelError('REF_CONFLICT', `ref ${name} moved: expected ${expected ?? '(none)'}, found ${current ?? '(none)'}`, { ref: name, expected, found: current });
+  /** Point `name` at `oid` if it still points at `expected` (null: must not exist); REF_CONFLICT otherwise. */
+  async update(name: string, oid: string, expected: string | null): Promise<void> {
+    const tx = await this.transaction(name);
+    try {
+      if (tx.current !== expected) throw conflict(name, expected, tx.current);
+      await tx.set(oid);
+    } finally {
+      await tx.release();
+    }
+  }
+
+  /** Delete `name` if it still points at `expected`: the loose file and its packed-refs line. */
+  async delete(name: string, expected: string | null): Promise<void> {
+    const tx = await this.transaction(name);
+    try {
+      if (tx.current !== expected) throw conflict(name, expected, tx.current);
+      await tx.set(null);
+    } finally {
+      await tx.release();
     }
   }
 
@@ -148,6 +174,19 @@ export class RefStore {
       await lock.release();
     }
   }
+}
+
+export interface RefTransaction {
+  /** The ref's value when the lock was taken (null: absent). */
+  readonly current: string | null;
+  /** Write the new value (null deletes the ref) and drop the lock. */
+  set(oid: string | null): Promise<void>;
+  /** Drop the lock without changing the ref (no-op after set). */
+  release(): Promise<void>;
+}
+
+function conflict(name: string, expected: string | null, found: string | null): ScalpelError {
+  return new ScalpelError('REF_CONFLICT', `ref ${name} moved: expected ${expected ?? '(none)'}, found ${found ?? '(none)'}`, { ref: name, expected, found });
 }
 
 /** A subset of git's check_refname_format, enough for the refs this tool writes and reads. */

@@ -126,23 +126,19 @@ export class ScalpelRepository {
       captured: state,
       seal: null,
     };
-    // push: one commit on top of the head; if another process moved the head meanwhile, stack on its snapshot
-    for (let attempt = 0; ; attempt++) {
-      const head = await stack.head();
-      const commit = await stack.writeCommit(manifest, head);
-      try {
-        await stack.moveHead(head, commit);
-        await this.appendLog({ event: 'snapshot', session, ids: [manifest.id], paths: roots, detail: { label: manifest.label } });
-        return info(manifest, commit);
-      } catch (e) {
-        if (!(e instanceof ScalpelError) || (e.code !== 'REF_CONFLICT' && e.code !== 'REF_LOCKED') || attempt >= 50) throw e;
-        await sleep(5 + Math.random() * 20 * (attempt + 1));
-      }
-    }
+    // push: one commit on top of the head, under the session's ref lock (concurrent pushes queue up)
+    const commit = await stack.locked(async (tx) => {
+      const c = await stack.writeCommit(manifest, tx.current);
+      await tx.set(c);
+      return c;
+    });
+    await this.appendLog({ event: 'snapshot', session, ids: [manifest.id], paths: roots, detail: { label: manifest.label } });
+    return info(manifest, commit);
   }
 
   private async extend(stack: SnapshotStack, id: string, state: PathState, label: string | undefined): Promise<SnapshotInfo> {
-    const chain = await stack.downTo(id);
+    return stack.locked(async (tx) => {
+    const chain = await stack.downTo(id, tx.current);
     const target = chain[chain.length - 1];
     const old = target.manifest.captured;
     const isNew = (p: string) => !old.roots.some((r) => covers(r, p));
@@ -157,23 +153,26 @@ export class ScalpelRepository {
     captured.index.sort((a, b) => byPath(a, b) || a.stage - b.stage);
     captured.reuc.sort(byPath);
     const manifest: Manifest = { ...target.manifest, captured, seal: null, label: label ?? target.manifest.label };
-    const { commit } = await stack.replace(chain, target, manifest);
+    const { commit } = await stack.replace(tx, chain, target, manifest);
     await this.appendLog({ event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots });
     return info(manifest, commit);
+    });
   }
 
   /** Record what the edit left in the snapshot's scope, so a later restore can tell a third party's write. */
   async seal(opts: { session?: string; id?: string } = {}): Promise<SnapshotInfo> {
     const stack = this.stack(opts.session);
-    const chain = opts.id ? await stack.downTo(opts.id) : await stack.walk(() => true);
+    return stack.locked(async (tx) => {
+    const chain = opts.id ? await stack.downTo(opts.id, tx.current) : await stack.walk(() => true, tx.current);
     const target = chain[chain.length - 1];
     if (!target) throw new ScalpelError('SNAPSHOT_NOT_FOUND', `no snapshot to seal in session '${stack.session}'`, { session: stack.session });
     const read = await this.repo.readIndex();
     const state = await captureState(this.repo, read?.index ?? null, target.manifest.captured.roots, { writeObjects: false });
     const manifest: Manifest = { ...target.manifest, seal: { sealedAt: this.now().toISOString(), state } };
-    const { commit } = await stack.replace(chain, target, manifest);
+    const { commit } = await stack.replace(tx, chain, target, manifest);
     await this.appendLog({ event: 'seal', session: stack.session, ids: [manifest.id], paths: state.roots });
     return info(manifest, commit);
+    });
   }
 
   /**
@@ -184,55 +183,61 @@ export class ScalpelRepository {
   async restore(opts: RestoreOptions = {}): Promise<RestoreReport> {
     const stack = this.stack(opts.session);
     const session = stack.session;
-    const chain = opts.id ? await stack.downTo(opts.id) : await stack.walk(() => true);
-    if (chain.length === 0) throw new ScalpelError('SNAPSHOT_NOT_FOUND', `nothing to restore: session '${session}' has no snapshots`, { session });
-    const ids = chain.map((e) => e.manifest.id);
-    const oldest = chain[chain.length - 1];
-
     if (opts.dryRun) {
+      const chain = await this.restoreChain(stack, opts.id, await stack.head());
       const read = await this.repo.readIndex();
       const plan = await planRestore(this.repo, chain, read);
-      return { session, restored: ids, dryRun: true, savedAs: null, paths: plan.paths, conflicts: plan.conflicts, indexWritten: false };
+      return { session, restored: chain.map((e) => e.manifest.id), dryRun: true, savedAs: null, paths: plan.paths, conflicts: plan.conflicts, indexWritten: false };
     }
-
-    const lock = await this.repo.lockIndex().catch(async (e: unknown) => {
-      if (e instanceof ScalpelError && e.code === 'INDEX_LOCKED') {
-        await this.appendLog({ event: 'refused', session, ids, paths: oldest.manifest.captured.roots, detail: { reason: 'index-locked' } });
+    return stack.locked(async (tx) => {
+      const chain = await this.restoreChain(stack, opts.id, tx.current);
+      const ids = chain.map((e) => e.manifest.id);
+      const oldest = chain[chain.length - 1];
+      const lock = await this.repo.lockIndex().catch(async (e: unknown) => {
+        if (e instanceof ScalpelError && e.code === 'INDEX_LOCKED') {
+          await this.appendLog({ event: 'refused', session, ids, paths: oldest.manifest.captured.roots, detail: { reason: 'index-locked' } });
+        }
+        throw e;
+      });
+      try {
+        const indexStat = await this.repo.fs.lstat(this.repo.indexPath);
+        const read = await this.repo.readIndex();
+        const plan = await planRestore(this.repo, chain, read);
+        if (plan.conflicts.length && !opts.force) {
+          await this.appendLog({ event: 'refused', session, ids, paths: plan.conflicts.map((c) => c.path), detail: { conflicts: plan.conflicts } });
+          throw refusal(plan.conflicts, session);
+        }
+        let saved: Manifest | null = null;
+        let savedCommit: string | null = null;
+        if (opts.force) {
+          const state = await captureState(this.repo, read?.index ?? null, plan.roots, { writeObjects: true });
+          saved = {
+            format: 'git-scalpel/1',
+            id: newId(),
+            session,
+            worktreeId: this.repo.worktreeId,
+            objectFormat: this.repo.objectFormat,
+            label: `state before forced restore of ${ids.join(', ')}`,
+            createdAt: this.now().toISOString(),
+            captured: state,
+            seal: null,
+          };
+          savedCommit = await stack.writeCommit(saved, oldest.parent);
+        }
+        const { indexWritten } = await applyRestore(this.repo, plan, read, lock, indexStat);
+        await tx.set(savedCommit ?? oldest.parent);
+        await this.appendLog({ event: 'restore', session, ids, paths: plan.roots, detail: { savedAs: saved?.id ?? null, changed: plan.paths.map((p) => p.path) } });
+        return { session, restored: ids, dryRun: false, savedAs: saved?.id ?? null, paths: plan.paths, conflicts: plan.conflicts, indexWritten };
+      } finally {
+        await lock.release();
       }
-      throw e;
     });
-    try {
-      const indexStat = await this.repo.fs.lstat(this.repo.indexPath);
-      const read = await this.repo.readIndex();
-      const plan = await planRestore(this.repo, chain, read);
-      if (plan.conflicts.length && !opts.force) {
-        await this.appendLog({ event: 'refused', session, ids, paths: plan.conflicts.map((c) => c.path), detail: { conflicts: plan.conflicts } });
-        throw refusal(plan.conflicts, session);
-      }
-      let savedAs: Manifest | null = null;
-      let savedCommit: string | null = null;
-      if (opts.force) {
-        const state = await captureState(this.repo, read?.index ?? null, plan.roots, { writeObjects: true });
-        savedAs = {
-          format: 'git-scalpel/1',
-          id: newId(),
-          session,
-          worktreeId: this.repo.worktreeId,
-          objectFormat: this.repo.objectFormat,
-          label: `state before forced restore of ${ids.join(', ')}`,
-          createdAt: this.now().toISOString(),
-          captured: state,
-          seal: null,
-        };
-        savedCommit = await stack.writeCommit(savedAs, oldest.parent);
-      }
-      const { indexWritten } = await applyRestore(this.repo, plan, read, lock, indexStat);
-      await stack.moveHead(chain[0].commit, savedCommit ?? oldest.parent);
-      await this.appendLog({ event: 'restore', session, ids, paths: plan.roots, detail: { savedAs: savedAs?.id ?? null, changed: plan.paths.map((p) => p.path) } });
-      return { session, restored: ids, dryRun: false, savedAs: savedAs?.id ?? null, paths: plan.paths, conflicts: plan.conflicts, indexWritten };
-    } finally {
-      await lock.release();
-    }
+  }
+
+  private async restoreChain(stack: SnapshotStack, id: string | undefined, head: string | null): Promise<StackEntry[]> {
+    const chain = id ? await stack.downTo(id, head) : await stack.walk(() => true, head);
+    if (chain.length === 0) throw new ScalpelError('SNAPSHOT_NOT_FOUND', `nothing to restore: session '${stack.session}' has no snapshots`, { session: stack.session });
+    return chain;
   }
 
   async list(opts: { session?: string } = {}): Promise<SnapshotInfo[]> {
@@ -248,38 +253,37 @@ export class ScalpelRepository {
   /** Remove snapshots from the stack without restoring them (their objects become unreachable). */
   async drop(opts: { session?: string; id?: string; all?: boolean }): Promise<string[]> {
     const stack = this.stack(opts.session);
-    if (opts.all) {
-      const all = await stack.walk();
-      if (all.length) await stack.moveHead(all[0].commit, null);
-      const ids = all.map((e) => e.manifest.id);
-      await this.appendLog({ event: 'drop', session: stack.session, ids, paths: [] });
-      return ids;
-    }
-    if (!opts.id) throw new ScalpelError('BAD_ARGUMENT', 'drop needs an id or all', { name: 'id' });
-    const chain = await stack.downTo(opts.id);
-    const target = chain[chain.length - 1];
-    let parent = target.parent;
-    for (let i = chain.length - 2; i >= 0; i--) parent = await stack.writeCommit(chain[i].manifest, parent);
-    await stack.moveHead(chain[0].commit, parent);
-    await this.appendLog({ event: 'drop', session: stack.session, ids: [target.manifest.id], paths: target.manifest.captured.roots });
-    return [target.manifest.id];
+    if (!opts.all && !opts.id) throw new ScalpelError('BAD_ARGUMENT', 'drop needs an id or all', { name: 'id' });
+    return stack.locked(async (tx) => {
+      if (opts.all) {
+        const all = await stack.walk(undefined, tx.current);
+        if (all.length) await tx.set(null);
+        const ids = all.map((e) => e.manifest.id);
+        await this.appendLog({ event: 'drop', session: stack.session, ids, paths: [] });
+        return ids;
+      }
+      const chain = await stack.downTo(opts.id as string, tx.current);
+      const target = chain[chain.length - 1];
+      await stack.remove(tx, chain, target);
+      await this.appendLog({ event: 'drop', session: stack.session, ids: [target.manifest.id], paths: target.manifest.captured.roots });
+      return [target.manifest.id];
+    });
   }
 
   /** Keep the newest `keep` snapshots of the session; drop the older ones. */
   async prune(opts: { session?: string; keep: number }): Promise<string[]> {
     if (!Number.isInteger(opts.keep) || opts.keep < 0) throw new ScalpelError('BAD_ARGUMENT', `--keep must be a whole number, got ${opts.keep}`, { name: 'keep' });
     const stack = this.stack(opts.session);
-    const all = await stack.walk();
-    if (all.length <= opts.keep) return [];
-    const dropped = all.slice(opts.keep).map((e) => e.manifest.id);
-    if (opts.keep === 0) await stack.moveHead(all[0].commit, null);
-    else {
+    return stack.locked(async (tx) => {
+      const all = await stack.walk(undefined, tx.current);
+      if (all.length <= opts.keep) return [];
+      const dropped = all.slice(opts.keep).map((e) => e.manifest.id);
       let parent: string | null = null;
       for (let i = opts.keep - 1; i >= 0; i--) parent = await stack.writeCommit(all[i].manifest, parent);
-      await stack.moveHead(all[0].commit, parent);
-    }
-    await this.appendLog({ event: 'prune', session: stack.session, ids: dropped, paths: [] });
-    return dropped;
+      await tx.set(parent);
+      await this.appendLog({ event: 'prune', session: stack.session, ids: dropped, paths: [] });
+      return dropped;
+    });
   }
 
   /** Every snapshot, seal, restore and refusal of the session, oldest first. */

@@ -5,6 +5,7 @@ import { decodeTree, encodeTree, type TreeEntry } from '../object/tree.js';
 import { objectId } from '../object/loose.js';
 import type { Repository } from '../repo/repository.js';
 import { validateManifest, type Manifest, type PathState } from '../snapshot/state.js';
+import type { RefTransaction } from '../repo/refs.js';
 
 /**
  * Snapshot stacks. Each snapshot is a commit whose tree holds
@@ -45,6 +46,19 @@ export class SnapshotStack {
     return this.repo.refs.read(this.ref);
   }
 
+  /**
+   * Hold the session's ref lock for a read-modify-write of the stack (other processes on the
+   * same session wait, then get REF_LOCKED): `tx.current` is the head, `tx.set` moves it.
+   */
+  async locked<T>(fn: (tx: RefTransaction) => Promise<T>): Promise<T> {
+    const tx = await this.repo.refs.transaction(this.ref);
+    try {
+      return await fn(tx);
+    } finally {
+      await tx.release();
+    }
+  }
+
   /** Read one snapshot commit and its manifest (validated: stored state is untrusted). */
   async load(commit: string): Promise<StackEntry> {
     const { type, content } = await this.repo.odb.read(commit).catch((e: unknown) => {
@@ -76,10 +90,10 @@ export class SnapshotStack {
     return { commit, parent: c.parents[0] ?? null, manifest };
   }
 
-  /** Snapshots from the newest down, stopping after `stop` returns true (or at the bottom). */
-  async walk(stop?: (e: StackEntry) => boolean): Promise<StackEntry[]> {
+  /** Snapshots from the newest (`from`, default the head) down, stopping after `stop` returns true (or at the bottom). */
+  async walk(stop?: (e: StackEntry) => boolean, from?: string | null): Promise<StackEntry[]> {
     const out: StackEntry[] = [];
-    let cur = await this.head();
+    let cur = from === undefined ? await this.head() : from;
     const seen = new Set<string>();
     while (cur) {
       if (seen.has(cur)) throw corrupt(`snapshot chain loops at ${cur}`, cur);
@@ -92,9 +106,10 @@ export class SnapshotStack {
     return out;
   }
 
-  /** The snapshots from the newest down to the one whose id starts with `id` (inclusive). */
-  async downTo(id: string): Promise<StackEntry[]> {
-    const list = await this.walk((e) => e.manifest.id === id || e.manifest.id.startsWith(id));
+  /** The snapshots from the newest (`from`, default the head) down to the one whose id starts with `id` (inclusive). */
+  async downTo(id: string, from?: string | null): Promise<StackEntry[]> {
+    if (!id) throw new ScalpelError('BAD_ARGUMENT', 'empty snapshot id', { name: 'id' });
+    const list = await this.walk((e) => e.manifest.id === id || e.manifest.id.startsWith(id), from);
     const last = list[list.length - 1];
     if (!last || !(last.manifest.id === id || last.manifest.id.startsWith(id))) {
       throw new ScalpelError('SNAPSHOT_NOT_FOUND', `no snapshot '${id}' in session '${this.session}'`, { session: this.session, id });
@@ -120,27 +135,29 @@ export class SnapshotStack {
     return odb.write('commit', encodeCommit({ tree, parents: parent ? [parent] : [], author: ident, committer: ident, message }));
   }
 
-  /** Move the session ref from `expected` to `to` (null deletes it). */
-  async moveHead(expected: string | null, to: string | null): Promise<void> {
-    if (to === null) {
-      if (expected !== null) await this.repo.refs.delete(this.ref, expected);
-      return;
-    }
-    await this.repo.refs.update(this.ref, to, expected);
-  }
-
   /**
-   * Replace the snapshot `target` (somewhere in `chain`, newest first, which must start at the
-   * head) by `manifest`, re-parenting the snapshots above it. Returns the replacement's commit and the new head.
+   * Replace the snapshot `target` (somewhere in `chain`, newest first, which starts at the head
+   * read under `tx`) by `manifest`, re-parenting the snapshots above it, and move the head.
+   * Returns the replacement's commit and the new head.
    */
-  async replace(chain: StackEntry[], target: StackEntry, manifest: Manifest): Promise<{ commit: string; head: string }> {
+  async replace(tx: RefTransaction, chain: StackEntry[], target: StackEntry, manifest: Manifest): Promise<{ commit: string; head: string }> {
     const at = chain.indexOf(target);
-    if (at < 0) throw new ScalpelError('BAD_ARGUMENT', 'snapshot is not in the chain', { name: 'target' });
+    if (at < 0 || chain[0].commit !== tx.current) throw new ScalpelError('BAD_ARGUMENT', 'snapshot is not in the locked chain', { name: 'target' });
     const commit = await this.writeCommit(manifest, target.parent);
     let head = commit;
     for (let i = at - 1; i >= 0; i--) head = await this.writeCommit(chain[i].manifest, head);
-    await this.moveHead(chain[0].commit, head);
+    await tx.set(head);
     return { commit, head };
+  }
+
+  /** Remove `target` from `chain` (newest first, from the locked head), re-parenting what was above it. */
+  async remove(tx: RefTransaction, chain: StackEntry[], target: StackEntry): Promise<string | null> {
+    const at = chain.indexOf(target);
+    if (at < 0 || chain[0].commit !== tx.current) throw new ScalpelError('BAD_ARGUMENT', 'snapshot is not in the locked chain', { name: 'target' });
+    let head = target.parent;
+    for (let i = at - 1; i >= 0; i--) head = await this.writeCommit(chain[i].manifest, head);
+    await tx.set(head);
+    return head;
   }
 
   private async worktreeTree(state: PathState): Promise<string | null> {
