@@ -73,6 +73,7 @@ export async function cmdSnapshot(args: string[], io: CliIo): Promise<number> {
   if (paths.length === 0) throw new UsageError('snapshot needs the paths the edit will touch');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const s = await repo.snapshot(paths, { session: str(flags.get('session')), label: str(flags.get('label')), into: str(flags.get('into')), cwd: io.cwd });
+  warn(io, repo.takeWarnings());
   if (flags.has('json')) io.out(toJsonText(s) + '\n');
   else io.out(`snapshot ${describeSnapshot(s)}\n${s.paths.map((p) => `  ${show(p)}\n`).join('')}`);
   return 0;
@@ -83,6 +84,7 @@ export async function cmdSeal(args: string[], io: CliIo): Promise<number> {
   if (positionals.length > 1) throw new UsageError('seal takes at most one snapshot id');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const s = await repo.seal({ session: str(flags.get('session')), id: positionals[0] });
+  warn(io, repo.takeWarnings());
   if (flags.has('json')) io.out(toJsonText(s) + '\n');
   else io.out(`sealed ${describeSnapshot(s)}\n`);
   return 0;
@@ -93,6 +95,7 @@ export async function cmdRestore(args: string[], io: CliIo): Promise<number> {
   if (positionals.length > 1) throw new UsageError('restore takes at most one snapshot id');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const r = await repo.restore({ session: str(flags.get('session')), id: positionals[0], dryRun: flags.has('dry-run'), force: flags.has('force') });
+  warn(io, repo.takeWarnings());
   if (flags.has('json')) io.out(toJsonText(r) + '\n');
   else io.out(formatReport(r));
   return r.dryRun && r.conflicts.length ? 3 : 0;
@@ -185,6 +188,10 @@ export async function cmdLog(args: string[], io: CliIo): Promise<number> {
   if (flags.has('json')) io.out(toJsonText(log) + '\n');
   else io.out(log.length ? log.map((r) => `${r.at} ${r.event.padEnd(8)} ${r.ids.join(',')} ${r.paths.map(show).join(' ')}\n`).join('') : 'no log records\n');
   return 0;
+}
+
+function warn(io: CliIo, warnings: string[]): void {
+  for (const w of warnings) io.err(`git-scalpel: warning: ${w}\n`);
 }
 
 function str(v: string | true | undefined): string | undefined {

@@ -269,10 +269,15 @@ export async function acquireLock(fs: Fs, path: string): Promise<Lock> {
       if (state !== 'held') return;
       state = 'released';
       if ((await stillOurs()) !== 'ours') return;
-      try {
-        await fs.unlink(path);
-      } catch (e) {
-        if (fsErrorCode(e) !== 'ENOENT') throw e;
+      // one retry: a lock of ours left behind blocks every later git and git-scalpel process
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await fs.unlink(path);
+          return;
+        } catch (e) {
+          if (fsErrorCode(e) === 'ENOENT') return;
+          if (attempt >= 1) throw e;
+        }
       }
     },
   };

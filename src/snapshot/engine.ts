@@ -7,6 +7,8 @@ import { mkdirp, writeFileAtomic } from '../fs/atomic.js';
 import type { HashProvider } from '../hash/index.js';
 import type { ZlibProvider } from '../object/zlib.js';
 import { Repository } from '../repo/repository.js';
+import { discoverRepository } from '../repo/discover.js';
+import { toFs } from '../fs/adapt.js';
 import { SnapshotStack, checkSession, type StackEntry } from '../store/stack.js';
 import { captureState, sparseDirContaining } from './capture.js';
 import { applyRestore, planRestore, type Conflict, type PathPlan } from './restore.js';
@@ -14,8 +16,13 @@ import { compareRel, covers, minimalRoots, toScopeRoot } from './scope.js';
 import type { Manifest, PathState } from './state.js';
 
 export interface OpenOptions {
-  /** A filesystem: the Fs contract (see git-scalpel/node `nodeFs()`), or something `toFs` adapts. */
-  fs: Fs;
+  /**
+   * The filesystem: the Fs contract (git-scalpel/node's `nodeFs()`), a node-style fs module,
+   * memfs, or an isomorphic-git-style promise fs. Anything but the contract is adapted, and what
+   * it really does (symlinks, modes, exclusive create, rename of symlinks) is probed once in
+   * `.git/scalpel/probe`.
+   */
+  fs: Fs | unknown;
   /** Any directory of the worktree; the repository is found upwards from it. */
   dir: string;
   hash?: HashProvider;
@@ -80,8 +87,33 @@ const DEFAULT_SESSION = 'default';
 
 /** Open the repository containing `dir` for snapshots and restores. */
 export async function openRepository(opts: OpenOptions): Promise<ScalpelRepository> {
-  const repo = await Repository.open({ fs: opts.fs, dir: opts.dir, hash: opts.hash, zlib: opts.zlib });
+  let fs: Fs;
+  if (isFsContract(opts.fs)) fs = opts.fs;
+  else {
+    // find the repository through an unprobed adapter, then probe inside its git dir
+    const loc = await discoverRepository(await toFs(opts.fs), opts.dir);
+    fs = await probedFs(opts.fs, joinPath(loc.gitDir, 'scalpel', 'probe'));
+  }
+  const repo = await Repository.open({ fs, dir: opts.dir, hash: opts.hash, zlib: opts.zlib });
   return new ScalpelRepository(repo, opts.now ?? (() => new Date()));
+}
+
+const probed = new WeakMap<object, Promise<Fs>>();
+
+/** Probe a filesystem object once per process. */
+function probedFs(input: unknown, probeDir: string): Promise<Fs> {
+  const key = input as object;
+  let p = probed.get(key);
+  if (!p) {
+    p = toFs(input, { probeDir });
+    probed.set(key, p);
+    p.catch(() => probed.delete(key));
+  }
+  return p;
+}
+
+function isFsContract(x: unknown): x is Fs {
+  return !!x && typeof x === 'object' && 'capabilities' in x && typeof (x as Fs).lstat === 'function';
 }
 
 export class ScalpelRepository {
@@ -295,13 +327,28 @@ export class ScalpelRepository {
     return joinPath(this.repo.stateDir, 'log', session);
   }
 
-  /** One small file per event (name sorts by time): appending never rewrites a growing file. */
+  /**
+   * One small file per event (names sort by time): appending never rewrites a growing file.
+   * Best effort: the log records what happened, it never decides whether it happens, so a failed
+   * append is reported in `warnings` instead of failing a snapshot or restore that is done.
+   */
   private async appendLog(rec: Omit<LogRecord, 'at'>): Promise<void> {
-    const at = this.now().toISOString();
-    const dir = this.logDir(rec.session);
-    await mkdirp(this.repo.fs, dir);
-    const name = `${at.replace(/[:.]/g, '-')}-${newId()}.json`;
-    await writeFileAtomic(this.repo.fs, joinPath(dir, name), utf8Encode(JSON.stringify({ at, ...rec })), { mode: 0o644 });
+    try {
+      const at = this.now().toISOString();
+      const dir = this.logDir(rec.session);
+      await mkdirp(this.repo.fs, dir);
+      const name = `${at.replace(/[:.]/g, '-')}-${newId()}.json`;
+      await writeFileAtomic(this.repo.fs, joinPath(dir, name), utf8Encode(JSON.stringify({ at, ...rec })), { mode: 0o644 });
+    } catch (e) {
+      this.warnings.push(`could not append to the log: ${(e as Error).message}`);
+    }
+  }
+
+  /** Problems that did not stop an operation (a log record that could not be written). Cleared by takeWarnings(). */
+  private warnings: string[] = [];
+
+  takeWarnings(): string[] {
+    return this.warnings.splice(0);
   }
 
   private async readLog(session: string): Promise<LogRecord[]> {

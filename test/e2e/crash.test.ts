@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync, symlinkSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { git, makeTempDir } from '../helpers/git.js';
+import { gitView, worktreeView } from '../helpers/view.js';
+import { personRepo, rm, w } from './scenario.js';
+import { openRepository, nodeFs, decodeIndex } from '../../src/node.js';
+import { faultyFs } from '../../src/fs/faulty.js';
+
+/**
+ * Crash safety: make the N-th mutating call (write, rename, unlink, symlink, mkdir, rmdir,
+ * chmod) of a restore fail, for every N. After each failure no file in the scope is torn (each is
+ * its post-edit or its restored content), the index is valid for git, and running the restore
+ * again completes it exactly.
+ */
+function prepare(): { template: string; target: ReturnType<typeof worktreeView>; targetGit: ReturnType<typeof gitView>; scope: string[] } {
+  const dir = personRepo();
+  const targetTree = worktreeView(dir);
+  const targetGit = gitView(dir);
+  return { template: dir, target: targetTree, targetGit, scope: ['src', 'README.md', 'link', 'run.sh', 'newdir'] };
+}
+
+async function snapshotAndEdit(dir: string, scope: string[]): Promise<void> {
+  const repo = await openRepository({ fs: nodeFs(), dir });
+  await repo.snapshot(scope);
+  w(dir, 'src/app.ts', 'agent rewrote this\n');
+  w(dir, 'src/lib/util.ts', 'agent\n');
+  rm(dir, 'src/lib/data.bin');
+  w(dir, 'src/new/one.ts', 'new\n');
+  w(dir, 'newdir/deep/two.ts', 'new\n');
+  unlinkSync(join(dir, 'link'));
+  w(dir, 'link', 'a file now\n');
+  rm(dir, 'README.md');
+  symlinkSync('src', join(dir, 'README.md'));
+  git(dir, ['add', '-A', '--', 'src', 'newdir', 'link', 'README.md']);
+  git(dir, ['update-index', '--chmod=-x', 'run.sh']);
+}
+
+function copyRepo(from: string): string {
+  const to = join(makeTempDir(), 'repo');
+  execFileSync('cp', ['-a', from, to]);
+  return to;
+}
+
+describe('crash safety of restore', () => {
+  it('fails at every mutating call in turn: never torn, index always valid, a rerun completes exactly', async () => {
+    const { template, target, targetGit, scope } = prepare();
+    await snapshotAndEdit(template, scope);
+    const postEdit = worktreeView(template);
+
+    // how many mutating calls does a clean restore make?
+    const probe = copyRepo(template);
+    const counter = faultyFs(nodeFs(), { failAt: 0 });
+    await (await openRepository({ fs: counter, dir: probe })).restore();
+    expect(worktreeView(probe)).toEqual(target);
+    const total = counter.count;
+    expect(total).toBeGreaterThan(15);
+
+    for (let n = 1; n <= total; n++) {
+      const dir = copyRepo(template);
+      const fs = faultyFs(nodeFs(), { failAt: n });
+      const repo = await openRepository({ fs, dir });
+      const outcome = await repo.restore().then(
+        () => 'completed',
+        () => 'failed',
+      );
+      expect(fs.failed).toBe(true);
+      if (outcome === 'completed') {
+        // the fault hit a call the restore recovers from (a retried unlink of its own lock)
+        expect(worktreeView(dir), `fault at call ${n} was recovered`).toEqual(target);
+        expect(gitView(dir)).toEqual(targetGit);
+        continue;
+      }
+      // every path is old or new, never anything else
+      const now = worktreeView(dir);
+      for (const [p, item] of Object.entries(now)) {
+        if (p.includes('.scalpel-tmp-')) continue; // a temp file may survive only if its own unlink failed
+        const ok = JSON.stringify(item) === JSON.stringify(postEdit[p]) || JSON.stringify(item) === JSON.stringify(target[p]);
+        expect(ok, `call ${n}: ${p} is torn: ${JSON.stringify(item)}`).toBe(true);
+      }
+      // the index is valid for git and for us, and no lock of ours is left behind
+      expect(() => git(dir, ['ls-files', '-s'])).not.toThrow();
+      decodeIndex(new Uint8Array(readFileSync(join(dir, '.git/index'))));
+      expect(readdirSync(join(dir, '.git')).filter((x) => x.endsWith('.lock'))).toEqual([]);
+      // run it again: completes exactly
+      await (await openRepository({ fs: nodeFs(), dir })).restore();
+      expect(worktreeView(dir), `rerun after fault at call ${n}`).toEqual(target);
+      expect(gitView(dir), `rerun after fault at call ${n}`).toEqual(targetGit);
+      const leftovers = Object.keys(worktreeView(dir)).filter((p) => p.includes('.scalpel-tmp-'));
+      expect(leftovers).toEqual([]);
+    }
+  }, 240_000);
+});
