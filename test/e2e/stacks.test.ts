@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { git } from '../helpers/git.js';
+import { gitView, worktreeView } from '../helpers/view.js';
+import { open, personRepo, w, rm } from './scenario.js';
+
+describe('snapshot stacks', () => {
+  it('three snapshots with overlapping paths: undo the newest twice, push another, rewind to the first', async () => {
+    const dir = personRepo();
+    const repo = await open(dir);
+    const v0 = { git: gitView(dir), tree: worktreeView(dir) };
+    const s1 = await repo.snapshot(['src/app.ts', 'README.md'], { label: 'one' });
+    w(dir, 'src/app.ts', 'edit 1\n');
+    git(dir, ['add', 'src/app.ts']);
+    const v1 = { git: gitView(dir), tree: worktreeView(dir) };
+    await repo.snapshot(['src/app.ts', 'src/lib'], { label: 'two' });
+    w(dir, 'src/app.ts', 'edit 2\n');
+    w(dir, 'src/lib/util.ts', 'edit 2\n');
+    const v2 = { git: gitView(dir), tree: worktreeView(dir) };
+    await repo.snapshot(['README.md', 'notes.txt'], { label: 'three' });
+    w(dir, 'README.md', 'edit 3\n');
+    rm(dir, 'notes.txt');
+    expect((await repo.list()).map((s) => s.label)).toEqual(['three', 'two', 'one']);
+    await repo.restore();
+    expect({ git: gitView(dir), tree: worktreeView(dir) }).toEqual(v2);
+    await repo.restore();
+    expect({ git: gitView(dir), tree: worktreeView(dir) }).toEqual(v1);
+    await repo.snapshot(['src/new.ts', 'README.md'], { label: 'four' });
+    w(dir, 'src/new.ts', 'edit 4\n');
+    w(dir, 'README.md', 'edit 4\n');
+    git(dir, ['add', 'src/new.ts']);
+    const r = await repo.restore({ id: s1.id });
+    expect(r.restored).toHaveLength(2);
+    expect({ git: gitView(dir), tree: worktreeView(dir) }).toEqual(v0);
+    expect(await repo.list()).toEqual([]);
+  });
+
+  it('--into extends a snapshot: the first capture of a path wins', async () => {
+    const dir = personRepo();
+    const repo = await open(dir);
+    const v0 = worktreeView(dir);
+    const s = await repo.snapshot(['src/app.ts']);
+    w(dir, 'src/app.ts', 'first edit\n');
+    await repo.snapshot(['src/app.ts', 'README.md'], { into: s.id });
+    w(dir, 'src/app.ts', 'second edit\n');
+    w(dir, 'README.md', 'edited\n');
+    const list = await repo.list();
+    expect(list).toHaveLength(1);
+    expect(list[0].paths).toEqual(['README.md', 'src/app.ts']);
+    await repo.restore();
+    expect(worktreeView(dir)).toEqual(v0);
+  });
+
+  it('sessions never see or restore each other', async () => {
+    const dir = personRepo();
+    const repo = await open(dir);
+    const v0 = worktreeView(dir);
+    await repo.snapshot(['src/app.ts'], { session: 'agent-a' });
+    await repo.snapshot(['README.md'], { session: 'agent-b' });
+    w(dir, 'src/app.ts', 'a\n');
+    w(dir, 'README.md', 'b\n');
+    expect((await repo.list({ session: 'agent-a' })).map((s) => s.paths)).toEqual([['src/app.ts']]);
+    await repo.restore({ session: 'agent-b' });
+    const t = worktreeView(dir);
+    expect(t['README.md']).toEqual(v0['README.md']);
+    expect(t['src/app.ts']).not.toEqual(v0['src/app.ts']);
+    await expect(repo.restore({ session: 'agent-b' })).rejects.toMatchObject({ code: 'SNAPSHOT_NOT_FOUND' });
+    await repo.restore({ session: 'agent-a' });
+    expect(worktreeView(dir)).toEqual(v0);
+  });
+
+  it('two processes pushing to one session at once never lose a snapshot', async () => {
+    const dir = personRepo();
+    const bin = join(process.cwd(), 'dist/cli/main.js');
+    const runOne = (i: number) =>
+      new Promise<number>((resolve) => {
+        const p = spawn(process.execPath, [bin, '-C', dir, 'snapshot', '--label', `p${i}`, `file-${i}.txt`], { stdio: 'ignore' });
+        p.on('exit', (code) => resolve(code ?? -1));
+      });
+    const codes = await Promise.all(Array.from({ length: 8 }, (_, i) => runOne(i)));
+    expect(codes).toEqual(Array(8).fill(0));
+    const repo = await open(dir);
+    const labels = (await repo.list()).map((s) => s.label).sort();
+    expect(labels).toEqual(Array.from({ length: 8 }, (_, i) => `p${i}`).sort());
+    expect(git(dir, ['fsck', '--no-dangling'])).toBe('');
+  });
+
+  it('survives commits, reset --hard, reflog expiry and gc --prune=now, and packed refs', async () => {
+    const dir = personRepo();
+    git(dir, ['stash', '-q', '-u']);
+    const repo = await open(dir);
+    const v0 = { git: gitView(dir), tree: worktreeView(dir) };
+    await repo.snapshot(['src', 'README.md']);
+    w(dir, 'src/app.ts', 'agent\n');
+    w(dir, 'src/brand-new.ts', 'agent\n');
+    git(dir, ['add', 'src']);
+    git(dir, ['commit', '-qm', 'agent commit']);
+    git(dir, ['reset', '-q', '--hard', 'HEAD~1']);
+    git(dir, ['checkout', '-qb', 'elsewhere']);
+    git(dir, ['checkout', '-q', 'main']);
+    git(dir, ['reflog', 'expire', '--expire=now', '--all']);
+    git(dir, ['gc', '-q', '--prune=now']);
+    git(dir, ['pack-refs', '--all']);
+    expect(git(dir, ['count-objects', '-v'])).toMatch(/^count: 0$/m);
+    w(dir, 'src/app.ts', 'agent again\n');
+    w(dir, 'README.md', 'agent\n');
+    git(dir, ['add', 'README.md']);
+    // git show can display a pre-image
+    expect(git(dir, ['show', 'refs/scalpel/main/default:worktree/src/app.ts'])).toBe('export const a = 1;\nexport const b = 2;\nexport const c = 3;\n');
+    await (await open(dir)).restore();
+    expect({ git: gitView(dir), tree: worktreeView(dir) }).toEqual(v0);
+    expect(git(dir, ['fsck', '--no-dangling', '--strict'])).toBe('');
+  });
+});
