@@ -1,0 +1,665 @@
+/**
+ * The object database of a repository over the `Fs` contract: loose objects (read and write) and
+ * packs (read), in the repository's objects directory and the ones `objects/info/alternates`
+ * names. Mirrors git's lookup order (object-file.c `do_oid_object_info_extended`): packs, then
+ * loose objects, then — for a miss — a re-scan of the pack directories (`reprepare_packed_git`),
+ * so objects a concurrent `git gc` just moved into a new pack are still found.
+ *
+ * Every object read is checked against the id it was asked for. Writes follow git's
+ * `write_loose_object`: deflate at `core.loosecompression`, a `tmp_obj_*` file in the object's
+ * fan-out directory, mode 0444, then rename into place; an object that already exists (loose or
+ * packed, here or in an alternate) is not written again.
+ */
+import { toHex } from '../bytes/index.js';
+import { ScalpelError } from '../errors/index.js';
+import { joinPath, normalizePath, resolvePath } from '../fs/path.js';
+import { fsErrorCode, type Fs } from '../fs/types.js';
+import { checkObjectFormat, defaultHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
+import { decodeLooseObject, encodeLooseObject, objectId, readLooseHeader, type ObjectType } from '../object/loose.js';
+import {
+  bufferPackSource,
+  checkPackMatchesIndex,
+  DeltaBaseCache,
+  PACK_HEADER_SIZE,
+  parsePackHeader,
+  parsePackIndex,
+  readPackedHeader,
+  readPackedObject,
+  windowedPackSource,
+  type PackedObject,
+  type PackedObjectHeader,
+  type PackIndex,
+  type PackObjectCache,
+  type PackSource,
+} from '../object/pack.js';
+import { checkLevel, defaultZlib, LOOSE_COMPRESSION_DEFAULT, type ZlibProvider } from '../object/zlib.js';
+
+/**
+ * Optional random access an `Fs` may offer. Without it a pack is read whole into memory (once per
+ * pack, kept while the database lives); with it only the ranges a read needs are fetched.
+ * (Proposed for the Fs contract: `readRange(path, position, length)` returning
+ * min(length, size - position) bytes.)
+ */
+export interface RandomAccessFs {
+  readRange?(path: string, position: number, length: number): Promise<Uint8Array>;
+}
+
+/**
+ * `core.sharedRepository`: 'umask' (git's default: permissions as the umask leaves them),
+ * 'group' (adds group read, and write where the owner has it), 'all' (also others' read), or an
+ * octal mode such as 0o640 (exactly those bits; the owner must have read and write).
+ * `parseSharedRepository` turns a config value into this.
+ */
+export type SharedRepository = 'umask' | 'group' | 'all' | number;
+
+export interface ObjectDatabaseOptions {
+  fs: Fs & RandomAccessFs;
+  /** Absolute path of the objects directory (`<common dir>/objects`). */
+  objectsDir: string;
+  format: ObjectFormat;
+  hash?: HashProvider;
+  zlib?: ZlibProvider;
+  /** zlib level for loose objects: git's `core.loosecompression` (default 1). */
+  compressionLevel?: number;
+  sharedRepository?: SharedRepository;
+  /** Follow `objects/info/alternates` (default true). */
+  alternates?: boolean;
+  /** Bytes of delta bases kept across reads (default 32 MiB; 0 disables). */
+  deltaBaseCacheSize?: number;
+  /** With `fs.readRange`: packs up to this size are still read whole (default 0: always ranges). */
+  wholePackLimit?: number;
+}
+
+export interface ObjectHeader {
+  type: ObjectType;
+  size: number;
+}
+
+interface PackFile {
+  /** "pack-<checksum>" */
+  name: string;
+  packPath: string;
+  index: PackIndex;
+  source: Promise<PackSource> | undefined;
+  cache: PackObjectCache | undefined;
+}
+
+interface ObjectDir {
+  path: string;
+  packs: PackFile[];
+}
+
+/** git's alternates recursion limit. */
+const MAX_ALTERNATE_DEPTH = 5;
+const S_ISGID = 0o2000;
+
+function notFound(oid: string): ScalpelError {
+  return new ScalpelError('OBJECT_NOT_FOUND', `object ${oid} not found`, { oid });
+}
+
+function isMissing(e: unknown): boolean {
+  const c = fsErrorCode(e);
+  return c === 'ENOENT' || c === 'ENOTDIR';
+}
+
+/** git_config_perm: the value of `core.sharedRepository` as a SharedRepository. */
+export function parseSharedRepository(value: string | boolean | null | undefined): SharedRepository {
+  if (value === undefined || value === false) return 'umask';
+  if (value === null || value === true) return 'group';
+  const v = value.trim().toLowerCase();
+  if (v === 'umask') return 'umask';
+  if (v === 'group') return 'group';
+  if (v === 'all' || v === 'world' || v === 'everybody') return 'all';
+  if (/^[0-7]+$/.test(v)) {
+    const n = parseInt(v, 8);
+    if (n === 0) return 'umask';
+    if (n === 1) return 'group';
+    if (n === 2) return 'all';
+    return checkShared(n);
+  }
+  if (v === 'true' || v === 'yes' || v === 'on' || v === '') return v === '' ? 'umask' : 'group';
+  if (v === 'false' || v === 'no' || v === 'off') return 'umask';
+  throw new ScalpelError('BAD_ARGUMENT', `bad core.sharedRepository value ${JSON.stringify(value)}`, { name: 'core.sharedRepository', value });
+}
+
+function checkShared(n: number): number {
+  if (!Number.isInteger(n) || n < 0 || n > 0o7777 || (n & 0o600) !== 0o600) {
+    throw new ScalpelError('BAD_ARGUMENT', `shared repository mode ${n.toString(8)} must give the owner read and write`, { name: 'sharedRepository', value: n });
+  }
+  return n & 0o666;
+}
+
+/** git's internal encoding: 0 umask, 0o660 group, 0o664 everybody, negative an exact mode. */
+function sharedSetting(s: SharedRepository | undefined): number {
+  if (s === undefined || s === 'umask') return 0;
+  if (s === 'group') return 0o660;
+  if (s === 'all') return 0o664;
+  if (typeof s === 'number') return -checkShared(s);
+  throw new ScalpelError('BAD_ARGUMENT', `bad sharedRepository ${JSON.stringify(s)}`, { name: 'sharedRepository', value: s });
+}
+
+/** git's calc_shared_perm + adjust_shared_perm (path.c). */
+export function sharedPermissions(shared: SharedRepository, mode: number, isDir: boolean): number {
+  const setting = sharedSetting(shared);
+  if (setting === 0) return mode;
+  let tweak = setting < 0 ? -setting : setting;
+  if (!(mode & 0o200)) tweak &= ~0o222;
+  if (mode & 0o100) tweak |= (tweak & 0o444) >> 2;
+  let m = setting < 0 ? (mode & ~0o777) | tweak : mode | tweak;
+  if (isDir) {
+    m |= (m & 0o444) >> 2;
+    // g+s matters only if the group gets access (git: FORCE_DIR_SET_GID, Linux semantics)
+    if (m & 0o060) m |= S_ISGID;
+  }
+  return m;
+}
+
+function randomSuffix(): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+  const bytes = new Uint8Array(12);
+  const c = (globalThis as { crypto?: { getRandomValues?: (a: Uint8Array) => Uint8Array } }).crypto;
+  if (c?.getRandomValues) c.getRandomValues(bytes);
+  else for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(Math.random() * 256);
+  let s = '';
+  for (const b of bytes) s += alphabet[b % alphabet.length];
+  return s;
+}
+
+/** Unquotes a C-quoted alternates line ("..." with backslash escapes), as git's unquote_c_style. */
+function unquoteC(s: string): string | undefined {
+  if (!s.startsWith('"')) return s;
+  const bytes: number[] = [];
+  let i = 1;
+  const enc = new TextEncoder();
+  while (i < s.length) {
+    const ch = s[i];
+    if (ch === '"') {
+      if (i !== s.length - 1) return undefined;
+      return new TextDecoder().decode(Uint8Array.from(bytes));
+    }
+    if (ch === '\\') {
+      const n = s[i + 1];
+      const map: Record<string, number> = { a: 7, b: 8, f: 12, n: 10, r: 13, t: 9, v: 11, '\\': 92, '"': 34 };
+      if (n !== undefined && n in map) {
+        bytes.push(map[n]);
+        i += 2;
+        continue;
+      }
+      if (n !== undefined && /[0-3]/.test(n) && /^[0-7]{2}$/.test(s.slice(i + 2, i + 4))) {
+        bytes.push(parseInt(s.slice(i + 1, i + 4), 8));
+        i += 4;
+        continue;
+      }
+      return undefined;
+    }
+    for (const b of enc.encode(ch)) bytes.push(b);
+    i++;
+  }
+  return undefined;
+}
+
+export class ObjectDatabase {
+  readonly fs: Fs & RandomAccessFs;
+  readonly objectsDir: string;
+  readonly format: ObjectFormat;
+  readonly hash: HashProvider;
+  readonly zlib: ZlibProvider;
+  readonly compressionLevel: number;
+  readonly sharedRepository: SharedRepository;
+  private readonly hexLength: number;
+  private readonly followAlternates: boolean;
+  private readonly baseCache: DeltaBaseCache | undefined;
+  private readonly wholePackLimit: number;
+  private dirs: ObjectDir[];
+  private scanned: Promise<void> | undefined;
+  /** Create temp files 0444 directly; false once the filesystem refused to write such a file. */
+  private createReadOnly = true;
+  /** One re-scan shared by every lookup that misses while it runs. */
+  private rescanning: Promise<void> | undefined;
+
+  constructor(opts: ObjectDatabaseOptions) {
+    if (!opts || !opts.fs) throw new ScalpelError('BAD_ARGUMENT', 'ObjectDatabase needs an fs', { name: 'fs' });
+    if (typeof opts.objectsDir !== 'string' || opts.objectsDir === '') {
+      throw new ScalpelError('BAD_ARGUMENT', 'ObjectDatabase needs an objectsDir', { name: 'objectsDir' });
+    }
+    this.fs = opts.fs;
+    this.objectsDir = normalizePath(opts.objectsDir);
+    this.format = checkObjectFormat(opts.format);
+    this.hexLength = oidLength(this.format) * 2;
+    this.hash = opts.hash ?? defaultHash();
+    this.zlib = opts.zlib ?? defaultZlib();
+    this.compressionLevel = checkLevel(opts.compressionLevel ?? LOOSE_COMPRESSION_DEFAULT);
+    this.sharedRepository = opts.sharedRepository ?? 'umask';
+    sharedSetting(this.sharedRepository);
+    this.followAlternates = opts.alternates ?? true;
+    const cacheSize = opts.deltaBaseCacheSize ?? 32 * 1024 * 1024;
+    this.baseCache = cacheSize > 0 ? new DeltaBaseCache(cacheSize) : undefined;
+    this.wholePackLimit = opts.wholePackLimit ?? 0;
+    this.dirs = [{ path: this.objectsDir, packs: [] }];
+  }
+
+  // ─────────────────────────────────────────────────────────────────────────── public API
+
+  /** True when the object exists, loose or packed, here or in an alternate. */
+  async has(oid: string): Promise<boolean> {
+    const id = this.checkOid(oid);
+    await this.ensureScanned();
+    if (this.findPacked(id).length > 0) return true;
+    if (await this.hasLoose(id)) return true;
+    await this.rescan();
+    return this.findPacked(id).length > 0 || (await this.hasLoose(id));
+  }
+
+  /** The object's type and content, checked against `oid`. OBJECT_NOT_FOUND (data.oid) when it does not exist. */
+  async read(oid: string): Promise<PackedObject> {
+    const id = this.checkOid(oid);
+    const r = await this.readAny(id, new Set());
+    if (r === undefined) throw notFound(id);
+    return r;
+  }
+
+  /** The object's type and size, without inflating its content where that can be avoided (not hash-checked). */
+  async readHeader(oid: string): Promise<ObjectHeader> {
+    const id = this.checkOid(oid);
+    const r = await this.headerAny(id, new Set());
+    if (r === undefined) throw notFound(id);
+    return r;
+  }
+
+  /** Writes a loose object (unless the object already exists) and returns its id. */
+  async write(type: ObjectType, content: Uint8Array): Promise<string> {
+    const oid = objectId(type, content, this.format, this.hash);
+    if (await this.existsQuick(oid)) return oid;
+    const bytes = encodeLooseObject(type, content, { level: this.compressionLevel, zlib: this.zlib });
+    await this.writeLoose(oid, bytes);
+    return oid;
+  }
+
+  /** Forgets what is known about packs and alternates; the next lookup scans again. */
+  refresh(): void {
+    this.scanned = undefined;
+    this.baseCache?.clear();
+    for (const d of this.dirs) d.packs = [];
+    this.dirs = this.dirs.slice(0, 1);
+  }
+
+  /** The packs found so far, e.g. for diagnostics: objects directory, pack name and object count. */
+  async listPacks(): Promise<Array<{ objectsDir: string; name: string; count: number }>> {
+    await this.ensureScanned();
+    return this.dirs.flatMap((d) => d.packs.map((p) => ({ objectsDir: d.path, name: p.name, count: p.index.count })));
+  }
+
+  /** The object directories searched: this one, then its alternates. */
+  async objectDirectories(): Promise<string[]> {
+    await this.ensureScanned();
+    return this.dirs.map((d) => d.path);
+  }
+
+  // ─────────────────────────────────────────────────────────────────────────── lookup
+
+  private checkOid(oid: string): string {
+    if (typeof oid !== 'string' || oid.length !== this.hexLength || !/^[0-9a-fA-F]+$/.test(oid)) {
+      throw new ScalpelError('BAD_ARGUMENT', `not a ${this.format} object id: ${JSON.stringify(oid)}`, { name: 'oid', value: oid, reason: 'bad-oid' });
+    }
+    return oid.toLowerCase();
+  }
+
+  private findPacked(oid: string): Array<{ pack: PackFile; offset: number }> {
+    const out: Array<{ pack: PackFile; offset: number }> = [];
+    for (const d of this.dirs) {
+      for (const pack of d.packs) {
+        const offset = pack.index.find(oid);
+        if (offset !== undefined) out.push({ pack, offset });
+      }
+    }
+    return out;
+  }
+
+  private loosePath(dir: string, oid: string): string {
+    return `${dir}/${oid.slice(0, 2)}/${oid.slice(2)}`;
+  }
+
+  private async hasLoose(oid: string): Promise<boolean> {
+    for (const d of this.dirs) {
+      if ((await this.fs.lstat(this.loosePath(d.path, oid))) !== null) return true;
+    }
+    return false;
+  }
+
+  /** Packed or loose anywhere, without a re-scan (git's freshen checks before a write). */
+  private async existsQuick(oid: string): Promise<boolean> {
+    await this.ensureScanned();
+    return this.findPacked(oid).length > 0 || (await this.hasLoose(oid));
+  }
+
+  /**
+   * Packs, loose, re-scan, packs (and loose again). A copy that fails to read (corrupt, or its
+   * pack vanished) is skipped for the next; when none reads, the first failure is thrown.
+   */
+  private async readAny(oid: string, resolving: Set<string>): Promise<PackedObject | undefined> {
+    if (resolving.has(oid)) {
+      throw new ScalpelError('BAD_OBJECT', `delta base ${oid} depends on itself through REF_DELTA entries`, { reason: 'delta-cycle', oid });
+    }
+    resolving.add(oid);
+    let failure: unknown;
+    try {
+      await this.ensureScanned();
+      for (let round = 0; round < 2; round++) {
+        for (const { pack, offset } of this.findPacked(oid)) {
+          try {
+            return await this.readFromPack(pack, offset, oid, resolving);
+          } catch (e) {
+            failure ??= e;
+          }
+        }
+        for (const d of this.dirs) {
+          try {
+            const r = await this.readLoose(d.path, oid);
+            if (r !== undefined) return r;
+          } catch (e) {
+            failure ??= e;
+          }
+        }
+        if (round === 0) await this.rescan();
+      }
+    } finally {
+      resolving.delete(oid);
+    }
+    if (failure !== undefined) {
+      if (failure instanceof ScalpelError && failure.data.oid === undefined) failure.data.oid = oid;
+      throw failure;
+    }
+    return undefined;
+  }
+
+  private async headerAny(oid: string, resolving: Set<string>): Promise<ObjectHeader | undefined> {
+    if (resolving.has(oid)) {
+      throw new ScalpelError('BAD_OBJECT', `delta base ${oid} depends on itself through REF_DELTA entries`, { reason: 'delta-cycle', oid });
+    }
+    resolving.add(oid);
+    let failure: unknown;
+    try {
+      await this.ensureScanned();
+      for (let round = 0; round < 2; round++) {
+        for (const { pack, offset } of this.findPacked(oid)) {
+          try {
+            return await this.headerFromPack(pack, offset, resolving);
+          } catch (e) {
+            failure ??= e;
+          }
+        }
+        for (const d of this.dirs) {
+          try {
+            const bytes = await this.fs.readFile(this.loosePath(d.path, oid));
+            const h = readLooseHeader(bytes, { zlib: this.zlib });
+            return { type: h.type, size: h.size };
+          } catch (e) {
+            if (!isMissing(e)) failure ??= e;
+          }
+        }
+        if (round === 0) await this.rescan();
+      }
+    } finally {
+      resolving.delete(oid);
+    }
+    if (failure !== undefined) {
+      if (failure instanceof ScalpelError && failure.data.oid === undefined) failure.data.oid = oid;
+      throw failure;
+    }
+    return undefined;
+  }
+
+  private async readLoose(dir: string, oid: string): Promise<PackedObject | undefined> {
+    let bytes: Uint8Array;
+    try {
+      bytes = await this.fs.readFile(this.loosePath(dir, oid));
+    } catch (e) {
+      if (isMissing(e)) return undefined;
+      throw e;
+    }
+    const { type, content } = decodeLooseObject(bytes, { zlib: this.zlib, hash: this.hash, format: this.format, expectOid: oid });
+    return { type, content };
+  }
+
+  private async readFromPack(pack: PackFile, offset: number, oid: string, resolving: Set<string>): Promise<PackedObject> {
+    const source = await this.openPack(pack);
+    const obj = await readPackedObject(source, offset, {
+      format: this.format,
+      index: pack.index,
+      cache: pack.cache,
+      resolveRef: (base) => this.readAny(base, resolving),
+    });
+    const found = objectId(obj.type, obj.content, this.format, this.hash);
+    if (found !== oid) {
+      throw new ScalpelError('BAD_OBJECT', `packed object at ${offset} of ${pack.name} hashes to ${found}, expected ${oid}`, {
+        reason: 'oid-mismatch',
+        oid,
+        expected: oid,
+        found,
+        pack: pack.name,
+        offset,
+      });
+    }
+    return obj;
+  }
+
+  private async headerFromPack(pack: PackFile, offset: number, resolving: Set<string>): Promise<PackedObjectHeader> {
+    const source = await this.openPack(pack);
+    return readPackedHeader(source, offset, {
+      format: this.format,
+      index: pack.index,
+      cache: pack.cache,
+      resolveRef: (base) => this.readAny(base, resolving),
+      resolveRefType: async (base) => (await this.headerAny(base, resolving))?.type,
+    });
+  }
+
+  // ─────────────────────────────────────────────────────────────────────────── packs
+
+  private openPack(pack: PackFile): Promise<PackSource> {
+    if (pack.source === undefined) {
+      pack.source = this.loadPackSource(pack);
+      pack.source.catch(() => {
+        pack.source = undefined;
+      });
+    }
+    return pack.source;
+  }
+
+  private async loadPackSource(pack: PackFile): Promise<PackSource> {
+    const fs = this.fs;
+    const h = oidLength(this.format);
+    let source: PackSource;
+    const readRange = fs.readRange;
+    let size = -1;
+    if (typeof readRange === 'function') {
+      const st = await fs.stat(pack.packPath);
+      if (st === null) throw Object.assign(new Error(`ENOENT: ${pack.packPath}`), { code: 'ENOENT' });
+      size = st.size;
+    }
+    if (size >= 0 && size > this.wholePackLimit && typeof readRange === 'function') {
+      const path = pack.packPath;
+      source = windowedPackSource(size, (position, length) => readRange.call(fs, path, position, length));
+    } else {
+      source = bufferPackSource(await fs.readFile(pack.packPath));
+    }
+    if (source.size < PACK_HEADER_SIZE + h) {
+      throw new ScalpelError('TRUNCATED', `pack ${pack.name}: ${source.size} bytes is too small`, { what: 'pack', offset: source.size, need: PACK_HEADER_SIZE + h - source.size });
+    }
+    const header = parsePackHeader(await source.read(0, PACK_HEADER_SIZE));
+    const trailer = await source.read(source.size - h, h);
+    checkPackMatchesIndex(header, toHex(trailer), pack.index);
+    return source;
+  }
+
+  private ensureScanned(): Promise<void> {
+    if (this.scanned === undefined) {
+      const p = this.scan();
+      this.scanned = p;
+      p.catch(() => {
+        if (this.scanned === p) this.scanned = undefined;
+      });
+    }
+    return this.scanned;
+  }
+
+  /** One re-scan shared by every lookup that missed while it ran. */
+  private async rescan(): Promise<void> {
+    await this.ensureScanned();
+    if (this.rescanning === undefined) {
+      const p = this.scan().finally(() => {
+        this.rescanning = undefined;
+      });
+      this.rescanning = p;
+    }
+    return this.rescanning;
+  }
+
+  private async scan(): Promise<void> {
+    if (this.followAlternates) await this.loadAlternates();
+    for (const d of this.dirs) d.packs = await this.scanPacks(d);
+  }
+
+  /** Adds (never removes) the directories the alternates files name, recursively as git does. */
+  private async loadAlternates(): Promise<void> {
+    const seen = new Set(this.dirs.map((d) => d.path));
+    const queue: Array<{ path: string; depth: number }> = this.dirs.map((d, i) => ({ path: d.path, depth: i === 0 ? 0 : 1 }));
+    while (queue.length > 0) {
+      const { path, depth } = queue.shift() as { path: string; depth: number };
+      if (depth > MAX_ALTERNATE_DEPTH) continue;
+      let text: string;
+      try {
+        text = new TextDecoder().decode(await this.fs.readFile(`${path}/info/alternates`));
+      } catch (e) {
+        if (isMissing(e)) continue;
+        throw e;
+      }
+      for (const raw of text.split('\n')) {
+        const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+        if (line === '' || line.startsWith('#')) continue;
+        const unq = unquoteC(line);
+        if (unq === undefined || unq === '') continue;
+        const target = resolvePath(path, unq);
+        if (seen.has(target)) continue;
+        seen.add(target);
+        const st = await this.fs.stat(target);
+        if (st === null || st.type !== 'directory') continue;
+        this.dirs.push({ path: target, packs: [] });
+        queue.push({ path: target, depth: depth + 1 });
+      }
+    }
+  }
+
+  /** Lists `<dir>/pack/*.idx` with their `.pack`; keeps packs already open, parses new idx files. */
+  private async scanPacks(dir: ObjectDir): Promise<PackFile[]> {
+    const packDir = joinPath(dir.path, 'pack');
+    let names: string[];
+    try {
+      names = await this.fs.readdir(packDir);
+    } catch (e) {
+      if (isMissing(e)) return [];
+      throw e;
+    }
+    const have = new Set(names);
+    const known = new Map(dir.packs.map((p) => [p.name, p]));
+    const out: PackFile[] = [];
+    for (const n of names.sort()) {
+      if (!n.endsWith('.idx')) continue;
+      const name = n.slice(0, -4);
+      if (!have.has(`${name}.pack`)) continue;
+      const old = known.get(name);
+      if (old !== undefined) {
+        out.push(old);
+        continue;
+      }
+      let index: PackIndex;
+      try {
+        index = parsePackIndex(await this.fs.readFile(`${packDir}/${n}`), this.format);
+      } catch (e) {
+        // git skips a pack whose idx it cannot use (warning); it may be half-removed by a gc.
+        if (isMissing(e) || e instanceof ScalpelError) continue;
+        throw e;
+      }
+      out.push({ name, packPath: `${packDir}/${name}.pack`, index, source: undefined, cache: this.baseCache?.forPack() });
+    }
+    return out;
+  }
+
+  // ─────────────────────────────────────────────────────────────────────────── write
+
+  private async writeLoose(oid: string, bytes: Uint8Array): Promise<void> {
+    const fs = this.fs;
+    const dir = `${this.objectsDir}/${oid.slice(0, 2)}`;
+    const final = `${dir}/${oid.slice(2)}`;
+    let tmp = '';
+    let madeDir = false;
+    let eexist = 0;
+    for (;;) {
+      tmp = `${dir}/tmp_obj_${randomSuffix()}`;
+      const readOnly = this.createReadOnly;
+      try {
+        // git creates the temp file 0444 (git_mkstemp_mode); some filesystems (memfs) then refuse
+        // to write the file they just created read-only: those get 0644 and a chmod before the rename.
+        await fs.writeFile(tmp, bytes, { mode: readOnly ? 0o444 : 0o644, exclusive: true });
+        if (!readOnly) await this.makeReadOnly(tmp);
+        break;
+      } catch (e) {
+        const code = fsErrorCode(e);
+        if (code === 'EEXIST' && ++eexist < 8) continue;
+        if (code === 'ENOENT' && !madeDir) {
+          madeDir = true;
+          await this.makeFanoutDir(dir);
+          continue;
+        }
+        if (code !== 'EEXIST') await this.removeQuietly(tmp);
+        if (code === 'EACCES' && readOnly) {
+          this.createReadOnly = false;
+          continue;
+        }
+        throw e;
+      }
+    }
+    try {
+      await fs.rename(tmp, final);
+    } catch (e) {
+      await this.removeQuietly(tmp);
+      // Another writer got there first (rename over an existing file fails on some systems).
+      if ((await fs.lstat(final).catch(() => null)) !== null) return;
+      throw e;
+    }
+    await this.adjustSharedPerm(final, false);
+  }
+
+  /** chmod a-w, keeping the read bits the umask left (what creating it 0444 would have given). */
+  private async makeReadOnly(path: string): Promise<void> {
+    if (!this.fs.capabilities.modes) return;
+    const st = await this.fs.lstat(path);
+    if (st !== null && st.mode & 0o222) await this.fs.chmod(path, st.mode & 0o7555);
+  }
+
+  private async makeFanoutDir(dir: string): Promise<void> {
+    try {
+      await this.fs.mkdir(dir, 0o777);
+    } catch (e) {
+      if (fsErrorCode(e) === 'EEXIST') return;
+      throw e;
+    }
+    await this.adjustSharedPerm(dir, true);
+  }
+
+  private async adjustSharedPerm(path: string, isDir: boolean): Promise<void> {
+    if (sharedSetting(this.sharedRepository) === 0 || !this.fs.capabilities.modes) return;
+    const st = await this.fs.lstat(path);
+    if (st === null) return;
+    const next = sharedPermissions(this.sharedRepository, st.mode, isDir);
+    if ((st.mode ^ next) & 0o7777) await this.fs.chmod(path, next & 0o7777);
+  }
+
+  private async removeQuietly(path: string): Promise<void> {
+    try {
+      await this.fs.unlink(path);
+    } catch {
+      // already gone, or never created
+    }
+  }
+}
