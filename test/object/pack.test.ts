@@ -627,6 +627,42 @@ describe('hand-built packs', () => {
     );
   });
 
+  it('a 5,000-deep OFS_DELTA chain is walked iteratively; maxChainLength caps it', () => {
+    const size = 64;
+    const parts: number[] = [0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2, 0, 0, 0, 0];
+    const start = enc('x'.repeat(size));
+    let prev = parts.length;
+    parts.push(...entryHeader(3, size), ...deflate(start));
+    const depth = 5000;
+    let expectedContent = start;
+    for (let i = 0; i < depth; i++) {
+      // drop the first byte, append one: the result keeps its size
+      const ch = 0x30 + (i % 40);
+      const d = delta(size, size, [0x91, 1, size - 1, 1, ch]);
+      const at = parts.length;
+      parts.push(...entryHeader(6, d.length), ...ofsVarint(at - prev), ...deflate(d));
+      prev = at;
+      const next = new Uint8Array(size);
+      next.set(expectedContent.subarray(1));
+      next[size - 1] = ch;
+      expectedContent = next;
+    }
+    const body = Uint8Array.from(parts);
+    const bytes = new Uint8Array(body.length + 20);
+    bytes.set(body);
+    bytes.set(hashBytes('sha1', body), body.length);
+    const src = bufferPackSource(bytes);
+    const t0 = performance.now();
+    const obj = readPackedObjectSync(src, prev, { format });
+    const ms = performance.now() - t0;
+    expect(obj.type).toBe('blob');
+    expect(equalBytes(obj.content, expectedContent)).toBe(true);
+    expect(readPackedHeaderSync(src, prev, { format })).toEqual({ type: 'blob', size });
+    console.log(`[pack] ${depth}-deep chain: ${ms.toFixed(1)} ms`);
+    expect(scalpelCode(() => readPackedObjectSync(src, prev, { format, maxChainLength: 100 })).data.reason).toBe('delta-chain-too-long');
+    expect(scalpelCode(() => readPackedHeaderSync(src, prev, { format, maxChainLength: 100 })).data.reason).toBe('delta-chain-too-long');
+  });
+
   it('forged sizes: a 4 GiB declared object is never allocated; inflated length must equal the declared one', () => {
     const forged = buildPack([{ kind: 'obj', type: 3, data: blob, declared: 2 ** 32 }], format);
     expect(scalpelCode(() => readPackedObjectSync(bufferPackSource(forged.bytes), forged.offsets[0], { format }))).toMatchObject({
