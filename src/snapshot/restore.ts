@@ -264,11 +264,6 @@ export async function applyRestore(repo: Repository, plan: RestorePlan, read: Re
   const w = plan.work;
   const abs = (p: string) => (p === '' ? repo.worktree : joinPath(repo.worktree, p));
 
-  // leftovers of an interrupted earlier run in the directories we write to
-  const tempDirs = new Set<string>();
-  for (const c of w.creations) if (c.item.kind !== 'dir') tempDirs.add(dirname(abs(c.path)));
-  for (const d of tempDirs) if (await fs.lstat(d)) await removeStaleTemps(fs, d);
-
   for (const r of w.removals) {
     const st = await fs.lstat(abs(r.path));
     if (!st) continue;
@@ -277,11 +272,18 @@ export async function applyRestore(repo: Repository, plan: RestorePlan, read: Re
   }
 
   const written = new Map<string, { item: WorktreeItem; stat: FileStat | null }>();
+  const cleaned = new Set<string>();
   for (const c of w.creations) {
     const a = abs(c.path);
     // a root's parents lie outside the scope: create them if the edit removed them; others are items created above
     if (plan.roots.includes(c.path)) await mkdirp(fs, dirname(a));
     const it = c.item;
+    if (it.kind !== 'dir' && !cleaned.has(dirname(a))) {
+      // leftovers of an interrupted earlier run, in a directory we are about to write to; by now it
+      // is a real directory (created above, or checked while planning), never a path through a symlink
+      cleaned.add(dirname(a));
+      await removeStaleTemps(fs, dirname(a));
+    }
     if (it.kind === 'dir') {
       const st = await fs.lstat(a);
       if (!st || st.type !== 'directory') {
