@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { openRepository } from '../src/snapshot/engine.js';
+import { ScalpelError } from '../src/errors/index.js';
+import { nodeHash } from '../src/hash/node-crypto.js';
+import type { Fs } from '../src/fs/types.js';
+import { ROOT, apply, aboveRoots, coveredBy, newRepo, opArb, pathArb, view, wtOpArb, type Op, type RepoView } from './model.js';
+
+/**
+ * A model of the stacks: each session is a list of snapshots (roots, what each covered path held,
+ * and what each held when sealed). Random sequences of snapshot / edit / seal / restore /
+ * restore ID across two sessions; after each restore the repository must equal what the model
+ * replays: every covered path at its oldest captured state, everything else untouched, and a
+ * predicted refusal exactly when a sealed path was changed by someone else.
+ */
+type PathViews = Map<string, string>;
+
+function perPath(v: RepoView): PathViews {
+  const m = new Map<string, { tree?: unknown; index: unknown[]; reuc?: unknown }>();
+  const at = (p: string) => {
+    let x = m.get(p);
+    if (!x) m.set(p, (x = { index: [] }));
+    return x;
+  };
+  for (const t of v.tree) at(t.path).tree = t;
+  for (const e of v.index) at(e.path).index.push(e);
+  for (const r of v.reuc) at(r.path).reuc = r;
+  return new Map([...m].map(([k, x]) => [k, JSON.stringify(x)]));
+}
+
+async function viewsUnder(fs: Fs, roots: string[]): Promise<PathViews> {
+  return perPath(await view(fs, coveredBy(roots)));
+}
+
+interface ModelSnapshot {
+  roots: string[];
+  captured: PathViews;
+  sealed: PathViews | null;
+}
+
+type Step =
+  | { kind: 'snapshot'; session: 0 | 1; roots: string[] }
+  | { kind: 'edit'; ops: Op[] }
+  | { kind: 'seal'; session: 0 | 1 }
+  | { kind: 'restore'; session: 0 | 1; depth: number };
+
+const sessionArb = fc.constantFrom(0 as const, 1 as const);
+const stepArb: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('snapshot' as const), session: sessionArb, roots: fc.uniqueArray(pathArb, { minLength: 1, maxLength: 2 }) }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('edit' as const), ops: fc.array(opArb, { minLength: 1, maxLength: 4 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('seal' as const), session: sessionArb }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('restore' as const), session: sessionArb, depth: fc.nat({ max: 3 }) }) },
+);
+
+describe('snapshot stacks follow a replay model (two sessions, memfs)', () => {
+  it('random sequences of snapshot / edit / seal / restore / restore ID', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(wtOpArb, { minLength: 1, maxLength: 8 }), fc.array(stepArb, { minLength: 4, maxLength: 20 }), async (setup, steps) => {
+        const fs = await newRepo();
+        for (const op of setup) await apply(fs, op);
+        const repo = await openRepository({ fs, dir: ROOT, hash: nodeHash });
+        const stacks: ModelSnapshot[][] = [[], []];
+        const names = ['agent-a', 'agent-b'];
+        const liveRoots = () => stacks.flat().flatMap((s) => s.roots);
+        for (const step of steps) {
+          if (step.kind === 'snapshot') {
+            try {
+              await repo.snapshot(step.roots, { session: names[step.session] });
+            } catch (e) {
+              if (e instanceof ScalpelError && e.code === 'BAD_PATH') continue; // beneath a symlink: refused, nothing recorded
+              throw e;
+            }
+            stacks[step.session].push({ roots: step.roots, captured: await viewsUnder(fs, step.roots), sealed: null });
+          } else if (step.kind === 'edit') {
+            // anyone edits anything, except the parents of live scopes (a restore then refuses by design)
+            const above = aboveRoots(liveRoots());
+            for (const op of step.ops) if (!above(op.path)) await apply(fs, op);
+          } else if (step.kind === 'seal') {
+            const st = stacks[step.session];
+            if (!st.length) {
+              await expect(repo.seal({ session: names[step.session] })).rejects.toMatchObject({ code: 'SNAPSHOT_NOT_FOUND' });
+              continue;
+            }
+            await repo.seal({ session: names[step.session] });
+            st[st.length - 1].sealed = await viewsUnder(fs, st[st.length - 1].roots);
+          } else {
+            const st = stacks[step.session];
+            const list = await repo.list({ session: names[step.session] });
+            expect(list.length).toBe(st.length);
+            if (!st.length) {
+              await expect(repo.restore({ session: names[step.session] })).rejects.toMatchObject({ code: 'SNAPSHOT_NOT_FOUND' });
+              continue;
+            }
+            const k = Math.min(step.depth, st.length - 1);
+            const chain = st.slice(st.length - 1 - k).reverse(); // newest first
+            const id = list[k].id;
+            const roots = chain.flatMap((s) => s.roots);
+            const inScope = coveredBy(roots);
+            const before = perPath(await view(fs, () => true));
+            const current = await viewsUnder(fs, roots);
+            const paths = new Set([...current.keys(), ...chain.flatMap((s) => [...s.captured.keys()])]);
+            const expected = new Map([...before].filter(([p]) => !inScope(p)));
+            let conflict = false;
+            for (const p of paths) {
+              const oldest = [...chain].reverse().find((s) => coveredBy(s.roots)(p)) as ModelSnapshot;
+              const target = oldest.captured.get(p);
+              if (target !== undefined) expected.set(p, target);
+              const newest = chain.find((s) => coveredBy(s.roots)(p)) as ModelSnapshot;
+              const cur = current.get(p);
+              if (newest.sealed && cur !== newest.sealed.get(p) && cur !== target) conflict = true;
+            }
+            let refused: ScalpelError | null = null;
+            try {
+              await repo.restore({ session: names[step.session], id: k === 0 && step.depth === 0 ? undefined : id });
+            } catch (e) {
+              if (!(e instanceof ScalpelError) || e.code !== 'REFUSED') throw e;
+              refused = e;
+            }
+            expect(refused !== null, `refusal predicted: ${conflict}`).toBe(conflict);
+            const after = perPath(await view(fs, () => true));
+            if (refused) {
+              expect(after).toEqual(before);
+              continue;
+            }
+            expect(after).toEqual(expected);
+            st.splice(st.length - 1 - k);
+          }
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
