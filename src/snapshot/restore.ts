@@ -361,7 +361,9 @@ function buildIndex(repo: Repository, plan: RestorePlan, read: ReadIndexResult |
       scoped.push({ e: new IndexEntry({ path: rec.path, oid: rec.oid, mode: rec.mode, stage: rec.stage, flags: rec.flags, stat }), from: -1 });
     }
   }
-  const merged = [...kept, ...scoped].sort((a, b) => compareEntries(a.e, b.e));
+  // both lists are sorted: merge them in one pass (sorting 100,000 entries would cost more than the rest)
+  scoped.sort((a, b) => compareEntries(a.e, b.e));
+  const merged = mergeSorted(kept, scoped);
   const entries = merged.map((x) => x.e);
 
   // extensions
@@ -416,6 +418,18 @@ function withResolveUndo(extensions: IndexExtension[], plan: RestorePlan, base: 
   let at = 0;
   while (at < without.length && after.has(without[at].signature)) at++;
   return [...without.slice(0, at), reuc, ...without.slice(at)];
+}
+
+function mergeSorted<T extends { e: IndexEntry }>(a: T[], b: T[]): T[] {
+  if (b.length === 0) return a;
+  const out: T[] = new Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) out[k++] = compareEntries(a[i].e, b[j].e) <= 0 ? a[i++] : b[j++];
+  while (i < a.length) out[k++] = a[i++];
+  while (j < b.length) out[k++] = b[j++];
+  return out;
 }
 
 function matches(rec: IndexRecord, it: WorktreeItem): boolean {
