@@ -107,15 +107,14 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitInd
       }
       let nameLen = flags & CE_NAMEMASK;
       if (nameLen === CE_NAMEMASK) {
-        let z = nameOff;
-        while (z < bodyEnd && bytes[z] !== 0) z++;
-        if (z >= bodyEnd) throw truncatedEntry(off, i);
+        const z = bytes.indexOf(0, nameOff);
+        if (z === -1 || z >= bodyEnd) throw truncatedEntry(off, i);
         nameLen = z - nameOff;
       } else {
         if (nameOff + nameLen > bodyEnd) throw truncatedEntry(off, i);
-        for (let k = nameOff, e = nameOff + nameLen; k < e; k++) {
-          if (bytes[k] === 0) throw badEntry(k, i, 'NUL byte inside the path');
-        }
+        // the first NUL at or after the name must not lie inside it (native search: the padding NUL ends it)
+        const z = bytes.indexOf(0, nameOff);
+        if (z !== -1 && z < nameOff + nameLen) throw badEntry(z, i, 'NUL byte inside the path');
       }
       // (fixed + flags [+ flags2] + name + 8) & ~7, as git's ondisk_ce_size
       const size = (nameOff - off + nameLen + 8) & ~7;
@@ -154,9 +153,8 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitInd
       }
       if (strip > prevLen) throw badEntry(p, i, `prefix strip ${strip} longer than the previous path (${prevLen})`);
       const sufStart = r.pos;
-      let z = sufStart;
-      while (z < bodyEnd && bytes[z] !== 0) z++;
-      if (z >= bodyEnd) throw truncatedEntry(off, i);
+      const z = bytes.indexOf(0, sufStart);
+      if (z === -1 || z >= bodyEnd) throw truncatedEntry(off, i);
       const keep = prevLen - strip;
       const len = keep + (z - sufStart);
       if (used + len > arena.length) {

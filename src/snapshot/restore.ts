@@ -332,39 +332,58 @@ function buildIndex(repo: Repository, plan: RestorePlan, read: ReadIndexResult |
   const covered = new Uint8Array(old.length);
   for (const r of plan.roots) for (const i of entriesUnder(old, r)) covered[i] = 1;
 
-  // `from`: position in the old index of an entry carried over outside the scope, -1 for the scope's entries
-  const kept: Array<{ e: IndexEntry; from: number }> = [];
+  // Entries outside the scope are carried over as they are (smudged when racily clean); `fromOld`
+  // maps each kept entry to its old position (for the fsmonitor bitmap). No per-entry wrappers:
+  // this loop runs over every entry of the index.
+  const kept: IndexEntry[] = [];
+  const keptFrom: number[] = [];
   for (let i = 0; i < old.length; i++) {
     if (covered[i]) continue;
-    kept.push({ e: smudgeIfRacy(old[i], indexStat), from: i });
+    kept.push(smudgeIfRacy(old[i], indexStat));
+    keptFrom.push(i);
   }
 
-  const scoped: Array<{ e: IndexEntry; from: number }> = [];
+  const scoped: IndexEntry[] = [];
   const oldByPath = new Map<string, number[]>();
-  for (let i = 0; i < old.length; i++) if (covered[i]) {
-    const p = old[i].path;
-    let l = oldByPath.get(p);
-    if (!l) oldByPath.set(p, (l = []));
-    l.push(i);
-  }
+  for (let i = 0; i < old.length; i++)
+    if (covered[i]) {
+      const p = old[i].path;
+      let l = oldByPath.get(p);
+      if (!l) oldByPath.set(p, (l = []));
+      l.push(i);
+    }
   for (const p of w.ixPaths) {
     const tgt = w.targetIndex.get(p) ?? [];
     const cur = w.currentIndex.get(p) ?? [];
     const wrote = written.get(p);
     if (sameEntries(cur, tgt) && !wrote) {
-      for (const i of oldByPath.get(p) ?? []) scoped.push({ e: old[i], from: -1 });
+      for (const i of oldByPath.get(p) ?? []) scoped.push(old[i]);
       continue;
     }
     for (const rec of tgt) {
       let stat = undefined;
       if (wrote && wrote.stat && rec.stage === 0 && matches(rec, wrote.item)) stat = statOf(wrote.stat);
-      scoped.push({ e: new IndexEntry({ path: rec.path, oid: rec.oid, mode: rec.mode, stage: rec.stage, flags: rec.flags, stat }), from: -1 });
+      scoped.push(new IndexEntry({ path: rec.path, oid: rec.oid, mode: rec.mode, stage: rec.stage, flags: rec.flags, stat }));
     }
   }
+  scoped.sort(compareEntries);
   // both lists are sorted: merge them in one pass (sorting 100,000 entries would cost more than the rest)
-  scoped.sort((a, b) => compareEntries(a.e, b.e));
-  const merged = mergeSorted(kept, scoped);
-  const entries = merged.map((x) => x.e);
+  const entries: IndexEntry[] = new Array(kept.length + scoped.length);
+  const from = new Int32Array(entries.length);
+  {
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    while (i < kept.length || j < scoped.length) {
+      if (j >= scoped.length || (i < kept.length && compareEntries(kept[i], scoped[j]) <= 0)) {
+        from[k] = keptFrom[i];
+        entries[k++] = kept[i++];
+      } else {
+        from[k] = -1;
+        entries[k++] = scoped[j++];
+      }
+    }
+  }
 
   // extensions
   let extensions: IndexExtension[] = base.extensions.filter((x) => x.signature !== 'link');
@@ -384,9 +403,7 @@ function buildIndex(repo: Repository, plan: RestorePlan, read: ReadIndexResult |
       const dirtyOld = new Set(x.bitmap.bits);
       const bits: number[] = [];
       // positions move: carried entries keep their dirty bit, every entry of the scope is marked dirty
-      merged.forEach((m, i) => {
-        if (m.from < 0 || dirtyOld.has(m.from)) bits.push(i);
-      });
+      for (let i = 0; i < from.length; i++) if (from[i] < 0 || dirtyOld.has(from[i])) bits.push(i);
       return { ...x, bitmap: ewahFromBits(bits.length ? bits[bits.length - 1] + 1 : 0, bits) };
     }
     return x;
@@ -418,18 +435,6 @@ function withResolveUndo(extensions: IndexExtension[], plan: RestorePlan, base: 
   let at = 0;
   while (at < without.length && after.has(without[at].signature)) at++;
   return [...without.slice(0, at), reuc, ...without.slice(at)];
-}
-
-function mergeSorted<T extends { e: IndexEntry }>(a: T[], b: T[]): T[] {
-  if (b.length === 0) return a;
-  const out: T[] = new Array(a.length + b.length);
-  let i = 0;
-  let j = 0;
-  let k = 0;
-  while (i < a.length && j < b.length) out[k++] = compareEntries(a[i].e, b[j].e) <= 0 ? a[i++] : b[j++];
-  while (i < a.length) out[k++] = a[i++];
-  while (j < b.length) out[k++] = b[j++];
-  return out;
 }
 
 function matches(rec: IndexRecord, it: WorktreeItem): boolean {
