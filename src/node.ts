@@ -6,9 +6,22 @@ import { setDefaultHash } from './hash/index.js';
 import { nodeHash } from './hash/node-crypto.js';
 import { setDefaultZlib } from './object/zlib.js';
 import { nodeZlib } from './object/node-zlib.js';
+import { setDefaultProcessInfo } from './repo/journal.js';
 
 setDefaultHash(nodeHash);
 setDefaultZlib(nodeZlib);
+setDefaultProcessInfo({
+  pid: process.pid,
+  isAlive(pid: number): boolean {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch (e) {
+      // EPERM: it exists but belongs to someone else
+      return (e as { code?: string }).code === 'EPERM';
+    }
+  },
+});
 
 export * from './index.js';
 export { nodeHash } from './hash/node-crypto.js';

@@ -212,11 +212,12 @@ export function lockExistsMessage(lockPath: string): string {
  * The lock remembers the identity (dev, ino) of the file it created: `release` and `commit` refuse
  * to act on a lock file that someone removed and re-created in the meantime.
  */
-export async function acquireLock(fs: Fs, path: string): Promise<Lock> {
+export async function acquireLock(fs: Fs, path: string, opts: { content?: Uint8Array } = {}): Promise<Lock> {
   const locked = () => new ScalpelError('INDEX_LOCKED', lockExistsMessage(path), { path });
   if (!fs.capabilities.exclusiveCreate && (await fs.lstat(path))) throw locked();
   try {
-    await fs.writeFile(path, new Uint8Array(0), { mode: 0o666, exclusive: true });
+    // `content` marks the lock as ours until the real content is written (see repo/journal.ts)
+    await fs.writeFile(path, opts.content ?? new Uint8Array(0), { mode: 0o666, exclusive: true });
   } catch (e) {
     if (fsErrorCode(e) === 'EEXIST') throw locked();
     // Any other failure may still have created the (empty) file — open succeeded, the rest did
@@ -224,7 +225,7 @@ export async function acquireLock(fs: Fs, path: string): Promise<Lock> {
     // rollback does); a non-empty one cannot be ours.
     await bestEffort(async () => {
       const st = await fs.lstat(path);
-      if (st && st.type === 'file' && st.size === 0) await fs.unlink(path);
+      if (st && st.type === 'file' && (st.size === 0 || (opts.content && st.size <= opts.content.length))) await fs.unlink(path);
     });
     throw e;
   }

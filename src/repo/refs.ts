@@ -3,7 +3,7 @@ import { utf8Decode, utf8Encode } from '../bytes/text.js';
 import { isHex } from '../bytes/hex.js';
 import type { Fs } from '../fs/types.js';
 import { dirname, joinPath } from '../fs/path.js';
-import { acquireLock, mkdirp } from '../fs/atomic.js';
+import { acquireLock, mkdirp, type Lock } from '../fs/atomic.js';
 
 /**
  * Loose and packed refs of the common git dir (files backend): a loose ref file wins over a
@@ -16,6 +16,8 @@ export class RefStore {
     private readonly fs: Fs,
     private readonly commonDir: string,
     private readonly oidHexLength: number,
+    /** How lock files are taken (the repository journals them); plain exclusive create by default. */
+    private readonly acquire: (path: string) => Promise<Lock> = (path) => acquireLock(fs, path),
   ) {}
 
   private refPath(name: string): string {
@@ -86,7 +88,7 @@ export class RefStore {
     let lock;
     for (;;) {
       try {
-        lock = await acquireLock(this.fs, `${path}.lock`);
+        lock = await this.acquire(`${path}.lock`);
         break;
       } catch (e) {
         if (!(e instanceof ScalpelError && e.code === 'INDEX_LOCKED')) throw e;
@@ -150,7 +152,7 @@ export class RefStore {
 
   private async rewritePackedWithout(name: string): Promise<void> {
     const path = joinPath(this.commonDir, 'packed-refs');
-    const lock = await acquireLock(this.fs, `${path}.lock`).catch((e: unknown) => {
+    const lock = await this.acquire(`${path}.lock`).catch((e: unknown) => {
       if (e instanceof ScalpelError && e.code === 'INDEX_LOCKED') {
         throw new ScalpelError('REF_LOCKED', `cannot lock packed-refs: '${path}.lock' exists`, { ref: name, path: `${path}.lock` });
       }

@@ -5,6 +5,8 @@ import { defaultZlib, type ZlibProvider } from '../object/zlib.js';
 import { encodeIndex } from '../index/encode.js';
 import type { GitIndex } from '../index/decode.js';
 import { acquireLock, type Lock } from '../fs/atomic.js';
+import { ScalpelError } from '../errors/index.js';
+import { LockJournal, defaultProcessInfo, lockMarker, type ProcessInfo } from './journal.js';
 import type { GitConfig } from './config.js';
 import { discoverRepository, objectFormatOf, readRepoConfig, type RepoLocation } from './discover.js';
 import { readIndexFile, type ReadIndexResult } from './index-file.js';
@@ -17,6 +19,8 @@ export interface RepositoryOptions {
   dir: string;
   hash?: HashProvider;
   zlib?: ZlibProvider;
+  /** Process information for recovering our own locks after a crash (Node: installed by git-scalpel/node). */
+  proc?: ProcessInfo;
 }
 
 /**
@@ -33,8 +37,13 @@ export class Repository {
   readonly odb: ObjectDatabase;
   readonly refs: RefStore;
 
-  private constructor(fs: Fs, loc: RepoLocation, config: GitConfig, hash: HashProvider, zlib: ZlibProvider) {
+  readonly journal: LockJournal;
+  private readonly proc: ProcessInfo | undefined;
+
+  private constructor(fs: Fs, loc: RepoLocation, config: GitConfig, hash: HashProvider, zlib: ZlibProvider, proc: ProcessInfo | undefined) {
     this.fs = fs;
+    this.proc = proc;
+    this.journal = new LockJournal(fs, joinPath(loc.commonDir, 'scalpel', 'journal'), proc);
     this.loc = loc;
     this.config = config;
     this.objectFormat = objectFormatOf(config);
@@ -49,13 +58,13 @@ export class Repository {
       zlib,
       compressionLevel: level === -1 ? -1 : Math.max(0, Math.min(9, level)),
     });
-    this.refs = new RefStore(fs, loc.commonDir, this.objectFormat === 'sha256' ? 64 : 40);
+    this.refs = new RefStore(fs, loc.commonDir, this.objectFormat === 'sha256' ? 64 : 40, (path) => this.acquire(path));
   }
 
   static async open(opts: RepositoryOptions): Promise<Repository> {
     const loc = await discoverRepository(opts.fs, opts.dir);
     const config = await readRepoConfig(opts.fs, loc);
-    return new Repository(opts.fs, loc, config, opts.hash ?? defaultHash(), opts.zlib ?? defaultZlib());
+    return new Repository(opts.fs, loc, config, opts.hash ?? defaultHash(), opts.zlib ?? defaultZlib(), opts.proc ?? defaultProcessInfo());
   }
 
   get worktree(): string {
@@ -83,7 +92,47 @@ export class Repository {
 
   /** Take `index.lock` exclusively (refusing, never waiting, when someone else holds it). */
   lockIndex(): Promise<Lock> {
-    return acquireLock(this.fs, `${this.indexPath}.lock`);
+    return this.acquire(`${this.indexPath}.lock`);
+  }
+
+  /**
+   * Create a lock file exclusively, journaled so that a run killed while holding it lets the
+   * next run take it over (LockJournal); a lock of anyone else stays refused (INDEX_LOCKED).
+   */
+  async acquire(path: string): Promise<Lock> {
+    let lock: Lock;
+    const content = lockMarker(this.proc?.pid);
+    try {
+      lock = await acquireLock(this.fs, path, { content });
+    } catch (e) {
+      if (!(e instanceof ScalpelError && e.code === 'INDEX_LOCKED') || !(await this.journal.recoverStale(path))) throw e;
+      lock = await acquireLock(this.fs, path, { content });
+    }
+    const journal = this.journal;
+    let recorded = false;
+    return {
+      path: lock.path,
+      get state() {
+        return lock.state;
+      },
+      async write(data) {
+        // the marker is about to go: record the lock's identity first
+        if (!recorded) {
+          await journal.record(lock);
+          recorded = true;
+        }
+        await lock.write(data);
+      },
+      async commit(target) {
+        await lock.commit(target);
+        if (recorded) await journal.forget(lock).catch(() => undefined);
+      },
+      async release() {
+        const was = lock.state;
+        await lock.release();
+        if (was === 'held' && recorded) await journal.forget(lock).catch(() => undefined);
+      },
+    };
   }
 
   /** Write the index through a lock taken with lockIndex(): encode, write the lock file, rename it over the index. */

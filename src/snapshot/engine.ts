@@ -8,6 +8,7 @@ import type { HashProvider } from '../hash/index.js';
 import type { ZlibProvider } from '../object/zlib.js';
 import { Repository } from '../repo/repository.js';
 import { discoverRepository } from '../repo/discover.js';
+import type { ProcessInfo } from '../repo/journal.js';
 import { toFs } from '../fs/adapt.js';
 import { SnapshotStack, checkSession, type StackEntry } from '../store/stack.js';
 import { captureState, sparseDirContaining } from './capture.js';
@@ -29,6 +30,8 @@ export interface OpenOptions {
   zlib?: ZlibProvider;
   /** Clock, for tests. */
   now?: () => Date;
+  /** Process information for recovering this tool's own locks after a crash (default: Node's, from git-scalpel/node). */
+  proc?: ProcessInfo;
 }
 
 export interface SnapshotOptions {
@@ -94,7 +97,7 @@ export async function openRepository(opts: OpenOptions): Promise<ScalpelReposito
     const loc = await discoverRepository(await toFs(opts.fs), opts.dir);
     fs = await probedFs(opts.fs, joinPath(loc.gitDir, 'scalpel', 'probe'));
   }
-  const repo = await Repository.open({ fs, dir: opts.dir, hash: opts.hash, zlib: opts.zlib });
+  const repo = await Repository.open({ fs, dir: opts.dir, hash: opts.hash, zlib: opts.zlib, proc: opts.proc });
   return new ScalpelRepository(repo, opts.now ?? (() => new Date()));
 }
 

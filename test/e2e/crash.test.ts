@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, symlinkSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, makeTempDir } from '../helpers/git.js';
@@ -91,4 +91,48 @@ describe('crash safety of restore', () => {
       expect(leftovers).toEqual([]);
     }
   }, 240_000);
+
+  it('killed at every point (every later call fails too): a rerun takes over its own stale locks and completes', async () => {
+    const { template, target, targetGit, scope } = prepare();
+    await snapshotAndEdit(template, scope);
+    const counter = faultyFs(nodeFs(), { failAt: 0 });
+    await (await openRepository({ fs: counter, dir: copyRepo(template) })).restore();
+    const total = counter.count;
+    // the killed run's pid: a process that has exited
+    const deadPid = spawnSync('true').pid as number;
+    for (let n = 1; n <= total; n++) {
+      const dir = copyRepo(template);
+      const fs = faultyFs(nodeFs(), { failAt: n, after: 'crash' });
+      const killed = await openRepository({ fs, dir, proc: { pid: deadPid, isAlive: () => true } });
+      await killed.restore().catch(() => undefined);
+      // the rerun (a new process) takes over the dead run's locks; if the killed run got as far as
+      // popping the snapshot, there is nothing left to do
+      const again = await openRepository({ fs: nodeFs(), dir });
+      if ((await again.list()).length) await again.restore();
+      expect(worktreeView(dir), `rerun after kill at call ${n}`).toEqual(target);
+      expect(gitView(dir), `rerun after kill at call ${n}`).toEqual(targetGit);
+      expect(readdirSync(join(dir, '.git')).filter((x) => x.endsWith('.lock'))).toEqual([]);
+      expect(Object.keys(worktreeView(dir)).filter((p) => p.includes('.scalpel-tmp-'))).toEqual([]);
+    }
+  }, 240_000);
+
+  it('never takes over a lock it did not create', async () => {
+    const { template, scope } = prepare();
+    await snapshotAndEdit(template, scope);
+    const dir = copyRepo(template);
+    const deadPid = spawnSync('true').pid as number;
+    // a journal of a dead process of ours naming index.lock, but the lock file there now is git's (another inode)
+    const { writeFileSync, mkdirSync, statSync } = await import('node:fs');
+    writeFileSync(join(dir, '.git/index.lock'), 'old');
+    const st = statSync(join(dir, '.git/index.lock'));
+    const { rmSync } = await import('node:fs');
+    rmSync(join(dir, '.git/index.lock'));
+    mkdirSync(join(dir, '.git/scalpel/journal'), { recursive: true });
+    writeFileSync(join(dir, `.git/scalpel/journal/${deadPid}.json`), JSON.stringify({ pid: deadPid, startedAt: '', locks: [{ path: join(dir, '.git/index.lock'), dev: st.dev, ino: st.ino }] }));
+    writeFileSync(join(dir, '.git/tmp-filler'), 'takes the old inode number if the fs reuses it');
+    writeFileSync(join(dir, '.git/index.lock'), 'git holds this');
+    if (statSync(join(dir, '.git/index.lock')).ino === st.ino) return; // the fs reused the inode: nothing to tell apart
+    await expect((await openRepository({ fs: nodeFs(), dir })).restore()).rejects.toMatchObject({ code: 'INDEX_LOCKED' });
+    expect(readFileSync(join(dir, '.git/index.lock'), 'utf8')).toBe('git holds this');
+  });
 });
