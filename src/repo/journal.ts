@@ -1,5 +1,5 @@
 import { utf8Decode, utf8Encode } from '../bytes/text.js';
-import type { Fs } from '../fs/types.js';
+import { fsErrorCode, type Fs } from '../fs/types.js';
 import { joinPath } from '../fs/path.js';
 import { mkdirp, writeFileAtomic, type Lock } from '../fs/atomic.js';
 
@@ -87,6 +87,16 @@ export class LockJournal {
    */
   async recoverStale(lockPath: string): Promise<boolean> {
     if (!this.proc) return false;
+    try {
+      return await this.recoverStaleUnchecked(lockPath, this.proc);
+    } catch (e) {
+      // the lock changed hands while we looked (renamed into place, removed): not stale
+      if (fsErrorCode(e) === 'ENOENT') return false;
+      throw e;
+    }
+  }
+
+  private async recoverStaleUnchecked(lockPath: string, proc: ProcessInfo): Promise<boolean> {
     const st = await this.fs.lstat(lockPath);
     if (!st || st.type !== 'file') return false;
     // still holding our marker: the pid in it says whose it is
@@ -95,7 +105,7 @@ export class LockJournal {
       const m = text.startsWith(MARKER) ? /^git-scalpel lock pid=(\d+)\n$/.exec(text) : null;
       if (m) {
         const pid = Number(m[1]);
-        if (pid === this.proc.pid || this.proc.isAlive(pid)) return false;
+        if (pid === proc.pid || proc.isAlive(pid)) return false;
         await this.fs.unlink(lockPath);
         return true;
       }
@@ -112,7 +122,7 @@ export class LockJournal {
       } catch {
         continue;
       }
-      if (!Number.isInteger(j.pid) || j.pid === this.proc.pid || this.proc.isAlive(j.pid) || !Array.isArray(j.locks)) continue;
+      if (!Number.isInteger(j.pid) || j.pid === proc.pid || proc.isAlive(j.pid) || !Array.isArray(j.locks)) continue;
       const hit = j.locks.find((l) => l.path === lockPath && l.dev === st.dev && l.ino === st.ino);
       if (!hit) continue;
       await this.fs.unlink(lockPath);

@@ -78,11 +78,11 @@ describe('snapshot stacks', () => {
         const p = spawn(process.execPath, [bin, '-C', dir, 'snapshot', '--label', `p${i}`, `file-${i}.txt`], { stdio: 'ignore' });
         p.on('exit', (code) => resolve(code ?? -1));
       });
-    const codes = await Promise.all(Array.from({ length: 8 }, (_, i) => runOne(i)));
-    expect(codes).toEqual(Array(8).fill(0));
+    const codes = await Promise.all(Array.from({ length: 12 }, (_, i) => runOne(i)));
+    expect(codes).toEqual(Array(12).fill(0));
     const repo = await open(dir);
     const labels = (await repo.list()).map((s) => s.label).sort();
-    expect(labels).toEqual(Array.from({ length: 8 }, (_, i) => `p${i}`).sort());
+    expect(labels).toEqual(Array.from({ length: 12 }, (_, i) => `p${i}`).sort());
     expect(git(dir, ['fsck', '--no-dangling'])).toBe('');
   });
 
