@@ -1,63 +1,137 @@
-// git-scalpel demo: what the toolkit does today, on the index files real git wrote that ship in
-// fixtures/index/ (no setup, no network, no git needed). Run with `npm run demo`.
-import { readFileSync, readdirSync, existsSync, mkdtempSync, mkdirSync, writeFileSync, copyFileSync, rmSync } from 'node:fs';
+// git-scalpel demo: an agent's failed edit undone exactly, in a repository where a person has
+// uncommitted work. The repository is built by git-scalpel itself (objects, commit, index) in a
+// scratch directory: no git binary is needed. When git is on PATH, its own view is shown too.
+// Run with `npm run demo`.
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { decodeIndex, encodeIndex, mergeSplitIndex, linkExtension } from '../dist/node.js';
+import { spawnSync } from 'node:child_process';
+import { Repository, nodeFs, encodeTree, encodeCommit, formatIdentity, encodeIndex, IndexEntry, compareEntries } from '../dist/node.js';
 import { run } from '../dist/cli/main.js';
-import { nodeFs } from '../dist/node.js';
 
-const root = fileURLToPath(new URL('../fixtures/index/', import.meta.url));
-const rows = [];
-let allSame = true;
-for (const name of readdirSync(root).sort()) {
-  const dir = join(root, name);
-  if (!existsSync(join(dir, 'index'))) continue;
-  const meta = JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8'));
-  const bytes = new Uint8Array(readFileSync(join(dir, 'index')));
-  const t0 = performance.now();
-  const idx = decodeIndex(bytes, { objectFormat: meta.objectFormat });
-  const out = encodeIndex(idx);
-  const ms = performance.now() - t0;
-  const same = out.length === bytes.length && out.every((b, i) => b === bytes[i]);
-  allSame &&= same;
-  let entries = idx.entries.length;
-  const link = linkExtension(idx);
-  if (link) {
-    const shared = decodeIndex(new Uint8Array(readFileSync(join(dir, `sharedindex.${link.baseOid}`))), { objectFormat: meta.objectFormat });
-    entries = mergeSplitIndex(idx, shared).entries.length;
-  }
-  rows.push([name, `v${idx.version}`, meta.objectFormat, String(entries), idx.extensions.map((x) => x.signature).join(',') || '-', same ? 'identical' : 'DIFFERS', ms.toFixed(2)]);
-}
+const enc = new TextEncoder();
+const dir = mkdtempSync(join(tmpdir(), 'scalpel-demo-'));
+const say = (t) => console.log(`\n\x1b[1m${t}\x1b[0m`);
+const haveGit = spawnSync('git', ['--version']).status === 0;
 
-const head = ['fixture (written by git)', 'ver', 'format', 'entries', 'extensions', 'decode→encode', 'ms'];
-const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-const line = (r) => r.map((c, i) => c.padEnd(widths[i])).join('  ');
-console.log('git-scalpel: byte-exact .git/index codec, checked on every index shape git writes\n');
-console.log(line(head));
-console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-for (const r of rows) console.log(line(r));
-
-// The CLI on one of them, laid out as a repository in a scratch directory.
-const scratch = mkdtempSync(join(tmpdir(), 'scalpel-demo-'));
-try {
-  const gitDir = join(scratch, '.git');
-  mkdirSync(join(gitDir, 'objects'), { recursive: true });
-  writeFileSync(join(gitDir, 'HEAD'), 'ref: refs/heads/main\n');
-  writeFileSync(join(gitDir, 'config'), '[core]\n\trepositoryformatversion = 0\n');
-  copyFileSync(join(root, 'odd-names', 'index'), join(gitDir, 'index'));
-  console.log(`\n$ git-scalpel -C ${scratch} index --verify   (fixture odd-names; first entries)`);
-  let text = '';
+async function cli(args) {
+  let out = '';
   let err = '';
-  const code = await run(['-C', scratch, 'index', '--verify'], { fs: nodeFs(), cwd: process.cwd(), out: (t) => (text += t), err: (t) => (err += t) });
-  console.log(text.split('\n').slice(0, 12).join('\n'));
-  console.log('  …');
-  process.stdout.write(err);
-  console.log(`exit ${code}`);
-  if (code !== 0) allSame = false;
-} finally {
-  rmSync(scratch, { recursive: true, force: true });
+  const code = await run(args, { fs: nodeFs(), cwd: dir, out: (t) => (out += t), err: (t) => (err += t) }).catch(async (e) => {
+    const { errorExitCode } = await import('../dist/cli/args.js');
+    err += `git-scalpel: ${e.code === 'REFUSED' ? 'refused' : 'error'} [${e.code}]: ${e.message}\n`;
+    return errorExitCode(e);
+  });
+  console.log(`$ git-scalpel ${args.join(' ')}`);
+  const indent = (t) => (t ? t.replace(/\n$/, '').replace(/^/gm, '  ') + '\n' : '');
+  process.stdout.write(indent(out));
+  process.stderr.write(indent(err));
+  console.log(`  (exit ${code})`);
+  return code;
 }
-console.log(allSame ? '\nall fixtures re-encode byte-identically' : '\nSOME FIXTURES DIFFER');
-process.exitCode = allSame ? 0 : 1;
+
+function status(title) {
+  if (!haveGit) return;
+  const p = spawnSync('git', ['-c', 'core.quotePath=false', 'status', '--short', '--untracked-files=all', '--ignored'], { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } });
+  console.log(`  git status --short (${title}):`);
+  process.stdout.write(p.stdout.replace(/\n$/, '').replace(/^/gm, '    ') + '\n');
+}
+
+function snapshotOfFiles(paths) {
+  return Object.fromEntries(paths.map((p) => [p, existsSync(join(dir, p)) ? readFileSync(join(dir, p), 'utf8') : null]));
+}
+
+try {
+  // ── a small project, committed, built without git ───────────────────────────────────────────
+  const files = {
+    '.gitignore': '.env\n',
+    'README.md': '# demo\n\nA tiny project.\n',
+    'src/app.ts': 'export function greet(name: string) {\n  return `hello ${name}`;\n}\n',
+    'src/util.ts': 'export const twice = (n: number) => n * 2;\n',
+  };
+  mkdirSync(join(dir, '.git/objects'), { recursive: true });
+  mkdirSync(join(dir, '.git/refs/heads'), { recursive: true });
+  writeFileSync(join(dir, '.git/HEAD'), 'ref: refs/heads/main\n');
+  writeFileSync(join(dir, '.git/config'), '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n');
+  for (const [p, c] of Object.entries(files)) {
+    mkdirSync(join(dir, p, '..'), { recursive: true });
+    writeFileSync(join(dir, p), c);
+  }
+  const repo = await Repository.open({ fs: nodeFs(), dir });
+  const blobs = {};
+  for (const [p, c] of Object.entries(files)) blobs[p] = await repo.odb.write('blob', enc.encode(c));
+  const srcTree = await repo.odb.write('tree', encodeTree([
+    { mode: 0o100644, name: enc.encode('app.ts'), oid: blobs['src/app.ts'] },
+    { mode: 0o100644, name: enc.encode('util.ts'), oid: blobs['src/util.ts'] },
+  ]));
+  const root = await repo.odb.write('tree', encodeTree([
+    { mode: 0o100644, name: enc.encode('.gitignore'), oid: blobs['.gitignore'] },
+    { mode: 0o100644, name: enc.encode('README.md'), oid: blobs['README.md'] },
+    { mode: 0o040000, name: enc.encode('src'), oid: srcTree },
+  ]));
+  const who = formatIdentity({ name: 'Demo', email: 'demo@example.com', timestamp: 1700000000 });
+  const commit = await repo.odb.write('commit', encodeCommit({ tree: root, author: who, committer: who, message: 'initial\n' }));
+  await repo.refs.update('refs/heads/main', commit, null);
+  const entries = [];
+  for (const p of Object.keys(files)) {
+    const st = await repo.fs.lstat(join(dir, p));
+    entries.push(new IndexEntry({ path: p, oid: blobs[p], mode: 0o100644, stat: { ...st, mode: undefined } }));
+  }
+  writeFileSync(join(dir, '.git/index'), encodeIndex({ version: 2, objectFormat: 'sha1', entries: entries.sort(compareEntries), extensions: [], skipHash: false }));
+
+  // ── the person's work in progress ──────────────────────────────────────────────────────────
+  say('1. A person is in the middle of work: an unstaged edit, a staged change, an untracked note, an ignored .env');
+  writeFileSync(join(dir, 'README.md'), '# demo\n\nA tiny project, being documented.\n');
+  writeFileSync(join(dir, 'notes.txt'), 'todo: ask about greet()\n');
+  writeFileSync(join(dir, '.env'), 'API_KEY=person-secret\n');
+  const staged = 'export function greet(name: string) {\n  return `hello, ${name}!`;\n}\n';
+  const stagedOid = await repo.odb.write('blob', enc.encode(staged));
+  writeFileSync(join(dir, 'src/app.ts'), staged + '// unstaged thought of the person\n');
+  const idx = (await repo.readIndex()).index;
+  idx.entries = idx.entries.map((e) => (e.path === 'src/app.ts' ? e.with({ oid: stagedOid, stat: { size: 0 } }) : e));
+  writeFileSync(join(dir, '.git/index'), encodeIndex(idx));
+  status('the person\'s state');
+  const personState = snapshotOfFiles(['src/app.ts', 'README.md', 'notes.txt', '.env']);
+
+  // ── an agent turn ──────────────────────────────────────────────────────────────────────────
+  say('2. An agent declares what it will edit, and git-scalpel captures exactly that');
+  await cli(['snapshot', '--label', 'agent turn 1', 'src/app.ts', 'src/generated', '.env']);
+
+  say('3. The agent rewrites src/app.ts, stages it, creates src/generated/, overwrites .env — and the tests fail');
+  writeFileSync(join(dir, 'src/app.ts'), 'export const greet = undefined; // broken\n');
+  mkdirSync(join(dir, 'src/generated'));
+  writeFileSync(join(dir, 'src/generated/client.ts'), 'export {};\n');
+  writeFileSync(join(dir, '.env'), 'API_KEY=agent-overwrote-this\n');
+  const blob = await repo.odb.write('blob', enc.encode('export const greet = undefined; // broken\n'));
+  const idx2 = (await repo.readIndex()).index;
+  idx2.entries = idx2.entries.map((e) => (e.path === 'src/app.ts' ? e.with({ oid: blob, stat: { size: 0 } }) : e));
+  writeFileSync(join(dir, '.git/index'), encodeIndex(idx2));
+  status('after the agent');
+
+  say('4. Undo exactly the declared paths: worktree bytes and index entries; the person\'s other work is untouched');
+  await cli(['restore']);
+  status('restored');
+  const after = snapshotOfFiles(['src/app.ts', 'README.md', 'notes.txt', '.env']);
+  const same = JSON.stringify(after) === JSON.stringify(personState) && !existsSync(join(dir, 'src/generated'));
+  const staged2 = (await repo.readIndex()).index.entries.find((e) => e.path === 'src/app.ts').oid === stagedOid;
+  console.log(`  person's files identical: ${same}; staged src/app.ts still staged: ${staged2}`);
+
+  // ── a third party writes while an edit is sealed ───────────────────────────────────────────
+  say('5. Another turn, sealed when the agent finishes; then the person edits README.md in the same scope');
+  await cli(['snapshot', '--label', 'agent turn 2', 'README.md']);
+  writeFileSync(join(dir, 'README.md'), '# demo\n\nagent text\n');
+  await cli(['seal']);
+  writeFileSync(join(dir, 'README.md'), '# demo\n\nthe person typed this after the agent finished\n');
+  say('6. A restore now would destroy the person\'s new text: git-scalpel refuses and writes nothing');
+  const refused = await cli(['restore']);
+  say('7. --force saves the current state first, so even a forced restore can be undone');
+  await cli(['restore', '--force']);
+  await cli(['restore']);
+  const back = readFileSync(join(dir, 'README.md'), 'utf8').includes('the person typed this');
+  console.log(`  the person's text is back: ${back}`);
+  await cli(['log']);
+  process.exitCode = same && staged2 && refused === 3 && back ? 0 : 1;
+  console.log(process.exitCode === 0 ? '\ndemo: every check passed' : '\ndemo: A CHECK FAILED');
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -7,8 +7,11 @@ import { nodeHash } from './hash/node-crypto.js';
 import { setDefaultZlib } from './object/zlib.js';
 import { nodeZlib } from './object/node-zlib.js';
 import { setDefaultProcessInfo } from './repo/journal.js';
+import { setLatin1Decoder } from './bytes/text.js';
+import { Buffer } from 'node:buffer';
 
 setDefaultHash(nodeHash);
+setLatin1Decoder((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1'));
 setDefaultZlib(nodeZlib);
 setDefaultProcessInfo({
   pid: process.pid,

@@ -150,3 +150,18 @@ export function asciiBytes(s: string): Uint8Array {
   for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i) & 0xff;
   return out;
 }
+
+/**
+ * A fast whole-buffer Latin-1 decoder, when the platform has one (Node: Buffer#latin1Slice; the
+ * Node entry installs it). Used to turn many ASCII paths into strings with one call; browsers
+ * fall back to one UTF-8 TextDecoder call over the copied path bytes.
+ */
+let latin1: ((b: Uint8Array) => string) | null = null;
+
+export function setLatin1Decoder(f: ((b: Uint8Array) => string) | null): void {
+  latin1 = f;
+}
+
+export function latin1Decoder(): ((b: Uint8Array) => string) | null {
+  return latin1;
+}

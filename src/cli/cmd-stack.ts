@@ -111,7 +111,8 @@ export function formatReport(r: RestoreReport): string {
     if (p.index) lines.push(`  ${'index'.padEnd(8)} ${show(p.path)}: ${p.index.from} -> ${p.index.to}`);
     if (p.resolveUndo) lines.push(`  ${'reuc'.padEnd(8)} ${show(p.path)}: ${p.resolveUndo.from} -> ${p.resolveUndo.to}`);
   }
-  for (const c of r.conflicts) lines.push(`  CONFLICT ${show(c.path)} (${c.part}): sealed ${c.expected}, found ${c.found}`);
+  const tag = r.savedAs ? 'FORCED' : 'CONFLICT';
+  for (const c of r.conflicts) lines.push(`  ${tag.padEnd(8)} ${show(c.path)} (${c.part}): sealed ${c.expected}, found ${c.found}${r.savedAs ? ` (saved in ${r.savedAs})` : ''}`);
   if (r.dryRun && r.conflicts.length) lines.push('restore would be refused; --force saves the current state first, then overwrites it');
   return lines.join('\n') + '\n';
 }

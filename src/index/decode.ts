@@ -74,7 +74,8 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitInd
       break;
     }
   }
-  if (!skipHash && opts.verifyChecksum !== false) {
+  const verified = !skipHash && opts.verifyChecksum !== false;
+  if (verified) {
     const h = (opts.hash ?? defaultHash()).create(objectFormat).update(bytes.subarray(0, bodyEnd)).digest();
     if (!equalBytes(h, trailer)) {
       throw new ScalpelError('CHECKSUM_MISMATCH', 'index: trailing checksum does not match the content', {
@@ -92,6 +93,7 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitInd
   const fixedLen = 40 + hashLen;
   let off = 12;
   let emptyNames = 0;
+  let extendedCount = 0;
   let pathBuf: Uint8Array = bytes;
 
   if (version !== 4) {
@@ -103,6 +105,7 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitInd
         if (nameOff + 2 > bodyEnd) throw truncatedEntry(off, i);
         const ext = readU16(bytes, nameOff);
         if (ext & ~CE_EXTENDED_KNOWN) throw badEntry(nameOff, i, `unknown extended flags 0x${ext.toString(16)}`);
+        if (ext) extendedCount++;
         nameOff += 2;
       }
       let nameLen = flags & CE_NAMEMASK;
@@ -142,6 +145,7 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitInd
         if (p + 2 > bodyEnd) throw truncatedEntry(off, i);
         const ext = readU16(bytes, p);
         if (ext & ~CE_EXTENDED_KNOWN) throw badEntry(p, i, `unknown extended flags 0x${ext.toString(16)}`);
+        if (ext) extendedCount++;
         p += 2;
       }
       r.pos = p;
@@ -180,6 +184,7 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitInd
     pathBuf = arena;
   }
   const table = new EntryTable(bytes, version, hashLen, pathBuf, cols);
+  table.source = { entriesEnd: off, bodyEnd, extended: extendedCount, trailerVerified: verified, skipHash };
   const entries = new Array<IndexEntry>(count);
   for (let i = 0; i < count; i++) entries[i] = new IndexEntry(table, i);
 

@@ -3,7 +3,7 @@ import { ByteWriter, writeU32 } from '../bytes/writer.js';
 import { fromHex } from '../bytes/hex.js';
 import { asciiBytes } from '../bytes/text.js';
 import { checkObjectFormat, defaultHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
-import { CE_EXTENDED, CE_NAMEMASK, type IndexEntry } from './entry.js';
+import { CE_EXTENDED, CE_NAMEMASK, type EntryTable, type IndexEntry } from './entry.js';
 import type { GitIndex } from './decode.js';
 import { encodeCacheTree } from './ext-tree.js';
 import { encodeResolveUndo } from './ext-resolve-undo.js';
@@ -39,12 +39,17 @@ export function encodeIndex(index: GitIndex, opts: EncodeOptions = {}): Uint8Arr
   }
   let hasLink = false;
   for (const x of index.extensions) if (x.signature === 'link') hasLink = true;
+  // The entries exactly as one decoded file held them (same table, same order)? Then its bytes can be reused.
+  const src = unchangedSource(entries, hashLen);
   if (version !== 4) {
     let extended = false;
-    for (let i = 0; i < n; i++) {
-      if (entries[i].extendedWord !== 0) {
-        extended = true;
-        break;
+    if (src) extended = (src.source as { extended: number }).extended > 0;
+    else {
+      for (let i = 0; i < n; i++) {
+        if (entries[i].extendedWord !== 0) {
+          extended = true;
+          break;
+        }
       }
     }
     version = extended ? 3 : 2;
@@ -63,7 +68,14 @@ export function encodeIndex(index: GitIndex, opts: EncodeOptions = {}): Uint8Arr
   w.u32(n);
 
   const blockOffsets: number[] = [];
-  if (version === 4) {
+  const copied = src !== null && src.version === version && sameBlocks(src, index, blockCounts);
+  if (copied) {
+    // header and entries as they were: one copy; IEOT blocks start where they started
+    const t = src as EntryTable;
+    w.pos = 0;
+    w.bytes(t.bytes.subarray(0, (t.source as { entriesEnd: number }).entriesEnd));
+    if (blockCounts) for (let i = 0, at = 0; i < blockCounts.length; at += blockCounts[i++]) blockOffsets.push(t.off[at]);
+  } else if (version === 4) {
     encodeV4(w, entries, hashLen, blockCounts, blockOffsets, hasLink);
   } else {
     encodeV23(w, entries, hashLen, blockCounts, blockOffsets, hasLink);
@@ -100,11 +112,44 @@ export function encodeIndex(index: GitIndex, opts: EncodeOptions = {}): Uint8Arr
   const body = w.pos;
   if (index.skipHash) {
     w.zeros(hashLen);
+  } else if (copied && sameAsSource(src as EntryTable, w.finish(), entriesEnd)) {
+    // byte for byte the file that was decoded and whose trailer was verified: its trailer is right
+    const t = src as EntryTable;
+    w.bytes(t.bytes.subarray(body, body + hashLen));
   } else {
     const digest = (opts.hash ?? defaultHash()).create(objectFormat).update(w.finish().subarray(0, body)).digest();
     w.bytes(digest);
   }
   return w.finish();
+}
+
+/** The decoded table `entries` are, untouched and complete, or null. */
+function unchangedSource(entries: readonly IndexEntry[], hashLen: number): EntryTable | null {
+  if (entries.length === 0) return null;
+  const t = entries[0]._t;
+  if (!t.source || t.count !== entries.length || t.hashLen !== hashLen) return null;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
+    if (e._t !== t || e._i !== i) return null;
+  }
+  return t;
+}
+
+/** v4 names restart at IEOT block starts: a copy is only right when the blocks are the source's. */
+function sameBlocks(t: EntryTable, index: GitIndex, blockCounts: number[] | null): boolean {
+  if (t.version !== 4) return true;
+  const ieot = index.extensions.find((x) => x.signature === 'IEOT');
+  if (!blockCounts) return !ieot;
+  return !!ieot && 'blocks' in ieot && ieot.blocks.length === blockCounts.length && ieot.blocks.every((b, i) => b.count === blockCounts[i]);
+}
+
+/** Is `out` (body only, no trailer yet) the decoded file's body? Entries were copied; compare what follows them. */
+function sameAsSource(t: EntryTable, out: Uint8Array, entriesEnd: number): boolean {
+  const s = t.source;
+  if (!s || !s.trailerVerified || s.skipHash || out.length !== s.bodyEnd || entriesEnd !== s.entriesEnd) return false;
+  const b = t.bytes;
+  for (let i = entriesEnd; i < out.length; i++) if (out[i] !== b[i]) return false;
+  return true;
 }
 
 function writeExtHeader(w: ByteWriter, sig: string, size: number): void {

@@ -1,7 +1,7 @@
 import { ScalpelError } from '../errors/index.js';
 import { readU16, readU32 } from '../bytes/reader.js';
 import { toHex, fromHex, isHex } from '../bytes/hex.js';
-import { decodePath, encodePath } from '../bytes/text.js';
+import { decodePath, encodePath, latin1Decoder } from '../bytes/text.js';
 import type { EntryFlags, IndexStat, Stage } from './types.js';
 
 /** Flag bits of the on-disk 16-bit flags word. */
@@ -27,6 +27,7 @@ export interface IndexEntryInit {
 /** Decode every path at once (one TextDecoder call) after this many single path lookups. */
 const BULK_AFTER = 64;
 const asciiDecoder = new TextDecoder('utf-8');
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * @internal Columnar storage of entries as they sit in index bytes: one object per decoded
@@ -48,7 +49,11 @@ export class EntryTable {
   readonly pathBuf: Uint8Array;
   readonly pathOff: Uint32Array;
   readonly pathLen: Uint32Array;
-  private strings: (string | undefined)[] | null = null;
+  /**
+   * Set by the decoder for a whole index file: where its entries end, how many entries have
+   * extended flags, and whether its trailer was checked (then an unchanged re-encode may reuse it).
+   */
+  source: { entriesEnd: number; bodyEnd: number; extended: number; trailerVerified: boolean; skipHash: boolean } | null = null;
   private lookups = 0;
   private bulk: string | null = null;
   private bulkStart: Int32Array | null = null;
@@ -80,22 +85,34 @@ export class EntryTable {
     return readU16(this.bytes, o) & CE_EXTENDED ? readU16(this.bytes, o + 2) : 0;
   }
 
+  /**
+   * The path of row i as a string. Not cached per row: a substring of the bulk string is as cheap
+   * as a cache lookup, and 100,000 cached strings would live as long as the index (GC cost).
+   */
   pathString(i: number): string {
-    let cache = this.strings;
-    if (cache === null) cache = this.strings = new Array<string | undefined>(this.count);
-    let s = cache[i];
-    if (s !== undefined) return s;
     if (this.bulk === null && ++this.lookups > BULK_AFTER && this.count > BULK_AFTER * 4) this.decodeAll();
-    const start = this.bulkStart ? this.bulkStart[i] : -1;
     const po = this.pathOff[i];
     const pl = this.pathLen[i];
-    s = start >= 0 ? (this.bulk as string).substring(start, start + pl) : decodePath(this.pathBuf, po, po + pl);
-    cache[i] = s;
-    return s;
+    const bulk = this.bulk;
+    if (bulk !== null) {
+      const start = this.bulkStart ? this.bulkStart[i] : po;
+      if (start >= 0 && (this.bulkStart || isAscii(this.pathBuf, po, po + pl))) return bulk.substring(start, start + pl);
+    }
+    return decodePath(this.pathBuf, po, po + pl);
   }
 
-  /** Copy every ASCII path into one buffer and decode it with one call; others decode one by one. */
+  /**
+   * Many paths are being asked for: make one string holding them. With a platform Latin-1
+   * decoder, the whole path buffer (ASCII paths are then substrings at their byte offsets);
+   * otherwise the path bytes are copied together and decoded with one UTF-8 call.
+   */
   private decodeAll(): void {
+    const fast = latin1Decoder();
+    if (fast) {
+      this.bulk = fast(this.pathBuf);
+      this.bulkStart = null;
+      return;
+    }
     const n = this.count;
     let total = 0;
     for (let i = 0; i < n; i++) total += this.pathLen[i];
@@ -106,14 +123,34 @@ export class EntryTable {
     for (let i = 0; i < n; i++) {
       const po = this.pathOff[i];
       const end = po + this.pathLen[i];
-      let ascii = 0;
+      start[i] = w;
+      for (let k = po; k < end; k++) cat[w++] = src[k];
+    }
+    // all ASCII (the usual case): one decode, and string offsets are byte offsets
+    let text: string | null = null;
+    try {
+      text = strictUtf8.decode(cat);
+    } catch {
+      text = null;
+    }
+    if (text !== null && text.length === total) {
+      this.bulk = text;
+      this.bulkStart = start;
+      return;
+    }
+    // some path is not ASCII: mark those, decode the rest together
+    w = 0;
+    for (let i = 0; i < n; i++) {
+      const po = this.pathOff[i];
+      const end = po + this.pathLen[i];
       const at = w;
+      let bits = 0;
       for (let k = po; k < end; k++) {
         const c = src[k];
-        ascii |= c;
+        bits |= c;
         cat[w++] = c;
       }
-      if (ascii & 0x80) {
+      if (bits & 0x80) {
         w = at;
         start[i] = -1;
       } else start[i] = at;
@@ -121,6 +158,12 @@ export class EntryTable {
     this.bulk = asciiDecoder.decode(cat.subarray(0, w));
     this.bulkStart = start;
   }
+}
+
+function isAscii(b: Uint8Array, start: number, end: number): boolean {
+  let bits = 0;
+  for (let k = start; k < end; k++) bits |= b[k];
+  return (bits & 0x80) === 0;
 }
 
 const ZERO_STAT: IndexStat = Object.freeze({
