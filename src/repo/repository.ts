@@ -10,7 +10,7 @@ import { LockJournal, defaultProcessInfo, lockMarker, type ProcessInfo } from '.
 import type { GitConfig } from './config.js';
 import { discoverRepository, objectFormatOf, readRepoConfig, type RepoLocation } from './discover.js';
 import { readIndexFile, type ReadIndexResult } from './index-file.js';
-import { ObjectDatabase } from './odb.js';
+import { ObjectDatabase, parseSharedRepository, sharedPermissions } from './odb.js';
 import { RefStore } from './refs.js';
 
 export interface RepositoryOptions {
@@ -57,6 +57,7 @@ export class Repository {
       hash,
       zlib,
       compressionLevel: level === -1 ? -1 : Math.max(0, Math.min(9, level)),
+      sharedRepository: parseSharedRepository(config.get('core.sharedRepository')),
     });
     this.refs = new RefStore(fs, loc.commonDir, this.objectFormat === 'sha256' ? 64 : 40, (path) => this.acquire(path));
   }
@@ -139,6 +140,15 @@ export class Repository {
   async writeIndex(lock: Lock, index: GitIndex): Promise<Uint8Array> {
     const bytes = encodeIndex(index, { hash: this.hash });
     await lock.write(bytes);
+    // core.sharedRepository decides the index file's permission bits, as git's adjust_shared_perm does
+    const shared = parseSharedRepository(this.config.get('core.sharedRepository'));
+    if (shared !== 'umask' && this.fs.capabilities.modes) {
+      const st = await this.fs.lstat(lock.path);
+      if (st) {
+        const mode = sharedPermissions(shared, st.mode, false) & 0o7777;
+        if (mode !== (st.mode & 0o7777)) await this.fs.chmod(lock.path, mode);
+      }
+    }
     await lock.commit(this.indexPath);
     return bytes;
   }

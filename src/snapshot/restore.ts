@@ -169,6 +169,17 @@ export async function planRestore(repo: Repository, chain: StackEntry[], read: R
     }
   }
 
+  // a filesystem without symlinks cannot restore one: refuse now, not halfway (git would need core.symlinks=false)
+  if (!repo.fs.capabilities.symlinks) {
+    const link = creations.find((c) => c.item.kind === 'symlink');
+    if (link) {
+      throw new ScalpelError('UNSUPPORTED', `cannot restore the symbolic link '${link.path}': this filesystem (${repo.fs.name}) has no symlinks`, {
+        path: link.path,
+        capability: 'symlinks',
+      });
+    }
+  }
+
   // blobs: read and verify every one we will write, before the first write
   const blobs = new Map<string, Uint8Array>();
   for (const c of creations) {

@@ -175,3 +175,16 @@ describe('every index shape git writes survives snapshot → edit → restore', 
     await roundTrip(dir, scope, agentEdit);
   });
 });
+
+describe('repository settings', () => {
+  it('core.sharedRepository=group: the restored index and new objects get group-writable modes, as git gives them', async () => {
+    const { statSync } = await import('node:fs');
+    const dir = personRepo();
+    git(dir, ['config', 'core.sharedRepository', 'group']);
+    git(dir, ['add', 'README.md']); // git rewrites the index with the shared mode
+    const gitMode = statSync(join(dir, '.git/index')).mode & 0o777;
+    await roundTrip(dir, scope, agentEdit);
+    expect(statSync(join(dir, '.git/index')).mode & 0o777).toBe(gitMode);
+    expect(gitMode & 0o060).toBe(0o060);
+  });
+});
