@@ -185,8 +185,6 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitInd
   }
   const table = new EntryTable(bytes, version, hashLen, pathBuf, cols);
   table.source = { entriesEnd: off, bodyEnd, extended: extendedCount, trailerVerified: verified, skipHash };
-  const entries = new Array<IndexEntry>(count);
-  for (let i = 0; i < count; i++) entries[i] = new IndexEntry(table, i);
 
   const extensions: IndexExtension[] = [];
   let hasLink = false;
@@ -227,7 +225,75 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitInd
     const i = cols.pathLen.indexOf(0);
     throw badEntry(cols.off[i], i, 'empty path (only allowed for replaced entries of a split index)');
   }
-  return { version, objectFormat, entries, extensions, skipHash, checksum: skipHash ? undefined : toHex(trailer) };
+  const index = { version, objectFormat, extensions, skipHash, checksum: skipHash ? undefined : toHex(trailer) } as GitIndex;
+  return withLazyEntries(index, table);
+}
+
+interface LazyState {
+  table: EntryTable;
+  entries: IndexEntry[] | null;
+  replaced: boolean;
+}
+
+const lazyStates = new WeakMap<GitIndex, LazyState>();
+
+/**
+ * `entries` is made on first use: one small object per entry is the largest cost of a decode
+ * (and of the garbage collections after it), and many readers never need them (forEachEntry
+ * visits rows without them; an untouched index re-encodes by copying its bytes).
+ */
+function withLazyEntries(index: GitIndex, table: EntryTable): GitIndex {
+  const state: LazyState = { table, entries: null, replaced: false };
+  lazyStates.set(index, state);
+  Object.defineProperty(index, 'entries', {
+    enumerable: true,
+    configurable: true,
+    get(): IndexEntry[] {
+      if (state.entries === null) {
+        const n = table.count;
+        const list = new Array<IndexEntry>(n);
+        for (let i = 0; i < n; i++) list[i] = new IndexEntry(table, i);
+        state.entries = list;
+      }
+      return state.entries;
+    },
+    set(v: IndexEntry[]) {
+      state.entries = v;
+      state.replaced = true;
+    },
+  });
+  return index;
+}
+
+/** The decoded rows of `index` when its entries were never materialized or replaced (else null). */
+export function untouchedTable(index: GitIndex): EntryTable | null {
+  const s = lazyStates.get(index);
+  return s && !s.replaced && s.entries === null ? s.table : null;
+}
+
+/** Number of entries, without materializing them. */
+export function entryCount(index: GitIndex): number {
+  return untouchedTable(index)?.count ?? index.entries.length;
+}
+
+/**
+ * Visit every entry in order. On an index whose entries were not materialized, one view object is
+ * moved from row to row: `fn` must not keep the entry it is given (copy what it needs, or use
+ * `index.entries` to get entries that can be kept).
+ */
+export function forEachEntry(index: GitIndex, fn: (entry: IndexEntry, i: number) => void): void {
+  const t = untouchedTable(index);
+  if (!t) {
+    const list = index.entries;
+    for (let i = 0; i < list.length; i++) fn(list[i], i);
+    return;
+  }
+  const view = new IndexEntry(t, 0);
+  const w = view as unknown as { _i: number };
+  for (let i = 0; i < t.count; i++) {
+    w._i = i;
+    fn(view, i);
+  }
 }
 
 function decodeExtension(s: string, bytes: Uint8Array, start: number, end: number, format: ObjectFormat, headerOff: number): IndexExtension {

@@ -4,7 +4,7 @@ import { fromHex } from '../bytes/hex.js';
 import { asciiBytes } from '../bytes/text.js';
 import { checkObjectFormat, defaultHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
 import { CE_EXTENDED, CE_NAMEMASK, type EntryTable, type IndexEntry } from './entry.js';
-import type { GitIndex } from './decode.js';
+import { untouchedTable, type GitIndex } from './decode.js';
 import { encodeCacheTree } from './ext-tree.js';
 import { encodeResolveUndo } from './ext-resolve-undo.js';
 import { encodeUntracked } from './ext-untracked.js';
@@ -30,8 +30,10 @@ export interface EncodeOptions {
 export function encodeIndex(index: GitIndex, opts: EncodeOptions = {}): Uint8Array {
   const objectFormat = checkObjectFormat(opts.objectFormat ?? index.objectFormat);
   const hashLen = oidLength(objectFormat);
-  const entries = index.entries;
-  const n = entries.length;
+  // entries never materialized: the decoded rows as they are, without making entry objects
+  const untouched = untouchedTable(index);
+  const entries: readonly IndexEntry[] = untouched ? [] : index.entries;
+  const n = untouched ? untouched.count : entries.length;
 
   let version: 2 | 3 | 4 = index.version;
   if (version !== 2 && version !== 3 && version !== 4) {
@@ -40,7 +42,7 @@ export function encodeIndex(index: GitIndex, opts: EncodeOptions = {}): Uint8Arr
   let hasLink = false;
   for (const x of index.extensions) if (x.signature === 'link') hasLink = true;
   // The entries exactly as one decoded file held them (same table, same order)? Then its bytes can be reused.
-  const src = unchangedSource(entries, hashLen);
+  const src = untouched && untouched.hashLen === hashLen ? untouched : unchangedSource(entries, hashLen);
   if (version !== 4) {
     let extended = false;
     if (src) extended = (src.source as { extended: number }).extended > 0;
@@ -61,7 +63,7 @@ export function encodeIndex(index: GitIndex, opts: EncodeOptions = {}): Uint8Arr
   if (ieot) blockCounts = ieotCounts(ieot.blocks, n);
 
   // Size estimate: the source file when the first entry came from one, else a guess; the writer grows as needed.
-  const firstTable = n > 0 ? entries[0]._t : null;
+  const firstTable = untouched ?? (n > 0 ? entries[0]._t : null);
   const w = new ByteWriter(firstTable && firstTable.count > 1 ? firstTable.bytes.length + 64 : 12 + n * 96 + 1024);
   w.u32(0x44495243);
   w.u32(version);
@@ -69,6 +71,7 @@ export function encodeIndex(index: GitIndex, opts: EncodeOptions = {}): Uint8Arr
 
   const blockOffsets: number[] = [];
   const copied = src !== null && src.version === version && sameBlocks(src, index, blockCounts);
+  if (!copied && untouched) return encodeIndex({ ...index, entries: index.entries }, opts);
   if (copied) {
     // header and entries as they were: one copy; IEOT blocks start where they started
     const t = src as EntryTable;
