@@ -364,3 +364,19 @@ export async function pruneEmptyDirs(fs: Fs, dirs: Iterable<string>, stopAt: str
   }
   return removed;
 }
+
+/**
+ * Like writeFileAtomic, from pieces (the filesystem must have writeChunks): temp file in the same
+ * directory, then a rename; the temp file is removed on any failure.
+ */
+export async function writeChunksAtomic(fs: Fs, path: string, chunks: AsyncIterable<Uint8Array>, opts: AtomicWriteOptions = {}): Promise<void> {
+  if (!fs.writeChunks) throw new ScalpelError('UNSUPPORTED', `${fs.name} cannot write a file in pieces`, { capability: 'writeChunks', path });
+  const tmp = tempPathFor(path);
+  try {
+    await fs.writeChunks(tmp, chunks, { mode: opts.mode ?? 0o666, exclusive: true });
+    await fs.rename(tmp, path);
+  } catch (e) {
+    await bestEffort(() => fs.unlink(tmp));
+    throw e;
+  }
+}

@@ -57,6 +57,30 @@ export function nodeFs(): Fs {
     async chmod(path, mode) {
       await fsp.chmod(osPath(path), mode);
     },
+    async *readChunks(path, chunkSize) {
+      const fh = await fsp.open(osPath(path), 'r');
+      try {
+        for (;;) {
+          const buf = new Uint8Array(chunkSize);
+          const { bytesRead } = await fh.read(buf, 0, chunkSize, null);
+          if (bytesRead === 0) return;
+          yield bytesRead === chunkSize ? buf : buf.subarray(0, bytesRead);
+        }
+      } finally {
+        await fh.close();
+      }
+    },
+    async writeChunks(path, chunks, opts = {}) {
+      const fh = await fsp.open(osPath(path), opts.exclusive ? 'wx' : 'w', opts.mode ?? 0o666);
+      try {
+        for await (const c of chunks) {
+          let done = 0;
+          while (done < c.length) done += (await fh.write(c, done, c.length - done)).bytesWritten;
+        }
+      } finally {
+        await fh.close();
+      }
+    },
   };
 }
 

@@ -51,6 +51,13 @@ export interface Fs {
   unlink(path: string): Promise<void>;
   rename(from: string, to: string): Promise<void>;
   chmod(path: string, mode: number): Promise<void>;
+  /**
+   * Optional: read a file in pieces of about `chunkSize` bytes, so a large file is never held
+   * whole. Without it, large files are read with readFile.
+   */
+  readChunks?(path: string, chunkSize: number): AsyncIterable<Uint8Array>;
+  /** Optional: write a file from pieces (`exclusive`: fail with EEXIST if it exists). */
+  writeChunks?(path: string, chunks: AsyncIterable<Uint8Array>, opts?: { mode?: number; exclusive?: boolean }): Promise<void>;
 }
 
 /** An error from an fs call carries the OS-style code (ENOENT, EEXIST, ...). */

@@ -21,6 +21,8 @@ export interface RepositoryOptions {
   zlib?: ZlibProvider;
   /** Process information for recovering our own locks after a crash (Node: installed by git-scalpel/node). */
   proc?: ProcessInfo;
+  /** Files at least this large are streamed, never held whole (when the filesystem can). Default 16 MiB. */
+  streamThreshold?: number;
 }
 
 /**
@@ -38,6 +40,8 @@ export class Repository {
   readonly refs: RefStore;
 
   readonly journal: LockJournal;
+  /** Files at least this large are streamed through the object database (see odb-stream.ts). */
+  streamThreshold = 16 << 20;
   private readonly proc: ProcessInfo | undefined;
 
   private constructor(fs: Fs, loc: RepoLocation, config: GitConfig, hash: HashProvider, zlib: ZlibProvider, proc: ProcessInfo | undefined) {
@@ -65,7 +69,9 @@ export class Repository {
   static async open(opts: RepositoryOptions): Promise<Repository> {
     const loc = await discoverRepository(opts.fs, opts.dir);
     const config = await readRepoConfig(opts.fs, loc);
-    return new Repository(opts.fs, loc, config, opts.hash ?? defaultHash(), opts.zlib ?? defaultZlib(), opts.proc ?? defaultProcessInfo());
+    const repo = new Repository(opts.fs, loc, config, opts.hash ?? defaultHash(), opts.zlib ?? defaultZlib(), opts.proc ?? defaultProcessInfo());
+    if (opts.streamThreshold !== undefined) repo.streamThreshold = opts.streamThreshold;
+    return repo;
   }
 
   get worktree(): string {

@@ -6,6 +6,7 @@ import type { FileStat } from '../fs/types.js';
 import type { GitIndex } from '../index/decode.js';
 import type { IndexEntry } from '../index/entry.js';
 import { objectId } from '../object/loose.js';
+import { CHUNK, canStream, hashBlobStream, writeBlobStream } from '../repo/odb-stream.js';
 import type { Repository } from '../repo/repository.js';
 import { checkNoSymlinkParent, compareRel } from './scope.js';
 import type { IndexRecord, PathState, ReucRecord, WorktreeItem } from './state.js';
@@ -56,6 +57,13 @@ export async function readItem(repo: Repository, rel: string, abs: string, st: F
     const bytes = encodePath(target);
     const oid = opts.writeObjects ? await repo.odb.write('blob', bytes) : objectId('blob', bytes, repo.objectFormat, repo.hash);
     return { path: rel, kind: 'symlink', target, oid };
+  }
+  if (st.type === 'file' && st.size >= repo.streamThreshold && canStream(repo.odb)) {
+    // large: never held whole — hashed, then deflated to a loose object, piece by piece
+    const fs = repo.fs;
+    const open = () => (fs.readChunks as NonNullable<typeof fs.readChunks>)(abs, CHUNK);
+    const oid = opts.writeObjects ? await writeBlobStream(repo.odb, st.size, open, rel) : await hashBlobStream(repo.odb, st.size, open(), rel);
+    return { path: rel, kind: 'file', mode: st.mode & 0o111 ? 0o100755 : 0o100644, oid, size: st.size };
   }
   if (st.type === 'file') {
     const bytes = await repo.fs.readFile(abs);

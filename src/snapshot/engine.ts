@@ -32,6 +32,8 @@ export interface OpenOptions {
   now?: () => Date;
   /** Process information for recovering this tool's own locks after a crash (default: Node's, from git-scalpel/node). */
   proc?: ProcessInfo;
+  /** Files at least this large are streamed, never held whole in memory (default 16 MiB). */
+  streamThreshold?: number;
 }
 
 export interface SnapshotOptions {
@@ -97,7 +99,7 @@ export async function openRepository(opts: OpenOptions): Promise<ScalpelReposito
     const loc = await discoverRepository(await toFs(opts.fs), opts.dir);
     fs = await probedFs(opts.fs, joinPath(loc.gitDir, 'scalpel', 'probe'));
   }
-  const repo = await Repository.open({ fs, dir: opts.dir, hash: opts.hash, zlib: opts.zlib, proc: opts.proc });
+  const repo = await Repository.open({ fs, dir: opts.dir, hash: opts.hash, zlib: opts.zlib, proc: opts.proc, streamThreshold: opts.streamThreshold });
   return new ScalpelRepository(repo, opts.now ?? (() => new Date()));
 }
 

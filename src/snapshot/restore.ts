@@ -1,7 +1,8 @@
 import { ScalpelError } from '../errors/index.js';
 import { encodePath, decodePath } from '../bytes/text.js';
 import { joinPath, dirname } from '../fs/path.js';
-import { writeFileAtomic, replaceWithSymlink, mkdirp, removeStaleTemps, type Lock } from '../fs/atomic.js';
+import { writeFileAtomic, writeChunksAtomic, replaceWithSymlink, mkdirp, removeStaleTemps, type Lock } from '../fs/atomic.js';
+import { canStream, readBlobStream } from '../repo/odb-stream.js';
 import type { FileStat } from '../fs/types.js';
 import { IndexEntry, compareEntries } from '../index/entry.js';
 import type { GitIndex } from '../index/decode.js';
@@ -182,8 +183,25 @@ export async function planRestore(repo: Repository, chain: StackEntry[], read: R
 
   // blobs: read and verify every one we will write, before the first write
   const blobs = new Map<string, Uint8Array>();
+  const streamed = new Set<string>();
   for (const c of creations) {
     const it = c.item;
+    if (it.kind === 'file' && !c.chmodOnly && it.size >= repo.streamThreshold && canStream(repo.odb) && !streamed.has(it.oid)) {
+      // large: checked by reading it through once, piece by piece; written the same way later
+      try {
+        const { size, chunks } = await readBlobStream(repo.odb, it.oid);
+        for await (const piece of chunks) void piece;
+        if (size !== it.size) throw new ScalpelError('SNAPSHOT_CORRUPT', `size of ${it.oid} differs from the manifest`, { reason: 'size' });
+      } catch (e) {
+        throw new ScalpelError('SNAPSHOT_CORRUPT', `snapshot is incomplete: the content of '${c.path}' (${it.oid}) cannot be read: ${(e as Error).message}`, {
+          path: c.path,
+          oid: it.oid,
+          reason: 'missing-object',
+        });
+      }
+      streamed.add(it.oid);
+      continue;
+    }
     if (it.kind === 'file' && !c.chmodOnly && !blobs.has(it.oid)) {
       let obj;
       try {
@@ -315,8 +333,10 @@ export async function applyRestore(repo: Repository, plan: RestorePlan, read: Re
       }
       continue;
     }
-    const data = w.blobs.get(it.oid) as Uint8Array;
-    await writeFileAtomic(fs, a, data, { mode: it.mode === 0o100755 ? 0o755 : 0o644 });
+    const mode = it.mode === 0o100755 ? 0o755 : 0o644;
+    const data = w.blobs.get(it.oid);
+    if (data) await writeFileAtomic(fs, a, data, { mode });
+    else await writeChunksAtomic(fs, a, (await readBlobStream(repo.odb, it.oid)).chunks, { mode });
     if (fs.capabilities.modes) {
       const st = await fs.lstat(a);
       if (st && ((st.mode & 0o111) !== 0) !== (it.mode === 0o100755)) await fs.chmod(a, execMode(st.mode & 0o7777, it.mode === 0o100755));
