@@ -29,6 +29,18 @@ export function fromHex(hex: string): Uint8Array {
   return out;
 }
 
+/** Parse hex into `out` (exactly out.length bytes) without allocating; false when `s` is not hex of that length. */
+export function hexInto(s: string, out: Uint8Array): boolean {
+  if (s.length !== out.length * 2) return false;
+  for (let i = 0; i < out.length; i++) {
+    const hi = nibble(s.charCodeAt(2 * i));
+    const lo = nibble(s.charCodeAt(2 * i + 1));
+    if (hi < 0 || lo < 0) return false;
+    out[i] = (hi << 4) | lo;
+  }
+  return true;
+}
+
 export function isHex(s: string, len?: number): boolean {
   if (len !== undefined && s.length !== len) return false;
   if (s.length % 2) return false;

@@ -61,17 +61,8 @@ export interface ResolveUndoRecord {
   oids: [string | undefined, string | undefined, string | undefined];
 }
 
-export interface StatData {
-  ctimeSeconds: number;
-  ctimeNanoseconds: number;
-  mtimeSeconds: number;
-  mtimeNanoseconds: number;
-  dev: number;
-  ino: number;
-  uid: number;
-  gid: number;
-  size: number;
-}
+/** Stat data as the untracked cache stores it: the same fields as an entry's. */
+export type StatData = IndexStat;
 
 /**
  * A directory block of the untracked cache (UNTR), in the depth-first pre-order git writes them

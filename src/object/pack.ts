@@ -16,6 +16,7 @@
  * offset in the idx, or the pack offset of the entry at fault; delta errors add data.deltaOffset),
  * CHECKSUM_MISMATCH (data.expected, data.found), UNSUPPORTED `too-large` (over `maxObjectSize`).
  */
+import { hexInto } from '../bytes/hex.js';
 import { readU32, toHex } from '../bytes/index.js';
 import { ScalpelError } from '../errors/index.js';
 import { checkObjectFormat, defaultHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
@@ -212,23 +213,6 @@ class PackIndexView implements PackIndex {
     this.checkPosition(i);
     return this.version === 2 ? readU32(this.bytes, this.crcStart + i * 4) : undefined;
   }
-}
-
-function hexInto(s: string, out: Uint8Array): boolean {
-  for (let i = 0; i < out.length; i++) {
-    const hi = nibble(s.charCodeAt(2 * i));
-    const lo = nibble(s.charCodeAt(2 * i + 1));
-    if (hi < 0 || lo < 0) return false;
-    out[i] = (hi << 4) | lo;
-  }
-  return true;
-}
-
-function nibble(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48;
-  if (c >= 97 && c <= 102) return c - 87;
-  if (c >= 65 && c <= 70) return c - 55;
-  return -1;
 }
 
 /**

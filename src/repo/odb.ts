@@ -336,7 +336,20 @@ export class ObjectDatabase {
    * Packs, loose, re-scan, packs (and loose again). A copy that fails to read (corrupt, or its
    * pack vanished) is skipped for the next; when none reads, the first failure is thrown.
    */
-  private async readAny(oid: string, resolving: Set<string>): Promise<PackedObject | undefined> {
+  private readAny(oid: string, resolving: Set<string>): Promise<PackedObject | undefined> {
+    return this.lookup(oid, resolving, (pack, offset) => this.readFromPack(pack, offset, oid, resolving), (dir) => this.readLoose(dir, oid));
+  }
+
+  private headerAny(oid: string, resolving: Set<string>): Promise<ObjectHeader | undefined> {
+    return this.lookup(oid, resolving, (pack, offset) => this.headerFromPack(pack, offset, resolving), (dir) => this.headerLoose(dir, oid));
+  }
+
+  private async lookup<T>(
+    oid: string,
+    resolving: Set<string>,
+    fromPack: (pack: PackFile, offset: number) => Promise<T>,
+    fromLoose: (dir: string) => Promise<T | undefined>,
+  ): Promise<T | undefined> {
     if (resolving.has(oid)) {
       throw new ScalpelError('BAD_OBJECT', `delta base ${oid} depends on itself through REF_DELTA entries`, { reason: 'delta-cycle', oid });
     }
@@ -347,14 +360,14 @@ export class ObjectDatabase {
       for (let round = 0; round < 2; round++) {
         for (const { pack, offset } of this.findPacked(oid)) {
           try {
-            return await this.readFromPack(pack, offset, oid, resolving);
+            return await fromPack(pack, offset);
           } catch (e) {
             failure ??= e;
           }
         }
         for (const d of this.dirs) {
           try {
-            const r = await this.readLoose(d.path, oid);
+            const r = await fromLoose(d.path);
             if (r !== undefined) return r;
           } catch (e) {
             failure ??= e;
@@ -372,41 +385,26 @@ export class ObjectDatabase {
     return undefined;
   }
 
-  private async headerAny(oid: string, resolving: Set<string>): Promise<ObjectHeader | undefined> {
-    if (resolving.has(oid)) {
-      throw new ScalpelError('BAD_OBJECT', `delta base ${oid} depends on itself through REF_DELTA entries`, { reason: 'delta-cycle', oid });
-    }
-    resolving.add(oid);
-    let failure: unknown;
+  /** A loose object's type and size from its first compressed bytes (the whole file only without readChunks). */
+  private async headerLoose(dir: string, oid: string): Promise<ObjectHeader | undefined> {
+    const path = this.loosePath(dir, oid);
+    let bytes: Uint8Array;
     try {
-      await this.ensureScanned();
-      for (let round = 0; round < 2; round++) {
-        for (const { pack, offset } of this.findPacked(oid)) {
-          try {
-            return await this.headerFromPack(pack, offset, resolving);
-          } catch (e) {
-            failure ??= e;
-          }
+      if (this.fs.readChunks) {
+        const it = this.fs.readChunks(path, 4096)[Symbol.asyncIterator]();
+        try {
+          const first = await it.next();
+          bytes = first.done ? new Uint8Array(0) : first.value;
+        } finally {
+          await it.return?.(); // closes the file
         }
-        for (const d of this.dirs) {
-          try {
-            const bytes = await this.fs.readFile(this.loosePath(d.path, oid));
-            const h = readLooseHeader(bytes, { zlib: this.zlib });
-            return { type: h.type, size: h.size };
-          } catch (e) {
-            if (!isMissing(e)) failure ??= e;
-          }
-        }
-        if (round === 0) await this.rescan();
-      }
-    } finally {
-      resolving.delete(oid);
+      } else bytes = await this.fs.readFile(path);
+    } catch (e) {
+      if (isMissing(e)) return undefined;
+      throw e;
     }
-    if (failure !== undefined) {
-      if (failure instanceof ScalpelError && failure.data.oid === undefined) failure.data.oid = oid;
-      throw failure;
-    }
-    return undefined;
+    const h = readLooseHeader(bytes, { zlib: this.zlib });
+    return { type: h.type, size: h.size };
   }
 
   private async readLoose(dir: string, oid: string): Promise<PackedObject | undefined> {

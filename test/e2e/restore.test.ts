@@ -5,6 +5,24 @@ import { git } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
 import { open, personRepo, rm, roundTrip, w } from './scenario.js';
 
+/** A person's repository in the middle of a merge with a content conflict in conf.txt. */
+function conflictedRepo(): string {
+  const dir = personRepo({ before: (d) => w(d, 'conf.txt', 'base\n') });
+  git(dir, ['stash', '-q', '-u']);
+  git(dir, ['checkout', '-qb', 'other']);
+  w(dir, 'conf.txt', 'theirs\n');
+  git(dir, ['commit', '-qam', 'theirs']);
+  git(dir, ['checkout', '-q', 'main']);
+  w(dir, 'conf.txt', 'ours\n');
+  git(dir, ['commit', '-qam', 'ours']);
+  try {
+    git(dir, ['merge', '-q', 'other']);
+  } catch {
+    // the conflict is the point
+  }
+  return dir;
+}
+
 describe('snapshot → edit → restore against real git', () => {
   it('an agent edit of staged, ignored and new files: the person keeps every bit of their work', async () => {
     const dir = personRepo();
@@ -95,19 +113,7 @@ describe('snapshot → edit → restore against real git', () => {
   });
 
   it('unresolved conflicts the edit resolved come back with their stages and no resolve-undo record', async () => {
-    const dir = personRepo({ before: (d) => w(d, 'conf.txt', 'base\n') });
-    git(dir, ['stash', '-q', '-u']);
-    git(dir, ['checkout', '-qb', 'other']);
-    w(dir, 'conf.txt', 'theirs\n');
-    git(dir, ['commit', '-qam', 'theirs']);
-    git(dir, ['checkout', '-q', 'main']);
-    w(dir, 'conf.txt', 'ours\n');
-    git(dir, ['commit', '-qam', 'ours']);
-    try {
-      git(dir, ['merge', '-q', 'other']);
-    } catch {
-      // conflict expected
-    }
+    const dir = conflictedRepo();
     expect(git(dir, ['ls-files', '-u'])).toContain('conf.txt');
     await roundTrip(dir, ['conf.txt'], (d) => {
       w(d, 'conf.txt', 'resolved\n');
@@ -118,19 +124,7 @@ describe('snapshot → edit → restore against real git', () => {
   });
 
   it('resolve-undo records the person had come back after the edit changes them', async () => {
-    const dir = personRepo({ before: (d) => w(d, 'conf.txt', 'base\n') });
-    git(dir, ['stash', '-q', '-u']);
-    git(dir, ['checkout', '-qb', 'other']);
-    w(dir, 'conf.txt', 'theirs\n');
-    git(dir, ['commit', '-qam', 'theirs']);
-    git(dir, ['checkout', '-q', 'main']);
-    w(dir, 'conf.txt', 'ours\n');
-    git(dir, ['commit', '-qam', 'ours']);
-    try {
-      git(dir, ['merge', '-q', 'other']);
-    } catch {
-      // conflict expected
-    }
+    const dir = conflictedRepo();
     w(dir, 'conf.txt', 'person resolved\n');
     git(dir, ['add', 'conf.txt']);
     expect(git(dir, ['ls-files', '--resolve-undo'])).toContain('conf.txt');
