@@ -1,6 +1,9 @@
 /**
  * Peak-memory probe, run in a fresh process by bench/run.mjs:
  *   node --expose-gc bench/child-mem.mjs <ours|ours-pure|isogit> <repo dir>
+ *   node --expose-gc bench/child-mem.mjs restore <repo dir> <session>
+ * (restore: the repository is opened before the baseline; the work is one `repo.restore({ session })`
+ * of a snapshot the parent pushed, with the worktree and index already edited by the parent)
  * Loads everything first, collects garbage, resets the kernel's peak-RSS mark
  * (/proc/self/clear_refs ← 5, Linux) so the baseline is the current RSS, does the work once with
  * its results kept alive, then reads the peak (VmHWM). Prints one JSON line.
@@ -9,7 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-const [mode, dir] = process.argv.slice(2);
+const [mode, dir, session] = process.argv.slice(2);
 const file = path.join(dir, '.git', 'index');
 
 function procStatusKB(key) {
@@ -40,6 +43,14 @@ if (mode === 'ours' || mode === 'ours-pure') {
   work = async () => {
     const files = await git.listFiles({ fs, dir });
     return { files };
+  };
+} else if (mode === 'restore') {
+  const { openRepository, nodeFs } = await import('../dist/node.js');
+  const repo = await openRepository({ fs: nodeFs(), dir });
+  work = async () => {
+    const report = await repo.restore({ session });
+    if (!report.indexWritten) throw new Error('restore did not write the index');
+    return { report };
   };
 } else {
   throw new Error(`unknown mode ${mode}`);

@@ -16,6 +16,12 @@
  *     ref?,                        // name of another row whose peer median this row's ratio is taken against
  *     target?: number,             // max ratio ours/peer; omitted = informational
  *     note?,
+ *     group?,                      // 'codec' | 'engine': selectable with run.mjs --only GROUP
+ *     runs?, warmup?,              // this row's own counts (slow rows), instead of run.mjs's --runs/--warmup
+ *     setup?: async () => void,    // untimed, once before the row is measured (e.g. build a scratch repo)
+ *     measure?: async ({ runs, warmup }) => { ours, peer, paired },  // replaces measureRow for rows
+ *                                  // that are not alternating calls (e.g. a capture after 5,000 others)
+ *     after?: async () => void,    // untimed, once after the row (clean-up)
  *   }
  */
 import { spawnSync } from 'node:child_process';
@@ -39,6 +45,11 @@ export function stats(xs) {
   const n = s.length;
   const median = n === 0 ? NaN : n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
   return { n, median, min: s[0], max: s[n - 1], mean: s.reduce((a, b) => a + b, 0) / n, samples: xs };
+}
+
+/** One timed call (after a forced full GC unless disabled): returns [ms, result]. */
+export async function timeCall(fn, prep) {
+  return timeOnce(fn, prep);
 }
 
 async function timeOnce(fn, prep) {

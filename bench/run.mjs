@@ -2,12 +2,15 @@
 /**
  * `npm run bench` — every benchmark row side by side in one process run, printed as a table.
  *
- *   node --expose-gc bench/run.mjs [--runs N] [--warmup N] [--only TEXT] [--no-memory] [--no-gc] [--json FILE]
+ *   node --expose-gc bench/run.mjs [--runs N] [--warmup N] [--only codec|engine|TEXT] [--no-memory] [--no-gc] [--json FILE]
  *
  * Each row times our code and its peer interleaved (the order alternates per run), with
  * global.gc() before every timed call, warm-up runs discarded; the table shows medians with
  * min–max. Results are also written as JSON to bench/work/results.json (or --json FILE).
- * Row modules: rows-codec.mjs (index codec); snapshot/restore rows plug in the same way.
+ * Row modules: rows-codec.mjs (group `codec`: index codec) and rows-engine.mjs (group `engine`:
+ * snapshot/restore against git, the floor, a deep stack and a real tree). `--only codec` or
+ * `--only engine` runs one group; any other TEXT selects rows whose name or peer contains it.
+ * Slow rows carry their own run counts (row.runs / row.warmup), which --runs / --warmup do not change.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,6 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeRepo, WORK_DIR } from './make-repo.mjs';
 import { codecMemory, codecRows } from './rows-codec.mjs';
+import { CAPTURES, engineMemory, engineRows } from './rows-engine.mjs';
 import { disableForcedGc, fmtMB, fmtMs, hasGc, machineInfo, measureRow, sink, table } from './lib.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -29,7 +33,7 @@ const RUNS = Number(opt('--runs', 15));
 const WARMUP = Number(opt('--warmup', 5));
 const ONLY = opt('--only', null);
 const JSON_OUT = opt('--json', path.join(WORK_DIR, 'results.json'));
-const MEMORY = !argv.includes('--no-memory'); // skipped too when --only is given
+const MEMORY = !argv.includes('--no-memory'); // codec memory: skipped when --only is given; engine memory: kept for --only engine
 const FORCE_GC = hasGc && !argv.includes('--no-gc');
 if (!FORCE_GC) disableForcedGc();
 if (!(RUNS >= 1) || !(WARMUP >= 0)) throw new Error('--runs must be ≥ 1 and --warmup ≥ 0');
@@ -53,16 +57,25 @@ console.log(
 console.log('');
 
 const ctx = { repo, root: ROOT };
-let rows = [...codecRows(ctx)];
-if (ONLY) rows = rows.filter((r) => `${r.name} ${r.peerName ?? ''}`.includes(ONLY));
+const log = (s) => console.log(s);
+let rows = [...codecRows(ctx).map((r) => Object.assign(r, { group: 'codec' })), ...engineRows(ctx, { log })];
+if (ONLY) rows = rows.filter((r) => r.group === ONLY || `${r.name} ${r.peerName ?? ''}`.includes(ONLY));
+const ENGINE_MEMORY = MEMORY && (!ONLY || ONLY === 'engine' || 'peak memory of a restore'.includes(ONLY));
 
 const results = [];
+const groupSeconds = {};
 for (const row of rows) {
-  process.stdout.write(`  measuring ${row.name}${row.peerName ? ` vs ${row.peerName}` : ''} …`);
   const t = performance.now();
-  const m = await measureRow(row, { runs: RUNS, warmup: WARMUP });
-  process.stdout.write(` ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
-  results.push({ row, ...m });
+  const runs = row.runs ?? RUNS;
+  const warmup = row.warmup ?? WARMUP;
+  if (row.setup) await row.setup();
+  process.stdout.write(`  measuring ${row.name}${row.peerName ? ` vs ${row.peerName}` : ''} …`);
+  const m = row.measure ? await row.measure({ runs, warmup }) : await measureRow(row, { runs, warmup });
+  if (row.after) await row.after();
+  const secs = (performance.now() - t) / 1000;
+  process.stdout.write(` ${secs.toFixed(1)} s\n`);
+  groupSeconds[row.group] = (groupSeconds[row.group] ?? 0) + secs;
+  results.push({ row, runs, warmup, seconds: secs, ...m });
 }
 
 // ratios: against the row's own peer, or the peer median of the row named by `ref`
@@ -76,6 +89,7 @@ const lines = results.map((r) => {
   r.pass = pass;
   return [
     r.row.name,
+    `${r.runs}+${r.row.measure ? '—' : r.warmup}`,
     fmtMs(r.ours),
     r.peer ? r.row.peerName : refRow ? `(${refRow.row.peerName}, above)` : '—',
     r.peer ? fmtMs(r.peer) : '',
@@ -85,12 +99,39 @@ const lines = results.map((r) => {
   ];
 });
 console.log('');
-console.log(`Timing (ms: median (min–max) of ${RUNS} runs; ratio = median ours / median peer, paired = median of per-run ratios)`);
+console.log(`Timing (ms: median (min–max) of the row's runs; runs+warm-ups per row; ratio = median ours / median peer, paired = median of per-run ratios)`);
 console.log('');
-console.log(table(['row', 'ours ms', 'peer', 'peer ms', 'ratio', 'target', 'result'], lines, ['l', 'r', 'l', 'r', 'r', 'l', 'l']));
+console.log(table(['row', 'runs', 'ours ms', 'peer', 'peer ms', 'ratio', 'target', 'result'], lines, ['l', 'r', 'r', 'l', 'r', 'r', 'l', 'l']));
 for (const r of results) if (r.row.note) console.log(`  ${r.row.name}: ${r.row.note}`);
 
 let memory = null;
+let restoreMemory = null;
+if (ENGINE_MEMORY) {
+  console.log('');
+  console.log('Peak memory of a restore (fresh `node --expose-gc bench/child-mem.mjs restore` process per sample, median of 3; baseline = RSS after imports + openRepository + gc)');
+  console.log('');
+  const t = performance.now();
+  restoreMemory = await engineMemory(ctx, { repeat: 3, log });
+  groupSeconds.engine = (groupSeconds.engine ?? 0) + (performance.now() - t) / 1000;
+  const m = restoreMemory;
+  console.log(
+    table(
+      ['row', 'index file', 'peak RSS − baseline (samples)', '× file', 'retained heap', 'retained external', 'target ≤ 4× file + 40 MB', 'result'],
+      [[
+        'peak memory of a restore (3 paths, worktree + index)',
+        fmtMB(m.fileBytes),
+        `${fmtMB(m.peakRssDelta)} (${m.samples.map((x) => (x / 2 ** 20).toFixed(1)).join(', ')})`,
+        `${(m.peakRssDelta / m.fileBytes).toFixed(2)}×`,
+        fmtMB(m.retainedHeapDelta),
+        fmtMB(m.retainedExternalDelta),
+        `≤ ${fmtMB(m.limit)}`,
+        m.pass ? 'PASS' : 'FAIL',
+      ]],
+      ['l', 'r', 'r', 'r', 'r', 'r', 'l', 'l'],
+    ),
+  );
+}
+
 if (MEMORY && !ONLY) {
   console.log('');
   console.log('Peak memory (fresh `node --expose-gc bench/child-mem.mjs` process per sample, median of 3; baseline = RSS after imports + gc)');
@@ -116,6 +157,7 @@ if (MEMORY && !ONLY) {
 
 const total = (performance.now() - started) / 1000;
 console.log('');
+console.log(`time per group: ${Object.entries(groupSeconds).map(([g, x]) => `${g} ${x.toFixed(1)} s`).join(', ')} (engine includes scratch-repo setup; capture row depth BENCH_CAPTURES=${CAPTURES})`);
 console.log(`load avg at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}; total ${total.toFixed(1)} s; sink ${sink.value % 997}`);
 
 fs.mkdirSync(path.dirname(JSON_OUT), { recursive: true });
@@ -129,7 +171,13 @@ fs.writeFileSync(
       forcedGc: FORCE_GC,
       warmup: WARMUP,
       rows: results.map((r) => ({
+        group: r.row.group,
         name: r.row.name,
+        runs: r.runs,
+        warmup: r.row.measure ? null : r.warmup,
+        seconds: r.seconds,
+        note: r.row.note ?? null,
+        extra: r.row.extra ?? null,
         peer: r.row.peerName ?? null,
         ours: r.ours,
         peerStats: r.peer,
@@ -139,6 +187,8 @@ fs.writeFileSync(
         pass: r.pass,
       })),
       memory,
+      restoreMemory,
+      groupSeconds,
       totalSeconds: total,
     },
     null,
