@@ -1,10 +1,10 @@
 import { ScalpelError } from '../errors/index.js';
 import { decodePath, encodePath } from '../bytes/text.js';
-import { compareRange } from '../bytes/compare.js';
 import { joinPath } from '../fs/path.js';
 import type { FileStat } from '../fs/types.js';
 import type { GitIndex } from '../index/decode.js';
 import type { IndexEntry } from '../index/entry.js';
+import { rowsAt, rowsOf, rowsUnder, type IndexRows } from '../index/rows.js';
 import { objectId } from '../object/loose.js';
 import { CHUNK, canStream, hashBlobStream, writeBlobStream } from '../repo/odb-stream.js';
 import type { Repository } from '../repo/repository.js';
@@ -14,61 +14,112 @@ import type { IndexRecord, PathState, ReucRecord, WorktreeItem } from './state.j
 export interface CaptureOptions {
   /** Write file contents and symlink targets as loose blobs (snapshot), or only hash them (seal, restore check). */
   writeObjects: boolean;
+  /** lstat of the index file when it was read (entries not older than it may be racily clean). */
+  indexStat?: FileStat | null;
+}
+
+/** How many filesystem calls a walk keeps in flight (a large scope is I/O-bound, not CPU-bound). */
+const IN_FLIGHT = 32;
+
+class Limiter {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+  constructor(private readonly max: number) {}
+  async run<T>(f: () => Promise<T>): Promise<T> {
+    while (this.active >= this.max) await new Promise<void>((r) => this.waiting.push(r));
+    this.active++;
+    try {
+      return await f();
+    } finally {
+      this.active--;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
+interface Walk {
+  repo: Repository;
+  opts: CaptureOptions;
+  limit: Limiter;
+  index: GitIndex | null;
+  rows: IndexRows | null;
+  out: WorktreeItem[];
 }
 
 /**
  * The state of everything under `roots`: worktree items (walked from each root only, never the
  * whole tree), the index entries at or beneath each root, and their resolve-undo records.
  * Entries named `.git` inside a scope are nested repositories: not captured, never touched.
+ * A file whose stat data matches its clean, not racily clean, stage-0 index entry is not read:
+ * its id is the entry's, as git's own refresh decides (`ie_match_stat`).
  */
 export async function captureState(repo: Repository, index: GitIndex | null, roots: readonly string[], opts: CaptureOptions): Promise<PathState> {
-  const items: WorktreeItem[] = [];
-  for (const root of roots) {
-    await checkNoSymlinkParent(repo.fs, repo.worktree, root);
-    await walk(repo, root, items, opts);
-  }
-  items.sort((a, b) => compareRel(a.path, b.path));
+  const w: Walk = { repo, opts, limit: new Limiter(IN_FLIGHT), index, rows: index ? rowsOf(index) : null, out: [] };
+  for (const root of roots) await checkNoSymlinkParent(repo.fs, repo.worktree, root);
+  await Promise.all(roots.map((root) => visit(w, root)));
+  const items = w.out.sort((a, b) => compareRel(a.path, b.path));
   return { roots: [...roots], items, index: index ? indexRecordsUnder(index, roots) : [], reuc: index ? reucUnder(index, roots) : [] };
 }
 
-async function walk(repo: Repository, root: string, out: WorktreeItem[], opts: CaptureOptions): Promise<void> {
-  const stack: string[] = [root];
-  while (stack.length) {
-    const rel = stack.pop() as string;
-    const abs = rel === '' ? repo.worktree : joinPath(repo.worktree, rel);
-    const st = await repo.fs.lstat(abs);
-    if (!st) continue;
-    const item = await readItem(repo, rel, abs, st, opts);
-    if (rel !== '') out.push(item);
-    if (item.kind === 'dir') {
-      const names = await repo.fs.readdir(abs);
-      for (const n of names) {
-        if (n === '.git' || n.toLowerCase() === '.git') continue;
-        stack.push(rel === '' ? n : `${rel}/${n}`);
-      }
-    }
-  }
+async function visit(w: Walk, rel: string): Promise<void> {
+  const repo = w.repo;
+  const abs = rel === '' ? repo.worktree : joinPath(repo.worktree, rel);
+  const st = await w.limit.run(() => repo.fs.lstat(abs));
+  if (!st) return;
+  const item = await readItem(repo, rel, abs, st, w.opts, w);
+  if (rel !== '') w.out.push(item);
+  if (item.kind !== 'dir') return;
+  const names = await w.limit.run(() => repo.fs.readdir(abs));
+  await Promise.all(
+    names.filter((n) => n.toLowerCase() !== '.git').map((n) => visit(w, rel === '' ? n : `${rel}/${n}`)),
+  );
 }
 
-export async function readItem(repo: Repository, rel: string, abs: string, st: FileStat, opts: CaptureOptions): Promise<WorktreeItem> {
+/** The stage-0 entry's id when the file's stat data says it is that entry's content. */
+function cleanEntryOid(w: Walk, rel: string, st: FileStat): string | null {
+  const rows = w.rows;
+  if (!rows || !w.opts.indexStat) return null;
+  const at = rowsAt(rows, rel);
+  if (at.length !== 1) return null;
+  const e = rows.entry(at[0]);
+  if (e.stage !== 0 || e.assumeValid || e.skipWorktree || e.intentToAdd) return null;
+  const exec = (st.mode & 0o111) !== 0;
+  if (e.mode !== (exec ? 0o100755 : 0o100644)) return null;
+  const s = e.stat;
+  if (s.size !== st.size >>> 0 || s.mtimeSeconds !== st.mtimeSeconds || s.mtimeNanoseconds !== st.mtimeNanoseconds) return null;
+  if (s.ctimeSeconds !== st.ctimeSeconds || s.ctimeNanoseconds !== st.ctimeNanoseconds || s.ino !== st.ino || s.dev !== st.dev) return null;
+  if (s.uid !== st.uid || s.gid !== st.gid || s.size === 0) return null;
+  // racily clean: written in the same instant as the index, it may have changed unseen
+  const ix = w.opts.indexStat;
+  if (ix.mtimeSeconds < s.mtimeSeconds || (ix.mtimeSeconds === s.mtimeSeconds && ix.mtimeNanoseconds <= s.mtimeNanoseconds)) return null;
+  return e.oid;
+}
+
+export async function readItem(repo: Repository, rel: string, abs: string, st: FileStat, opts: CaptureOptions, w?: Walk): Promise<WorktreeItem> {
+  const run = <T>(f: () => Promise<T>) => (w ? w.limit.run(f) : f());
   if (st.type === 'directory') return { path: rel, kind: 'dir' };
   if (st.type === 'symlink') {
-    const target = await repo.fs.readlink(abs);
+    const target = await run(() => repo.fs.readlink(abs));
     const bytes = encodePath(target);
-    const oid = opts.writeObjects ? await repo.odb.write('blob', bytes) : objectId('blob', bytes, repo.objectFormat, repo.hash);
+    const oid = opts.writeObjects ? await run(() => repo.odb.write('blob', bytes)) : objectId('blob', bytes, repo.objectFormat, repo.hash);
     return { path: rel, kind: 'symlink', target, oid };
+  }
+  const mode = st.mode & 0o111 ? 0o100755 : 0o100644;
+  if (st.type === 'file' && w) {
+    const known = cleanEntryOid(w, rel, st);
+    if (known && (!opts.writeObjects || (await run(() => repo.odb.has(known))))) return { path: rel, kind: 'file', mode, oid: known, size: st.size };
   }
   if (st.type === 'file' && st.size >= repo.streamThreshold && canStream(repo.odb)) {
     // large: never held whole — hashed, then deflated to a loose object, piece by piece
     const fs = repo.fs;
     const open = () => (fs.readChunks as NonNullable<typeof fs.readChunks>)(abs, CHUNK);
     const oid = opts.writeObjects ? await writeBlobStream(repo.odb, st.size, open, rel) : await hashBlobStream(repo.odb, st.size, open(), rel);
-    return { path: rel, kind: 'file', mode: st.mode & 0o111 ? 0o100755 : 0o100644, oid, size: st.size };
+    return { path: rel, kind: 'file', mode, oid, size: st.size };
   }
   if (st.type === 'file') {
-    const bytes = await repo.fs.readFile(abs);
-    const oid = opts.writeObjects ? await repo.odb.write('blob', bytes) : objectId('blob', bytes, repo.objectFormat, repo.hash);
-    return { path: rel, kind: 'file', mode: st.mode & 0o111 ? 0o100755 : 0o100644, oid, size: bytes.length };
+    const bytes = await run(() => repo.fs.readFile(abs));
+    const oid = opts.writeObjects ? await run(() => repo.odb.write('blob', bytes)) : objectId('blob', bytes, repo.objectFormat, repo.hash);
+    return { path: rel, kind: 'file', mode, oid, size: bytes.length };
   }
   throw new ScalpelError('UNSUPPORTED', `cannot capture '${rel}': not a regular file, symbolic link or directory`, { path: rel, capability: 'file-type' });
 }
@@ -77,46 +128,11 @@ export function toRecord(e: IndexEntry, path?: string): IndexRecord {
   return { path: path ?? e.path, stage: e.stage, mode: e.mode, oid: e.oid, flags: e.flags };
 }
 
-/** Indexes of every entry at or beneath `root`, in order. */
-export function entriesUnder(entries: readonly IndexEntry[], root: string): number[] {
-  if (root === '') return entries.map((_, i) => i);
-  const key = encodePath(root);
-  const out: number[] = [];
-  for (let i = lowerBound(entries, key); i < entries.length && pathEquals(entries[i], key); i++) out.push(i);
-  const withSlash = new Uint8Array(key.length + 1);
-  withSlash.set(key);
-  withSlash[key.length] = 0x2f;
-  for (let i = lowerBound(entries, withSlash); i < entries.length && hasPrefix(entries[i], withSlash); i++) out.push(i);
-  return out;
-}
-
-function lowerBound(entries: readonly IndexEntry[], key: Uint8Array): number {
-  let lo = 0;
-  let hi = entries.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const e = entries[mid];
-    const t = e._t;
-    if (compareRange(t.pathBuf, t.pathOff[e._i], t.pathLen[e._i], key) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-function pathEquals(e: IndexEntry, key: Uint8Array): boolean {
-  const t = e._t;
-  return t.pathLen[e._i] === key.length && compareRange(t.pathBuf, t.pathOff[e._i], key.length, key) === 0;
-}
-
-function hasPrefix(e: IndexEntry, prefix: Uint8Array): boolean {
-  const t = e._t;
-  return t.pathLen[e._i] >= prefix.length && compareRange(t.pathBuf, t.pathOff[e._i], prefix.length, prefix) === 0;
-}
-
 export function indexRecordsUnder(index: GitIndex, roots: readonly string[]): IndexRecord[] {
+  const rows = rowsOf(index);
   const seen = new Set<number>();
-  for (const r of roots) for (const i of entriesUnder(index.entries, r)) seen.add(i);
-  return [...seen].sort((a, b) => a - b).map((i) => toRecord(index.entries[i]));
+  for (const r of roots) for (const i of rowsUnder(rows, r)) seen.add(i);
+  return [...seen].sort((a, b) => a - b).map((i) => toRecord(rows.entry(i)));
 }
 
 export function reucUnder(index: GitIndex, roots: readonly string[]): ReucRecord[] {
@@ -139,8 +155,8 @@ export function sparseDirContaining(index: GitIndex, root: string): string | nul
   for (let i = 1; i <= parts.length; i++) {
     const dir = parts.slice(0, i).join('/') + '/';
     if (dir === root + '/') break;
-    const idx = entriesUnder(index.entries, dir.slice(0, -1)).find((k) => index.entries[k].path === dir);
-    if (idx !== undefined && index.entries[idx].mode === 0o040000) return dir;
+    const rows = rowsOf(index);
+    if (rowsAt(rows, dir).some((k) => rows.entry(k).mode === 0o040000)) return dir;
   }
   return null;
 }

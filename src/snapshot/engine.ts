@@ -142,6 +142,7 @@ export class ScalpelRepository {
     if (paths.length === 0) throw new ScalpelError('BAD_ARGUMENT', 'snapshot needs at least one path', { name: 'paths' });
     const cwd = opts.cwd ?? this.repo.worktree;
     const roots = minimalRoots(paths.map((p) => toScopeRoot(this.repo.worktree, cwd, p)));
+    const indexStat = await this.repo.fs.lstat(this.repo.indexPath);
     const read = await this.repo.readIndex();
     if (read) {
       for (const r of roots) {
@@ -149,7 +150,7 @@ export class ScalpelRepository {
         if (d) throw new ScalpelError('SPARSE_PATH', `'${r}' lies inside the sparse-index directory entry '${d}'; expand it first (git sparse-checkout add ${d.slice(0, -1)})`, { path: r, directory: d });
       }
     }
-    const state = await captureState(this.repo, read?.index ?? null, roots, { writeObjects: true });
+    const state = await captureState(this.repo, read?.index ?? null, roots, { writeObjects: true, indexStat });
     const stack = this.stack(session);
     if (opts.into) return this.extend(stack, opts.into, state, opts.label);
     const manifest: Manifest = {
@@ -203,8 +204,9 @@ export class ScalpelRepository {
     const chain = opts.id ? await stack.downTo(opts.id, tx.current) : await stack.walk(() => true, tx.current);
     const target = chain[chain.length - 1];
     if (!target) throw new ScalpelError('SNAPSHOT_NOT_FOUND', `no snapshot to seal in session '${stack.session}'`, { session: stack.session });
+    const indexStat = await this.repo.fs.lstat(this.repo.indexPath);
     const read = await this.repo.readIndex();
-    const state = await captureState(this.repo, read?.index ?? null, target.manifest.captured.roots, { writeObjects: false });
+    const state = await captureState(this.repo, read?.index ?? null, target.manifest.captured.roots, { writeObjects: false, indexStat });
     const manifest: Manifest = { ...target.manifest, seal: { sealedAt: this.now().toISOString(), state } };
     const { commit } = await stack.replace(tx, chain, target, manifest);
     await this.appendLog({ event: 'seal', session: stack.session, ids: [manifest.id], paths: state.roots });
@@ -222,8 +224,9 @@ export class ScalpelRepository {
     const session = stack.session;
     if (opts.dryRun) {
       const chain = await this.restoreChain(stack, opts.id, await stack.head());
+      const indexStat = await this.repo.fs.lstat(this.repo.indexPath);
       const read = await this.repo.readIndex();
-      const plan = await planRestore(this.repo, chain, read);
+      const plan = await planRestore(this.repo, chain, read, indexStat);
       return { session, restored: chain.map((e) => e.manifest.id), dryRun: true, savedAs: null, paths: plan.paths, conflicts: plan.conflicts, indexWritten: false };
     }
     return stack.locked(async (tx) => {
@@ -239,7 +242,7 @@ export class ScalpelRepository {
       try {
         const indexStat = await this.repo.fs.lstat(this.repo.indexPath);
         const read = await this.repo.readIndex();
-        const plan = await planRestore(this.repo, chain, read);
+        const plan = await planRestore(this.repo, chain, read, indexStat);
         if (plan.conflicts.length && !opts.force) {
           await this.appendLog({ event: 'refused', session, ids, paths: plan.conflicts.map((c) => c.path), detail: { conflicts: plan.conflicts } });
           throw refusal(plan.conflicts, session);
@@ -247,7 +250,7 @@ export class ScalpelRepository {
         let saved: Manifest | null = null;
         let savedCommit: string | null = null;
         if (opts.force) {
-          const state = await captureState(this.repo, read?.index ?? null, plan.roots, { writeObjects: true });
+          const state = await captureState(this.repo, read?.index ?? null, plan.roots, { writeObjects: true, indexStat });
           saved = {
             format: 'git-scalpel/1',
             id: newId(),

@@ -13,7 +13,8 @@ import { objectId } from '../object/loose.js';
 import type { Repository } from '../repo/repository.js';
 import type { ReadIndexResult } from '../repo/index-file.js';
 import type { StackEntry } from '../store/stack.js';
-import { captureState, entriesUnder, sparseDirContaining } from './capture.js';
+import { captureState, sparseDirContaining } from './capture.js';
+import { rowsAt, rowsOf, rowsUnder } from '../index/rows.js';
 import { checkNoSymlinkParent, compareRel, covers, minimalRoots, parentOf } from './scope.js';
 import { describeEntries, describeItem, sameEntries, sameItem, sameReuc, type IndexRecord, type PathState, type ReucRecord, type WorktreeItem } from './state.js';
 
@@ -68,7 +69,7 @@ type Owner = StackEntry;
  * (absent when it covered the path but found nothing). Validates everything a restore needs —
  * paths, parents, blobs, sparse directories — and finds conflicts with seals, without writing.
  */
-export async function planRestore(repo: Repository, chain: StackEntry[], read: ReadIndexResult | null): Promise<RestorePlan> {
+export async function planRestore(repo: Repository, chain: StackEntry[], read: ReadIndexResult | null, indexStat: FileStat | null = null): Promise<RestorePlan> {
   const index = read?.index ?? null;
   const roots = minimalRoots(chain.flatMap((s) => s.manifest.captured.roots));
   for (const r of roots) {
@@ -78,7 +79,7 @@ export async function planRestore(repo: Repository, chain: StackEntry[], read: R
       if (d) throw sparse(r, d);
     }
   }
-  const current = await captureState(repo, index, roots, { writeObjects: false });
+  const current = await captureState(repo, index, roots, { writeObjects: false, indexStat });
 
   const oldest = (p: string): Owner | undefined => {
     for (let i = chain.length - 1; i >= 0; i--) if (chain[i].manifest.captured.roots.some((r) => covers(r, p))) return chain[i];
@@ -259,7 +260,7 @@ export async function planRestore(repo: Repository, chain: StackEntry[], read: R
       if ((targetIndex.get(p) ?? []).length === 0) continue;
       let dir = parentOf(p);
       while (dir !== '' && !roots.some((r) => covers(r, dir))) {
-        if (entriesUnder(index.entries, dir).some((i) => index.entries[i].path === dir)) {
+        if (rowsAt(rowsOf(index), dir).length > 0) {
           throw new ScalpelError('REFUSED', `cannot restore the index entry of '${p}': '${dir}' is now a file in the index, outside the snapshot's paths`, {
             path: p,
             parent: dir,
@@ -361,7 +362,8 @@ function buildIndex(repo: Repository, plan: RestorePlan, read: ReadIndexResult |
   const base: GitIndex = read?.index ?? { version: 2, objectFormat: repo.objectFormat, entries: [], extensions: [], skipHash: false };
   const old = base.entries;
   const covered = new Uint8Array(old.length);
-  for (const r of plan.roots) for (const i of entriesUnder(old, r)) covered[i] = 1;
+  const oldRows = rowsOf(base);
+  for (const r of plan.roots) for (const i of rowsUnder(oldRows, r)) covered[i] = 1;
 
   // Entries outside the scope are carried over as they are (smudged when racily clean); `fromOld`
   // maps each kept entry to its old position (for the fsmonitor bitmap). No per-entry wrappers:

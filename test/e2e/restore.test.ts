@@ -227,3 +227,22 @@ describe('large files are streamed, never held whole', () => {
     expect(wholeReads.filter((p) => p.endsWith('big.bin'))).toEqual([]);
   });
 });
+
+describe('capture trusts the index only as far as git does', () => {
+  it('a file rewritten with the same size and mtime is still read (ctime and inode differ), never taken from the index', async () => {
+    const { statSync, utimesSync, readFileSync } = await import('node:fs');
+    const dir = personRepo();
+    git(dir, ['add', 'src/lib/util.ts']);
+    const p = join(dir, 'src/lib/util.ts');
+    const st = statSync(p);
+    const same = readFileSync(p, 'utf8').replace('return 1', 'return 2');
+    writeFileSync(p, same);
+    utimesSync(p, st.atime, st.mtime);
+    const repo = await open(dir);
+    const s = await repo.snapshot(['src/lib/util.ts']);
+    const m = await repo.show({ id: s.id });
+    const item = m.captured.items.find((i) => i.path === 'src/lib/util.ts');
+    expect(item && 'oid' in item && item.oid).toBe(git(dir, ['hash-object', 'src/lib/util.ts']).trim());
+    expect(item && 'oid' in item && item.oid).not.toBe(git(dir, ['rev-parse', ':src/lib/util.ts']).trim());
+  });
+});

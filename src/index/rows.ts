@@ -1,0 +1,82 @@
+import { compareRange } from '../bytes/compare.js';
+import { encodePath } from '../bytes/text.js';
+import { IndexEntry } from './entry.js';
+import { untouchedTable, type GitIndex } from './decode.js';
+
+/**
+ * Searching an index by path without making an object per entry: on a freshly decoded index the
+ * rows of its table are searched directly (binary search over the path bytes), and only the
+ * entries found are made. On an index whose entries were materialized or replaced, the entries.
+ */
+export interface IndexRows {
+  readonly count: number;
+  /** memcmp of row i's path with `key` */
+  compare(i: number, key: Uint8Array): number;
+  pathLength(i: number): number;
+  /** Does row i's path start with `prefix`? */
+  startsWith(i: number, prefix: Uint8Array): boolean;
+  entry(i: number): IndexEntry;
+}
+
+export function rowsOf(index: GitIndex): IndexRows {
+  const t = untouchedTable(index);
+  if (t) {
+    return {
+      count: t.count,
+      compare: (i, key) => compareRange(t.pathBuf, t.pathOff[i], t.pathLen[i], key),
+      pathLength: (i) => t.pathLen[i],
+      startsWith: (i, p) => t.pathLen[i] >= p.length && compareRange(t.pathBuf, t.pathOff[i], p.length, p) === 0,
+      entry: (i) => new IndexEntry(t, i),
+    };
+  }
+  const list = index.entries;
+  return {
+    count: list.length,
+    compare: (i, key) => {
+      const e = list[i];
+      return compareRange(e._t.pathBuf, e._t.pathOff[e._i], e._t.pathLen[e._i], key);
+    },
+    pathLength: (i) => list[i]._t.pathLen[list[i]._i],
+    startsWith: (i, p) => {
+      const e = list[i];
+      return e._t.pathLen[e._i] >= p.length && compareRange(e._t.pathBuf, e._t.pathOff[e._i], p.length, p) === 0;
+    },
+    entry: (i) => list[i],
+  };
+}
+
+/** First row whose path is not below `key` in memcmp order. */
+export function lowerBound(rows: IndexRows, key: Uint8Array): number {
+  let lo = 0;
+  let hi = rows.count;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (rows.compare(mid, key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Rows whose path is `root` (every stage) or lies beneath it, in order. Those beneath sort after
+ * unrelated siblings such as `root-x` or `root.txt` ('-' and '.' sort before '/'), so two runs.
+ */
+export function rowsUnder(rows: IndexRows, root: string): number[] {
+  if (root === '') return Array.from({ length: rows.count }, (_, i) => i);
+  const key = encodePath(root);
+  const out: number[] = [];
+  for (let i = lowerBound(rows, key); i < rows.count && rows.pathLength(i) === key.length && rows.compare(i, key) === 0; i++) out.push(i);
+  const withSlash = new Uint8Array(key.length + 1);
+  withSlash.set(key);
+  withSlash[key.length] = 0x2f;
+  for (let i = lowerBound(rows, withSlash); i < rows.count && rows.startsWith(i, withSlash); i++) out.push(i);
+  return out;
+}
+
+/** Rows whose path is exactly `path` (any stage). */
+export function rowsAt(rows: IndexRows, path: string): number[] {
+  const key = encodePath(path);
+  const out: number[] = [];
+  for (let i = lowerBound(rows, key); i < rows.count && rows.pathLength(i) === key.length && rows.compare(i, key) === 0; i++) out.push(i);
+  return out;
+}
