@@ -1,61 +1,69 @@
+import * as fss from 'node:fs';
 import { promises as fsp, constants as fsc } from 'node:fs';
 import { Buffer } from 'node:buffer';
 import { encodePath, hasEscapedBytes, decodePath } from '../bytes/text.js';
 import { fsErrorCode, type FileStat, type Fs, type FileType } from './types.js';
 
-/** node:fs as the Fs contract. Non-UTF-8 names go to the OS as raw bytes. */
+/**
+ * node:fs as the Fs contract. Non-UTF-8 names go to the OS as raw bytes. Calls are made
+ * synchronously behind the async contract: each is a few microseconds of kernel work, and a
+ * round trip through libuv's thread pool costs several times that (a scope of 4,000 files takes
+ * 10x longer with promise calls). Large files go through readChunks/writeChunks.
+ */
 export function nodeFs(): Fs {
   return {
     name: 'node:fs',
     capabilities: { symlinks: true, modes: true, exclusiveCreate: true, renameFollowsSymlinks: false },
     async readFile(path) {
-      const b = await fsp.readFile(osPath(path));
+      const b = fss.readFileSync(osPath(path));
       return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
     },
     async writeFile(path, data, opts = {}) {
-      await fsp.writeFile(osPath(path), data, { mode: opts.mode ?? 0o666, flag: opts.exclusive ? 'wx' : 'w' });
+      fss.writeFileSync(osPath(path), data, { mode: opts.mode ?? 0o666, flag: opts.exclusive ? 'wx' : 'w' });
     },
     async lstat(path) {
       try {
-        return toStat(await fsp.lstat(osPath(path), { bigint: true }));
+        const st = fss.lstatSync(osPath(path), { bigint: true, throwIfNoEntry: false });
+        return st ? toStat(st) : null;
       } catch (e) {
-        if (isMissing(e)) return null;
+        if (isMissing(e)) return null; // ENOTDIR: a parent is not a directory
         throw e;
       }
     },
     async stat(path) {
       try {
-        return toStat(await fsp.stat(osPath(path), { bigint: true }));
+        const st = fss.statSync(osPath(path), { bigint: true, throwIfNoEntry: false });
+        return st ? toStat(st) : null;
       } catch (e) {
         if (isMissing(e)) return null;
         throw e;
       }
     },
     async readdir(path) {
-      const names = await fsp.readdir(osPath(path), { encoding: 'buffer' });
+      const names = fss.readdirSync(osPath(path), { encoding: 'buffer' });
       return names.map((n) => decodePath(new Uint8Array(n.buffer, n.byteOffset, n.byteLength)));
     },
     async readlink(path) {
-      const t = await fsp.readlink(osPath(path), { encoding: 'buffer' });
+      const t = fss.readlinkSync(osPath(path), { encoding: 'buffer' });
       return decodePath(new Uint8Array(t.buffer, t.byteOffset, t.byteLength));
     },
     async symlink(target, path) {
-      await fsp.symlink(osPath(target), osPath(path));
+      fss.symlinkSync(osPath(target), osPath(path));
     },
     async mkdir(path, mode) {
-      await fsp.mkdir(osPath(path), { mode: mode ?? 0o777 });
+      fss.mkdirSync(osPath(path), { mode: mode ?? 0o777 });
     },
     async rmdir(path) {
-      await fsp.rmdir(osPath(path));
+      fss.rmdirSync(osPath(path));
     },
     async unlink(path) {
-      await fsp.unlink(osPath(path));
+      fss.unlinkSync(osPath(path));
     },
     async rename(from, to) {
-      await fsp.rename(osPath(from), osPath(to));
+      fss.renameSync(osPath(from), osPath(to));
     },
     async chmod(path, mode) {
-      await fsp.chmod(osPath(path), mode);
+      fss.chmodSync(osPath(path), mode);
     },
     async *readChunks(path, chunkSize) {
       const fh = await fsp.open(osPath(path), 'r');

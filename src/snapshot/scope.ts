@@ -67,6 +67,18 @@ export function covers(root: string, path: string): boolean {
 /** Byte order of the UTF-8 (surrogate-escaped) encodings, as git orders paths. */
 export function compareRel(a: string, b: string): number {
   if (a === b) return 0;
+  // ASCII (the usual case): UTF-16 code unit order is byte order
+  const n0 = Math.min(a.length, b.length);
+  for (let i = 0; i < n0; i++) {
+    const ca = a.charCodeAt(i);
+    const cb = b.charCodeAt(i);
+    if (ca >= 0x80 || cb >= 0x80) return compareEncoded(a, b);
+    if (ca !== cb) return ca - cb;
+  }
+  return a.length - b.length;
+}
+
+function compareEncoded(a: string, b: string): number {
   const x = encodePath(a);
   const y = encodePath(b);
   const n = Math.min(x.length, y.length);
