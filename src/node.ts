@@ -8,9 +8,14 @@ import { setDefaultZlib } from './object/zlib.js';
 import { nodeZlib } from './object/node-zlib.js';
 import { setDefaultProcessInfo } from './repo/journal.js';
 import { setLatin1Decoder } from './bytes/text.js';
+import { setByteAllocator } from './bytes/writer.js';
 import { Buffer } from 'node:buffer';
 
 setDefaultHash(nodeHash);
+setByteAllocator((n) => {
+  const b = Buffer.allocUnsafeSlow(n);
+  return new Uint8Array(b.buffer, b.byteOffset, n);
+});
 setLatin1Decoder((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1'));
 setDefaultZlib(nodeZlib);
 setDefaultProcessInfo({

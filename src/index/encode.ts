@@ -48,7 +48,10 @@ export function encodeIndex(index: GitIndex, opts: EncodeOptions = {}): Uint8Arr
     if (src) extended = (src.source as { extended: number }).extended > 0;
     else {
       for (let i = 0; i < n; i++) {
-        if (entries[i].extendedWord !== 0) {
+        const e = entries[i];
+        // rows of a decoded file without extended flags need no look
+        if (e._t.source !== null && e._t.source.extended === 0) continue;
+        if (e.extendedWord !== 0) {
           extended = true;
           break;
         }

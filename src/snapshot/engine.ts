@@ -143,7 +143,7 @@ export class ScalpelRepository {
     const cwd = opts.cwd ?? this.repo.worktree;
     const roots = minimalRoots(paths.map((p) => toScopeRoot(this.repo.worktree, cwd, p)));
     const indexStat = await this.repo.fs.lstat(this.repo.indexPath);
-    const read = await this.repo.readIndex();
+    const read = await this.repo.readIndex({ deferVerify: true });
     if (read) {
       for (const r of roots) {
         const d = sparseDirContaining(read.index, r);
@@ -151,6 +151,7 @@ export class ScalpelRepository {
       }
     }
     const state = await captureState(this.repo, read?.index ?? null, roots, { writeObjects: true, indexStat });
+    await read?.verified; // a corrupt index is reported before anything is recorded
     const stack = this.stack(session);
     if (opts.into) return this.extend(stack, opts.into, state, opts.label);
     const manifest: Manifest = {
@@ -241,8 +242,10 @@ export class ScalpelRepository {
       });
       try {
         const indexStat = await this.repo.fs.lstat(this.repo.indexPath);
-        const read = await this.repo.readIndex();
+        const read = await this.repo.readIndex({ deferVerify: true });
         const plan = await planRestore(this.repo, chain, read, indexStat);
+        // checked while planning ran; before the first write (a corrupt index is never rewritten)
+        await read?.verified;
         if (plan.conflicts.length && !opts.force) {
           await this.appendLog({ event: 'refused', session, ids, paths: plan.conflicts.map((c) => c.path), detail: { conflicts: plan.conflicts } });
           throw refusal(plan.conflicts, session);

@@ -400,22 +400,30 @@ function buildIndex(repo: Repository, plan: RestorePlan, read: ReadIndexResult |
     }
   }
   scoped.sort(compareEntries);
-  // both lists are sorted: merge them in one pass (sorting 100,000 entries would cost more than the rest)
-  const entries: IndexEntry[] = new Array(kept.length + scoped.length);
-  const from = new Int32Array(entries.length);
-  {
-    let i = 0;
-    let j = 0;
-    let k = 0;
-    while (i < kept.length || j < scoped.length) {
-      if (j >= scoped.length || (i < kept.length && compareEntries(kept[i], scoped[j]) <= 0)) {
-        from[k] = keptFrom[i];
-        entries[k++] = kept[i++];
-      } else {
-        from[k] = -1;
-        entries[k++] = scoped[j++];
-      }
+  // the scope's entries are few: find where each goes by binary search and splice the carried
+  // runs around them (no comparison per carried entry)
+  const entries: IndexEntry[] = [];
+  const from: number[] = []; // old position of each entry, -1 for the scope's (fsmonitor remap)
+  let start = 0;
+  for (const e of scoped) {
+    let lo = start;
+    let hi = kept.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareEntries(kept[mid], e) <= 0) lo = mid + 1;
+      else hi = mid;
     }
+    for (let i = start; i < lo; i++) {
+      entries.push(kept[i]);
+      from.push(keptFrom[i]);
+    }
+    entries.push(e);
+    from.push(-1);
+    start = lo;
+  }
+  for (let i = start; i < kept.length; i++) {
+    entries.push(kept[i]);
+    from.push(keptFrom[i]);
   }
 
   // extensions

@@ -127,6 +127,23 @@ describe('refusals: nothing is written', () => {
     expect(frozen(dir).tree).toEqual(before.tree);
   });
 
+  it('an index whose checksum is wrong is never rewritten: the restore stops before its first write', async () => {
+    const dir = personRepo();
+    const repo = await open(dir);
+    await repo.snapshot(['src/app.ts']);
+    w(dir, 'src/app.ts', 'agent\n');
+    // flip a bit inside an entry's stat data: still decodable, but no longer what the trailer says
+    const tree = worktreeView(dir, { mtimes: true });
+    // (after looking: git diff refreshes and rewrites the index)
+    const idx = readFileSync(join(dir, '.git/index'));
+    idx[12 + 20] ^= 1;
+    writeFileSync(join(dir, '.git/index'), idx);
+    await expect(repo.restore()).rejects.toMatchObject({ code: 'CHECKSUM_MISMATCH' });
+    expect(worktreeView(dir, { mtimes: true })).toEqual(tree);
+    expect(readFileSync(join(dir, '.git/index')).equals(idx)).toBe(true);
+    expect((await repo.list()).length).toBe(1);
+  });
+
   it('dry run changes neither the index file nor any file', async () => {
     const dir = personRepo();
     const repo = await open(dir);
