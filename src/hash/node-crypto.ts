@@ -3,7 +3,7 @@
  * for SHA-1. Only the Node entry (src/node.ts) may import this file; the root entry stays free of
  * Node built-ins.
  */
-import { createHash, webcrypto } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { HashProvider, HashState, ObjectFormat } from './index.js';
 
 export const nodeHash: HashProvider = {
@@ -21,9 +21,5 @@ export const nodeHash: HashProvider = {
       },
     };
     return state;
-  },
-  async digestAsync(format: ObjectFormat, data: Uint8Array): Promise<Uint8Array> {
-    // WebCrypto runs the digest on libuv's thread pool: the main thread goes on meanwhile
-    return new Uint8Array(await webcrypto.subtle.digest(format === 'sha256' ? 'SHA-256' : 'SHA-1', data));
   },
 };

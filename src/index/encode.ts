@@ -3,7 +3,7 @@ import { ByteWriter, writeU32 } from '../bytes/writer.js';
 import { fromHex } from '../bytes/hex.js';
 import { asciiBytes } from '../bytes/text.js';
 import { checkObjectFormat, defaultHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
-import { CE_EXTENDED, CE_NAMEMASK, type EntryTable, type IndexEntry } from './entry.js';
+import { CE_EXTENDED, CE_NAMEMASK, IndexEntry, type EntryTable } from './entry.js';
 import { untouchedTable, type GitIndex } from './decode.js';
 import { encodeCacheTree } from './ext-tree.js';
 import { encodeResolveUndo } from './ext-resolve-undo.js';
@@ -84,10 +84,23 @@ export function encodeIndex(index: GitIndex, opts: EncodeOptions = {}): Uint8Arr
   } else if (version === 4) {
     encodeV4(w, entries, hashLen, blockCounts, blockOffsets, hasLink);
   } else {
-    encodeV23(w, entries, hashLen, blockCounts, blockOffsets, hasLink);
+    writeSegmentsV23(w, toSegments(entries), n, hashLen, blockCounts, blockOffsets, hasLink);
   }
-  const entriesEnd = w.pos;
+  return finishIndex(w, index, objectFormat, w.pos, blockCounts, blockOffsets, opts, copied ? (src as EntryTable) : null);
+}
 
+/** Extensions (in the order given; EOIE and IEOT recomputed) and the trailer, after the entries. */
+function finishIndex(
+  w: ByteWriter,
+  index: GitIndex,
+  objectFormat: ObjectFormat,
+  entriesEnd: number,
+  blockCounts: number[] | null,
+  blockOffsets: number[],
+  opts: EncodeOptions,
+  copiedFrom: EntryTable | null,
+): Uint8Array {
+  const hashLen = oidLength(objectFormat);
   // Extensions, in the order given.
   const headers: Array<[string, number]> = [];
   for (const x of index.extensions) {
@@ -118,10 +131,9 @@ export function encodeIndex(index: GitIndex, opts: EncodeOptions = {}): Uint8Arr
   const body = w.pos;
   if (index.skipHash) {
     w.zeros(hashLen);
-  } else if (copied && sameAsSource(src as EntryTable, w.finish(), entriesEnd)) {
+  } else if (copiedFrom && sameAsSource(copiedFrom, w.finish(), entriesEnd)) {
     // byte for byte the file that was decoded and whose trailer was verified: its trailer is right
-    const t = src as EntryTable;
-    w.bytes(t.bytes.subarray(body, body + hashLen));
+    w.bytes(copiedFrom.bytes.subarray(body, body + hashLen));
   } else {
     const digest = (opts.hash ?? defaultHash()).create(objectFormat).update(w.finish().subarray(0, body)).digest();
     w.bytes(digest);
@@ -189,54 +201,121 @@ function emptyPath(i: number): ScalpelError {
   return new ScalpelError('BAD_PATH', `entry ${i} has an empty path outside a split index`, { path: '', index: i, reason: 'empty' });
 }
 
-/**
- * v2/v3: every entry already has this on-disk form in its table (decoded from a v2/v3 file, or
- * built), so entries are copied; consecutive rows of one table are copied with a single `set`.
- * Rows of v4 tables are re-serialised.
- */
-function encodeV23(w: ByteWriter, entries: readonly IndexEntry[], hashLen: number, blockCounts: number[] | null, blockOffsets: number[], hasLink: boolean): void {
-  const n = entries.length;
-  let nextBlock = 0;
-  let blockIdx = 0;
-  let runSrc: Uint8Array | null = null;
-  let runStart = 0;
-  let runEnd = 0;
-  for (let i = 0; i < n; i++) {
-    const e = entries[i];
-    const t = e._t;
-    const row = e._i;
-    if (t.hashLen !== hashLen) throw badLength(e, i, hashLen);
-    if (t.pathLen[row] === 0 && !hasLink) throw emptyPath(i);
-    if (blockCounts && i === nextBlock) {
-      if (runSrc) w.bytes(runSrc.subarray(runStart, runEnd));
-      runSrc = null;
-      blockOffsets.push(w.pos);
-      nextBlock += blockCounts[blockIdx++] ?? n;
+/** A run of consecutive rows of one decoded table, or one entry. */
+export type Segment = { t: EntryTable; start: number; end: number } | { e: IndexEntry };
+
+/** Entries as segments: consecutive rows of one table coalesce into one run (copied in one piece). */
+function toSegments(entries: readonly IndexEntry[]): Segment[] {
+  const out: Segment[] = [];
+  let cur: { t: EntryTable; start: number; end: number } | null = null;
+  for (const e of entries) {
+    if (cur && e._t === cur.t && e._i === cur.end) cur.end++;
+    else {
+      if (cur) out.push(cur);
+      cur = e._t.version === 4 ? null : { t: e._t, start: e._i, end: e._i + 1 };
+      if (!cur) out.push({ e });
     }
-    if (t.version !== 4) {
-      const off = t.off[row];
-      if (runSrc === t.bytes && runEnd === off) {
-        runEnd += t.size[row];
-      } else {
-        if (runSrc) w.bytes(runSrc.subarray(runStart, runEnd));
-        runSrc = t.bytes;
-        runStart = off;
-        runEnd = off + t.size[row];
-      }
+  }
+  if (cur) out.push(cur);
+  return out;
+}
+
+function segmentLength(s: Segment): number {
+  return 'e' in s ? 1 : s.end - s.start;
+}
+
+function segmentExtended(s: Segment): boolean {
+  if ('e' in s) return s.e.extendedWord !== 0;
+  if (s.t.source !== null && s.t.source.extended === 0) return false;
+  for (let r = s.start; r < s.end; r++) if (s.t.extendedWord(r) !== 0) return true;
+  return false;
+}
+
+/**
+ * Encode an index given as segments instead of entries (v2/v3): runs of a decoded table are
+ * copied as they sit in its bytes, so an index of 100,000 entries with a few changed costs a few
+ * copies and no entry objects. Same result as encodeIndex over the same entries.
+ */
+export function encodeIndexSegments(index: GitIndex, segments: readonly Segment[], opts: EncodeOptions = {}): Uint8Array {
+  const objectFormat = checkObjectFormat(opts.objectFormat ?? index.objectFormat);
+  const hashLen = oidLength(objectFormat);
+  if (index.version === 4 || segments.some((s) => !('e' in s) && (s.t.version === 4 || s.t.hashLen !== hashLen))) {
+    const entries: IndexEntry[] = [];
+    for (const s of segments) {
+      if ('e' in s) entries.push(s.e);
+      else for (let r = s.start; r < s.end; r++) entries.push(new IndexEntry(s.t, r));
+    }
+    return encodeIndex({ ...index, entries }, opts);
+  }
+  let n = 0;
+  for (const s of segments) n += segmentLength(s);
+  const version = segments.some(segmentExtended) ? 3 : 2;
+  const hasLink = index.extensions.some((x) => x.signature === 'link');
+  const ieot = index.extensions.find((x): x is Extract<IndexExtension, { signature: 'IEOT' }> => x.signature === 'IEOT');
+  const blockCounts = ieot ? ieotCounts(ieot.blocks, n) : null;
+  const big = segments.find((s): s is { t: EntryTable; start: number; end: number } => !('e' in s));
+  const w = new ByteWriter(big ? big.t.bytes.length + 4096 : 12 + n * 96 + 1024);
+  w.u32(0x44495243);
+  w.u32(version);
+  w.u32(n);
+  const blockOffsets: number[] = [];
+  writeSegmentsV23(w, segments, n, hashLen, blockCounts, blockOffsets, hasLink);
+  return finishIndex(w, index, objectFormat, w.pos, blockCounts, blockOffsets, opts, null);
+}
+
+/**
+ * v2/v3 entries: every entry already has this on-disk form in its table (decoded from a v2/v3
+ * file, or built), so runs are copied; rows of v4 tables are re-serialised.
+ */
+function writeSegmentsV23(w: ByteWriter, segments: readonly Segment[], n: number, hashLen: number, blockCounts: number[] | null, blockOffsets: number[], hasLink: boolean): void {
+  let i = 0; // entries written so far
+  let nextBlock = blockCounts ? 0 : Infinity;
+  let blockIdx = 0;
+  const boundary = () => {
+    blockOffsets.push(w.pos);
+    nextBlock += (blockCounts as number[])[blockIdx++] ?? n;
+  };
+  for (const seg of segments) {
+    if ('e' in seg) {
+      if (i === nextBlock) boundary();
+      writeOneV23(w, seg.e, i, hashLen, hasLink);
+      i++;
       continue;
     }
-    if (runSrc) w.bytes(runSrc.subarray(runStart, runEnd));
-    runSrc = null;
-    const len = t.pathLen[row];
-    const ext = e.extendedWord;
-    const head = writeFixed(w, e, hashLen, ext, len);
-    const size = (head + len + 8) & ~7;
-    w.ensure(size - head);
-    const po = t.pathOff[row];
-    w.bytes(t.pathBuf.subarray(po, po + len));
-    w.zeros(size - head - len);
+    const t = seg.t;
+    if (t.hashLen !== hashLen) throw badLength(new IndexEntry(t, seg.start), i, hashLen);
+    if (!hasLink) for (let r = seg.start; r < seg.end; r++) if (t.pathLen[r] === 0) throw emptyPath(i + r - seg.start);
+    let r = seg.start;
+    while (r < seg.end) {
+      if (i === nextBlock) boundary();
+      // copy up to the segment's end or the next block start, whichever comes first
+      const upto = Math.min(seg.end, r + (nextBlock - i));
+      const from = t.off[r];
+      const to = t.off[upto - 1] + t.size[upto - 1];
+      w.bytes(t.bytes.subarray(from, to));
+      i += upto - r;
+      r = upto;
+    }
   }
-  if (runSrc) w.bytes(runSrc.subarray(runStart, runEnd));
+}
+
+function writeOneV23(w: ByteWriter, e: IndexEntry, i: number, hashLen: number, hasLink: boolean): void {
+  const t = e._t;
+  const row = e._i;
+  if (t.hashLen !== hashLen) throw badLength(e, i, hashLen);
+  if (t.pathLen[row] === 0 && !hasLink) throw emptyPath(i);
+  if (t.version !== 4) {
+    w.bytes(t.bytes.subarray(t.off[row], t.off[row] + t.size[row]));
+    return;
+  }
+  const len = t.pathLen[row];
+  const ext = e.extendedWord;
+  const head = writeFixed(w, e, hashLen, ext, len);
+  const size = (head + len + 8) & ~7;
+  w.ensure(size - head);
+  const po = t.pathOff[row];
+  w.bytes(t.pathBuf.subarray(po, po + len));
+  w.zeros(size - head - len);
 }
 
 /** Stat words, mode, id, flags word (with name length) and the extended word; returns the bytes written. */

@@ -148,6 +148,12 @@ export class Repository {
   /** Write the index through a lock taken with lockIndex(): encode, write the lock file, rename it over the index. */
   async writeIndex(lock: Lock, index: GitIndex): Promise<Uint8Array> {
     const bytes = encodeIndex(index, { hash: this.hash });
+    await this.writeIndexBytes(lock, bytes);
+    return bytes;
+  }
+
+  /** Write encoded index bytes through a lock taken with lockIndex() (permission bits per core.sharedRepository). */
+  async writeIndexBytes(lock: Lock, bytes: Uint8Array): Promise<void> {
     await lock.write(bytes);
     // core.sharedRepository decides the index file's permission bits, as git's adjust_shared_perm does
     const shared = parseSharedRepository(this.config.get('core.sharedRepository'));
@@ -159,6 +165,5 @@ export class Repository {
       }
     }
     await lock.commit(this.indexPath);
-    return bytes;
   }
 }

@@ -5,7 +5,9 @@ import { writeFileAtomic, writeChunksAtomic, replaceWithSymlink, mkdirp, removeS
 import { canStream, readBlobStream } from '../repo/odb-stream.js';
 import type { FileStat } from '../fs/types.js';
 import { IndexEntry, compareEntries } from '../index/entry.js';
-import type { GitIndex } from '../index/decode.js';
+import { untouchedTable, type GitIndex } from '../index/decode.js';
+import { encodeIndex, encodeIndexSegments, type Segment } from '../index/encode.js';
+import { readU32 } from '../bytes/reader.js';
 import type { IndexExtension, ResolveUndoRecord } from '../index/types.js';
 import { invalidateCacheTree, invalidateUntracked } from '../index/edit.js';
 import { ewahFromBits } from '../index/ewah.js';
@@ -346,8 +348,7 @@ export async function applyRestore(repo: Repository, plan: RestorePlan, read: Re
   }
 
   if (!plan.indexChanged || !lock) return { indexWritten: false };
-  const next = buildIndex(repo, plan, read, written, indexStat);
-  await repo.writeIndex(lock, next);
+  await repo.writeIndexBytes(lock, buildIndexBytes(repo, plan, read, written, indexStat));
   return { indexWritten: true };
 }
 
@@ -426,7 +427,18 @@ function buildIndex(repo: Repository, plan: RestorePlan, read: ReadIndexResult |
     from.push(keptFrom[i]);
   }
 
-  // extensions
+  const extensions = editExtensions(plan, base, { length: from.length, at: (i) => from[i] });
+  return { version: base.version, objectFormat: base.objectFormat, entries, extensions, skipHash: base.skipHash };
+}
+
+/**
+ * The extensions after the scope's entries changed, as git edits them: TREE invalidated along
+ * each changed path, UNTR along each created or removed path, the FSMN bitmap remapped to the new
+ * positions (carried entries keep their bit; the scope's entries are marked dirty), REUC records
+ * of the scope replaced, `link` dropped (the index is written whole).
+ */
+function editExtensions(plan: RestorePlan, base: GitIndex, from: { length: number; at(i: number): number }): IndexExtension[] {
+  const w = plan.work;
   let extensions: IndexExtension[] = base.extensions.filter((x) => x.signature !== 'link');
   const touched = [...new Set([...w.changedIndexPaths, ...w.changedWorktreePaths])].sort(compareRel);
   extensions = extensions.map((x) => {
@@ -443,14 +455,100 @@ function buildIndex(repo: Repository, plan: RestorePlan, read: ReadIndexResult |
     if (x.signature === 'FSMN' && 'bitmap' in x) {
       const dirtyOld = new Set(x.bitmap.bits);
       const bits: number[] = [];
-      // positions move: carried entries keep their dirty bit, every entry of the scope is marked dirty
-      for (let i = 0; i < from.length; i++) if (from[i] < 0 || dirtyOld.has(from[i])) bits.push(i);
+      for (let i = 0; i < from.length; i++) {
+        const f = from.at(i);
+        if (f < 0 || dirtyOld.has(f)) bits.push(i);
+      }
       return { ...x, bitmap: ewahFromBits(bits.length ? bits[bits.length - 1] + 1 : 0, bits) };
     }
     return x;
   });
-  extensions = withResolveUndo(extensions, plan, base);
-  return { version: base.version, objectFormat: base.objectFormat, entries, extensions, skipHash: base.skipHash };
+  return withResolveUndo(extensions, plan, base);
+}
+
+/**
+ * The new index's bytes. On a freshly decoded v2/v3 index nothing is made per entry: the rows
+ * outside the scope are copied in runs straight from the old file (a racily clean row is
+ * rewritten smudged), and the scope's entries are spliced in where they sort.
+ */
+function buildIndexBytes(repo: Repository, plan: RestorePlan, read: ReadIndexResult | null, written: Map<string, { item: WorktreeItem; stat: FileStat | null }>, indexStat: FileStat | null): Uint8Array {
+  const base = read?.index;
+  const t = base ? untouchedTable(base) : null;
+  if (!base || !t || base.version === 4 || read?.shared) {
+    return encodeIndex(buildIndex(repo, plan, read, written, indexStat), { hash: repo.hash });
+  }
+  const w = plan.work;
+  const rows = rowsOf(base);
+  const n = t.count;
+  const drop = new Uint8Array(n);
+  for (const r of plan.roots) for (const i of rowsUnder(rows, r)) drop[i] = 1;
+  const inserted: IndexEntry[] = [];
+  for (const p of w.ixPaths) {
+    const tgt = w.targetIndex.get(p) ?? [];
+    const cur = w.currentIndex.get(p) ?? [];
+    const wrote = written.get(p);
+    if (sameEntries(cur, tgt) && !wrote) {
+      for (const i of rowsAt(rows, p)) drop[i] = 0; // unchanged: the old rows stay
+      continue;
+    }
+    for (const rec of tgt) {
+      let stat = undefined;
+      if (wrote && wrote.stat && rec.stage === 0 && matches(rec, wrote.item)) stat = statOf(wrote.stat);
+      inserted.push(new IndexEntry({ path: rec.path, oid: rec.oid, mode: rec.mode, stage: rec.stage, flags: rec.flags, stat }));
+    }
+  }
+  inserted.sort(compareEntries);
+  // rows that may be racily clean are rewritten with size 0 (git's ce_smudge_racily_clean_entry)
+  const b = t.bytes;
+  const smudged = new Map<number, IndexEntry>();
+  if (indexStat) {
+    const s = indexStat.mtimeSeconds;
+    const ns = indexStat.mtimeNanoseconds;
+    for (let i = 0; i < n; i++) {
+      if (drop[i]) continue;
+      const o = t.off[i];
+      const ms = readU32(b, o + 8);
+      if (ms < s || (ms === s && readU32(b, o + 12) < ns)) continue;
+      if (readU32(b, o + 36) === 0 || readU32(b, o + 24) === 0o160000) continue;
+      smudged.set(i, new IndexEntry(t, i).with({ stat: { size: 0 } }));
+    }
+  }
+  // where each inserted entry goes among the rows (path order, then stage)
+  const stageOf = (i: number) => (t.flagsWord(i) >> 12) & 3;
+  const segments: Segment[] = [];
+  const from: number[] = [];
+  const wantFrom = base.extensions.some((x) => x.signature === 'FSMN');
+  let row = 0;
+  const emitRows = (to: number) => {
+    let start = row;
+    for (let i = row; i < to; i++) {
+      if (!drop[i] && !smudged.has(i)) continue;
+      if (i > start) segments.push({ t, start, end: i });
+      if (!drop[i]) segments.push({ e: smudged.get(i) as IndexEntry });
+      start = i + 1;
+    }
+    if (to > start) segments.push({ t, start, end: to });
+    if (wantFrom) for (let i = row; i < to; i++) if (!drop[i]) from.push(i);
+    row = to;
+  };
+  for (const e of inserted) {
+    const key = e.pathBytes;
+    let lo = row;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = rows.compare(mid, key) || stageOf(mid) - e.stage;
+      if (c <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    emitRows(lo);
+    segments.push({ e });
+    if (wantFrom) from.push(-1);
+  }
+  emitRows(n);
+  const extensions = editExtensions(plan, base, { length: from.length, at: (i) => from[i] });
+  const next: GitIndex = { version: base.version, objectFormat: base.objectFormat, entries: [], extensions, skipHash: base.skipHash };
+  return encodeIndexSegments(next, segments, { hash: repo.hash });
 }
 
 /** REUC: records outside the scope kept, the scope's records replaced; sorted by path; the extension dropped when empty. */
