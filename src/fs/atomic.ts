@@ -182,6 +182,8 @@ export interface Lock {
   readonly state: 'held' | 'committed' | 'released';
   /** Replace the lock file's content (the new content of the file it guards). */
   write(data: Uint8Array): Promise<void>;
+  /** The same from parts (written one after the other, without copying them together when the fs can). */
+  writeParts(parts: readonly Uint8Array[]): Promise<void>;
   /** Rename the lock over `target` (default: the lock path without its `.lock` suffix). */
   commit(target?: string): Promise<void>;
   /** Remove the lock file if we still own it (created it, did not commit, nobody replaced it). Idempotent. */
@@ -253,6 +255,24 @@ export async function acquireLock(fs: Fs, path: string, opts: { content?: Uint8A
     async write(data) {
       mustHold('write');
       await fs.writeFile(path, data);
+    },
+    async writeParts(parts) {
+      mustHold('write');
+      if (fs.writeChunks) {
+        await fs.writeChunks(path, (async function* () {
+          yield* parts;
+        })());
+        return;
+      }
+      let n = 0;
+      for (const p of parts) n += p.length;
+      const all = new Uint8Array(n);
+      let o = 0;
+      for (const p of parts) {
+        all.set(p, o);
+        o += p.length;
+      }
+      await fs.writeFile(path, all);
     },
     async commit(target) {
       mustHold('commit');

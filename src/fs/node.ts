@@ -79,14 +79,37 @@ export function nodeFs(): Fs {
       }
     },
     async writeChunks(path, chunks, opts = {}) {
-      const fh = await fsp.open(osPath(path), opts.exclusive ? 'wx' : 'w', opts.mode ?? 0o666);
+      const fd = fss.openSync(osPath(path), opts.exclusive ? 'wx' : 'w', opts.mode ?? 0o666);
       try {
+        // gather what is ready and write it with one writev
+        let batch: Uint8Array[] = [];
+        const flush = () => {
+          if (!batch.length) return;
+          let total = 0;
+          for (const b of batch) total += b.length;
+          let done = fss.writevSync(fd, batch);
+          while (done < total) {
+            // a short write: finish the rest piece by piece
+            let skip = done;
+            const rest: Uint8Array[] = [];
+            for (const b of batch) {
+              if (skip >= b.length) skip -= b.length;
+              else {
+                rest.push(b.subarray(skip));
+                skip = 0;
+              }
+            }
+            done += fss.writevSync(fd, rest);
+          }
+          batch = [];
+        };
         for await (const c of chunks) {
-          let done = 0;
-          while (done < c.length) done += (await fh.write(c, done, c.length - done)).bytesWritten;
+          batch.push(c);
+          if (batch.length >= 512) flush();
         }
+        flush();
       } finally {
-        await fh.close();
+        fss.closeSync(fd);
       }
     },
   };

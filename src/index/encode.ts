@@ -100,6 +100,24 @@ function finishIndex(
   opts: EncodeOptions,
   copiedFrom: EntryTable | null,
 ): Uint8Array {
+  return finishIndexParts(w, [], index, objectFormat, entriesEnd, blockCounts, blockOffsets, opts, copiedFrom)[0];
+}
+
+/**
+ * finishIndex when the header and entries are already `prefix` (parts not in `w`, which then
+ * holds only what follows them): returns the parts of the whole file, prefix first.
+ */
+function finishIndexParts(
+  w: ByteWriter,
+  prefix: readonly Uint8Array[],
+  index: GitIndex,
+  objectFormat: ObjectFormat,
+  entriesEnd: number,
+  blockCounts: number[] | null,
+  blockOffsets: number[],
+  opts: EncodeOptions,
+  copiedFrom: EntryTable | null,
+): Uint8Array[] {
   const hashLen = oidLength(objectFormat);
   // Extensions, in the order given.
   const headers: Array<[string, number]> = [];
@@ -131,14 +149,16 @@ function finishIndex(
   const body = w.pos;
   if (index.skipHash) {
     w.zeros(hashLen);
-  } else if (copiedFrom && sameAsSource(copiedFrom, w.finish(), entriesEnd)) {
+  } else if (copiedFrom && prefix.length === 0 && sameAsSource(copiedFrom, w.finish(), entriesEnd)) {
     // byte for byte the file that was decoded and whose trailer was verified: its trailer is right
     w.bytes(copiedFrom.bytes.subarray(body, body + hashLen));
   } else {
-    const digest = (opts.hash ?? defaultHash()).create(objectFormat).update(w.finish().subarray(0, body)).digest();
+    const h = (opts.hash ?? defaultHash()).create(objectFormat);
+    for (const part of prefix) h.update(part);
+    const digest = h.update(w.finish().subarray(0, body)).digest();
     w.bytes(digest);
   }
-  return w.finish();
+  return prefix.length ? [...prefix, w.finish()] : [w.finish()];
 }
 
 /** The decoded table `entries` are, untouched and complete, or null. */
@@ -237,6 +257,24 @@ function segmentExtended(s: Segment): boolean {
  * copies and no entry objects. Same result as encodeIndex over the same entries.
  */
 export function encodeIndexSegments(index: GitIndex, segments: readonly Segment[], opts: EncodeOptions = {}): Uint8Array {
+  const parts = encodeIndexSegmentsParts(index, segments, opts);
+  if (parts.length === 1) return parts[0];
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+/**
+ * encodeIndexSegments as the parts of the file, without copying them together: the runs of
+ * decoded rows are views of the old file's bytes, so writing the index costs no 10 MB copy.
+ */
+export function encodeIndexSegmentsParts(index: GitIndex, segments: readonly Segment[], opts: EncodeOptions = {}): Uint8Array[] {
   const objectFormat = checkObjectFormat(opts.objectFormat ?? index.objectFormat);
   const hashLen = oidLength(objectFormat);
   if (index.version === 4 || segments.some((s) => !('e' in s) && (s.t.version === 4 || s.t.hashLen !== hashLen))) {
@@ -245,7 +283,7 @@ export function encodeIndexSegments(index: GitIndex, segments: readonly Segment[
       if ('e' in s) entries.push(s.e);
       else for (let r = s.start; r < s.end; r++) entries.push(new IndexEntry(s.t, r));
     }
-    return encodeIndex({ ...index, entries }, opts);
+    return [encodeIndex({ ...index, entries }, opts)];
   }
   let n = 0;
   for (const s of segments) n += segmentLength(s);
@@ -253,14 +291,55 @@ export function encodeIndexSegments(index: GitIndex, segments: readonly Segment[
   const hasLink = index.extensions.some((x) => x.signature === 'link');
   const ieot = index.extensions.find((x): x is Extract<IndexExtension, { signature: 'IEOT' }> => x.signature === 'IEOT');
   const blockCounts = ieot ? ieotCounts(ieot.blocks, n) : null;
-  const big = segments.find((s): s is { t: EntryTable; start: number; end: number } => !('e' in s));
-  const w = new ByteWriter(big ? big.t.bytes.length + 4096 : 12 + n * 96 + 1024);
-  w.u32(0x44495243);
-  w.u32(version);
-  w.u32(n);
+  const header = new Uint8Array(12);
+  writeU32(header, 0, 0x44495243);
+  writeU32(header, 4, version);
+  writeU32(header, 8, n);
+  const parts: Uint8Array[] = [header];
   const blockOffsets: number[] = [];
-  writeSegmentsV23(w, segments, n, hashLen, blockCounts, blockOffsets, hasLink);
-  return finishIndex(w, index, objectFormat, w.pos, blockCounts, blockOffsets, opts, null);
+  let pos = 12;
+  let i = 0;
+  let nextBlock = blockCounts ? 0 : Infinity;
+  let blockIdx = 0;
+  const small = new ByteWriter(4096); // entries that are not runs, collected between runs
+  const flushSmall = () => {
+    if (small.pos) {
+      parts.push(small.finish().slice());
+      small.pos = 0;
+    }
+  };
+  for (const seg of segments) {
+    if ('e' in seg) {
+      if (i === nextBlock) {
+        blockOffsets.push(pos + small.pos);
+        nextBlock += (blockCounts as number[])[blockIdx++] ?? n;
+      }
+      writeOneV23(small, seg.e, i, hashLen, hasLink); // `pos` counts flushed bytes only
+      i++;
+      continue;
+    }
+    const t = seg.t;
+    if (t.hashLen !== hashLen) throw badLength(new IndexEntry(t, seg.start), i, hashLen);
+    if (!hasLink) for (let r = seg.start; r < seg.end; r++) if (t.pathLen[r] === 0) throw emptyPath(i + r - seg.start);
+    pos += small.pos;
+    flushSmall();
+    let r = seg.start;
+    while (r < seg.end) {
+      if (i === nextBlock) {
+        blockOffsets.push(pos);
+        nextBlock += (blockCounts as number[])[blockIdx++] ?? n;
+      }
+      const upto = Math.min(seg.end, r + (nextBlock - i));
+      const view = t.bytes.subarray(t.off[r], t.off[upto - 1] + t.size[upto - 1]);
+      parts.push(view);
+      pos += view.length;
+      i += upto - r;
+      r = upto;
+    }
+  }
+  pos += small.pos;
+  flushSmall();
+  return finishIndexParts(new ByteWriter(4096), parts, index, objectFormat, pos, blockCounts, blockOffsets, opts, null);
 }
 
 /**

@@ -133,6 +133,13 @@ export class Repository {
         }
         await lock.write(data);
       },
+      async writeParts(parts) {
+        if (!recorded) {
+          await journal.record(lock);
+          recorded = true;
+        }
+        await lock.writeParts(parts);
+      },
       async commit(target) {
         await lock.commit(target);
         if (recorded) await journal.forget(lock).catch(() => undefined);
@@ -152,9 +159,10 @@ export class Repository {
     return bytes;
   }
 
-  /** Write encoded index bytes through a lock taken with lockIndex() (permission bits per core.sharedRepository). */
-  async writeIndexBytes(lock: Lock, bytes: Uint8Array): Promise<void> {
-    await lock.write(bytes);
+  /** Write encoded index bytes (or its parts) through a lock taken with lockIndex() (permission bits per core.sharedRepository). */
+  async writeIndexBytes(lock: Lock, bytes: Uint8Array | readonly Uint8Array[]): Promise<void> {
+    if (bytes instanceof Uint8Array) await lock.write(bytes);
+    else await lock.writeParts(bytes);
     // core.sharedRepository decides the index file's permission bits, as git's adjust_shared_perm does
     const shared = parseSharedRepository(this.config.get('core.sharedRepository'));
     if (shared !== 'umask' && this.fs.capabilities.modes) {

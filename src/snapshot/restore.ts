@@ -6,7 +6,7 @@ import { canStream, readBlobStream } from '../repo/odb-stream.js';
 import type { FileStat } from '../fs/types.js';
 import { IndexEntry, compareEntries } from '../index/entry.js';
 import { untouchedTable, type GitIndex } from '../index/decode.js';
-import { encodeIndex, encodeIndexSegments, type Segment } from '../index/encode.js';
+import { encodeIndex, encodeIndexSegmentsParts, type Segment } from '../index/encode.js';
 import { readU32 } from '../bytes/reader.js';
 import type { IndexExtension, ResolveUndoRecord } from '../index/types.js';
 import { invalidateCacheTree, invalidateUntracked } from '../index/edit.js';
@@ -471,7 +471,7 @@ function editExtensions(plan: RestorePlan, base: GitIndex, from: { length: numbe
  * outside the scope are copied in runs straight from the old file (a racily clean row is
  * rewritten smudged), and the scope's entries are spliced in where they sort.
  */
-function buildIndexBytes(repo: Repository, plan: RestorePlan, read: ReadIndexResult | null, written: Map<string, { item: WorktreeItem; stat: FileStat | null }>, indexStat: FileStat | null): Uint8Array {
+function buildIndexBytes(repo: Repository, plan: RestorePlan, read: ReadIndexResult | null, written: Map<string, { item: WorktreeItem; stat: FileStat | null }>, indexStat: FileStat | null): Uint8Array | Uint8Array[] {
   const base = read?.index;
   const t = base ? untouchedTable(base) : null;
   if (!base || !t || base.version === 4 || read?.shared) {
@@ -548,7 +548,7 @@ function buildIndexBytes(repo: Repository, plan: RestorePlan, read: ReadIndexRes
   emitRows(n);
   const extensions = editExtensions(plan, base, { length: from.length, at: (i) => from[i] });
   const next: GitIndex = { version: base.version, objectFormat: base.objectFormat, entries: [], extensions, skipHash: base.skipHash };
-  return encodeIndexSegments(next, segments, { hash: repo.hash });
+  return encodeIndexSegmentsParts(next, segments, { hash: repo.hash });
 }
 
 /** REUC: records outside the scope kept, the scope's records replaced; sorted by path; the extension dropped when empty. */
