@@ -243,11 +243,32 @@ export class ObjectDatabase {
   /** True when the object exists, loose or packed, here or in an alternate. */
   async has(oid: string): Promise<boolean> {
     const id = this.checkOid(oid);
+    if (this.known.has(id)) return true;
     await this.ensureScanned();
-    if (this.findPacked(id).length > 0) return true;
-    if (await this.hasLoose(id)) return true;
+    if (this.findPacked(id).length > 0 || (await this.hasLoose(id))) return this.remember(id);
     await this.rescan();
-    return this.findPacked(id).length > 0 || (await this.hasLoose(id));
+    return (this.findPacked(id).length > 0 || (await this.hasLoose(id))) && this.remember(id);
+  }
+
+  /**
+   * Objects this database saw exist or wrote: asked again within an operation (a snapshot checks
+   * the same blob for its worktree and its index part), they cost nothing. Objects are never
+   * removed while reachable, and an operation makes what it writes reachable before it returns.
+   */
+  private readonly known = new Set<string>();
+
+  /**
+   * Forget which objects were seen: call at the start of each operation, since between two
+   * operations a `git gc --prune=now` may delete objects that had become unreachable.
+   */
+  forgetKnown(): void {
+    this.known.clear();
+  }
+
+  private remember(oid: string): true {
+    if (this.known.size > 1_000_000) this.known.clear();
+    this.known.add(oid);
+    return true;
   }
 
   /** The object's type and content, checked against `oid`. OBJECT_NOT_FOUND (data.oid) when it does not exist. */
@@ -272,6 +293,7 @@ export class ObjectDatabase {
     if (await this.existsQuick(oid)) return oid;
     const bytes = encodeLooseObject(type, content, { level: this.compressionLevel, zlib: this.zlib });
     await this.writeLoose(oid, bytes);
+    this.remember(oid);
     return oid;
   }
 
@@ -328,8 +350,9 @@ export class ObjectDatabase {
 
   /** Packed or loose anywhere, without a re-scan (git's freshen checks before a write). */
   private async existsQuick(oid: string): Promise<boolean> {
+    if (this.known.has(oid)) return true;
     await this.ensureScanned();
-    return this.findPacked(oid).length > 0 || (await this.hasLoose(oid));
+    return (this.findPacked(oid).length > 0 || (await this.hasLoose(oid))) && this.remember(oid);
   }
 
   /**

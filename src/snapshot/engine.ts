@@ -140,6 +140,7 @@ export class ScalpelRepository {
     const session = opts.session ?? DEFAULT_SESSION;
     checkSession(session);
     if (paths.length === 0) throw new ScalpelError('BAD_ARGUMENT', 'snapshot needs at least one path', { name: 'paths' });
+    this.repo.odb.forgetKnown();
     const cwd = opts.cwd ?? this.repo.worktree;
     const roots = minimalRoots(paths.map((p) => toScopeRoot(this.repo.worktree, cwd, p)));
     const indexStat = await this.repo.fs.lstat(this.repo.indexPath);
@@ -221,6 +222,7 @@ export class ScalpelRepository {
    * seal, unless `force`, which first saves the current state as a new snapshot.
    */
   async restore(opts: RestoreOptions = {}): Promise<RestoreReport> {
+    this.repo.odb.forgetKnown();
     const stack = this.stack(opts.session);
     const session = stack.session;
     if (opts.dryRun) {
