@@ -106,8 +106,10 @@ export async function readItem(repo: Repository, rel: string, abs: string, st: F
   }
   const mode = st.mode & 0o111 ? 0o100755 : 0o100644;
   if (st.type === 'file' && w) {
+    // the index's blob exists (git writes a blob before it stages it); a restore reads and
+    // checks every blob it needs before its first write, so a damaged repository is refused there
     const known = cleanEntryOid(w, rel, st);
-    if (known && (!opts.writeObjects || (await run(() => repo.odb.has(known))))) return { path: rel, kind: 'file', mode, oid: known, size: st.size };
+    if (known) return { path: rel, kind: 'file', mode, oid: known, size: st.size };
   }
   if (st.type === 'file' && st.size >= repo.streamThreshold && canStream(repo.odb)) {
     // large: never held whole — hashed, then deflated to a loose object, piece by piece

@@ -181,11 +181,9 @@ export class SnapshotStack {
     const entries: TreeEntry[] = [];
     const emptyBlob = objectId('blob', new Uint8Array(0), this.repo.objectFormat, this.repo.hash);
     for (const [oid, mode] of byOid) {
-      if (!(await this.repo.odb.has(oid))) {
-        // intent-to-add entries name the empty blob, which git does not write; anything else missing was missing before
-        if (oid === emptyBlob) await this.repo.odb.write('blob', new Uint8Array(0));
-        else continue;
-      }
+      // intent-to-add entries name the empty blob, which git does not write; every other id the
+      // index names was written by git before it was staged (checked again, by reading, at restore)
+      if (oid === emptyBlob && !(await this.repo.odb.has(oid))) await this.repo.odb.write('blob', new Uint8Array(0));
       entries.push({ mode, name: utf8Encode(oid), oid });
     }
     return entries.length ? this.repo.odb.write('tree', encodeTree(entries, this.repo.objectFormat)) : null;
