@@ -26,14 +26,14 @@ function procStatusKB(key) {
 
 let work;
 if (mode === 'ours' || mode === 'ours-pure') {
-  const { decodeIndex, encodeIndex, pureHash } = await import('../dist/node.js');
+  const { decodeIndex, encodeIndex, pureHash, forEachEntry } = await import('../dist/node.js');
   const opts = mode === 'ours-pure' ? { hash: pureHash } : undefined;
   work = async () => {
     const b = fs.readFileSync(file);
     const bytes = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
     const index = decodeIndex(bytes, opts);
     let acc = 0;
-    for (const e of index.entries) acc += e.path.length + e.oidBytes[0];
+    forEachEntry(index, (e) => { acc += e.path.length + e.oidBytes[0]; });
     const out = encodeIndex(index, opts);
     if (!Buffer.from(out.buffer, out.byteOffset, out.byteLength).equals(b)) throw new Error('re-encode is not byte-identical');
     return { bytes, index, out, acc };

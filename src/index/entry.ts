@@ -57,6 +57,7 @@ export class EntryTable {
   private lookups = 0;
   private bulk: string | null = null;
   private bulkStart: Int32Array | null = null;
+  private nonAscii: Uint8Array | null = null;
 
   constructor(
     bytes: Uint8Array,
@@ -96,7 +97,7 @@ export class EntryTable {
     const bulk = this.bulk;
     if (bulk !== null) {
       const start = this.bulkStart ? this.bulkStart[i] : po;
-      if (start >= 0 && (this.bulkStart || isAscii(this.pathBuf, po, po + pl))) return bulk.substring(start, start + pl);
+      if (start >= 0 && (this.bulkStart || this.nonAscii === null || this.nonAscii[i] === 0)) return bulk.substring(start, start + pl);
     }
     return decodePath(this.pathBuf, po, po + pl);
   }
@@ -111,6 +112,17 @@ export class EntryTable {
     if (fast) {
       this.bulk = fast(this.pathBuf);
       this.bulkStart = null;
+      // which rows hold bytes >= 0x80 (those decode as UTF-8, not Latin-1); null when none does
+      const src = this.pathBuf;
+      let flags: Uint8Array | null = null;
+      for (let i = 0; i < this.count; i++) {
+        const po = this.pathOff[i];
+        const end = po + this.pathLen[i];
+        let bits = 0;
+        for (let k = po; k < end; k++) bits |= src[k];
+        if (bits & 0x80) (flags ??= new Uint8Array(this.count))[i] = 1;
+      }
+      this.nonAscii = flags;
       return;
     }
     const n = this.count;
@@ -158,12 +170,6 @@ export class EntryTable {
     this.bulk = asciiDecoder.decode(cat.subarray(0, w));
     this.bulkStart = start;
   }
-}
-
-function isAscii(b: Uint8Array, start: number, end: number): boolean {
-  let bits = 0;
-  for (let k = start; k < end; k++) bits |= b[k];
-  return (bits & 0x80) === 0;
 }
 
 const ZERO_STAT: IndexStat = Object.freeze({
