@@ -11,6 +11,7 @@
  *
  * Nothing here imports a Node built-in.
  */
+import { concatBytes } from '../bytes/compare.js';
 import { ScalpelError } from '../errors/index.js';
 import { encodePath } from '../bytes/text.js';
 import { basename, dirname, joinPath, normalizePath } from './path.js';
@@ -264,15 +265,7 @@ export async function acquireLock(fs: Fs, path: string, opts: { content?: Uint8A
         })());
         return;
       }
-      let n = 0;
-      for (const p of parts) n += p.length;
-      const all = new Uint8Array(n);
-      let o = 0;
-      for (const p of parts) {
-        all.set(p, o);
-        o += p.length;
-      }
-      await fs.writeFile(path, all);
+      await fs.writeFile(path, concatBytes(parts));
     },
     async commit(target) {
       mustHold('commit');

@@ -5,21 +5,15 @@
  * Paths are absolute, '/'-separated strings. Names that are not UTF-8 travel as strings with
  * U+DC80..U+DCFF escapes (see bytes/text.ts); adapters that can pass raw bytes to the OS do so.
  */
+import type { IndexStat } from '../index/types.js';
+
 export type FileType = 'file' | 'directory' | 'symlink' | 'other';
 
-export interface FileStat {
+/** lstat/stat: the type, st_mode, and the fields git caches in an index entry (same names). */
+export interface FileStat extends IndexStat {
   type: FileType;
   /** st_mode (type and permission bits) as the OS reports it. */
   mode: number;
-  size: number;
-  ctimeSeconds: number;
-  ctimeNanoseconds: number;
-  mtimeSeconds: number;
-  mtimeNanoseconds: number;
-  dev: number;
-  ino: number;
-  uid: number;
-  gid: number;
 }
 
 export interface FsCapabilities {

@@ -1,6 +1,7 @@
 import { ScalpelError } from '../errors/index.js';
 import { ByteWriter, writeU32 } from '../bytes/writer.js';
 import { fromHex } from '../bytes/hex.js';
+import { concatBytes } from '../bytes/compare.js';
 import { asciiBytes } from '../bytes/text.js';
 import { checkObjectFormat, defaultHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
 import { CE_EXTENDED, CE_NAMEMASK, IndexEntry, type EntryTable } from './entry.js';
@@ -258,16 +259,7 @@ function segmentExtended(s: Segment): boolean {
  */
 export function encodeIndexSegments(index: GitIndex, segments: readonly Segment[], opts: EncodeOptions = {}): Uint8Array {
   const parts = encodeIndexSegmentsParts(index, segments, opts);
-  if (parts.length === 1) return parts[0];
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return parts.length === 1 ? parts[0] : concatBytes(parts);
 }
 
 /**
