@@ -75,10 +75,19 @@ export class LockJournal {
     else await this.fs.unlink(this.file).catch(() => undefined);
   }
 
+  private dirMade = false;
+
+  /**
+   * A plain write: a journal torn by a crash is ignored when read, and then the lock still holds
+   * our marker (the journal is written before the marker is replaced), which identifies it alone.
+   */
   private async write(): Promise<void> {
-    await mkdirp(this.fs, this.dir);
+    if (!this.dirMade) {
+      await mkdirp(this.fs, this.dir);
+      this.dirMade = true;
+    }
     const body: JournalFile = { pid: (this.proc as ProcessInfo).pid, startedAt: this.startedAt, locks: this.locks };
-    await writeFileAtomic(this.fs, this.file, utf8Encode(JSON.stringify(body)), { mode: 0o644 });
+    await this.fs.writeFile(this.file, utf8Encode(JSON.stringify(body)), { mode: 0o644 });
   }
 
   /**

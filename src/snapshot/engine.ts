@@ -1,9 +1,9 @@
 import { ScalpelError } from '../errors/index.js';
 import { utf8Decode, utf8Encode } from '../bytes/text.js';
 import { toHex } from '../bytes/hex.js';
-import type { Fs } from '../fs/types.js';
+import { fsErrorCode, type Fs } from '../fs/types.js';
 import { joinPath } from '../fs/path.js';
-import { mkdirp, writeFileAtomic } from '../fs/atomic.js';
+import { mkdirp } from '../fs/atomic.js';
 import type { HashProvider } from '../hash/index.js';
 import type { ZlibProvider } from '../object/zlib.js';
 import { Repository } from '../repo/repository.js';
@@ -201,6 +201,7 @@ export class ScalpelRepository {
 
   /** Record what the edit left in the snapshot's scope, so a later restore can tell a third party's write. */
   async seal(opts: { session?: string; id?: string } = {}): Promise<SnapshotInfo> {
+    this.repo.odb.forgetKnown();
     const stack = this.stack(opts.session);
     return stack.locked(async (tx) => {
     const chain = opts.id ? await stack.downTo(opts.id, tx.current) : await stack.walk(() => true, tx.current);
@@ -297,6 +298,7 @@ export class ScalpelRepository {
 
   /** Remove snapshots from the stack without restoring them (their objects become unreachable). */
   async drop(opts: { session?: string; id?: string; all?: boolean }): Promise<string[]> {
+    this.repo.odb.forgetKnown();
     const stack = this.stack(opts.session);
     if (!opts.all && !opts.id) throw new ScalpelError('BAD_ARGUMENT', 'drop needs an id or all', { name: 'id' });
     return stack.locked(async (tx) => {
@@ -317,6 +319,7 @@ export class ScalpelRepository {
 
   /** Keep the newest `keep` snapshots of the session; drop the older ones. */
   async prune(opts: { session?: string; keep: number }): Promise<string[]> {
+    this.repo.odb.forgetKnown();
     if (!Number.isInteger(opts.keep) || opts.keep < 0) throw new ScalpelError('BAD_ARGUMENT', `--keep must be a whole number, got ${opts.keep}`, { name: 'keep' });
     const stack = this.stack(opts.session);
     return stack.locked(async (tx) => {
@@ -349,13 +352,26 @@ export class ScalpelRepository {
     try {
       const at = this.now().toISOString();
       const dir = this.logDir(rec.session);
-      await mkdirp(this.repo.fs, dir);
+      if (!this.logDirs.has(dir)) {
+        await mkdirp(this.repo.fs, dir);
+        this.logDirs.add(dir);
+      }
+      // a new file written once: a record cut short by a crash is skipped when the log is read
       const name = `${at.replace(/[:.]/g, '-')}-${newId()}.json`;
-      await writeFileAtomic(this.repo.fs, joinPath(dir, name), utf8Encode(JSON.stringify({ at, ...rec })), { mode: 0o644 });
+      const data = utf8Encode(JSON.stringify({ at, ...rec }));
+      try {
+        await this.repo.fs.writeFile(joinPath(dir, name), data, { mode: 0o644, exclusive: true });
+      } catch (e) {
+        if (fsErrorCode(e) !== 'ENOENT') throw e;
+        await mkdirp(this.repo.fs, dir); // the log directory was removed meanwhile
+        await this.repo.fs.writeFile(joinPath(dir, name), data, { mode: 0o644, exclusive: true });
+      }
     } catch (e) {
       this.warnings.push(`could not append to the log: ${(e as Error).message}`);
     }
   }
+
+  private readonly logDirs = new Set<string>();
 
   /** Problems that did not stop an operation (a log record that could not be written). Cleared by takeWarnings(). */
   private warnings: string[] = [];
