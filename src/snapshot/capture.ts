@@ -49,7 +49,8 @@ interface Walk {
 /**
  * The state of everything under `roots`: worktree items (walked from each root only, never the
  * whole tree), the index entries at or beneath each root, and their resolve-undo records.
- * Entries named `.git` inside a scope are nested repositories: not captured, never touched.
+ * A directory holding `.git` inside a scope is another repository (a submodule's checkout): it is
+ * captured as a directory; what it holds is neither captured nor touched.
  * A file whose stat data matches its clean, not racily clean, stage-0 index entry is not read:
  * its id is the entry's, as git's own refresh decides (`ie_match_stat`).
  */
@@ -70,6 +71,9 @@ async function visit(w: Walk, rel: string): Promise<void> {
   if (rel !== '') w.out.push(item);
   if (item.kind !== 'dir') return;
   const names = await w.limit.run(() => repo.fs.readdir(abs));
+  // a directory holding `.git` (a submodule's checkout, a nested repository) belongs to that
+  // repository: it is captured as a directory, its content is neither captured nor touched
+  if (rel !== '' && names.some((n) => n.toLowerCase() === '.git')) return;
   await Promise.all(
     names.filter((n) => n.toLowerCase() !== '.git').map((n) => visit(w, rel === '' ? n : `${rel}/${n}`)),
   );

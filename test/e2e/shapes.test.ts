@@ -188,3 +188,23 @@ describe('repository settings', () => {
     expect(gitMode & 0o060).toBe(0o060);
   });
 });
+
+describe('submodules and nested repositories', () => {
+  it('a submodule in the scope keeps its gitlink entry; its checkout is neither captured nor touched', async () => {
+    const { readFileSync: read } = await import('node:fs');
+    const inner = personRepo();
+    git(inner, ['stash', '-q', '-u']);
+    const dir = personRepo();
+    git(dir, ['stash', '-q', '-u']);
+    git(dir, ['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', inner, 'libs/inner']);
+    git(dir, ['commit', '-qm', 'add submodule']);
+    w(dir, 'libs/inner/README.md', 'edited inside the submodule by the person\n');
+    const before = read(join(dir, 'libs/inner/README.md'), 'utf8');
+    await roundTrip(dir, ['libs', '.gitmodules'], (d) => {
+      w(d, 'libs/new.txt', 'agent\n');
+      w(d, '.gitmodules', 'broken\n');
+      git(d, ['add', 'libs/new.txt', '.gitmodules']);
+    });
+    expect(read(join(dir, 'libs/inner/README.md'), 'utf8')).toBe(before);
+  });
+});
