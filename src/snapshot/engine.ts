@@ -178,24 +178,24 @@ export class ScalpelRepository {
 
   private async extend(stack: SnapshotStack, id: string, state: PathState, label: string | undefined): Promise<SnapshotInfo> {
     return stack.locked(async (tx) => {
-    const chain = await stack.downTo(id, tx.current);
-    const target = chain[chain.length - 1];
-    const old = target.manifest.captured;
-    const isNew = (p: string) => !old.roots.some((r) => covers(r, p));
-    const captured: PathState = {
-      roots: minimalRoots([...old.roots, ...state.roots]),
-      items: [...old.items, ...state.items.filter((i) => isNew(i.path))],
-      index: [...old.index, ...state.index.filter((e) => isNew(e.path))],
-      reuc: [...old.reuc, ...state.reuc.filter((r) => isNew(r.path))],
-    };
-    const byPath = (a: { path: string }, b: { path: string }) => compareRel(a.path, b.path);
-    captured.items.sort(byPath);
-    captured.index.sort((a, b) => byPath(a, b) || a.stage - b.stage);
-    captured.reuc.sort(byPath);
-    const manifest: Manifest = { ...target.manifest, captured, seal: null, label: label ?? target.manifest.label };
-    const { commit } = await stack.replace(tx, chain, target, manifest);
-    await this.appendLog({ event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots });
-    return info(manifest, commit);
+      const chain = await stack.downTo(id, tx.current);
+      const target = chain[chain.length - 1];
+      const old = target.manifest.captured;
+      const isNew = (p: string) => !old.roots.some((r) => covers(r, p));
+      const captured: PathState = {
+        roots: minimalRoots([...old.roots, ...state.roots]),
+        items: [...old.items, ...state.items.filter((i) => isNew(i.path))],
+        index: [...old.index, ...state.index.filter((e) => isNew(e.path))],
+        reuc: [...old.reuc, ...state.reuc.filter((r) => isNew(r.path))],
+      };
+      const byPath = (a: { path: string }, b: { path: string }) => compareRel(a.path, b.path);
+      captured.items.sort(byPath);
+      captured.index.sort((a, b) => byPath(a, b) || a.stage - b.stage);
+      captured.reuc.sort(byPath);
+      const manifest: Manifest = { ...target.manifest, captured, seal: null, label: label ?? target.manifest.label };
+      const { commit } = await stack.replace(tx, chain, target, manifest);
+      await this.appendLog({ event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots });
+      return info(manifest, commit);
     });
   }
 
@@ -204,16 +204,16 @@ export class ScalpelRepository {
     this.repo.odb.forgetKnown();
     const stack = this.stack(opts.session);
     return stack.locked(async (tx) => {
-    const chain = opts.id ? await stack.downTo(opts.id, tx.current) : await stack.walk(() => true, tx.current);
-    const target = chain[chain.length - 1];
-    if (!target) throw new ScalpelError('SNAPSHOT_NOT_FOUND', `no snapshot to seal in session '${stack.session}'`, { session: stack.session });
-    const indexStat = await this.repo.fs.lstat(this.repo.indexPath);
-    const read = await this.repo.readIndex();
-    const state = await captureState(this.repo, read?.index ?? null, target.manifest.captured.roots, { writeObjects: false, indexStat });
-    const manifest: Manifest = { ...target.manifest, seal: { sealedAt: this.now().toISOString(), state } };
-    const { commit } = await stack.replace(tx, chain, target, manifest);
-    await this.appendLog({ event: 'seal', session: stack.session, ids: [manifest.id], paths: state.roots });
-    return info(manifest, commit);
+      const chain = opts.id ? await stack.downTo(opts.id, tx.current) : await stack.walk(() => true, tx.current);
+      const target = chain[chain.length - 1];
+      if (!target) throw new ScalpelError('SNAPSHOT_NOT_FOUND', `no snapshot to seal in session '${stack.session}'`, { session: stack.session });
+      const indexStat = await this.repo.fs.lstat(this.repo.indexPath);
+      const read = await this.repo.readIndex();
+      const state = await captureState(this.repo, read?.index ?? null, target.manifest.captured.roots, { writeObjects: false, indexStat });
+      const manifest: Manifest = { ...target.manifest, seal: { sealedAt: this.now().toISOString(), state } };
+      const { commit } = await stack.replace(tx, chain, target, manifest);
+      await this.appendLog({ event: 'seal', session: stack.session, ids: [manifest.id], paths: state.roots });
+      return info(manifest, commit);
     });
   }
 
