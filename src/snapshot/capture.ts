@@ -131,6 +131,9 @@ export async function readItem(repo: Repository, rel: string, abs: string, st: F
 }
 
 export function toRecord(e: IndexEntry, path?: string): IndexRecord {
+  if (e.pathBytes.includes(0)) {
+    throw new ScalpelError('BAD_ENTRY', `index entry '${e.path.replace(/\0/g, '\\0')}' has a NUL byte in its path`, { path: e.path, reason: 'nul-in-path' });
+  }
   return { path: path ?? e.path, stage: e.stage, mode: e.mode, oid: e.oid, flags: e.flags };
 }
 
