@@ -113,3 +113,35 @@ describe('snapshot stacks', () => {
     expect(git(dir, ['fsck', '--no-dangling', '--strict'])).toBe('');
   });
 });
+
+describe('housekeeping', () => {
+  it('prune --keep N drops the oldest; list, show and log report what happened', async () => {
+    const dir = personRepo();
+    const repo = await open(dir);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      w(dir, `notes-${i}.txt`, `${i}\n`);
+      ids.push((await repo.snapshot([`notes-${i}.txt`], { label: `turn ${i}` })).id);
+    }
+    const list = await repo.list();
+    expect(list.map((s) => s.id)).toEqual([...ids].reverse());
+    expect(list[0]).toMatchObject({ label: 'turn 4', sealed: false, paths: ['notes-4.txt'], items: 1, bytes: 2 });
+    const dropped = await repo.prune({ keep: 2 });
+    expect(dropped).toEqual([ids[2], ids[1], ids[0]]);
+    expect((await repo.list()).map((s) => s.id)).toEqual([ids[4], ids[3]]);
+    await expect(repo.show({ id: ids[0] })).rejects.toMatchObject({ code: 'SNAPSHOT_NOT_FOUND' });
+    // the pruned snapshots' objects are no longer reachable from the session's ref
+    git(dir, ['reflog', 'expire', '--expire=now', '--all']);
+    git(dir, ['gc', '-q', '--prune=now']);
+    expect(git(dir, ['rev-list', '--count', 'refs/scalpel/main/default']).trim()).toBe('2');
+    w(dir, 'notes-4.txt', 'changed\n');
+    await repo.seal();
+    w(dir, 'notes-4.txt', 'someone else\n');
+    await expect(repo.restore()).rejects.toMatchObject({ code: 'REFUSED' });
+    await repo.restore({ force: true });
+    const events = (await repo.log()).map((r) => r.event);
+    expect(events).toEqual(['snapshot', 'snapshot', 'snapshot', 'snapshot', 'snapshot', 'prune', 'seal', 'refused', 'restore']);
+    const restoreRecord = (await repo.log()).at(-1);
+    expect(restoreRecord?.paths).toEqual(['notes-4.txt']);
+  });
+});
