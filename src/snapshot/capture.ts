@@ -64,7 +64,8 @@ export async function captureState(repo: Repository, index: GitIndex | null, roo
 
 async function visit(w: Walk, rel: string): Promise<void> {
   const repo = w.repo;
-  const abs = rel === '' ? repo.worktree : joinPath(repo.worktree, rel);
+  // rel is already normal (checked as a scope root, or a name from readdir below one)
+  const abs = rel === '' ? repo.worktree : repo.worktree === '/' ? `/${rel}` : `${repo.worktree}/${rel}`;
   const st = await w.limit.run(() => repo.fs.lstat(abs));
   if (!st) return;
   const item = await readItem(repo, rel, abs, st, w.opts, w);

@@ -10,7 +10,7 @@ import { Repository } from '../repo/repository.js';
 import { discoverRepository } from '../repo/discover.js';
 import type { ProcessInfo } from '../repo/journal.js';
 import { toFs } from '../fs/adapt.js';
-import { SnapshotStack, checkSession, type StackEntry } from '../store/stack.js';
+import { SnapshotStack, cacheTreeByPath, checkSession, type StackEntry } from '../store/stack.js';
 import { captureState, sparseDirContaining } from './capture.js';
 import { applyRestore, planRestore, type Conflict, type PathPlan } from './restore.js';
 import { compareRel, covers, minimalRoots, toScopeRoot } from './scope.js';
@@ -167,8 +167,10 @@ export class ScalpelRepository {
       seal: null,
     };
     // push: one commit on top of the head, under the session's ref lock (concurrent pushes queue up)
+    const tree = read?.index.extensions.find((x) => x.signature === 'TREE');
+    const cacheTree = tree && 'nodes' in tree ? cacheTreeByPath(tree.nodes) : undefined;
     const commit = await stack.locked(async (tx) => {
-      const c = await stack.writeCommit(manifest, tx.current);
+      const c = await stack.writeCommit(manifest, tx.current, cacheTree);
       await tx.set(c);
       return c;
     });

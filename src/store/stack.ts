@@ -1,11 +1,12 @@
 import { ScalpelError } from '../errors/index.js';
-import { encodePath, utf8Decode, utf8Encode } from '../bytes/text.js';
+import { decodePath, encodePath, utf8Decode, utf8Encode } from '../bytes/text.js';
 import { decodeCommit, encodeCommit, formatIdentity } from '../object/commit.js';
 import { decodeTree, encodeTree, type TreeEntry } from '../object/tree.js';
 import { objectId } from '../object/loose.js';
 import type { Repository } from '../repo/repository.js';
 import { validateManifest, type Manifest, type PathState } from '../snapshot/state.js';
 import type { RefTransaction } from '../repo/refs.js';
+import type { CacheTreeNode } from '../index/types.js';
 
 /**
  * Snapshot stacks. Each snapshot is a commit whose tree holds
@@ -118,12 +119,17 @@ export class SnapshotStack {
   }
 
   /** Write the objects of a snapshot commit with the given parent; returns the commit id. The ref is not moved. */
-  async writeCommit(manifest: Manifest, parent: string | null): Promise<string> {
+  /**
+   * `cacheTree`: the valid nodes of the index's TREE extension by directory ('' the root). A
+   * captured directory whose files are exactly its index entries, unchanged, has that tree
+   * already: its id is used instead of writing the same tree again (as git reuses its cache tree).
+   */
+  async writeCommit(manifest: Manifest, parent: string | null, cacheTree?: Map<string, CacheTreeNode>): Promise<string> {
     const odb = this.repo.odb;
     const fmt = this.repo.objectFormat;
     const manifestOid = await odb.write('blob', utf8Encode(JSON.stringify(manifest)));
     const root: TreeEntry[] = [{ mode: 0o100644, name: utf8Encode('manifest.json'), oid: manifestOid }];
-    const wt = await this.worktreeTree(manifest.captured);
+    const wt = await this.worktreeTree(manifest.captured, cacheTree);
     if (wt) root.push({ mode: 0o040000, name: utf8Encode('worktree'), oid: wt });
     const ix = await this.indexTree(manifest.captured);
     if (ix) root.push({ mode: 0o040000, name: utf8Encode('index'), oid: ix });
@@ -160,13 +166,13 @@ export class SnapshotStack {
     return head;
   }
 
-  private async worktreeTree(state: PathState): Promise<string | null> {
+  private async worktreeTree(state: PathState, cacheTree?: Map<string, CacheTreeNode>): Promise<string | null> {
     const files: Array<{ path: string; mode: number; oid: string }> = [];
     for (const it of state.items) {
       if (it.kind === 'file') files.push({ path: it.path, mode: it.mode, oid: it.oid });
       else if (it.kind === 'symlink') files.push({ path: it.path, mode: 0o120000, oid: it.oid });
     }
-    return files.length ? this.writeNested(files) : null;
+    return files.length ? this.writeNested(files, cacheTree ? reusableTrees(files, state, cacheTree) : new Map()) : null;
   }
 
   /** Blobs and trees the index records name, by id, so git gc keeps them. Gitlinks are other repositories' commits. */
@@ -189,7 +195,7 @@ export class SnapshotStack {
     return entries.length ? this.repo.odb.write('tree', encodeTree(entries, this.repo.objectFormat)) : null;
   }
 
-  private async writeNested(files: Array<{ path: string; mode: number; oid: string }>): Promise<string> {
+  private async writeNested(files: Array<{ path: string; mode: number; oid: string }>, reuse: Map<string, string>): Promise<string> {
     interface Dir {
       files: TreeEntry[];
       dirs: Map<string, Dir>;
@@ -205,13 +211,69 @@ export class SnapshotStack {
       }
       d.files.push({ mode: f.mode, name: encodePath(parts[parts.length - 1]), oid: f.oid });
     }
-    const write = async (d: Dir): Promise<string> => {
+    const write = async (d: Dir, path: string): Promise<string> => {
+      const known = reuse.get(path);
+      if (known) return known;
       const entries = [...d.files];
-      for (const [name, sub] of d.dirs) entries.push({ mode: 0o040000, name: encodePath(name), oid: await write(sub) });
+      for (const [name, sub] of d.dirs) entries.push({ mode: 0o040000, name: encodePath(name), oid: await write(sub, path ? `${path}/${name}` : name) });
       return this.repo.odb.write('tree', encodeTree(entries, this.repo.objectFormat));
     };
-    return write(root);
+    return write(root, '');
   }
+}
+
+/**
+ * Directories of the captured files whose content is exactly the index's, with a valid cache-tree
+ * node to show for it: every captured file beneath matches its stage-0 index record (mode and id),
+ * and their number is the node's entry count (so no index entry beneath is missing either).
+ */
+function reusableTrees(files: Array<{ path: string; mode: number; oid: string }>, state: PathState, cacheTree: Map<string, CacheTreeNode>): Map<string, string> {
+  const records = new Map<string, { mode: number; oid: string; n: number }>();
+  for (const e of state.index) {
+    const r = records.get(e.path);
+    if (r) r.n++;
+    // an intent-to-add entry is in the index but not in its trees: never clean here
+    else records.set(e.path, { mode: e.stage === 0 && !e.flags.intentToAdd ? e.mode : -1, oid: e.oid, n: 1 });
+  }
+  const count = new Map<string, number>();
+  const dirty = new Set<string>();
+  for (const f of files) {
+    const r = records.get(f.path);
+    const clean = r !== undefined && r.n === 1 && r.mode === f.mode && r.oid === f.oid;
+    let dir = f.path;
+    for (;;) {
+      const slash = dir.lastIndexOf('/');
+      dir = slash < 0 ? '' : dir.slice(0, slash);
+      count.set(dir, (count.get(dir) ?? 0) + 1);
+      if (!clean) dirty.add(dir);
+      if (dir === '') break;
+    }
+  }
+  // the roots' own tree: only a root that is a directory covering its whole index subtree ('' here stands for the worktree/ tree)
+  const out = new Map<string, string>();
+  for (const [dir, n] of count) {
+    const node = cacheTree.get(dir);
+    if (!node || node.entryCount < 0 || !node.oid || dirty.has(dir) || n !== node.entryCount) continue;
+    if (!state.roots.some((r) => r === '' || dir === r || dir.startsWith(r + '/'))) continue; // only inside the scope
+    out.set(dir, node.oid);
+  }
+  return out;
+}
+
+/** The valid nodes of a TREE extension by their directory path ('' for the root). */
+export function cacheTreeByPath(nodes: readonly CacheTreeNode[]): Map<string, CacheTreeNode> {
+  const out = new Map<string, CacheTreeNode>();
+  const stack: Array<{ path: string; left: number }> = [];
+  for (const n of nodes) {
+    while (stack.length && stack[stack.length - 1].left === 0) stack.pop();
+    const parent = stack[stack.length - 1];
+    const name = decodePath(n.name);
+    const path = parent ? (parent.path ? `${parent.path}/${name}` : name) : '';
+    if (parent) parent.left--;
+    if (n.entryCount >= 0 && n.oid) out.set(path, n);
+    stack.push({ path, left: n.subtreeCount });
+  }
+  return out;
 }
 
 function corrupt(reason: string, commit: string): ScalpelError {

@@ -145,3 +145,26 @@ describe('housekeeping', () => {
     expect(restoreRecord?.paths).toEqual(['notes-4.txt']);
   });
 });
+
+describe('snapshot trees reuse the index cache tree where nothing differs', () => {
+  it('a clean directory gets the tree git already has; a changed one is written, and both read back right', async () => {
+    const dir = personRepo({ before: (d) => w(d, 'pkg/a/one.txt', '1\n') });
+    git(dir, ['stash', '-q', '-u']);
+    git(dir, ['write-tree']); // TREE valid everywhere
+    w(dir, 'pkg/b/two.txt', 'untracked, in the scope\n');
+    const repo = await open(dir);
+    await repo.snapshot(['pkg', 'src']);
+    const ref = 'refs/scalpel/main/default';
+    // pkg/a and src are clean: their trees are the index's own
+    expect(git(dir, ['rev-parse', `${ref}:worktree/pkg/a`]).trim()).toBe(git(dir, ['rev-parse', 'HEAD:pkg/a']).trim());
+    expect(git(dir, ['rev-parse', `${ref}:worktree/src`]).trim()).toBe(git(dir, ['rev-parse', 'HEAD:src']).trim());
+    // pkg holds an untracked file: its tree is written and holds it
+    expect(git(dir, ['rev-parse', `${ref}:worktree/pkg`]).trim()).not.toBe(git(dir, ['rev-parse', 'HEAD:pkg']).trim());
+    expect(git(dir, ['show', `${ref}:worktree/pkg/b/two.txt`])).toBe('untracked, in the scope\n');
+    expect(git(dir, ['fsck', '--no-dangling', '--strict'])).toBe('');
+    // sealing rewrites the commit, building every tree from the captured files: the same ids
+    const withReuse = git(dir, ['rev-parse', `${ref}:worktree`]).trim();
+    await repo.seal();
+    expect(git(dir, ['rev-parse', `${ref}:worktree`]).trim()).toBe(withReuse);
+  });
+});
