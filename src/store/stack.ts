@@ -235,19 +235,26 @@ function reusableTrees(files: Array<{ path: string; mode: number; oid: string }>
     // an intent-to-add entry is in the index but not in its trees: never clean here
     else records.set(e.path, { mode: e.stage === 0 && !e.flags.intentToAdd ? e.mode : -1, oid: e.oid, n: 1 });
   }
+  // per directory: files directly in it, and whether one of them differs from the index…
   const count = new Map<string, number>();
   const dirty = new Set<string>();
   for (const f of files) {
     const r = records.get(f.path);
     const clean = r !== undefined && r.n === 1 && r.mode === f.mode && r.oid === f.oid;
-    let dir = f.path;
-    for (;;) {
-      const slash = dir.lastIndexOf('/');
-      dir = slash < 0 ? '' : dir.slice(0, slash);
-      count.set(dir, (count.get(dir) ?? 0) + 1);
-      if (!clean) dirty.add(dir);
-      if (dir === '') break;
-    }
+    const slash = f.path.lastIndexOf('/');
+    const dir = slash < 0 ? '' : f.path.slice(0, slash);
+    count.set(dir, (count.get(dir) ?? 0) + 1);
+    if (!clean) dirty.add(dir);
+  }
+  // …then each directory's totals flow to its parent, deepest first
+  const dirs = [...count.keys()];
+  for (const d of dirs) for (let p = parentDir(d); p !== null && !count.has(p); p = parentDir(p)) count.set(p, 0);
+  const order = [...count.keys()].sort((a, b) => depth(b) - depth(a));
+  for (const d of order) {
+    const p = parentDir(d);
+    if (p === null) continue;
+    count.set(p, (count.get(p) as number) + (count.get(d) as number));
+    if (dirty.has(d)) dirty.add(p);
   }
   // the roots' own tree: only a root that is a directory covering its whole index subtree ('' here stands for the worktree/ tree)
   const out = new Map<string, string>();
@@ -258,6 +265,19 @@ function reusableTrees(files: Array<{ path: string; mode: number; oid: string }>
     out.set(dir, node.oid);
   }
   return out;
+}
+
+function parentDir(d: string): string | null {
+  if (d === '') return null;
+  const slash = d.lastIndexOf('/');
+  return slash < 0 ? '' : d.slice(0, slash);
+}
+
+function depth(d: string): number {
+  if (d === '') return 0;
+  let n = 1;
+  for (let i = 0; i < d.length; i++) if (d.charCodeAt(i) === 0x2f) n++;
+  return n;
 }
 
 /** The valid nodes of a TREE extension by their directory path ('' for the root). */
