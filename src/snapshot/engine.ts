@@ -167,7 +167,8 @@ export class ScalpelRepository {
       seal: null,
     };
     // push: one commit on top of the head, under the session's ref lock (concurrent pushes queue up)
-    const tree = read?.index.extensions.find((x) => x.signature === 'TREE');
+    // for a scope of a few files, writing their trees costs less than mapping the index's cache tree
+    const tree = state.items.length > 64 ? read?.index.extensions.find((x) => x.signature === 'TREE') : undefined;
     const cacheTree = tree && 'nodes' in tree ? cacheTreeByPath(tree.nodes) : undefined;
     const commit = await stack.locked(async (tx) => {
       const c = await stack.writeCommit(manifest, tx.current, cacheTree);

@@ -148,12 +148,23 @@ describe('housekeeping', () => {
 
 describe('snapshot trees reuse the index cache tree where nothing differs', () => {
   it('a clean directory gets the tree git already has; a changed one is written, and both read back right', async () => {
-    const dir = personRepo({ before: (d) => w(d, 'pkg/a/one.txt', '1\n') });
+    // more than 64 items in the scope, so the cache tree is consulted
+    const dir = personRepo({ before: (d) => Array.from({ length: 80 }, (_, i) => w(d, `pkg/a/f${i}.txt`, `${i}\n`)) });
     git(dir, ['stash', '-q', '-u']);
     git(dir, ['write-tree']); // TREE valid everywhere
     w(dir, 'pkg/b/two.txt', 'untracked, in the scope\n');
     const repo = await open(dir);
+    const writes: string[] = [];
+    const odb = repo.repo.odb;
+    const write = odb.write.bind(odb);
+    odb.write = async (type, content) => {
+      if (type === 'tree') writes.push(type);
+      return write(type, content);
+    };
     await repo.snapshot(['pkg', 'src']);
+    odb.write = write;
+    // worktree/, worktree/pkg, worktree/pkg/b, index/ and the root: pkg/a and src come from the cache tree
+    expect(writes.length).toBe(5);
     const ref = 'refs/scalpel/main/default';
     // pkg/a and src are clean: their trees are the index's own
     expect(git(dir, ['rev-parse', `${ref}:worktree/pkg/a`]).trim()).toBe(git(dir, ['rev-parse', 'HEAD:pkg/a']).trim());
