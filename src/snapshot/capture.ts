@@ -1,6 +1,5 @@
 import { ScalpelError } from '../errors/index.js';
 import { decodePath, encodePath } from '../bytes/text.js';
-import { joinPath } from '../fs/path.js';
 import type { FileStat } from '../fs/types.js';
 import type { GitIndex } from '../index/decode.js';
 import type { IndexEntry } from '../index/entry.js';

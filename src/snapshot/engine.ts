@@ -433,8 +433,4 @@ function newId(): string {
   return toHex(b);
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
 export type { StackEntry };
