@@ -14,8 +14,6 @@ export interface HashState {
 export interface HashProvider {
   readonly name: string;
   create(format: ObjectFormat): HashState;
-  /** Optional: hash off the main thread (WebCrypto), so a large checksum overlaps other work. */
-  digestAsync?(format: ObjectFormat, data: Uint8Array): Promise<Uint8Array>;
 }
 
 export function oidLength(format: ObjectFormat): 20 | 32 {

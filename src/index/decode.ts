@@ -35,26 +35,6 @@ export interface DecodeOptions {
 
 const SIG_DIRC = 0x44495243;
 
-/**
- * Check an index file's trailing checksum, off the main thread when the hash provider can
- * (so a caller decodes with verifyChecksum: false, does other work, and awaits this before it
- * relies on the bytes). A zero trailer (index.skipHash) has nothing to check.
- */
-export async function verifyIndexChecksum(bytes: Uint8Array, opts: { objectFormat?: ObjectFormat; hash?: HashProvider } = {}): Promise<void> {
-  const format = checkObjectFormat(opts.objectFormat);
-  const hashLen = oidLength(format);
-  if (bytes.length < 12 + hashLen) return;
-  const bodyEnd = bytes.length - hashLen;
-  const trailer = bytes.subarray(bodyEnd);
-  if (trailer.every((b) => b === 0)) return;
-  const provider = opts.hash ?? defaultHash();
-  const body = bytes.subarray(0, bodyEnd);
-  const h = provider.digestAsync ? await provider.digestAsync(format, body) : provider.create(format).update(body).digest();
-  if (!equalBytes(h, trailer)) {
-    throw new ScalpelError('CHECKSUM_MISMATCH', 'index: trailing checksum does not match the content', { offset: bodyEnd, expected: toHex(trailer), found: toHex(h) });
-  }
-}
-
 /** Smallest possible on-disk entry: 62/74 fixed bytes + at least one NUL, rounded (v2/v3) or + varint (v4). */
 function minEntrySize(hashLen: number): number {
   return 40 + hashLen + 2 + 2;

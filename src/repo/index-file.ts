@@ -1,7 +1,7 @@
 import { ScalpelError } from '../errors/index.js';
 import type { Fs } from '../fs/types.js';
 import { joinPath } from '../fs/path.js';
-import { decodeIndex, verifyIndexChecksum, type GitIndex } from '../index/decode.js';
+import { decodeIndex, type GitIndex } from '../index/decode.js';
 import { linkExtension, mergeSplitIndex } from '../index/split.js';
 import type { HashProvider, ObjectFormat } from '../hash/index.js';
 
@@ -14,36 +14,23 @@ export interface ReadIndexResult {
   bytes: Uint8Array;
   /** The shared index, when the index is split. */
   shared?: { path: string; index: GitIndex; bytes: Uint8Array };
-  /** With `deferVerify`: resolves when the checksums were found right (rejects CHECKSUM_MISMATCH). */
-  verified: Promise<void>;
 }
 
 /** Read `<gitDir>/index` (an absent file is an empty index), merging `sharedindex.<id>` when split. */
-export async function readIndexFile(fs: Fs, gitDir: string, objectFormat: ObjectFormat, hash?: HashProvider, opts: { deferVerify?: boolean } = {}): Promise<ReadIndexResult | null> {
+export async function readIndexFile(fs: Fs, gitDir: string, objectFormat: ObjectFormat, hash?: HashProvider): Promise<ReadIndexResult | null> {
   const path = joinPath(gitDir, 'index');
   if (!(await fs.lstat(path))) return null;
   const bytes = await fs.readFile(path);
-  const defer = opts.deferVerify === true;
-  const file = withPath(() => decodeIndex(bytes, { objectFormat, hash, verifyChecksum: !defer }), path);
-  const check = (b: Uint8Array, p: string) => (defer ? verifyIndexChecksum(b, { objectFormat, hash }).catch((e: unknown) => Promise.reject(withPathError(e, p))) : Promise.resolve());
-  const verified = check(bytes, path);
-  verified.catch(() => undefined); // observed by the caller; never an unhandled rejection
+  const file = withPath(() => decodeIndex(bytes, { objectFormat, hash }), path);
   const link = linkExtension(file);
-  if (!link) return { index: file, file, bytes, verified };
+  if (!link) return { index: file, file, bytes };
   const sharedPath = joinPath(gitDir, `sharedindex.${link.baseOid}`);
   if (!(await fs.lstat(sharedPath))) {
     throw new ScalpelError('SPLIT_INDEX_MISMATCH', `split index names ${sharedPath}, which does not exist`, { path: sharedPath, expected: link.baseOid });
   }
   const sharedBytes = await fs.readFile(sharedPath);
-  const shared = withPath(() => decodeIndex(sharedBytes, { objectFormat, hash, verifyChecksum: !defer }), sharedPath);
-  const both = Promise.all([verified, check(sharedBytes, sharedPath)]).then(() => undefined);
-  both.catch(() => undefined);
-  return { index: mergeSplitIndex(file, shared), file, bytes, shared: { path: sharedPath, index: shared, bytes: sharedBytes }, verified: both };
-}
-
-function withPathError(e: unknown, path: string): unknown {
-  if (e instanceof ScalpelError && e.data.path === undefined) e.data.path = path;
-  return e;
+  const shared = withPath(() => decodeIndex(sharedBytes, { objectFormat, hash }), sharedPath);
+  return { index: mergeSplitIndex(file, shared), file, bytes, shared: { path: sharedPath, index: shared, bytes: sharedBytes } };
 }
 
 function withPath<T>(f: () => T, path: string): T {

@@ -92,12 +92,9 @@ export class Repository {
     return joinPath(this.loc.gitDir, 'scalpel');
   }
 
-  /**
-   * Read the index (merged when split); null when there is no index file yet. `deferVerify`:
-   * decode now and check the checksum off the main thread; await `verified` before relying on it.
-   */
-  readIndex(opts: { deferVerify?: boolean } = {}): Promise<ReadIndexResult | null> {
-    return readIndexFile(this.fs, this.loc.gitDir, this.objectFormat, this.hash, opts);
+  /** Read the index (merged when split), its checksum verified; null when there is no index file yet. */
+  readIndex(): Promise<ReadIndexResult | null> {
+    return readIndexFile(this.fs, this.loc.gitDir, this.objectFormat, this.hash);
   }
 
   /** Take `index.lock` exclusively (refusing, never waiting, when someone else holds it). */

@@ -144,7 +144,8 @@ export class ScalpelRepository {
     const cwd = opts.cwd ?? this.repo.worktree;
     const roots = minimalRoots(paths.map((p) => toScopeRoot(this.repo.worktree, cwd, p)));
     const indexStat = await this.repo.fs.lstat(this.repo.indexPath);
-    const read = await this.repo.readIndex({ deferVerify: true });
+    // the checksum is verified: a corrupt index is reported before anything is recorded
+    const read = await this.repo.readIndex();
     if (read) {
       for (const r of roots) {
         const d = sparseDirContaining(read.index, r);
@@ -152,7 +153,6 @@ export class ScalpelRepository {
       }
     }
     const state = await captureState(this.repo, read?.index ?? null, roots, { writeObjects: true, indexStat });
-    await read?.verified; // a corrupt index is reported before anything is recorded
     const stack = this.stack(session);
     if (opts.into) return this.extend(stack, opts.into, state, opts.label);
     const manifest: Manifest = {
@@ -248,10 +248,9 @@ export class ScalpelRepository {
       });
       try {
         const indexStat = await this.repo.fs.lstat(this.repo.indexPath);
-        const read = await this.repo.readIndex({ deferVerify: true });
+        // verified before anything is planned, let alone written: a corrupt index is never rewritten
+        const read = await this.repo.readIndex();
         const plan = await planRestore(this.repo, chain, read, indexStat);
-        // checked while planning ran; before the first write (a corrupt index is never rewritten)
-        await read?.verified;
         if (plan.conflicts.length && !opts.force) {
           await this.appendLog({ event: 'refused', session, ids, paths: plan.conflicts.map((c) => c.path), detail: { conflicts: plan.conflicts } });
           throw refusal(plan.conflicts, session);

@@ -145,3 +145,18 @@ export function makeTempRepo(opts: TempRepoOptions = {}): string {
 export function objectsDir(repo: string, opts: { bare?: boolean } = {}): string {
   return opts.bare ? join(repo, 'objects') : join(repo, '.git', 'objects');
 }
+
+/** Every object of the repository as `git cat-file --batch-all-objects --batch` prints it: id → type and content. */
+export function catAllObjects(dir: string): Map<string, { type: 'blob' | 'tree' | 'commit' | 'tag'; content: Buffer }> {
+  const out = git(dir, ['cat-file', '--batch-all-objects', '--batch'], { encoding: 'buffer' });
+  const map = new Map<string, { type: 'blob' | 'tree' | 'commit' | 'tag'; content: Buffer }>();
+  let p = 0;
+  while (p < out.length) {
+    const nl = out.indexOf(10, p);
+    const [oid, type, size] = out.toString('latin1', p, nl).split(' ');
+    const n = Number(size);
+    map.set(oid, { type: type as 'blob' | 'tree' | 'commit' | 'tag', content: out.subarray(nl + 1, nl + 1 + n) });
+    p = nl + 1 + n + 1;
+  }
+  return map;
+}

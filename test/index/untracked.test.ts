@@ -10,31 +10,10 @@ import { encodeEwah, ewahFromBits } from '../../src/index/ewah.js';
 import { decodeUntracked, encodeUntracked } from '../../src/index/ext-untracked.js';
 import type { StatData, UntrackedCache, UntrackedDir } from '../../src/index/types.js';
 import { git, makeTempRepo } from '../helpers/git.js';
+import { walkIndex } from '../helpers/index-walk.js';
+import { stat } from '../../properties/arbitraries.js';
 
-// test-local index walker (v2/v3 only): extension payload ranges
-function extensionsOf(idx: Uint8Array, hashLen: number): Map<string, { start: number; end: number }> {
-  const u32 = (p: number) => ((idx[p] << 24) | (idx[p + 1] << 16) | (idx[p + 2] << 8) | idx[p + 3]) >>> 0;
-  const version = u32(4);
-  if (version !== 2 && version !== 3) throw new Error(`test walker: index v${version}`);
-  const n = u32(8);
-  let off = 12;
-  for (let i = 0; i < n; i++) {
-    const flagsAt = off + 40 + hashLen;
-    const flags = (idx[flagsAt] << 8) | idx[flagsAt + 1];
-    const nameAt = flagsAt + 2 + (flags & 0x4000 ? 2 : 0);
-    let len = flags & 0xfff;
-    if (len === 0xfff) while (idx[nameAt + len] !== 0) len++;
-    off += (nameAt - off + len + 8) & ~7;
-  }
-  const exts = new Map<string, { start: number; end: number }>();
-  while (off < idx.length - hashLen) {
-    const sig = Buffer.from(idx.subarray(off, off + 4)).toString('latin1');
-    const size = u32(off + 4);
-    exts.set(sig, { start: off + 8, end: off + 8 + size });
-    off += 8 + size;
-  }
-  return exts;
-}
+const extensionsOf = (idx: Uint8Array, hashLen: number) => walkIndex(idx, hashLen).exts;
 
 const str = (b: Uint8Array) => Buffer.from(b).toString('latin1');
 
@@ -168,17 +147,7 @@ describe('UNTR against git', () => {
 // ---------------------------------------------------------------------------------------------
 
 const u32 = fc.nat({ max: 0xffffffff });
-const statArb: fc.Arbitrary<StatData> = fc.record({
-  ctimeSeconds: u32,
-  ctimeNanoseconds: u32,
-  mtimeSeconds: u32,
-  mtimeNanoseconds: u32,
-  dev: u32,
-  ino: u32,
-  uid: u32,
-  gid: u32,
-  size: u32,
-});
+const statArb: fc.Arbitrary<StatData> = stat;
 const nameArb = fc.uint8Array({ minLength: 0, maxLength: 6 }).map((b) => b.map((x) => (x === 0 ? 1 : x)));
 const oidArb = (len: number) => fc.uint8Array({ minLength: len, maxLength: len }).map((b) => toHex(b));
 

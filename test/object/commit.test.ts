@@ -1,22 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { equalBytes, utf8Decode, utf8Encode } from '../../src/bytes/index.js';
-import { ScalpelError } from '../../src/errors/index.js';
 import type { ObjectFormat } from '../../src/hash/index.js';
 import { decodeCommit, encodeCommit, formatIdentity, formatTimezone, parseIdentity } from '../../src/object/commit.js';
 import { objectId } from '../../src/object/loose.js';
+import { errorData } from '../helpers/errors.js';
 import { GIT_AUTHOR, GIT_COMMITTER, git, makeTempRepo } from '../helpers/git.js';
 
 const FORMATS: ObjectFormat[] = ['sha1', 'sha256'];
 
-function errorData(code: string, fn: () => unknown): Record<string, unknown> {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ScalpelError && e.code === code) return e.data;
-    throw e;
-  }
-  throw new Error(`expected ${code}`);
-}
 
 const SIGNATURE = [
   '-----BEGIN PGP SIGNATURE-----',

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { equalBytes, toHex, fromHex } from '../../src/bytes/index.js';
 import { ScalpelError } from '../../src/errors/index.js';
 import { hashBytes, oidLength, type ObjectFormat } from '../../src/hash/index.js';
-import { objectId, type ObjectType } from '../../src/object/loose.js';
+import { objectId } from '../../src/object/loose.js';
 import { ExactInflate, inflateExact } from '../../src/object/pack-inflate.js';
 import {
   applyDelta,
@@ -27,7 +27,7 @@ import {
   type PackIndex,
   type PackSource,
 } from '../../src/object/pack.js';
-import { git, makeTempDir, makeTempRepo, objectsDir } from '../helpers/git.js';
+import { git, makeTempDir, makeTempRepo, objectsDir, catAllObjects } from '../helpers/git.js';
 
 // ───────────────────────────────────────────────────────────────────────────── helpers
 
@@ -96,25 +96,8 @@ function buildHistory(dir: string, commits: number, files: number, seed: number)
   git(dir, ['fast-import', '--quiet'], { input: Buffer.concat(parts) });
 }
 
-interface GitObject {
-  type: ObjectType;
-  content: Buffer;
-}
-
-/** Every object of the repository as `git cat-file --batch-all-objects --batch` prints it. */
-function catAll(dir: string): Map<string, GitObject> {
-  const out = git(dir, ['cat-file', '--batch-all-objects', '--batch'], { encoding: 'buffer' });
-  const map = new Map<string, GitObject>();
-  let p = 0;
-  while (p < out.length) {
-    const nl = out.indexOf(10, p);
-    const [oid, type, size] = out.toString('latin1', p, nl).split(' ');
-    const n = Number(size);
-    map.set(oid, { type: type as ObjectType, content: out.subarray(nl + 1, nl + 1 + n) });
-    p = nl + 1 + n + 1;
-  }
-  return map;
-}
+type GitObject = ReturnType<typeof catAllObjects> extends Map<string, infer T> ? T : never;
+const catAll = catAllObjects;
 
 interface VerifyLine {
   oid: string;

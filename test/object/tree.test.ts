@@ -3,23 +3,14 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { concatBytes, equalBytes, fromHex, utf8Encode } from '../../src/bytes/index.js';
-import { ScalpelError } from '../../src/errors/index.js';
 import { oidLength, type ObjectFormat } from '../../src/hash/index.js';
 import { objectId } from '../../src/object/loose.js';
 import { compareTreeEntries, decodeTree, encodeTree, entryObjectType, MODE_FILE, MODE_TREE, type TreeEntry } from '../../src/object/tree.js';
+import { errorData } from '../helpers/errors.js';
 import { git, makeTempRepo } from '../helpers/git.js';
 
 const FORMATS: ObjectFormat[] = ['sha1', 'sha256'];
 
-function errorData(code: string, fn: () => unknown): Record<string, unknown> {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ScalpelError && e.code === code) return e.data;
-    throw e;
-  }
-  throw new Error(`expected ${code}`);
-}
 
 /** One raw tree entry: `mode name\0id`. */
 function rawEntry(mode: string, name: Uint8Array | string, oid: Uint8Array): Uint8Array {

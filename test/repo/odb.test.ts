@@ -13,7 +13,7 @@ import { ExactInflate } from '../../src/object/pack-inflate.js';
 import { bufferPackSource, parsePackEntryHeader, parsePackIndex, readPackedObjectSync } from '../../src/object/pack.js';
 import { encodeTree, MODE_FILE } from '../../src/object/tree.js';
 import { ObjectDatabase, parseSharedRepository, sharedPermissions, type RandomAccessFs } from '../../src/repo/odb.js';
-import { git, makeTempRepo, objectsDir } from '../helpers/git.js';
+import { git, makeTempRepo, objectsDir, catAllObjects } from '../helpers/git.js';
 
 // ───────────────────────────────────────────────────────────────────────────── helpers
 
@@ -56,24 +56,8 @@ function addHistory(dir: string, commits: number, files: number, seed: number, f
   git(dir, ['fast-import', '--quiet'], { input: Buffer.concat(parts) });
 }
 
-interface GitObject {
-  type: ObjectType;
-  content: Buffer;
-}
-
-function catAll(dir: string): Map<string, GitObject> {
-  const out = git(dir, ['cat-file', '--batch-all-objects', '--batch'], { encoding: 'buffer' });
-  const map = new Map<string, GitObject>();
-  let p = 0;
-  while (p < out.length) {
-    const nl = out.indexOf(10, p);
-    const [oid, type, size] = out.toString('latin1', p, nl).split(' ');
-    const n = Number(size);
-    map.set(oid, { type: type as ObjectType, content: out.subarray(nl + 1, nl + 1 + n) });
-    p = nl + 1 + n + 1;
-  }
-  return map;
-}
+type GitObject = ReturnType<typeof catAllObjects> extends Map<string, infer T> ? T : never;
+const catAll = catAllObjects;
 
 function looseCount(objects: string): number {
   return readdirSync(objects)
