@@ -83,7 +83,7 @@ function entriesArb(format: ObjectFormat, extended: boolean) {
 }
 
 /** A random valid cache tree in pre-order: a random rooted tree (parent of node i is some j < i). */
-function cacheTreeArb(format: ObjectFormat): fc.Arbitrary<CacheTreeNode[]> {
+export function cacheTreeArb(format: ObjectFormat): fc.Arbitrary<CacheTreeNode[]> {
   const nodeArb = fc.record({ parentPick: fc.nat(), name: fc.stringMatching(/^[a-z]{1,6}$/), count: fc.oneof(fc.constant(-1), fc.integer({ min: 0, max: 5000 })), oid: oidHex(format) });
   return fc.array(nodeArb, { minLength: 1, maxLength: 12 }).map((raw) => {
     const children: number[][] = raw.map(() => []);

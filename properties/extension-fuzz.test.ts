@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ScalpelError } from '../src/errors/index.js';
-import { decodeCacheTree, encodeCacheTree } from '../src/index/ext-tree.js';
+import { decodeCacheTree, encodeCacheTree, invalidateCacheTreeBytes, scanCacheTree } from '../src/index/ext-tree.js';
+import { invalidateCacheTree } from '../src/index/edit.js';
+import { cacheTreeArb } from './arbitraries.js';
 import { decodeResolveUndo, encodeResolveUndo } from '../src/index/ext-resolve-undo.js';
 import { GitConfig } from '../src/repo/config.js';
 import { ByteWriter } from '../src/bytes/writer.js';
@@ -61,6 +63,61 @@ describe('TREE / REUC / config decoders on hostile input', () => {
     );
   });
 
+  it('the TREE layout scan accepts exactly what the TREE decoder accepts, and fails with the same code', () => {
+    const outcome = (f: () => unknown) => {
+      try {
+        f();
+        return 'ok';
+      } catch (e) {
+        if (!(e instanceof ScalpelError)) throw e;
+        expect(typeof e.data.offset).toBe('number');
+        return e.code;
+      }
+    };
+    const same = (b: Uint8Array, fmt: 'sha1' | 'sha256') => {
+      expect(outcome(() => scanCacheTree(b, 0, b.length, fmt))).toBe(outcome(() => decodeCacheTree(b, 0, b.length, fmt)));
+    };
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (b) => same(b, 'sha1')),
+      { numRuns: 1000 },
+    );
+    fc.assert(
+      fc.property(fc.constantFrom(...payloads.filter((p) => p.sig === 'TREE')), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 3 }), fc.nat(), (p, edits, cut) => {
+        const b = p.bytes.slice(0, p.bytes.length - (cut % 3 === 0 ? cut % 7 : 0));
+        for (const [at, v] of edits) if (b.length) b[at % b.length] = v;
+        same(b, p.fmt);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('invalidating paths on the bytes gives what invalidating the nodes and encoding them gives', () => {
+    const encode = (nodes: readonly import('../src/index/types.js').CacheTreeNode[], fmt: 'sha1' | 'sha256') => {
+      const w = new ByteWriter();
+      encodeCacheTree(w, nodes, fmt);
+      return w.finish().slice();
+    };
+    const fmtArb = fc.constantFrom('sha1' as const, 'sha256' as const);
+    fc.assert(
+      fc.property(
+        fmtArb.chain((fmt) => fc.tuple(fc.constant(fmt), cacheTreeArb(fmt))),
+        fc.array(fc.array(fc.oneof(fc.nat(), fc.stringMatching(/^[a-z]{1,3}$/)), { minLength: 1, maxLength: 4 }), { maxLength: 4 }),
+        ([fmt, nodes], picks) => {
+          // paths made mostly of names that occur in the tree, so they reach real subtrees
+          const names = nodes.slice(1).map((n) => new TextDecoder().decode(n.name));
+          const paths = picks.map((parts) => parts.map((x) => (typeof x === 'number' ? (names.length ? names[x % names.length] : 'a') : x)).join('/'));
+          const bytes = encode(nodes, fmt);
+          const enc = new TextEncoder();
+          const got = invalidateCacheTreeBytes(scanCacheTree(bytes, 0, bytes.length, fmt), paths.map((p) => enc.encode(p)));
+          let want = nodes;
+          for (const p of paths) want = invalidateCacheTree(want, enc.encode(p));
+          expect(toHex(got)).toBe(toHex(encode(want, fmt)));
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
   it('deeply nested cache trees do not overflow the stack', () => {
     const parts: string[] = [];
     for (let i = 0; i < 200_000; i++) parts.push(`d\u0000-1 1\n`);
@@ -68,6 +125,9 @@ describe('TREE / REUC / config decoders on hostile input', () => {
     const b = new TextEncoder().encode('\u0000-1 1\n' + parts.join(''));
     const nodes = decodeCacheTree(b, 0, b.length, 'sha1');
     expect(nodes.length).toBe(200_002);
+    const layout = scanCacheTree(b, 0, b.length, 'sha1');
+    expect(layout.count).toBe(200_002);
+    expect(layout.skip[0]).toBe(200_002);
   });
 
   it('random config text parses or gives a typed error', () => {

@@ -126,6 +126,7 @@ export function faultyFs(inner: Fs, plan: FaultPlan): FaultyFs {
     },
     plan: { ...plan },
     readFile: (p) => inner.readFile(p),
+    ...(inner.readFileInto ? { readFileInto: (p: string, b: Uint8Array | null) => inner.readFileInto!(p, b) } : {}),
     lstat: (p) => inner.lstat(p),
     stat: (p) => inner.stat(p),
     readdir: (p) => inner.readdir(p),

@@ -50,6 +50,14 @@ export interface Fs {
    * whole. Without it, large files are read with readFile.
    */
   readChunks?(path: string, chunkSize: number): AsyncIterable<Uint8Array>;
+  /**
+   * Optional: read a whole file into `buffer` when it fits, so a caller that reads the same large
+   * file again and again (the index) reuses memory it already touched instead of a fresh
+   * allocation each time (on a VM, first-touch page faults cost more than the read itself).
+   * Returns the file's bytes (a view of `buffer`, or of a larger one allocated here) and the
+   * buffer to pass next time. Without it, callers use readFile.
+   */
+  readFileInto?(path: string, buffer: Uint8Array | null): Promise<{ bytes: Uint8Array; buffer: Uint8Array }>;
   /** Optional: write a file from pieces (`exclusive`: fail with EEXIST if it exists). */
   writeChunks?(path: string, chunks: AsyncIterable<Uint8Array>, opts?: { mode?: number; exclusive?: boolean }): Promise<void>;
 }

@@ -3,7 +3,7 @@ import { ByteReader, readU16, readU32 } from '../bytes/reader.js';
 import { toHex, equalBytes } from '../bytes/index.js';
 import { checkObjectFormat, defaultHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
 import { CE_EXTENDED, CE_EXTENDED_KNOWN, CE_NAMEMASK, EntryTable, IndexEntry } from './entry.js';
-import { decodeCacheTree } from './ext-tree.js';
+import { cacheTreeExtension } from './ext-tree.js';
 import { decodeResolveUndo } from './ext-resolve-undo.js';
 import { decodeUntracked } from './ext-untracked.js';
 import { decodeFsmonitor } from './ext-fsmonitor.js';
@@ -90,97 +90,12 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitInd
   }
 
   const cols = { off: new Uint32Array(count), size: new Uint32Array(count), pathOff: new Uint32Array(count), pathLen: new Uint32Array(count) };
-  const fixedLen = 40 + hashLen;
-  let off = 12;
-  let emptyNames = 0;
-  let extendedCount = 0;
-  let pathBuf: Uint8Array = bytes;
-
-  if (version !== 4) {
-    for (let i = 0; i < count; i++) {
-      if (off + fixedLen + 2 > bodyEnd) throw truncatedEntry(off, i);
-      const flags = readU16(bytes, off + fixedLen);
-      let nameOff = off + fixedLen + 2;
-      if (flags & CE_EXTENDED) {
-        if (nameOff + 2 > bodyEnd) throw truncatedEntry(off, i);
-        const ext = readU16(bytes, nameOff);
-        if (ext & ~CE_EXTENDED_KNOWN) throw badEntry(nameOff, i, `unknown extended flags 0x${ext.toString(16)}`);
-        if (ext) extendedCount++;
-        nameOff += 2;
-      }
-      let nameLen = flags & CE_NAMEMASK;
-      if (nameLen === CE_NAMEMASK) {
-        const z = bytes.indexOf(0, nameOff);
-        if (z === -1 || z >= bodyEnd) throw truncatedEntry(off, i);
-        nameLen = z - nameOff;
-      } else if (nameOff + nameLen > bodyEnd) throw truncatedEntry(off, i);
-      // A NUL inside a name is not looked for here (git's reader does not either, and the scan
-      // would be most of a decode's time): it is refused where an entry's path is used as a path
-      // (capture refuses such an entry with BAD_ENTRY; stored manifests are checked again at restore).
-      // (fixed + flags [+ flags2] + name + 8) & ~7, as git's ondisk_ce_size
-      const size = (nameOff - off + nameLen + 8) & ~7;
-      if (off + size > bodyEnd) throw truncatedEntry(off, i);
-      if (nameLen === 0) emptyNames++;
-      cols.off[i] = off;
-      cols.size[i] = size;
-      cols.pathOff[i] = nameOff;
-      cols.pathLen[i] = nameLen;
-      off += size;
-    }
-  } else {
-    const cap = pathArenaCap(bytes.length);
-    let arena = new Uint8Array(Math.min(Math.max(4096, bodyEnd), cap));
-    let used = 0;
-    let prevOff = 0;
-    let prevLen = 0;
-    const r = new ByteReader(bytes, 0, bodyEnd, 'index');
-    for (let i = 0; i < count; i++) {
-      const start = off;
-      if (off + fixedLen + 2 > bodyEnd) throw truncatedEntry(off, i);
-      const flags = readU16(bytes, off + fixedLen);
-      let p = off + fixedLen + 2;
-      if (flags & CE_EXTENDED) {
-        if (p + 2 > bodyEnd) throw truncatedEntry(off, i);
-        const ext = readU16(bytes, p);
-        if (ext & ~CE_EXTENDED_KNOWN) throw badEntry(p, i, `unknown extended flags 0x${ext.toString(16)}`);
-        if (ext) extendedCount++;
-        p += 2;
-      }
-      r.pos = p;
-      let strip: number;
-      try {
-        strip = r.varint();
-      } catch (e) {
-        throw e instanceof ScalpelError && e.code === 'TRUNCATED' ? truncatedEntry(off, i) : e;
-      }
-      if (strip > prevLen) throw badEntry(p, i, `prefix strip ${strip} longer than the previous path (${prevLen})`);
-      const sufStart = r.pos;
-      const z = bytes.indexOf(0, sufStart);
-      if (z === -1 || z >= bodyEnd) throw truncatedEntry(off, i);
-      const keep = prevLen - strip;
-      const len = keep + (z - sufStart);
-      if (used + len > arena.length) {
-        if (used + len > cap) throw badEntry(start, i, 'reconstructed paths exceed the size limit for this index');
-        let n = arena.length * 2;
-        while (n < used + len) n *= 2;
-        const next = new Uint8Array(Math.min(n, cap));
-        next.set(arena.subarray(0, used));
-        arena = next;
-      }
-      arena.copyWithin(used, prevOff, prevOff + keep);
-      arena.set(bytes.subarray(sufStart, z), used + keep);
-      if (len === 0) emptyNames++;
-      cols.off[i] = start;
-      cols.size[i] = z + 1 - start;
-      cols.pathOff[i] = used;
-      cols.pathLen[i] = len;
-      prevOff = used;
-      prevLen = len;
-      used += len;
-      off = z + 1;
-    }
-    pathBuf = arena;
-  }
+  // the row scans are functions of their own: a hot loop alone optimizes quickly and stays optimized
+  const scan = version !== 4 ? scanRowsV2(bytes, count, hashLen, bodyEnd, cols) : scanRowsV4(bytes, count, hashLen, bodyEnd, cols);
+  let off = scan.end;
+  const emptyNames = scan.emptyNames;
+  const extendedCount = scan.extended;
+  const pathBuf = scan.pathBuf;
   const table = new EntryTable(bytes, version, hashLen, pathBuf, cols);
   table.source = { entriesEnd: off, bodyEnd, extended: extendedCount, trailerVerified: verified, skipHash };
 
@@ -225,6 +140,120 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitInd
   }
   const index = { version, objectFormat, extensions, skipHash, checksum: skipHash ? undefined : toHex(trailer) } as GitIndex;
   return withLazyEntries(index, table);
+}
+
+interface Columns {
+  off: Uint32Array;
+  size: Uint32Array;
+  pathOff: Uint32Array;
+  pathLen: Uint32Array;
+}
+
+interface Scan {
+  end: number;
+  emptyNames: number;
+  extended: number;
+  pathBuf: Uint8Array;
+}
+
+/** v2/v3 rows: names in place, length from the flags (or up to the NUL when 0xFFF). */
+function scanRowsV2(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: number, cols: Columns): Scan {
+  const fixedLen = 40 + hashLen;
+  const { off: offs, size: sizes, pathOff, pathLen } = cols;
+  let off = 12;
+  let emptyNames = 0;
+  let extendedCount = 0;
+  for (let i = 0; i < count; i++) {
+    if (off + fixedLen + 2 > bodyEnd) throw truncatedEntry(off, i);
+    const flags = (bytes[off + fixedLen] << 8) | bytes[off + fixedLen + 1];
+    let nameOff = off + fixedLen + 2;
+    if (flags & CE_EXTENDED) {
+      if (nameOff + 2 > bodyEnd) throw truncatedEntry(off, i);
+      const ext = (bytes[nameOff] << 8) | bytes[nameOff + 1];
+      if (ext & ~CE_EXTENDED_KNOWN) throw badEntry(nameOff, i, `unknown extended flags 0x${ext.toString(16)}`);
+      if (ext) extendedCount++;
+      nameOff += 2;
+    }
+    let nameLen = flags & CE_NAMEMASK;
+    if (nameLen === CE_NAMEMASK) {
+      const z = bytes.indexOf(0, nameOff);
+      if (z === -1 || z >= bodyEnd) throw truncatedEntry(off, i);
+      nameLen = z - nameOff;
+    } else if (nameOff + nameLen > bodyEnd) throw truncatedEntry(off, i);
+    // A NUL inside a name is not looked for here (git's reader does not either, and the scan
+    // would be most of a decode's time): it is refused where an entry's path is used as a path
+    // (capture refuses such an entry with BAD_ENTRY; stored manifests are checked again at restore).
+    // (fixed + flags [+ flags2] + name + 8) & ~7, as git's ondisk_ce_size
+    const size = (nameOff - off + nameLen + 8) & ~7;
+    if (off + size > bodyEnd) throw truncatedEntry(off, i);
+    if (nameLen === 0) emptyNames++;
+    offs[i] = off;
+    sizes[i] = size;
+    pathOff[i] = nameOff;
+    pathLen[i] = nameLen;
+    off += size;
+  }
+  return { end: off, emptyNames, extended: extendedCount, pathBuf: bytes };
+}
+
+/** v4 rows: prefix-compressed names, rebuilt into an arena. */
+function scanRowsV4(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: number, cols: Columns): Scan {
+  const fixedLen = 40 + hashLen;
+  let off = 12;
+  let emptyNames = 0;
+  let extendedCount = 0;
+  const cap = pathArenaCap(bytes.length);
+  let arena = new Uint8Array(Math.min(Math.max(4096, bodyEnd), cap));
+  let used = 0;
+  let prevOff = 0;
+  let prevLen = 0;
+  const r = new ByteReader(bytes, 0, bodyEnd, 'index');
+  for (let i = 0; i < count; i++) {
+    const start = off;
+    if (off + fixedLen + 2 > bodyEnd) throw truncatedEntry(off, i);
+    const flags = readU16(bytes, off + fixedLen);
+    let p = off + fixedLen + 2;
+    if (flags & CE_EXTENDED) {
+      if (p + 2 > bodyEnd) throw truncatedEntry(off, i);
+      const ext = readU16(bytes, p);
+      if (ext & ~CE_EXTENDED_KNOWN) throw badEntry(p, i, `unknown extended flags 0x${ext.toString(16)}`);
+      if (ext) extendedCount++;
+      p += 2;
+    }
+    r.pos = p;
+    let strip: number;
+    try {
+      strip = r.varint();
+    } catch (e) {
+      throw e instanceof ScalpelError && e.code === 'TRUNCATED' ? truncatedEntry(off, i) : e;
+    }
+    if (strip > prevLen) throw badEntry(p, i, `prefix strip ${strip} longer than the previous path (${prevLen})`);
+    const sufStart = r.pos;
+    const z = bytes.indexOf(0, sufStart);
+    if (z === -1 || z >= bodyEnd) throw truncatedEntry(off, i);
+    const keep = prevLen - strip;
+    const len = keep + (z - sufStart);
+    if (used + len > arena.length) {
+      if (used + len > cap) throw badEntry(start, i, 'reconstructed paths exceed the size limit for this index');
+      let n = arena.length * 2;
+      while (n < used + len) n *= 2;
+      const next = new Uint8Array(Math.min(n, cap));
+      next.set(arena.subarray(0, used));
+      arena = next;
+    }
+    arena.copyWithin(used, prevOff, prevOff + keep);
+    arena.set(bytes.subarray(sufStart, z), used + keep);
+    if (len === 0) emptyNames++;
+    cols.off[i] = start;
+    cols.size[i] = z + 1 - start;
+    cols.pathOff[i] = used;
+    cols.pathLen[i] = len;
+    prevOff = used;
+    prevLen = len;
+    used += len;
+    off = z + 1;
+  }
+  return { end: off, emptyNames, extended: extendedCount, pathBuf: arena };
 }
 
 interface LazyState {
@@ -298,7 +327,7 @@ function decodeExtension(s: string, bytes: Uint8Array, start: number, end: numbe
   const hashLen = oidLength(format);
   switch (s) {
     case 'TREE':
-      return { signature: 'TREE', nodes: decodeCacheTree(bytes, start, end, format) };
+      return cacheTreeExtension(bytes.subarray(start, end), format);
     case 'REUC':
       return { signature: 'REUC', records: decodeResolveUndo(bytes, start, end, format) };
     case 'UNTR':

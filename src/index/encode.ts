@@ -6,7 +6,7 @@ import { asciiBytes } from '../bytes/text.js';
 import { checkObjectFormat, defaultHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
 import { CE_EXTENDED, CE_NAMEMASK, IndexEntry, type EntryTable } from './entry.js';
 import { untouchedTable, type GitIndex } from './decode.js';
-import { encodeCacheTree } from './ext-tree.js';
+import { encodeCacheTree, untouchedCacheTree } from './ext-tree.js';
 import { encodeResolveUndo } from './ext-resolve-undo.js';
 import { encodeUntracked } from './ext-untracked.js';
 import { encodeFsmonitor } from './ext-fsmonitor.js';
@@ -449,9 +449,12 @@ function encodeV4(w: ByteWriter, entries: readonly IndexEntry[], hashLen: number
 
 function encodeExtension(w: ByteWriter, x: IndexExtension, format: ObjectFormat, blockCounts: number[] | null, blockOffsets: number[]): void {
   switch (x.signature) {
-    case 'TREE':
-      encodeCacheTree(w, (x as Extract<IndexExtension, { signature: 'TREE' }>).nodes, format);
+    case 'TREE': {
+      const raw = untouchedCacheTree(x);
+      if (raw) w.bytes(raw.payload);
+      else encodeCacheTree(w, (x as Extract<IndexExtension, { signature: 'TREE' }>).nodes, format);
       return;
+    }
     case 'REUC':
       encodeResolveUndo(w, (x as Extract<IndexExtension, { signature: 'REUC' }>).records, format);
       return;

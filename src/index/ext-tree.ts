@@ -78,3 +78,239 @@ export function encodeCacheTree(w: ByteWriter, nodes: readonly CacheTreeNode[], 
     }
   }
 }
+
+/**
+ * The TREE payload as a table of node offsets, checked as decodeCacheTree checks it but making
+ * no objects: a 100,000-entry index has thousands of nodes, and most readers never look at them.
+ */
+export interface CacheTreeLayout {
+  bytes: Uint8Array;
+  count: number;
+  /** Per node: first byte, the NUL ending its name, its entry and subtree counts, first byte after it. */
+  start: Int32Array;
+  nameEnd: Int32Array;
+  entryCount: Int32Array;
+  subtreeCount: Int32Array;
+  end: Int32Array;
+  /** Per node: index of the first node after its subtree (pre-order). */
+  skip: Int32Array;
+}
+
+export function scanCacheTree(bytes: Uint8Array, start: number, end: number, format: ObjectFormat): CacheTreeLayout {
+  const hashLen = oidLength(format);
+  // a node takes at least 5 bytes ("\0" "0 0\n" or "-1 0\n"): bounds the tables by the payload
+  const cap = Math.max(1, Math.floor((end - start) / 5));
+  let starts = new Int32Array(Math.min(cap, 64));
+  let nameEnds = new Int32Array(starts.length);
+  let entries = new Int32Array(starts.length);
+  let subs = new Int32Array(starts.length);
+  let ends = new Int32Array(starts.length);
+  const pending: number[] = [];
+  const open: number[] = [];
+  const skip: number[] = [];
+  let n = 0;
+  let p = start;
+  while (p < end) {
+    if (n > 0 && pending.length === 0) throw bad(p, 'data after the root tree');
+    if (n === starts.length) {
+      const grow = (a: Int32Array) => {
+        const b = new Int32Array(Math.min(cap, a.length * 2));
+        b.set(a);
+        return b;
+      };
+      starts = grow(starts);
+      nameEnds = grow(nameEnds);
+      entries = grow(entries);
+      subs = grow(subs);
+      ends = grow(ends);
+    }
+    starts[n] = p;
+    const z = bytes.indexOf(0, p);
+    if (z < 0 || z >= end) throw new ScalpelError('TRUNCATED', `TREE extension: unterminated name at byte ${p}`, { offset: p, signature: 'TREE' });
+    nameEnds[n] = z;
+    p = z + 1;
+    const ec = scanDecimal(bytes, p, end, 0x20, true);
+    p = ec.next;
+    const sc = scanDecimal(bytes, p, end, 0x0a, false);
+    p = sc.next;
+    if (ec.value >= 0) {
+      if (p + hashLen > end) throw new ScalpelError('TRUNCATED', `TREE extension: tree id runs past the end at byte ${p}`, { offset: p, need: hashLen, signature: 'TREE' });
+      p += hashLen;
+    }
+    entries[n] = ec.value;
+    subs[n] = sc.value;
+    ends[n] = p;
+    skip.push(0);
+    if (pending.length > 0) pending[pending.length - 1]--;
+    pending.push(sc.value);
+    open.push(n);
+    n++;
+    while (pending.length > 0 && pending[pending.length - 1] === 0) {
+      pending.pop();
+      skip[open.pop() as number] = n;
+    }
+  }
+  if (pending.length > 0) throw bad(p, `tree data ends with ${pending[pending.length - 1]} subtrees missing`);
+  return {
+    bytes,
+    count: n,
+    start: starts.subarray(0, n),
+    nameEnd: nameEnds.subarray(0, n),
+    entryCount: entries.subarray(0, n),
+    subtreeCount: subs.subarray(0, n),
+    end: ends.subarray(0, n),
+    skip: Int32Array.from(skip),
+  };
+}
+
+/** readDecimal over raw bytes: canonical "%d" (or "-1" where allowed), then the terminator. */
+function scanDecimal(b: Uint8Array, pos: number, end: number, terminator: number, allowMinusOne: boolean): { value: number; next: number } {
+  const start = pos;
+  let neg = false;
+  if (allowMinusOne && pos < end && b[pos] === 0x2d) {
+    neg = true;
+    pos++;
+  }
+  const digitsStart = pos;
+  let v = 0;
+  while (pos < end && b[pos] >= 0x30 && b[pos] <= 0x39) {
+    v = v * 10 + (b[pos] - 0x30);
+    if (v > 0x7fffffff) throw bad(start, 'number too large');
+    pos++;
+  }
+  const nDigits = pos - digitsStart;
+  if (nDigits === 0) throw bad(start, 'expected a number');
+  if (nDigits > 1 && b[digitsStart] === 0x30) throw bad(start, 'number with leading zero');
+  if (neg && v !== 1) throw bad(start, 'negative entry count other than -1');
+  if (pos >= end) throw new ScalpelError('TRUNCATED', `TREE extension: ends after a number at byte ${pos}`, { offset: pos, signature: 'TREE' });
+  if (b[pos] !== terminator) throw bad(pos, `expected ${terminator === 0x20 ? 'space' : 'newline'} after number`);
+  return { value: neg ? -1 : v, next: pos + 1 };
+}
+
+/**
+ * git's `cache_tree_invalidate_path` for each of `paths`, done on the payload's bytes: every
+ * node from the root down to a path's directory is written invalid ("-1 <subtrees>\n", no id),
+ * a subtree the path itself names is left out, and every other node is copied as it was.
+ * Gives what invalidateCacheTree followed by encodeCacheTree gives.
+ */
+export function invalidateCacheTreeBytes(layout: CacheTreeLayout, paths: readonly Uint8Array[]): Uint8Array {
+  const { bytes, count, start, nameEnd, subtreeCount, skip } = layout;
+  if (count === 0) return new Uint8Array(0);
+  const invalid = new Uint8Array(count);
+  const removed = new Uint8Array(count);
+  const subs = Int32Array.from(subtreeCount);
+  const named = (j: number, name: Uint8Array) => {
+    const s = start[j];
+    if (nameEnd[j] - s !== name.length) return false;
+    for (let k = 0; k < name.length; k++) if (bytes[s + k] !== name[k]) return false;
+    return true;
+  };
+  const child = (parent: number, name: Uint8Array) => {
+    let j = parent + 1;
+    for (let c = 0; c < subtreeCount[parent] && j < count; c++) {
+      if (!removed[j] && named(j, name)) return j;
+      j = skip[j];
+    }
+    return -1;
+  };
+  for (const path of paths) {
+    const parts = components(path);
+    let cur = 0;
+    for (let k = 0; k < parts.length; k++) {
+      invalid[cur] = 1;
+      const c = child(cur, parts[k]);
+      if (k === parts.length - 1) {
+        if (c >= 0) {
+          removed[c] = 1;
+          subs[cur]--;
+        }
+        break;
+      }
+      if (c < 0) break;
+      cur = c;
+    }
+  }
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  let runStart = -1;
+  const flush = (upTo: number) => {
+    if (runStart >= 0 && upTo > runStart) {
+      parts.push(bytes.subarray(runStart, upTo));
+      size += upTo - runStart;
+    }
+    runStart = -1;
+  };
+  for (let i = 0; i < count; ) {
+    if (removed[i]) {
+      flush(start[i]);
+      i = skip[i];
+      continue;
+    }
+    if (invalid[i]) {
+      flush(start[i]);
+      const head = bytes.subarray(start[i], nameEnd[i] + 1);
+      const counts = asciiBytes(`-1 ${subs[i]}\n`);
+      parts.push(head, counts);
+      size += head.length + counts.length;
+    } else if (runStart < 0) runStart = start[i];
+    i++;
+  }
+  flush(layout.end[count - 1]);
+  const out = new Uint8Array(size);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+function components(path: Uint8Array): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let s = 0;
+  for (let i = 0; i <= path.length; i++) {
+    if (i === path.length || path[i] === 0x2f) {
+      out.push(path.subarray(s, i));
+      s = i + 1;
+    }
+  }
+  return out;
+}
+
+interface TreeState {
+  layout: CacheTreeLayout;
+  payload: Uint8Array;
+  nodes: CacheTreeNode[] | null;
+}
+
+const treeStates = new WeakMap<object, TreeState>();
+
+/**
+ * A TREE extension read from `payload`: checked now (a malformed one is a typed error at decode
+ * time), its `nodes` made on first use. Until then the encoder copies the payload and restore
+ * edits it as bytes (invalidateCacheTreeBytes).
+ */
+export function cacheTreeExtension(payload: Uint8Array, format: ObjectFormat): { signature: 'TREE'; nodes: CacheTreeNode[] } {
+  const layout = scanCacheTree(payload, 0, payload.length, format);
+  const state: TreeState = { layout, payload, nodes: null };
+  const ext = { signature: 'TREE' } as { signature: 'TREE'; nodes: CacheTreeNode[] };
+  Object.defineProperty(ext, 'nodes', {
+    enumerable: true,
+    configurable: true,
+    get(): CacheTreeNode[] {
+      state.nodes ??= decodeCacheTree(payload, 0, payload.length, format);
+      return state.nodes;
+    },
+    set(v: CacheTreeNode[]) {
+      state.nodes = v;
+    },
+  });
+  treeStates.set(ext, state);
+  return ext;
+}
+
+/** The payload and layout of a TREE extension whose nodes were never made (so never changed), else null. */
+export function untouchedCacheTree(ext: object): { payload: Uint8Array; layout: CacheTreeLayout } | null {
+  const s = treeStates.get(ext);
+  return s && s.nodes === null ? s : null;
+}

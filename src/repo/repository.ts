@@ -43,6 +43,9 @@ export class Repository {
   /** Files at least this large are streamed through the object database (see odb-stream.ts). */
   streamThreshold = 16 << 20;
   private readonly proc: ProcessInfo | undefined;
+  /** The index file's bytes are read into this buffer (see withIndex). */
+  private indexBuffer: Uint8Array | null = null;
+  private indexBufferLent = false;
 
   private constructor(fs: Fs, loc: RepoLocation, config: GitConfig, hash: HashProvider, zlib: ZlibProvider, proc: ProcessInfo | undefined) {
     this.fs = fs;
@@ -92,9 +95,36 @@ export class Repository {
     return joinPath(this.loc.gitDir, 'scalpel');
   }
 
-  /** Read the index (merged when split), its checksum verified; null when there is no index file yet. */
-  readIndex(): Promise<ReadIndexResult | null> {
-    return readIndexFile(this.fs, this.loc.gitDir, this.objectFormat, this.hash);
+  /**
+   * Read the index (merged when split); null when there is no index file yet. The trailer is
+   * checked unless `verify: false` (git checks it only in fsck; we check it before any rewrite).
+   */
+  readIndex(opts: { verify?: boolean } = {}): Promise<ReadIndexResult | null> {
+    return readIndexFile(this.fs, this.loc.gitDir, this.objectFormat, this.hash, { verify: opts.verify });
+  }
+
+  /**
+   * Run `fn` on the index read into this repository's reusable buffer (into fresh memory when
+   * another operation holds the buffer). A 10 MB index read into fresh memory costs about three
+   * times the read itself in first-touch page faults; an agent's harness reads it on every
+   * snapshot and restore. What `fn` returns must not hold views of the index's bytes: the next
+   * read overwrites them.
+   */
+  async withIndex<T>(opts: { verify?: boolean }, fn: (read: ReadIndexResult | null) => Promise<T>): Promise<T> {
+    if (this.indexBufferLent) return fn(await this.readIndex(opts));
+    this.indexBufferLent = true;
+    try {
+      const scratch = {
+        buffer: this.indexBuffer,
+        keep: (b: Uint8Array) => {
+          this.indexBuffer = b;
+        },
+      };
+      const read = await readIndexFile(this.fs, this.loc.gitDir, this.objectFormat, this.hash, { verify: opts.verify, scratch });
+      return await fn(read);
+    } finally {
+      this.indexBufferLent = false;
+    }
   }
 
   /** Take `index.lock` exclusively (refusing, never waiting, when someone else holds it). */

@@ -3,12 +3,14 @@ import { utf8Decode, utf8Encode } from '../bytes/text.js';
 import { toHex } from '../bytes/hex.js';
 import { fsErrorCode, type Fs } from '../fs/types.js';
 import { joinPath } from '../fs/path.js';
-import { mkdirp } from '../fs/atomic.js';
+import { mkdirp, type Lock } from '../fs/atomic.js';
 import type { HashProvider } from '../hash/index.js';
 import type { ZlibProvider } from '../object/zlib.js';
 import { Repository } from '../repo/repository.js';
 import { discoverRepository } from '../repo/discover.js';
 import type { ProcessInfo } from '../repo/journal.js';
+import type { ReadIndexResult } from '../repo/index-file.js';
+import type { RefTransaction } from '../repo/refs.js';
 import { toFs } from '../fs/adapt.js';
 import { SnapshotStack, cacheTreeByPath, checkSession, type StackEntry } from '../store/stack.js';
 import { captureState, sparseDirContaining } from './capture.js';
@@ -143,9 +145,14 @@ export class ScalpelRepository {
     this.repo.odb.forgetKnown();
     const cwd = opts.cwd ?? this.repo.worktree;
     const roots = minimalRoots(paths.map((p) => toScopeRoot(this.repo.worktree, cwd, p)));
-    const indexStat = await this.repo.fs.lstat(this.repo.indexPath);
-    // the checksum is verified: a corrupt index is reported before anything is recorded
-    const read = await this.repo.readIndex();
+    // Read as git reads it, trailer unchecked: a snapshot writes no index, and restore checks the
+    // trailer of the index it is about to rewrite. Structural damage is still a typed error here.
+    return this.repo.withIndex({ verify: false }, (read) => this.capture(roots, read, opts));
+  }
+
+  private async capture(roots: string[], read: ReadIndexResult | null, opts: SnapshotOptions): Promise<SnapshotInfo> {
+    const session = opts.session ?? DEFAULT_SESSION;
+    const indexStat = read ? read.stat : null;
     if (read) {
       for (const r of roots) {
         const d = sparseDirContaining(read.index, r);
@@ -210,9 +217,9 @@ export class ScalpelRepository {
       const chain = opts.id ? await stack.downTo(opts.id, tx.current) : await stack.walk(() => true, tx.current);
       const target = chain[chain.length - 1];
       if (!target) throw new ScalpelError('SNAPSHOT_NOT_FOUND', `no snapshot to seal in session '${stack.session}'`, { session: stack.session });
-      const indexStat = await this.repo.fs.lstat(this.repo.indexPath);
-      const read = await this.repo.readIndex();
-      const state = await captureState(this.repo, read?.index ?? null, target.manifest.captured.roots, { writeObjects: false, indexStat });
+      const state = await this.repo.withIndex({ verify: false }, (read) =>
+        captureState(this.repo, read?.index ?? null, target.manifest.captured.roots, { writeObjects: false, indexStat: read?.stat ?? null }),
+      );
       const manifest: Manifest = { ...target.manifest, seal: { sealedAt: this.now().toISOString(), state } };
       const { commit } = await stack.replace(tx, chain, target, manifest);
       await this.appendLog({ event: 'seal', session: stack.session, ids: [manifest.id], paths: state.roots });
@@ -231,9 +238,8 @@ export class ScalpelRepository {
     const session = stack.session;
     if (opts.dryRun) {
       const chain = await this.restoreChain(stack, opts.id, await stack.head());
-      const indexStat = await this.repo.fs.lstat(this.repo.indexPath);
-      const read = await this.repo.readIndex();
-      const plan = await planRestore(this.repo, chain, read, indexStat);
+      // the trailer is checked as the restore itself would check it
+      const plan = await this.repo.withIndex({}, (read) => planRestore(this.repo, chain, read, read?.stat ?? null));
       return { session, restored: chain.map((e) => e.manifest.id), dryRun: true, savedAs: null, paths: plan.paths, conflicts: plan.conflicts, indexWritten: false };
     }
     return stack.locked(async (tx) => {
@@ -247,39 +253,45 @@ export class ScalpelRepository {
         throw e;
       });
       try {
-        const indexStat = await this.repo.fs.lstat(this.repo.indexPath);
         // verified before anything is planned, let alone written: a corrupt index is never rewritten
-        const read = await this.repo.readIndex();
-        const plan = await planRestore(this.repo, chain, read, indexStat);
-        if (plan.conflicts.length && !opts.force) {
-          await this.appendLog({ event: 'refused', session, ids, paths: plan.conflicts.map((c) => c.path), detail: { conflicts: plan.conflicts } });
-          throw refusal(plan.conflicts, session);
-        }
-        let saved: Manifest | null = null;
-        let savedCommit: string | null = null;
-        if (opts.force) {
-          const state = await captureState(this.repo, read?.index ?? null, plan.roots, { writeObjects: true, indexStat });
-          saved = {
-            format: 'git-scalpel/1',
-            id: newId(),
-            session,
-            worktreeId: this.repo.worktreeId,
-            objectFormat: this.repo.objectFormat,
-            label: `state before forced restore of ${ids.join(', ')}`,
-            createdAt: this.now().toISOString(),
-            captured: state,
-            seal: null,
-          };
-          savedCommit = await stack.writeCommit(saved, oldest.parent);
-        }
-        const { indexWritten } = await applyRestore(this.repo, plan, read, lock, indexStat);
-        await tx.set(savedCommit ?? oldest.parent);
-        await this.appendLog({ event: 'restore', session, ids, paths: plan.roots, detail: { savedAs: saved?.id ?? null, changed: plan.paths.map((p) => p.path) } });
-        return { session, restored: ids, dryRun: false, savedAs: saved?.id ?? null, paths: plan.paths, conflicts: plan.conflicts, indexWritten };
+        return await this.repo.withIndex({ verify: true }, (read) => this.restoreLocked(stack, tx, chain, lock, read, opts));
       } finally {
         await lock.release();
       }
     });
+  }
+
+  private async restoreLocked(stack: SnapshotStack, tx: RefTransaction, chain: StackEntry[], lock: Lock, read: ReadIndexResult | null, opts: RestoreOptions): Promise<RestoreReport> {
+    const session = stack.session;
+    const ids = chain.map((e) => e.manifest.id);
+    const oldest = chain[chain.length - 1];
+    const indexStat = read?.stat ?? null;
+    const plan = await planRestore(this.repo, chain, read, indexStat);
+    if (plan.conflicts.length && !opts.force) {
+      await this.appendLog({ event: 'refused', session, ids, paths: plan.conflicts.map((c) => c.path), detail: { conflicts: plan.conflicts } });
+      throw refusal(plan.conflicts, session);
+    }
+    let saved: Manifest | null = null;
+    let savedCommit: string | null = null;
+    if (opts.force) {
+      const state = await captureState(this.repo, read?.index ?? null, plan.roots, { writeObjects: true, indexStat });
+      saved = {
+        format: 'git-scalpel/1',
+        id: newId(),
+        session,
+        worktreeId: this.repo.worktreeId,
+        objectFormat: this.repo.objectFormat,
+        label: `state before forced restore of ${ids.join(', ')}`,
+        createdAt: this.now().toISOString(),
+        captured: state,
+        seal: null,
+      };
+      savedCommit = await stack.writeCommit(saved, oldest.parent);
+    }
+    const { indexWritten } = await applyRestore(this.repo, plan, read, lock, indexStat);
+    await tx.set(savedCommit ?? oldest.parent);
+    await this.appendLog({ event: 'restore', session, ids, paths: plan.roots, detail: { savedAs: saved?.id ?? null, changed: plan.paths.map((p) => p.path) } });
+    return { session, restored: ids, dryRun: false, savedAs: saved?.id ?? null, paths: plan.paths, conflicts: plan.conflicts, indexWritten };
   }
 
   private async restoreChain(stack: SnapshotStack, id: string | undefined, head: string | null): Promise<StackEntry[]> {

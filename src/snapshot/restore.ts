@@ -10,6 +10,7 @@ import { encodeIndex, encodeIndexSegmentsParts, type Segment } from '../index/en
 import { readU32 } from '../bytes/reader.js';
 import type { IndexExtension, ResolveUndoRecord } from '../index/types.js';
 import { invalidateCacheTree, invalidateUntracked } from '../index/edit.js';
+import { cacheTreeExtension, invalidateCacheTreeBytes, untouchedCacheTree } from '../index/ext-tree.js';
 import { ewahFromBits } from '../index/ewah.js';
 import { objectId } from '../object/loose.js';
 import type { Repository } from '../repo/repository.js';
@@ -443,6 +444,9 @@ function editExtensions(plan: RestorePlan, base: GitIndex, from: { length: numbe
   const touched = [...new Set([...w.changedIndexPaths, ...w.changedWorktreePaths])].sort(compareRel);
   extensions = extensions.map((x) => {
     if (x.signature === 'TREE' && 'nodes' in x) {
+      // as bytes when the nodes were never made (the usual case): no object per tree
+      const raw = untouchedCacheTree(x);
+      if (raw) return cacheTreeExtension(invalidateCacheTreeBytes(raw.layout, w.changedIndexPaths.map(encodePath)), base.objectFormat);
       let nodes = x.nodes;
       for (const p of w.changedIndexPaths) nodes = invalidateCacheTree(nodes, encodePath(p));
       return { signature: 'TREE', nodes };

@@ -144,6 +144,23 @@ describe('refusals: nothing is written', () => {
     expect((await repo.list()).length).toBe(1);
   });
 
+  it('a snapshot reads an index with a wrong trailer as git does; the restore that would rewrite it refuses', async () => {
+    const dir = personRepo();
+    const repo = await open(dir);
+    const idx = readFileSync(join(dir, '.git/index'));
+    idx[12 + 20] ^= 1; // ctime nanoseconds of the first entry: decodable, trailer now wrong
+    writeFileSync(join(dir, '.git/index'), idx);
+    git(dir, ['status', '--porcelain']); // git reads it without complaint (and may rewrite it)
+    writeFileSync(join(dir, '.git/index'), idx);
+    const snap = await repo.snapshot(['src/app.ts']);
+    expect(snap.paths).toEqual(['src/app.ts']);
+    w(dir, 'src/app.ts', 'agent\n');
+    await expect(repo.restore({ dryRun: true })).rejects.toMatchObject({ code: 'CHECKSUM_MISMATCH' });
+    await expect(repo.restore()).rejects.toMatchObject({ code: 'CHECKSUM_MISMATCH' });
+    expect(readFileSync(join(dir, 'src/app.ts'), 'utf8')).toBe('agent\n');
+    expect(readFileSync(join(dir, '.git/index')).equals(idx)).toBe(true);
+  });
+
   it('dry run changes neither the index file nor any file', async () => {
     const dir = personRepo();
     const repo = await open(dir);
