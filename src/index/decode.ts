@@ -91,7 +91,7 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitInd
 
   const cols = { off: new Uint32Array(count), size: new Uint32Array(count), pathOff: new Uint32Array(count), pathLen: new Uint32Array(count) };
   // the row scans are functions of their own: a hot loop alone optimizes quickly and stays optimized
-  const scan = version !== 4 ? scanRowsV2(bytes, count, hashLen, bodyEnd, cols) : scanRowsV4(bytes, count, hashLen, bodyEnd, cols);
+  const scan = version !== 4 ? scanRowsV2(bytes, count, hashLen, bodyEnd, cols.off, cols.size, cols.pathOff, cols.pathLen) : scanRowsV4(bytes, count, hashLen, bodyEnd, cols);
   let off = scan.end;
   const emptyNames = scan.emptyNames;
   const extendedCount = scan.extended;
@@ -149,17 +149,21 @@ interface Columns {
   pathLen: Uint32Array;
 }
 
-interface Scan {
-  end: number;
-  emptyNames: number;
-  extended: number;
-  pathBuf: Uint8Array;
+/** What a row scan found. A class (with one instance kept for good) so its shape outlives collections. */
+class Scan {
+  constructor(
+    readonly end: number,
+    readonly emptyNames: number,
+    readonly extended: number,
+    readonly pathBuf: Uint8Array,
+  ) {}
 }
+const SCAN_SHAPE = new Scan(0, 0, 0, new Uint8Array(0));
+void SCAN_SHAPE;
 
 /** v2/v3 rows: names in place, length from the flags (or up to the NUL when 0xFFF). */
-function scanRowsV2(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: number, cols: Columns): Scan {
+function scanRowsV2(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: number, offs: Uint32Array, sizes: Uint32Array, pathOff: Uint32Array, pathLen: Uint32Array): Scan {
   const fixedLen = 40 + hashLen;
-  const { off: offs, size: sizes, pathOff, pathLen } = cols;
   let off = 12;
   let emptyNames = 0;
   let extendedCount = 0;
@@ -193,7 +197,7 @@ function scanRowsV2(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: 
     pathLen[i] = nameLen;
     off += size;
   }
-  return { end: off, emptyNames, extended: extendedCount, pathBuf: bytes };
+  return new Scan(off, emptyNames, extendedCount, bytes);
 }
 
 /** v4 rows: prefix-compressed names, rebuilt into an arena. */
@@ -253,7 +257,7 @@ function scanRowsV4(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: 
     used += len;
     off = z + 1;
   }
-  return { end: off, emptyNames, extended: extendedCount, pathBuf: arena };
+  return new Scan(off, emptyNames, extendedCount, arena);
 }
 
 interface LazyState {
