@@ -1,7 +1,8 @@
 import { ScalpelError } from '../errors/index.js';
 import { encodePath, decodePath } from '../bytes/text.js';
 import { joinPath, dirname } from '../fs/path.js';
-import { writeFileAtomic, writeChunksAtomic, replaceWithSymlink, mkdirp, removeStaleTemps, type Lock } from '../fs/atomic.js';
+import { writeFileAtomic, writeChunksAtomic, replaceWithSymlink, mkdirp, type Lock } from '../fs/atomic.js';
+import { TempLedger } from './temps.js';
 import { canStream, readBlobStream } from '../repo/odb-stream.js';
 import type { FileStat } from '../fs/types.js';
 import { IndexEntry, compareEntries } from '../index/entry.js';
@@ -304,19 +305,20 @@ export async function applyRestore(repo: Repository, plan: RestorePlan, read: Re
     else await fs.unlink(abs(r.path));
   }
 
+  // temps are made beside the files and links written below: record where, first; and remove
+  // what an interrupted earlier run left (its record says where; its directories are real ones,
+  // checked when it planned, and the parts of ours that exist were checked while planning)
+  const tempDirs = [...new Set(w.creations.filter((c) => c.item.kind !== 'dir' && !c.chmodOnly).map((c) => parentOf(c.path)))];
+  const ledger = new TempLedger(fs, joinPath(repo.stateDir, 'restore-temps'), repo.worktree);
+  await ledger.sweep(tempDirs.filter((d) => d === '' || !plan.work.creations.some((c) => c.path === d)));
+  if (tempDirs.length) await ledger.record(tempDirs);
+
   const written = new Map<string, { item: WorktreeItem; stat: FileStat | null }>();
-  const cleaned = new Set<string>();
   for (const c of w.creations) {
     const a = abs(c.path);
     // a root's parents lie outside the scope: create them if the edit removed them; others are items created above
     if (plan.roots.includes(c.path)) await mkdirp(fs, dirname(a));
     const it = c.item;
-    if (it.kind !== 'dir' && !cleaned.has(dirname(a))) {
-      // leftovers of an interrupted earlier run, in a directory we are about to write to; by now it
-      // is a real directory (created above, or checked while planning), never a path through a symlink
-      cleaned.add(dirname(a));
-      await removeStaleTemps(fs, dirname(a));
-    }
     if (it.kind === 'dir') {
       const st = await fs.lstat(a);
       if (!st || st.type !== 'directory') {
@@ -347,6 +349,7 @@ export async function applyRestore(repo: Repository, plan: RestorePlan, read: Re
     }
     written.set(c.path, { item: it, stat: await fs.lstat(a) });
   }
+  if (tempDirs.length) await ledger.clear();
 
   if (!plan.indexChanged || !lock) return { indexWritten: false };
   await repo.writeIndexBytes(lock, buildIndexBytes(repo, plan, read, written, indexStat));
