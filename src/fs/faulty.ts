@@ -126,6 +126,8 @@ export function faultyFs(inner: Fs, plan: FaultPlan): FaultyFs {
     },
     plan: { ...plan },
     readFile: (p) => inner.readFile(p),
+    ...(inner.lstatSync ? { lstatSync: (p: string) => inner.lstatSync!(p) } : {}),
+    ...(inner.readdirSync ? { readdirSync: (p: string) => inner.readdirSync!(p) } : {}),
     ...(inner.readFileInto ? { readFileInto: (p: string, b: Uint8Array | null) => inner.readFileInto!(p, b) } : {}),
     lstat: (p) => inner.lstat(p),
     stat: (p) => inner.stat(p),

@@ -16,6 +16,21 @@ function spare(size: number): Uint8Array {
   return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 }
 
+function lstatSync(path: string): FileStat | null {
+  try {
+    const st = fss.lstatSync(osPath(path), { bigint: true, throwIfNoEntry: false });
+    return st ? toStat(st) : null;
+  } catch (e) {
+    if (isMissing(e)) return null; // ENOTDIR: a parent is not a directory
+    throw e;
+  }
+}
+
+function readdirSync(path: string): string[] {
+  const names = fss.readdirSync(osPath(path), { encoding: 'buffer' });
+  return names.map((n) => decodePath(new Uint8Array(n.buffer, n.byteOffset, n.byteLength)));
+}
+
 export function nodeFs(): Fs {
   return {
     name: 'node:fs',
@@ -50,14 +65,9 @@ export function nodeFs(): Fs {
       fss.writeFileSync(osPath(path), data, { mode: opts.mode ?? 0o666, flag: opts.exclusive ? 'wx' : 'w' });
     },
     async lstat(path) {
-      try {
-        const st = fss.lstatSync(osPath(path), { bigint: true, throwIfNoEntry: false });
-        return st ? toStat(st) : null;
-      } catch (e) {
-        if (isMissing(e)) return null; // ENOTDIR: a parent is not a directory
-        throw e;
-      }
+      return lstatSync(path);
     },
+    lstatSync,
     async stat(path) {
       try {
         const st = fss.statSync(osPath(path), { bigint: true, throwIfNoEntry: false });
@@ -68,9 +78,9 @@ export function nodeFs(): Fs {
       }
     },
     async readdir(path) {
-      const names = fss.readdirSync(osPath(path), { encoding: 'buffer' });
-      return names.map((n) => decodePath(new Uint8Array(n.buffer, n.byteOffset, n.byteLength)));
+      return readdirSync(path);
     },
+    readdirSync,
     async readlink(path) {
       const t = fss.readlinkSync(osPath(path), { encoding: 'buffer' });
       return decodePath(new Uint8Array(t.buffer, t.byteOffset, t.byteLength));

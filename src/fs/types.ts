@@ -51,6 +51,13 @@ export interface Fs {
    */
   readChunks?(path: string, chunkSize: number): AsyncIterable<Uint8Array>;
   /**
+   * Optional synchronous lstat and readdir, same results as the async ones. A walk over a large
+   * scope (thousands of files) spends more on promises than on the calls themselves; where the
+   * platform has cheap synchronous calls (node:fs), capture walks with these.
+   */
+  lstatSync?(path: string): FileStat | null;
+  readdirSync?(path: string): string[];
+  /**
    * Optional: read a whole file into `buffer` when it fits, so a caller that reads the same large
    * file again and again (the index) reuses memory it already touched instead of a fresh
    * allocation each time (on a VM, first-touch page faults cost more than the read itself).

@@ -56,7 +56,16 @@ interface Walk {
 export async function captureState(repo: Repository, index: GitIndex | null, roots: readonly string[], opts: CaptureOptions): Promise<PathState> {
   const w: Walk = { repo, opts, limit: new Limiter(IN_FLIGHT), index, rows: index ? rowsOf(index) : null, out: [] };
   for (const root of roots) await checkNoSymlinkParent(repo.fs, repo.worktree, root);
-  await Promise.all(roots.map((root) => visit(w, root)));
+  const fs = repo.fs;
+  if (fs.lstatSync && fs.readdirSync) {
+    // synchronous calls: the tree is walked without a promise per file; what must be read
+    // (files whose stat data does not match the index, links) is read afterwards, concurrently
+    const rest: Array<{ rel: string; abs: string; st: FileStat }> = [];
+    for (const root of roots) walkSync(w, root, fs.lstatSync.bind(fs), fs.readdirSync.bind(fs), rest);
+    await Promise.all(rest.map(async (r) => w.out.push(await readItem(repo, r.rel, r.abs, r.st, opts, w))));
+  } else {
+    await Promise.all(roots.map((root) => visit(w, root)));
+  }
   const items = w.out.sort((a, b) => compareRel(a.path, b.path));
   return { roots: [...roots], items, index: index ? indexRecordsUnder(index, roots) : [], reuc: index ? reucUnder(index, roots) : [] };
 }
@@ -64,7 +73,7 @@ export async function captureState(repo: Repository, index: GitIndex | null, roo
 async function visit(w: Walk, rel: string): Promise<void> {
   const repo = w.repo;
   // rel is already normal (checked as a scope root, or a name from readdir below one)
-  const abs = rel === '' ? repo.worktree : repo.worktree === '/' ? `/${rel}` : `${repo.worktree}/${rel}`;
+  const abs = absPath(repo.worktree, rel);
   const st = await w.limit.run(() => repo.fs.lstat(abs));
   if (!st) return;
   const item = await readItem(repo, rel, abs, st, w.opts, w);
@@ -77,6 +86,40 @@ async function visit(w: Walk, rel: string): Promise<void> {
   await Promise.all(
     names.filter((n) => n.toLowerCase() !== '.git').map((n) => visit(w, rel === '' ? n : `${rel}/${n}`)),
   );
+}
+
+function absPath(worktree: string, rel: string): string {
+  return rel === '' ? worktree : worktree === '/' ? `/${rel}` : `${worktree}/${rel}`;
+}
+
+/**
+ * visit() with synchronous calls: directories and stat-matched files are recorded as found;
+ * anything whose content must be read is left in `rest`. The same items as visit() finds.
+ */
+function walkSync(w: Walk, root: string, lstat: (p: string) => FileStat | null, readdir: (p: string) => string[], rest: Array<{ rel: string; abs: string; st: FileStat }>): void {
+  const stack = [root];
+  while (stack.length > 0) {
+    const rel = stack.pop() as string;
+    const abs = absPath(w.repo.worktree, rel);
+    const st = lstat(abs);
+    if (!st) continue;
+    if (st.type === 'directory') {
+      if (rel !== '') w.out.push({ path: rel, kind: 'dir' });
+      const names = readdir(abs);
+      // a directory holding `.git` belongs to another repository (see visit)
+      if (rel !== '' && names.some((n) => n.toLowerCase() === '.git')) continue;
+      for (const n of names) if (n.toLowerCase() !== '.git') stack.push(rel === '' ? n : `${rel}/${n}`);
+      continue;
+    }
+    if (st.type === 'file') {
+      const known = cleanEntryOid(w, rel, st);
+      if (known) {
+        w.out.push({ path: rel, kind: 'file', mode: st.mode & 0o111 ? 0o100755 : 0o100644, oid: known, size: st.size });
+        continue;
+      }
+    }
+    rest.push({ rel, abs, st });
+  }
 }
 
 /** The stage-0 entry's id when the file's stat data says it is that entry's content. */
