@@ -26,9 +26,17 @@ function lstatSync(path: string): FileStat | null {
   }
 }
 
+const HIGH_LATIN1 = /[\u0080-\u00ff]/;
+
 function readdirSync(path: string): string[] {
-  const names = fss.readdirSync(osPath(path), { encoding: 'buffer' });
-  return names.map((n) => decodePath(new Uint8Array(n.buffer, n.byteOffset, n.byteLength)));
+  // as Latin-1, each name's bytes come back one char per byte without a Buffer per name; an
+  // ASCII name is then already its string, and only names with high bytes are decoded as paths
+  const names = fss.readdirSync(osPath(path), { encoding: 'latin1' }) as unknown as string[];
+  for (let i = 0; i < names.length; i++) {
+    const n = names[i];
+    if (HIGH_LATIN1.test(n)) names[i] = decodePath(Uint8Array.from(Buffer.from(n, 'latin1')));
+  }
+  return names;
 }
 
 export function nodeFs(): Fs {
@@ -162,19 +170,29 @@ function isMissing(e: unknown): boolean {
   return c === 'ENOENT' || c === 'ENOTDIR';
 }
 
+const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
+
 function toStat(s: import('node:fs').BigIntStats): FileStat {
   const m = Number(s.mode);
   const fmt = m & fsc.S_IFMT;
   const type: FileType = fmt === fsc.S_IFREG ? 'file' : fmt === fsc.S_IFDIR ? 'directory' : fmt === fsc.S_IFLNK ? 'symlink' : 'other';
-  const u32 = (v: bigint) => Number(v & 0xffffffffn);
+  // Few BigInt operations (each allocates; a walk of thousands of files makes them garbage):
+  // whole milliseconds convert exactly (they are below 2^53), and so does any value below 2^53
+  const u32 = (v: bigint) => (v <= MAX_EXACT ? Number(v) >>> 0 : Number(v & 0xffffffffn));
+  // seconds and nanoseconds as the kernel keeps them (tv_nsec >= 0, also before 1970)
+  const secs = (ms: bigint) => Math.floor(Number(ms) / 1000) >>> 0;
+  const nsecs = (ns: bigint) => {
+    const r = Number(ns % 1_000_000_000n);
+    return r < 0 ? r + 1_000_000_000 : r;
+  };
   return {
     type,
     mode: m,
     size: Number(s.size),
-    ctimeSeconds: u32(s.ctimeNs / 1_000_000_000n),
-    ctimeNanoseconds: Number(s.ctimeNs % 1_000_000_000n),
-    mtimeSeconds: u32(s.mtimeNs / 1_000_000_000n),
-    mtimeNanoseconds: Number(s.mtimeNs % 1_000_000_000n),
+    ctimeSeconds: secs(s.ctimeMs),
+    ctimeNanoseconds: nsecs(s.ctimeNs),
+    mtimeSeconds: secs(s.mtimeMs),
+    mtimeNanoseconds: nsecs(s.mtimeNs),
     dev: u32(s.dev),
     ino: u32(s.ino),
     uid: u32(s.uid),

@@ -382,6 +382,26 @@ export class IndexEntry {
     };
   }
 
+  /**
+   * Does the cached stat data equal `st` in every field git compares (`ie_match_stat`: times with
+   * nanoseconds, dev, ino, uid, gid, size truncated to 32 bits)? Reads the words in place.
+   */
+  statEquals(st: IndexStat): boolean {
+    const b = this._t.bytes;
+    const o = this._t.off[this._i];
+    return (
+      readU32(b, o + 8) === st.mtimeSeconds >>> 0 &&
+      readU32(b, o + 12) === st.mtimeNanoseconds >>> 0 &&
+      readU32(b, o + 36) === st.size >>> 0 &&
+      readU32(b, o) === st.ctimeSeconds >>> 0 &&
+      readU32(b, o + 4) === st.ctimeNanoseconds >>> 0 &&
+      readU32(b, o + 20) === st.ino >>> 0 &&
+      readU32(b, o + 16) === st.dev >>> 0 &&
+      readU32(b, o + 28) === st.uid >>> 0 &&
+      readU32(b, o + 32) === st.gid >>> 0
+    );
+  }
+
   /** Cached mtime, read without building the whole stat object (racy-git checks over every entry). */
   get mtimeSeconds(): number {
     return readU32(this._t.bytes, this._t.off[this._i] + 8);

@@ -16,6 +16,8 @@ export interface IndexRows {
   /** Does row i's path start with `prefix`? */
   startsWith(i: number, prefix: Uint8Array): boolean;
   entry(i: number): IndexEntry;
+  /** Row i's path as a string (as IndexEntry.path). */
+  path(i: number): string;
 }
 
 export function rowsOf(index: GitIndex): IndexRows {
@@ -27,6 +29,7 @@ export function rowsOf(index: GitIndex): IndexRows {
       pathLength: (i) => t.pathLen[i],
       startsWith: (i, p) => t.pathLen[i] >= p.length && compareRange(t.pathBuf, t.pathOff[i], p.length, p) === 0,
       entry: (i) => new IndexEntry(t, i),
+      path: (i) => t.pathString(i),
     };
   }
   const list = index.entries;
@@ -42,6 +45,7 @@ export function rowsOf(index: GitIndex): IndexRows {
       return e._t.pathLen[e._i] >= p.length && compareRange(e._t.pathBuf, e._t.pathOff[e._i], p.length, p) === 0;
     },
     entry: (i) => list[i],
+    path: (i) => list[i].path,
   };
 }
 

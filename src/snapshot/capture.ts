@@ -42,7 +42,22 @@ interface Walk {
   limit: Limiter;
   index: GitIndex | null;
   rows: IndexRows | null;
+  /** Rows at or beneath the roots by path (-1: several stages), made on first use. */
+  byPath: Map<string, number> | null;
+  roots: readonly string[];
   out: WorktreeItem[];
+}
+
+/** Rows at or beneath `roots` by path: one lookup per walked file instead of a binary search. */
+function rowsByPath(rows: IndexRows, roots: readonly string[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const r of roots) {
+    for (const i of rowsUnder(rows, r)) {
+      const p = rows.path(i);
+      m.set(p, m.has(p) ? -1 : i);
+    }
+  }
+  return m;
 }
 
 /**
@@ -54,7 +69,7 @@ interface Walk {
  * its id is the entry's, as git's own refresh decides (`ie_match_stat`).
  */
 export async function captureState(repo: Repository, index: GitIndex | null, roots: readonly string[], opts: CaptureOptions): Promise<PathState> {
-  const w: Walk = { repo, opts, limit: new Limiter(IN_FLIGHT), index, rows: index ? rowsOf(index) : null, out: [] };
+  const w: Walk = { repo, opts, limit: new Limiter(IN_FLIGHT), index, rows: index ? rowsOf(index) : null, byPath: null, roots, out: [] };
   for (const root of roots) await checkNoSymlinkParent(repo.fs, repo.worktree, root);
   const fs = repo.fs;
   if (fs.lstatSync && fs.readdirSync) {
@@ -126,19 +141,19 @@ function walkSync(w: Walk, root: string, lstat: (p: string) => FileStat | null, 
 function cleanEntryOid(w: Walk, rel: string, st: FileStat): string | null {
   const rows = w.rows;
   if (!rows || !w.opts.indexStat) return null;
-  const at = rowsAt(rows, rel);
-  if (at.length !== 1) return null;
-  const e = rows.entry(at[0]);
+  w.byPath ??= rowsByPath(rows, w.roots);
+  const at = w.byPath.get(rel);
+  if (at === undefined || at < 0) return null;
+  const e = rows.entry(at);
   if (e.stage !== 0 || e.assumeValid || e.skipWorktree || e.intentToAdd) return null;
   const exec = (st.mode & 0o111) !== 0;
   if (e.mode !== (exec ? 0o100755 : 0o100644)) return null;
-  const s = e.stat;
-  if (s.size !== st.size >>> 0 || s.mtimeSeconds !== st.mtimeSeconds || s.mtimeNanoseconds !== st.mtimeNanoseconds) return null;
-  if (s.ctimeSeconds !== st.ctimeSeconds || s.ctimeNanoseconds !== st.ctimeNanoseconds || s.ino !== st.ino || s.dev !== st.dev) return null;
-  if (s.uid !== st.uid || s.gid !== st.gid || s.size === 0) return null;
+  // git's ie_match_stat; a cached size of 0 is never trusted (git smudges racily clean entries so)
+  if (!e.statEquals(st) || st.size >>> 0 === 0) return null;
   // racily clean: written in the same instant as the index, it may have changed unseen
   const ix = w.opts.indexStat;
-  if (ix.mtimeSeconds < s.mtimeSeconds || (ix.mtimeSeconds === s.mtimeSeconds && ix.mtimeNanoseconds <= s.mtimeNanoseconds)) return null;
+  const ms = e.mtimeSeconds;
+  if (ix.mtimeSeconds < ms || (ix.mtimeSeconds === ms && ix.mtimeNanoseconds <= e.mtimeNanoseconds)) return null;
   return e.oid;
 }
 

@@ -13,6 +13,7 @@ import type { CacheTreeNode } from '../index/types.js';
  *   manifest.json   the manifest (pre-image state, seal, label, times)
  *   worktree/       the captured files and symlinks at their paths (`git show <ref>:worktree/<path>`)
  *   index/          every blob and tree the captured index entries and resolve-undo records name
+ *                   that worktree/ does not hold already (a staged version, a conflict stage)
  * and whose parent is the snapshot below it. The session's ref `refs/scalpel/<worktree>/<session>`
  * points at the newest, so a push writes a few objects and moves one ref, whatever the stack's
  * size, and everything a snapshot needs stays reachable for `git gc`.
@@ -175,11 +176,17 @@ export class SnapshotStack {
     return files.length ? this.writeNested(files, cacheTree ? reusableTrees(files, state, cacheTree) : new Map()) : null;
   }
 
-  /** Blobs and trees the index records name, by id, so git gc keeps them. Gitlinks are other repositories' commits. */
+  /**
+   * Blobs and trees the index records name, by id, so git gc keeps them; those worktree/ holds
+   * already (a clean file's id is its index entry's) are not listed again. Gitlinks are other
+   * repositories' commits.
+   */
   private async indexTree(state: PathState): Promise<string | null> {
+    const inWorktree = new Set<string>();
+    for (const it of state.items) if (it.kind === 'file' || it.kind === 'symlink') inWorktree.add(it.oid);
     const byOid = new Map<string, number>();
     const add = (oid: string | null, mode: number) => {
-      if (!oid || mode === 0o160000 || mode === 0) return;
+      if (!oid || mode === 0o160000 || mode === 0 || inWorktree.has(oid)) return;
       byOid.set(oid, mode === 0o040000 ? 0o040000 : 0o100644);
     };
     for (const e of state.index) add(e.oid, e.mode);

@@ -86,6 +86,26 @@ describe('snapshot stacks', () => {
     expect(git(dir, ['fsck', '--no-dangling'])).toBe('');
   });
 
+  it('a staged version only the snapshot still names (index/, not worktree/) survives gc --prune=now', async () => {
+    const dir = personRepo(); // src/app.ts: one version staged, another in the worktree
+    const repo = await open(dir);
+    const staged = git(dir, ['rev-parse', ':src/app.ts']).trim();
+    const v0 = { git: gitView(dir), tree: worktreeView(dir) };
+    await repo.snapshot(['src', 'README.md']); // README.md: the person's unstaged edit, which reset --hard wipes
+    expect(git(dir, ['rev-parse', 'refs/scalpel/main/default:worktree/src/app.ts']).trim()).not.toBe(staged);
+    expect(git(dir, ['ls-tree', '--name-only', 'refs/scalpel/main/default:index']).split('\n')).toContain(staged);
+    w(dir, 'src/app.ts', 'agent\n');
+    git(dir, ['add', 'src']);
+    git(dir, ['commit', '-qm', 'agent commit']);
+    git(dir, ['reset', '-q', '--hard', 'HEAD~1']);
+    git(dir, ['reflog', 'expire', '--expire=now', '--all']);
+    git(dir, ['gc', '-q', '--prune=now']);
+    expect(git(dir, ['cat-file', '-t', staged]).trim()).toBe('blob');
+    await (await open(dir)).restore();
+    expect({ git: gitView(dir), tree: worktreeView(dir) }).toEqual(v0);
+    expect(git(dir, ['fsck', '--no-dangling', '--strict'])).toBe('');
+  });
+
   it('survives commits, reset --hard, reflog expiry and gc --prune=now, and packed refs', async () => {
     const dir = personRepo();
     git(dir, ['stash', '-q', '-u']);
@@ -163,8 +183,10 @@ describe('snapshot trees reuse the index cache tree where nothing differs', () =
     };
     await repo.snapshot(['pkg', 'src']);
     odb.write = write;
-    // worktree/, worktree/pkg, worktree/pkg/b, index/ and the root: pkg/a and src come from the cache tree
-    expect(writes.length).toBe(5);
+    // worktree/, worktree/pkg, worktree/pkg/b and the root: pkg/a and src come from the cache tree,
+    // and index/ is not needed (every id the index entries name is a clean file's, in worktree/)
+    expect(writes.length).toBe(4);
+    expect(() => git(dir, ['rev-parse', '--verify', '-q', 'refs/scalpel/main/default:index'])).toThrow();
     const ref = 'refs/scalpel/main/default';
     // pkg/a and src are clean: their trees are the index's own
     expect(git(dir, ['rev-parse', `${ref}:worktree/pkg/a`]).trim()).toBe(git(dir, ['rev-parse', 'HEAD:pkg/a']).trim());
