@@ -208,15 +208,43 @@ export class SnapshotStack {
       dirs: Map<string, Dir>;
     }
     const root: Dir = { files: [], dirs: new Map() };
-    for (const f of files) {
-      const parts = f.path.split('/');
+    const dirNode = (parts: readonly string[], n: number): Dir => {
       let d = root;
-      for (let i = 0; i < parts.length - 1; i++) {
+      for (let i = 0; i < n; i++) {
         let next = d.dirs.get(parts[i]);
         if (!next) d.dirs.set(parts[i], (next = { files: [], dirs: new Map() }));
         d = next;
       }
-      d.files.push({ mode: f.mode, name: encodePath(parts[parts.length - 1]), oid: f.oid });
+      return d;
+    };
+    // A file below a directory whose tree is reused (with a cache tree, most of a large clean
+    // scope) needs no place in the structure: only that directory does, as an empty node that
+    // write() resolves to the reused tree. The outermost reused directory, by directory, cached.
+    const topReused = new Map<string, string | null>();
+    const placed = new Set<string>();
+    const reusedAt = (dir: string): string | null => {
+      if (dir === '') return reuse.has('') ? '' : null;
+      let v = topReused.get(dir);
+      if (v === undefined) {
+        const slash = dir.lastIndexOf('/');
+        v = reusedAt(slash < 0 ? '' : dir.slice(0, slash)) ?? (reuse.has(dir) ? dir : null);
+        topReused.set(dir, v);
+      }
+      return v;
+    };
+    for (const f of files) {
+      const slash = f.path.lastIndexOf('/');
+      const top = reuse.size > 0 ? reusedAt(slash < 0 ? '' : f.path.slice(0, slash)) : null;
+      if (top !== null) {
+        if (top !== '' && !placed.has(top)) {
+          placed.add(top);
+          const p = top.split('/');
+          dirNode(p, p.length);
+        }
+        continue;
+      }
+      const parts = f.path.split('/');
+      dirNode(parts, parts.length - 1).files.push({ mode: f.mode, name: encodePath(parts[parts.length - 1]), oid: f.oid });
     }
     const write = async (d: Dir, path: string): Promise<string> => {
       const known = reuse.get(path);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { git } from '../helpers/git.js';
+import { git, makeTempRepo } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
 import { open, personRepo, w, rm } from './scenario.js';
 
@@ -198,6 +198,44 @@ describe('snapshot trees reuse the index cache tree where nothing differs', () =
     // sealing rewrites the commit, building every tree from the captured files: the same ids
     const withReuse = git(dir, ['rev-parse', `${ref}:worktree`]).trim();
     await repo.seal();
+    expect(git(dir, ['rev-parse', `${ref}:worktree`]).trim()).toBe(withReuse);
+  });
+
+  it('a whole clean worktree is the commit tree itself; reused trees nested under written ones read back right', async () => {
+    const dir = makeTempRepo();
+    for (let i = 0; i < 70; i++) w(dir, `a/b/c/f${i}.txt`, `${i}\n`);
+    w(dir, 'a/b/d/g.txt', 'g\n');
+    w(dir, 'a/h.txt', 'h\n');
+    w(dir, 'top.txt', 'top\n');
+    git(dir, ['add', '-A']);
+    git(dir, ['commit', '-qm', 'base']);
+    const ref = 'refs/scalpel/main/default';
+    const repo = await open(dir);
+    const trees: string[] = [];
+    const odb = repo.repo.odb;
+    const write = odb.write.bind(odb);
+    odb.write = async (type, content) => {
+      const oid = await write(type, content);
+      if (type === 'tree') trees.push(oid);
+      return oid;
+    };
+    await repo.snapshot(['.']);
+    expect(git(dir, ['rev-parse', `${ref}:worktree`]).trim()).toBe(git(dir, ['rev-parse', 'HEAD^{tree}']).trim());
+    expect(trees.length).toBe(1); // the snapshot's own root; worktree/ is the cache tree's root
+    await repo.drop({ all: true });
+    // a/b/d dirty: a/b/d, a/b, a, worktree/, index/ (the index's g.txt is no longer the file's) and
+    // the snapshot root are written; a/b/c (70 files) is the commit's
+    w(dir, 'a/b/d/g.txt', 'changed\n');
+    trees.length = 0;
+    await repo.snapshot(['.']);
+    expect(trees.length).toBe(6);
+    odb.write = write;
+    expect(git(dir, ['rev-parse', `${ref}:worktree/a/b/c`]).trim()).toBe(git(dir, ['rev-parse', 'HEAD:a/b/c']).trim());
+    expect(git(dir, ['show', `${ref}:worktree/a/b/d/g.txt`])).toBe('changed\n');
+    expect(git(dir, ['show', `${ref}:worktree/a/h.txt`])).toBe('h\n');
+    expect(git(dir, ['fsck', '--no-dangling', '--strict'])).toBe('');
+    const withReuse = git(dir, ['rev-parse', `${ref}:worktree`]).trim();
+    await repo.seal(); // rewrites the commit building every tree from the captured files
     expect(git(dir, ['rev-parse', `${ref}:worktree`]).trim()).toBe(withReuse);
   });
 });
