@@ -4,7 +4,8 @@ import { decodeCommit, encodeCommit, formatIdentity } from '../object/commit.js'
 import { decodeTree, encodeTree, type TreeEntry } from '../object/tree.js';
 import { objectId } from '../object/loose.js';
 import type { Repository } from '../repo/repository.js';
-import { validateManifest, type Manifest, type PathState } from '../snapshot/state.js';
+import type { Manifest, PathState } from '../snapshot/state.js';
+import { decodeManifest, encodeManifest } from '../snapshot/manifest.js';
 import type { RefTransaction } from '../repo/refs.js';
 import type { CacheTreeNode } from '../index/types.js';
 
@@ -73,15 +74,9 @@ export class SnapshotStack {
     const manifestEntry = decodeTree(tree.content, this.repo.objectFormat).find((e) => utf8Decode(e.name) === 'manifest.json');
     if (!manifestEntry) throw corrupt(`snapshot ${commit} has no manifest.json`, commit);
     const blob = await this.repo.odb.read(manifestEntry.oid);
-    let raw: unknown;
-    try {
-      raw = JSON.parse(utf8Decode(blob.content));
-    } catch (e) {
-      throw corrupt(`snapshot ${commit}: manifest.json is not JSON (${(e as Error).message})`, commit);
-    }
     let manifest: Manifest;
     try {
-      manifest = validateManifest(raw, this.repo.objectFormat);
+      manifest = decodeManifest(utf8Decode(blob.content), this.repo.objectFormat);
     } catch (e) {
       if (e instanceof ScalpelError) e.data.commit = commit;
       throw e;
@@ -128,7 +123,7 @@ export class SnapshotStack {
   async writeCommit(manifest: Manifest, parent: string | null, cacheTree?: Map<string, CacheTreeNode>): Promise<string> {
     const odb = this.repo.odb;
     const fmt = this.repo.objectFormat;
-    const manifestOid = await odb.write('blob', utf8Encode(JSON.stringify(manifest)));
+    const manifestOid = await odb.write('blob', utf8Encode(encodeManifest(manifest)));
     const root: TreeEntry[] = [{ mode: 0o100644, name: utf8Encode('manifest.json'), oid: manifestOid }];
     const wt = await this.worktreeTree(manifest.captured, cacheTree);
     if (wt) root.push({ mode: 0o040000, name: utf8Encode('worktree'), oid: wt });

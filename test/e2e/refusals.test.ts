@@ -98,8 +98,9 @@ describe('refusals: nothing is written', () => {
     // forge a snapshot commit whose manifest claims a path outside the worktree
     const ref = `refs/scalpel/main/default`;
     const manifest = JSON.parse(git(dir, ['show', `${ref}:manifest.json`]));
+    expect(manifest.format).toBe('git-scalpel/2');
     manifest.captured.roots = ['../evil'];
-    manifest.captured.items = [{ path: '../evil', kind: 'file', mode: 0o100644, oid: manifest.captured.items[0].oid, size: 1 }];
+    manifest.captured.items = [['../evil', 'f', 0o100644, manifest.captured.items[0][3], 1]];
     const blob = git(dir, ['hash-object', '-w', '--stdin'], { input: JSON.stringify(manifest) }).trim();
     const tree = git(dir, ['mktree'], { input: `100644 blob ${blob}\tmanifest.json\n` }).trim();
     const commit = git(dir, ['commit-tree', tree, '-m', 'forged']).trim();
