@@ -73,31 +73,33 @@ export function decodeManifest(text: string, objectFormat: ObjectFormat): Manife
   return validateManifest(raw, objectFormat);
 }
 
-function implied(it: WorktreeItem, records: readonly IndexRecord[] | undefined): boolean {
-  if (!records || records.length !== 1 || it.kind === 'dir') return false;
-  const e = records[0];
+/** Is `e` (the path's only index record) exactly what the item implies? */
+function implied(it: WorktreeItem, e: IndexRecord): boolean {
+  if (it.kind === 'dir') return false;
   if (e.stage !== 0 || e.flags.assumeValid || e.flags.skipWorktree || e.flags.intentToAdd) return false;
   return e.oid === it.oid && e.mode === (it.kind === 'file' ? it.mode : 0o120000);
 }
 
 function encodeState(s: PathState): StoredState {
-  const byPath = new Map<string, IndexRecord[]>();
-  for (const e of s.index) {
-    const list = byPath.get(e.path);
-    if (list) list.push(e);
-    else byPath.set(e.path, [e]);
-  }
-  const covered = new Set<string>();
+  // items and index records are both sorted by path: walk them side by side (no map, no lists)
+  const idx = s.index;
+  const covered = new Uint8Array(idx.length);
+  let j = 0;
   const items: StoredItem[] = s.items.map((it) => {
-    const ix = implied(it, byPath.get(it.path));
-    if (ix) covered.add(it.path);
+    while (j < idx.length && idx[j].path !== it.path && compareRel(idx[j].path, it.path) < 0) j++;
+    let ix = false;
+    if (j < idx.length && idx[j].path === it.path && (j + 1 >= idx.length || idx[j + 1].path !== it.path) && implied(it, idx[j])) {
+      covered[j] = 1;
+      ix = true;
+    }
     if (it.kind === 'file') return ix ? [it.path, 'f', it.mode, it.oid, it.size, 1] : [it.path, 'f', it.mode, it.oid, it.size];
     if (it.kind === 'symlink') return ix ? [it.path, 'l', it.target, it.oid, 1] : [it.path, 'l', it.target, it.oid];
     return [it.path, 'd'];
   });
   const index: StoredRecord[] = [];
-  for (const e of s.index) {
-    if (covered.has(e.path)) continue;
+  for (let k = 0; k < idx.length; k++) {
+    if (covered[k]) continue;
+    const e = idx[k];
     const f = (e.flags.assumeValid ? ASSUME_VALID : 0) | (e.flags.skipWorktree ? SKIP_WORKTREE : 0) | (e.flags.intentToAdd ? INTENT_TO_ADD : 0);
     index.push([e.path, e.stage, e.mode, e.oid, f]);
   }
