@@ -146,3 +146,28 @@ describe('manifest storage', () => {
     expect({ git: gitView(dir), tree: worktreeView(dir) }).toEqual(v0);
   });
 });
+
+describe('scope path check', () => {
+  it('the fast path accepts exactly what the full check accepts', async () => {
+    const { checkScopeRoot } = await import('../../src/snapshot/scope.js');
+    const verdict = (p: string) => {
+      try {
+        checkScopeRoot(p);
+        return 'ok';
+      } catch (e) {
+        return (e as { data?: { reason?: string } }).data?.reason ?? 'error';
+      }
+    };
+    // the full check alone: the same input with a non-ASCII character appended to each component
+    // takes the slow path; compare verdicts on the ASCII part
+    const slow = (p: string) => verdict(p.split('/').map((c) => (c === '' || c === '.' || c === '..' || c.toLowerCase() === '.git' ? c : `${c}\u00e9`)).join('/'));
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('a', 'b', '.', '..', '.git', '.GIT', '.gitx', 'x.git', '', '\0', ' ', 'a.b'), { minLength: 1, maxLength: 5 }), (parts) => {
+        const p = parts.join('/');
+        if (p === '') return;
+        expect(verdict(p), JSON.stringify(p)).toBe(slow(p));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
