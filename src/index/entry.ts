@@ -114,13 +114,6 @@ export class EntryTable {
    */
   private decodeAll(): void {
     const fast = latin1Decoder();
-    if (fast && LITTLE_ENDIAN && this.version !== 4) {
-      // names lie between binary fields: gather them (a word at a time) and decode only them
-      const g = gatherNames(this.pathBuf, this.pathOff, this.pathLen, this.count);
-      this.bulk = fast(g.names);
-      this.bulkStart = g.starts;
-      return;
-    }
     if (fast) {
       this.bulk = fast(this.pathBuf);
       this.bulkStart = null;
@@ -215,63 +208,6 @@ export function nonAsciiRows(buf: Uint8Array, off: Uint32Array, len: Uint32Array
     if (bits !== 0) (flags ??= new Uint8Array(n))[i] = 1;
   }
   return flags;
-}
-
-/** Scratch for gatherNames: its content is copied into a string at once, so one buffer serves every table. */
-let gatherScratch: Uint8Array | null = null;
-
-/**
- * Copy every row's name into one buffer for a single Latin-1 decode: the names of a
- * 100,000-entry v2 index are ~3.5 MB of its ~10 MB, and a 10 MB string is a 10 MB allocation.
- * Each name is placed at the same offset modulo 4 as in the source, so whole words copy aligned
- * on both sides (the up-to-3 bytes skipped between names are never part of a name). The same
- * pass ORs the bytes to find names with bytes >= 0x80: their start is -1 (decoded as UTF-8).
- * Little-endian platforms only (the caller checks).
- */
-function gatherNames(buf: Uint8Array, off: Uint32Array, len: Uint32Array, n: number): { names: Uint8Array; starts: Int32Array } {
-  let total = 0;
-  for (let i = 0; i < n; i++) total += len[i] + 3;
-  total = (total + 4) & ~3;
-  if (gatherScratch === null || gatherScratch.length < total) gatherScratch = new Uint8Array(total + (total >>> 3));
-  const out = gatherScratch;
-  const outWords = new Uint32Array(out.buffer, out.byteOffset, out.length >>> 2);
-  const base = buf.byteOffset;
-  const aStart = base & ~3;
-  const srcWords = new Uint32Array(buf.buffer, aStart, ((base + buf.length) & ~3) - aStart >>> 2);
-  const w0 = aStart >>> 2;
-  const starts = new Int32Array(n);
-  let w = 0;
-  for (let i = 0; i < n; i++) {
-    const l = len[i];
-    const s = base + off[i]; // absolute in the source's ArrayBuffer
-    const e = s + l;
-    const d = w + ((s - w) & 3); // out.byteOffset is 0 here (a fresh Uint8Array): same offset mod 4 as s
-    let bits = 0;
-    let p = s;
-    let q = d;
-    while (p < e && (p & 3) !== 0) {
-      const c = buf[p - base];
-      bits |= c;
-      out[q++] = c;
-      p++;
-    }
-    while (p + 4 <= e) {
-      const x = srcWords[(p >>> 2) - w0];
-      bits |= x;
-      outWords[q >>> 2] = x;
-      p += 4;
-      q += 4;
-    }
-    while (p < e) {
-      const c = buf[p - base];
-      bits |= c;
-      out[q++] = c;
-      p++;
-    }
-    starts[i] = (bits & HIGH_BITS) === 0 ? d : -1;
-    w = d + l;
-  }
-  return { names: out.subarray(0, w), starts };
 }
 
 const ZERO_STAT: IndexStat = Object.freeze({
