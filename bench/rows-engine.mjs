@@ -449,8 +449,8 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
       setup: async () => {
         n = await N();
       },
-      runs: 3,
-      warmup: 1,
+      runs: 9,
+      warmup: 2,
       prepare: {
         ours: async () => {
           await nmPrepare(n);
@@ -478,7 +478,7 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
       target: 1.0,
       after: () => nmCleanup(n),
       get note() {
-        return n ? `scratch repo bench/work/engine-nm: ${n.entries} files, ${(n.bytes / 2 ** 20).toFixed(1)} MB; 10 files edited before each call (both sides); 3 runs after 1 warm-up` : undefined;
+        return n ? `scratch repo bench/work/engine-nm: ${n.entries} files, ${(n.bytes / 2 ** 20).toFixed(1)} MB; 10 files edited before each call (both sides); 9 runs after 2 warm-ups (the machine is noisy; 3 runs were not enough for a stable median)` : undefined;
       },
     },
   ];
