@@ -25,7 +25,8 @@ import { ScalpelError } from '../errors/index.js';
 import { decodePath, encodePath, hasEscapedBytes, utf8Encode } from '../bytes/text.js';
 import { equalBytes } from '../bytes/compare.js';
 import { joinPath } from './path.js';
-import { mkdirp, pruneEmptyDirs, randomHex } from './atomic.js';
+import { mkdirp, pruneEmptyDirs } from './atomic.js';
+import { randomHex } from '../bytes/random.js';
 import { fsErrorCode, type FileStat, type FileType, type Fs, type FsCapabilities } from './types.js';
 
 /**

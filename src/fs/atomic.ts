@@ -14,6 +14,7 @@
 import { concatBytes } from '../bytes/compare.js';
 import { ScalpelError } from '../errors/index.js';
 import { encodePath } from '../bytes/text.js';
+import { randomHex } from '../bytes/random.js';
 import { basename, dirname, joinPath, normalizePath } from './path.js';
 import { fsErrorCode, type Fs } from './types.js';
 
@@ -27,17 +28,6 @@ const NAME_MAX = 255;
 export function isScalpelTemp(name: string): boolean {
   const i = name.lastIndexOf('/');
   return TEMP_RE.test(i >= 0 ? name.slice(i + 1) : name);
-}
-
-/** Random lowercase hex (crypto.getRandomValues where the runtime has it). */
-export function randomHex(bytes = 8): string {
-  const b = new Uint8Array(bytes);
-  const c = (globalThis as { crypto?: { getRandomValues?(a: Uint8Array): Uint8Array } }).crypto;
-  if (c && typeof c.getRandomValues === 'function') c.getRandomValues(b);
-  else for (let i = 0; i < bytes; i++) b[i] = Math.floor(Math.random() * 256);
-  let s = '';
-  for (let i = 0; i < bytes; i++) s += b[i].toString(16).padStart(2, '0');
-  return s;
 }
 
 /**

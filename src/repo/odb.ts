@@ -11,6 +11,7 @@
  * packed, here or in an alternate) is not written again.
  */
 import { toHex } from '../bytes/index.js';
+import { randomBytes } from '../bytes/random.js';
 import { ScalpelError } from '../errors/index.js';
 import { joinPath, normalizePath, resolvePath } from '../fs/path.js';
 import { fsErrorCode, type Fs } from '../fs/types.js';
@@ -156,10 +157,7 @@ export function sharedPermissions(shared: SharedRepository, mode: number, isDir:
 
 function randomSuffix(): string {
   const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-  const bytes = new Uint8Array(12);
-  const c = (globalThis as { crypto?: { getRandomValues?: (a: Uint8Array) => Uint8Array } }).crypto;
-  if (c?.getRandomValues) c.getRandomValues(bytes);
-  else for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(Math.random() * 256);
+  const bytes = randomBytes(12);
   let s = '';
   for (const b of bytes) s += alphabet[b % alphabet.length];
   return s;

@@ -7,7 +7,7 @@ import { rowsAt, rowsOf, rowsUnder, type IndexRows } from '../index/rows.js';
 import { objectId } from '../object/loose.js';
 import { CHUNK, canStream, hashBlobStream, writeBlobStream } from '../repo/odb-stream.js';
 import type { Repository } from '../repo/repository.js';
-import { checkNoSymlinkParent, compareRel } from './scope.js';
+import { checkNoSymlinkParent, compareRel, sortByPath } from './scope.js';
 import type { IndexRecord, PathState, ReucRecord, WorktreeItem } from './state.js';
 
 export interface CaptureOptions {
@@ -81,7 +81,7 @@ export async function captureState(repo: Repository, index: GitIndex | null, roo
   } else {
     await Promise.all(roots.map((root) => visit(w, root)));
   }
-  const items = w.out.sort((a, b) => compareRel(a.path, b.path));
+  const items = sortByPath(w.out);
   return { roots: [...roots], items, index: index ? indexRecordsUnder(index, roots) : [], reuc: index ? reucUnder(index, roots) : [] };
 }
 

@@ -6,6 +6,7 @@ import { objectId } from '../object/loose.js';
 import type { Repository } from '../repo/repository.js';
 import type { Manifest, PathState } from '../snapshot/state.js';
 import { decodeManifest, encodeManifest } from '../snapshot/manifest.js';
+import { compareRel } from '../snapshot/scope.js';
 import type { RefTransaction } from '../repo/refs.js';
 import type { CacheTreeNode } from '../index/types.js';
 
@@ -258,19 +259,21 @@ export class SnapshotStack {
  * and their number is the node's entry count (so no index entry beneath is missing either).
  */
 function reusableTrees(files: Array<{ path: string; mode: number; oid: string }>, state: PathState, cacheTree: Map<string, CacheTreeNode>): Map<string, string> {
-  const records = new Map<string, { mode: number; oid: string; n: number }>();
-  for (const e of state.index) {
-    const r = records.get(e.path);
-    if (r) r.n++;
-    // an intent-to-add entry is in the index but not in its trees: never clean here
-    else records.set(e.path, { mode: e.stage === 0 && !e.flags.intentToAdd ? e.mode : -1, oid: e.oid, n: 1 });
-  }
   // per directory: files directly in it, and whether one of them differs from the index…
   const count = new Map<string, number>();
   const dirty = new Set<string>();
+  // files and index records are both sorted by path: matched side by side
+  const idx = state.index;
+  let j = 0;
   for (const f of files) {
-    const r = records.get(f.path);
-    const clean = r !== undefined && r.n === 1 && r.mode === f.mode && r.oid === f.oid;
+    while (j < idx.length && idx[j].path !== f.path && compareRel(idx[j].path, f.path) < 0) j++;
+    let clean = false;
+    if (j < idx.length && idx[j].path === f.path) {
+      const e = idx[j];
+      const only = j + 1 >= idx.length || idx[j + 1].path !== f.path;
+      // an intent-to-add entry is in the index but not in its trees: never clean here
+      clean = only && e.stage === 0 && !e.flags.intentToAdd && e.mode === f.mode && e.oid === f.oid;
+    }
     const slash = f.path.lastIndexOf('/');
     const dir = slash < 0 ? '' : f.path.slice(0, slash);
     count.set(dir, (count.get(dir) ?? 0) + 1);

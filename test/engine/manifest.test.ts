@@ -171,3 +171,18 @@ describe('scope path check', () => {
     );
   });
 });
+
+describe('sorting by path', () => {
+  it('sortByPath orders exactly as compareRel (byte order), with ASCII, UTF-8 and escaped bytes mixed', async () => {
+    const { sortByPath, compareRel: cmp } = await import('../../src/snapshot/scope.js');
+    const unit = fc.constantFrom('a', 'b', 'z', '-', '.', '/', '0', '\u00e9', '\u00ff', '\u0100', '\ue000', '\uffff', '\ud83d\ude00', '\udc80', '\udcff');
+    fc.assert(
+      fc.property(fc.array(fc.array(unit, { minLength: 1, maxLength: 6 }).map((u) => u.join('')), { maxLength: 40 }), (paths) => {
+        const items = paths.map((path, i) => ({ path, i }));
+        const want = [...items].sort((x, y) => cmp(x.path, y.path) || x.i - y.i).map((x) => x.path);
+        expect(sortByPath(items).map((x) => x.path)).toEqual(want);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
