@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { build } from 'esbuild';
+import { createServer, type Server } from 'node:http';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AddressInfo } from 'node:net';
+import { chromium } from 'playwright-core';
+import { personRepo } from '../e2e/scenario.js';
+import { makeTempDir } from '../helpers/git.js';
+import { gitView, worktreeView } from '../helpers/view.js';
+import type { FileSpec } from './browser/page.js';
+
+/**
+ * DESIGN "Tests": the package in headless Chromium against an in-browser filesystem. The root
+ * module is bundled for the browser with @isomorphic-git/lightning-fs (IndexedDB); a repository
+ * made by git (the person's work in progress: a staged hunk with unstaged edits on top, an
+ * untracked and an ignored file, an executable, symlinks, a dangling one) is copied into it; the
+ * page snapshots a scope, edits it as an agent would (worktree and index), restores, and sends
+ * every file back. Written to disk, the result must be what git said before the snapshot.
+ *
+ * Chromium comes from Debian's package (.ci/run installs it). Without it the test is skipped,
+ * except in CI, where it fails.
+ */
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
+const run = CHROMIUM || process.env.CI ? describe : describe.skip;
+
+function collect(dir: string, rel = ''): FileSpec[] {
+  const out: FileSpec[] = [];
+  for (const name of readdirSync(join(dir, rel)).sort()) {
+    const r = rel ? `${rel}/${name}` : name;
+    if (r === '.git/hooks') continue; // sample hooks: large and beside the point
+    const st = lstatSync(join(dir, r));
+    if (st.isSymbolicLink()) out.push({ path: r, kind: 'symlink', target: readlinkSync(join(dir, r)) });
+    else if (st.isDirectory()) {
+      out.push({ path: r, kind: 'dir' });
+      out.push(...collect(dir, r));
+    } else out.push({ path: r, kind: 'file', data: readFileSync(join(dir, r)).toString('base64'), mode: st.mode & 0o777 });
+  }
+  return out;
+}
+
+function materialize(files: FileSpec[], dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  for (const f of files) {
+    const p = join(dir, f.path);
+    if (f.kind === 'dir') mkdirSync(p, { recursive: true });
+    else if (f.kind === 'symlink') symlinkSync(f.target as string, p);
+    else {
+      writeFileSync(p, Buffer.from(f.data as string, 'base64'));
+      chmodSync(p, (f.mode ?? 0o644) & 0o111 ? 0o755 : 0o644);
+    }
+  }
+}
+
+async function bundle(): Promise<string> {
+  const entry = fileURLToPath(new URL('./browser/page.ts', import.meta.url));
+  const result = await build({ entryPoints: [entry], bundle: true, platform: 'browser', format: 'iife', write: false, logLevel: 'silent', metafile: true });
+  for (const [, meta] of Object.entries(result.metafile.inputs)) {
+    for (const imp of meta.imports) expect(imp.path.startsWith('node:'), imp.path).toBe(false);
+  }
+  return result.outputFiles[0].text;
+}
+
+function serve(script: string): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.url === '/bundle.js') {
+      res.writeHead(200, { 'content-type': 'text/javascript' });
+      res.end(script);
+    } else {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><meta charset="utf-8"><title>git-scalpel</title><script src="/bundle.js"></script>');
+    }
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+run('in headless Chromium', () => {
+  it('snapshot, agent edit and restore on an IndexedDB filesystem leave what git saw before', async () => {
+    const dir = personRepo();
+    const before = { tree: worktreeView(dir), git: gitView(dir) };
+    const files = collect(dir);
+    const server = await serve(await bundle());
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      // as root, without the sandbox; no background traffic on a closed network
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(String(e)));
+      await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      await page.waitForFunction(() => typeof (globalThis as { scenario?: unknown }).scenario === 'function');
+      const result = await page.evaluate(
+        ([f, scope]) => (globalThis as unknown as { scenario: (f: unknown, s: string[]) => Promise<unknown> }).scenario(f, scope),
+        [files, ['src', 'README.md', 'run.sh']] as [FileSpec[], string[]],
+      ) as { snapshot: { paths: string[]; items: number; entries: number }; restored: number; indexWritten: boolean; files: FileSpec[]; globals: string[]; userAgent: string };
+      expect(errors).toEqual([]);
+      expect(result.userAgent).toMatch(/Chrome/);
+      expect(result.globals).toEqual(['undefined', 'undefined', 'undefined']);
+      expect(result.snapshot.paths).toEqual(['README.md', 'run.sh', 'src']);
+      expect(result.snapshot.entries).toBeGreaterThanOrEqual(4);
+      expect(result.restored).toBe(1);
+      expect(result.indexWritten).toBe(true);
+      // the browser's files, on disk, judged by git
+      const out = join(makeTempDir('scalpel-browser-'), 'repo');
+      materialize(result.files, out);
+      expect(existsSync(join(out, 'src/generated'))).toBe(false);
+      expect(worktreeView(out)).toEqual(before.tree);
+      expect(gitView(out)).toEqual(before.git);
+    } finally {
+      await browser.close();
+      server.close();
+    }
+  }, 60_000);
+});
