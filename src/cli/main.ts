@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import '../node.js';
 import { nodeFs } from '../fs/node.js';
 import { resolvePath } from '../fs/path.js';
@@ -74,7 +73,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-async function main(): Promise<void> {
+/** The command line on this process (argv, stdio, exit code): what the `git-scalpel` binary runs. */
+export async function main(): Promise<void> {
   const io: CliIo = {
     fs: nodeFs(),
     cwd: process.cwd(),
@@ -97,7 +97,3 @@ async function main(): Promise<void> {
   }
   process.exitCode = code;
 }
-
-// run when executed directly (not when imported by tests)
-const invoked = process.argv[1] ? resolvePath(process.cwd(), process.argv[1]) : '';
-if (invoked.endsWith('/cli/main.js') || invoked.endsWith('/cli/main.ts') || invoked.endsWith('/git-scalpel')) void main();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mkdirSync, writeFileSync, symlinkSync, chmodSync, realpathSync, readFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync, symlinkSync, chmodSync, realpathSync, readFileSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { git, makeTempRepo, makeTempDir } from '../helpers/git.js';
@@ -128,10 +128,21 @@ describe('git-scalpel index', () => {
 
   it('runs as a real process from dist when built (bin entry)', () => {
     // `npm test` builds dist/ before running the tests
-    const bin = join(process.cwd(), 'dist/cli/main.js');
+    const bin = join(process.cwd(), 'dist/git-scalpel.mjs');
     const dir = makeTempRepo();
     populate(dir);
     const p = spawnSync(process.execPath, [bin, '-C', dir, 'index', '--verify'], { encoding: 'utf8' });
+    expect(p.status).toBe(0);
+    expect(p.stdout).toBe(git(dir, ['ls-files', '--stage', '--debug']));
+  });
+
+  it('the bin is one self-contained file: copied alone, away from node_modules, it still runs', () => {
+    const alone = join(makeTempDir('scalpel-bin-'), 'git-scalpel.mjs');
+    copyFileSync(join(process.cwd(), 'dist/git-scalpel.mjs'), alone);
+    const dir = makeTempRepo();
+    populate(dir);
+    const p = spawnSync(process.execPath, [alone, '-C', dir, 'index'], { encoding: 'utf8' });
+    expect(p.stderr).toBe('');
     expect(p.status).toBe(0);
     expect(p.stdout).toBe(git(dir, ['ls-files', '--stage', '--debug']));
   });

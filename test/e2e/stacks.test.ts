@@ -72,7 +72,7 @@ describe('snapshot stacks', () => {
 
   it('two processes pushing to one session at once never lose a snapshot', async () => {
     const dir = personRepo();
-    const bin = join(process.cwd(), 'dist/cli/main.js');
+    const bin = join(process.cwd(), 'dist/git-scalpel.mjs');
     const runOne = (i: number) =>
       new Promise<number>((resolve) => {
         const p = spawn(process.execPath, [bin, '-C', dir, 'snapshot', '--label', `p${i}`, `file-${i}.txt`], { stdio: 'ignore' });
