@@ -35,6 +35,9 @@ import { nodeFs, openRepository } from '../dist/node.js';
 import { makeRepo, WORK_DIR } from './make-repo.mjs';
 import { runChild, sink, stats, timeCall } from './lib.mjs';
 
+/** The bundled command line, as npm installs it. */
+const CLI = fileURLToPath(new URL('../dist/git-scalpel.mjs', import.meta.url));
+
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const COPY_VERSION = 1;
 export const CAPTURES = Number(process.env.BENCH_CAPTURES ?? 5000);
@@ -441,6 +444,61 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
       peer: () => floorIndexWrite(r.indexPath, floorOut),
       target: 1.5,
       note: `floor = fs.readFileSync(.git/index) + createHash('sha1') + fs.writeFileSync(bench/work/floor-index); the restore repository is untouched by it`,
+    },
+    {
+      // info: an agent's hook runs the command line, a process per call, against git's process
+      group: 'engine',
+      name: 'CLI restore 3 paths (process: dist/git-scalpel.mjs)',
+      setup: async () => {
+        r = await R();
+      },
+      prepare: {
+        ours: () => dirtyForRestore(r, { snapshot: true }),
+        peer: () => dirtyForRestore(r, { snapshot: false }),
+      },
+      ours: () => spawnSync(process.execPath, [CLI, 'restore', '--session', SESSION_RESTORE], { cwd: r.dir, encoding: 'utf8' }),
+      check: {
+        ours: (res) => {
+          if (res.status !== 0) throw new Error(`git-scalpel restore exited ${res.status}: ${res.stderr}`);
+          checkRestored(r, 'CLI restore');
+        },
+        peer: (res) => {
+          if (res.status !== 0) throw new Error(`git restore exited ${res.status}: ${res.stderr}`);
+          checkRestored(r, 'git restore');
+        },
+      },
+      peerName: '`git restore --source=HEAD --staged --worktree` (process)',
+      peer: () => spawnSync('git', ['restore', '--source=HEAD', '--staged', '--worktree', '--', ...r.paths], { cwd: r.dir, encoding: 'utf8' }),
+      note: `a new node process per call (Node.js start-up alone: ~70 ms here), the bundled binary`,
+    },
+    {
+      group: 'engine',
+      name: 'CLI snapshot 3 paths (process: dist/git-scalpel.mjs)',
+      setup: async () => {
+        s = await S();
+      },
+      prepare: {
+        ours: async () => {
+          await s.repo.drop({ all: true, session: SESSION_SNAPSHOT });
+          edit(s.dir, s.paths);
+        },
+        peer: () => edit(s.dir, s.paths),
+      },
+      ours: () => spawnSync(process.execPath, [CLI, 'snapshot', '--session', SESSION_SNAPSHOT, '--', ...s.paths], { cwd: s.dir, encoding: 'utf8' }),
+      check: {
+        ours: (res) => {
+          if (res.status !== 0) throw new Error(`git-scalpel snapshot exited ${res.status}: ${res.stderr}`);
+        },
+        peer: (res) => {
+          if (res.status !== 0 || !/^[0-9a-f]{40}$/.test(res.stdout.trim())) throw new Error(`git stash create: ${res.status} '${res.stdout.trim()}' ${res.stderr}`);
+        },
+      },
+      peerName: '`git stash create` (process)',
+      peer: () => spawnSync('git', ['stash', 'create'], { cwd: s.dir, encoding: 'utf8' }),
+      after: async () => {
+        await s.repo.drop({ all: true, session: SESSION_SNAPSHOT });
+        git(s.dir, ['checkout', '-q', '--', ...s.paths]);
+      },
     },
     captureRow,
     {
