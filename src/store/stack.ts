@@ -169,7 +169,15 @@ export class SnapshotStack {
       if (it.kind === 'file') files.push({ path: it.path, mode: it.mode, oid: it.oid });
       else if (it.kind === 'symlink') files.push({ path: it.path, mode: 0o120000, oid: it.oid });
     }
-    return files.length ? this.writeNested(files, cacheTree ? reusableTrees(files, state, cacheTree) : new Map()) : null;
+    if (!files.length) return null;
+    const reuse = cacheTree ? reusableTrees(files, state, cacheTree) : new Map<string, string>();
+    // A valid cache-tree node names a tree git computed; reuse it only when the object is there
+    // (git's own WRITE_TREE_REPAIR asks the same), and not above a missing one (a parent tree
+    // names its subtrees), so a snapshot never points at a missing tree.
+    const missing: string[] = [];
+    for (const [dir, oid] of reuse) if (!(await this.repo.odb.has(oid))) missing.push(dir);
+    for (const dir of missing) for (let d: string | null = dir; d !== null; d = parentDir(d)) reuse.delete(d);
+    return this.writeNested(files, reuse);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, makeTempRepo } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
@@ -237,5 +238,22 @@ describe('snapshot trees reuse the index cache tree where nothing differs', () =
     const withReuse = git(dir, ['rev-parse', `${ref}:worktree`]).trim();
     await repo.seal(); // rewrites the commit building every tree from the captured files
     expect(git(dir, ['rev-parse', `${ref}:worktree`]).trim()).toBe(withReuse);
+  });
+
+  it('a cache-tree node whose tree object is missing is not reused: the snapshot writes that tree itself', async () => {
+    const dir = makeTempRepo();
+    for (let i = 0; i < 70; i++) w(dir, `a/f${i}.txt`, `${i}\n`);
+    w(dir, 'b/g.txt', 'g\n');
+    git(dir, ['add', '-A']);
+    const root = git(dir, ['write-tree']).trim(); // TREE valid everywhere, trees written loose, no commit
+    const aTree = git(dir, ['rev-parse', `${root}:a`]).trim();
+    rmSync(join(dir, '.git/objects', aTree.slice(0, 2), aTree.slice(2)));
+    expect(() => git(dir, ['cat-file', '-e', aTree])).toThrow();
+    const repo = await open(dir);
+    await repo.snapshot(['.']);
+    const ref = 'refs/scalpel/main/default';
+    expect(git(dir, ['rev-parse', `${ref}:worktree/a`]).trim()).toBe(aTree); // the same tree, written again
+    expect(git(dir, ['show', `${ref}:worktree/a/f7.txt`])).toBe('7\n');
+    expect(git(dir, ['fsck', '--no-dangling', '--strict'])).toBe('');
   });
 });
