@@ -179,19 +179,21 @@ function toStat(s: import('node:fs').BigIntStats): FileStat {
   // Few BigInt operations (each allocates; a walk of thousands of files makes them garbage):
   // whole milliseconds convert exactly (they are below 2^53), and so does any value below 2^53
   const u32 = (v: bigint) => (v <= MAX_EXACT ? Number(v) >>> 0 : Number(v & 0xffffffffn));
-  // seconds and nanoseconds as the kernel keeps them (tv_nsec >= 0, also before 1970)
-  const secs = (ms: bigint) => Math.floor(Number(ms) / 1000) >>> 0;
   const nsecs = (ns: bigint) => {
     const r = Number(ns % 1_000_000_000n);
     return r < 0 ? r + 1_000_000_000 : r;
   };
+  // seconds and nanoseconds as the kernel keeps them (tv_nsec >= 0, also before 1970). Whole
+  // milliseconds (truncated by Node) floor to the right second for times from 1970 on; before it,
+  // the nanoseconds are divided exactly
+  const secs = (ms: bigint, ns: bigint) => (ns >= 0n ? Math.floor(Number(ms) / 1000) : Number((ns - BigInt(nsecs(ns))) / 1_000_000_000n)) >>> 0;
   return {
     type,
     mode: m,
     size: Number(s.size),
-    ctimeSeconds: secs(s.ctimeMs),
+    ctimeSeconds: secs(s.ctimeMs, s.ctimeNs),
     ctimeNanoseconds: nsecs(s.ctimeNs),
-    mtimeSeconds: secs(s.mtimeMs),
+    mtimeSeconds: secs(s.mtimeMs, s.mtimeNs),
     mtimeNanoseconds: nsecs(s.mtimeNs),
     dev: u32(s.dev),
     ino: u32(s.ino),

@@ -10,6 +10,7 @@ describe('node:fs stat data as git caches it', () => {
     const dir = makeTempDir('scalpel-stat-');
     const cases: Array<[string, string, number, number]> = [
       ['old', '1969-12-31 23:59:58.5', 2 ** 32 - 2, 500_000_000],
+      ['just-before-a-second', '1969-12-31 23:59:58.9999999', 2 ** 32 - 2, 999_999_900],
       ['epoch', '1970-01-01 00:00:00.000000001', 0, 1],
       ['recent', '2026-01-02 03:04:05.123456789', 1767323045, 123_456_789],
     ];
