@@ -283,6 +283,7 @@ export function guessCapabilities(input: unknown): FsCapabilities {
     modes: isFn(raw, 'chmod'),
     exclusiveCreate: false,
     renameFollowsSymlinks: true,
+    renameReplaces: false,
   };
 }
 
@@ -468,7 +469,7 @@ export async function toFs(input: unknown, opts: ToFsOptions = {}): Promise<Fs> 
   // exclusive-create probe sees what the fs itself does.
   const provisional = adaptPromiseFs(input, {
     name,
-    capabilities: { ...guessCapabilities(input), exclusiveCreate: true, renameFollowsSymlinks: false },
+    capabilities: { ...guessCapabilities(input), exclusiveCreate: true, renameFollowsSymlinks: false, renameReplaces: true },
     pathMode: 'utf8',
   });
   let pathMode: PathMode = 'utf8';
@@ -484,11 +485,12 @@ export async function toFs(input: unknown, opts: ToFsOptions = {}): Promise<Fs> 
 
 /** Probe results: the capabilities, and for each one that is false (or true by default) why. */
 export interface ProbeResult extends FsCapabilities {
+  renameReplaces: boolean;
   reasons: Partial<Record<keyof FsCapabilities, string>>;
 }
 
 function stripReasons(p: ProbeResult): FsCapabilities {
-  return { symlinks: p.symlinks, modes: p.modes, exclusiveCreate: p.exclusiveCreate, renameFollowsSymlinks: p.renameFollowsSymlinks };
+  return { symlinks: p.symlinks, modes: p.modes, exclusiveCreate: p.exclusiveCreate, renameFollowsSymlinks: p.renameFollowsSymlinks, renameReplaces: p.renameReplaces };
 }
 
 /**
@@ -621,7 +623,30 @@ async function runProbes(fs: Fs, dir: string): Promise<ProbeResult> {
       reasons.renameFollowsSymlinks = `rename of a symlink failed: ${why(e)}`;
     }
   }
-  return { symlinks, modes, exclusiveCreate, renameFollowsSymlinks, reasons };
+  // renameReplaces: a file renamed onto another replaces it, and their directory can be removed
+  // after (memfs 4 counts the replaced entry on: rmdir then says ENOTEMPTY, and the probe's own
+  // directory stays behind, empty to readdir, in that in-memory filesystem)
+  let renameReplaces = false;
+  try {
+    const sub = joinPath(dir, 'replace');
+    await fs.mkdir(sub);
+    await fs.writeFile(joinPath(sub, 'a'), enc('A'));
+    await fs.writeFile(joinPath(sub, 'b'), enc('B'));
+    await fs.rename(joinPath(sub, 'b'), joinPath(sub, 'a'));
+    const after = await fs.readFile(joinPath(sub, 'a'));
+    await fs.unlink(joinPath(sub, 'a'));
+    let code: string | undefined;
+    try {
+      await fs.rmdir(sub);
+    } catch (e) {
+      code = normalizeErrorCode(e);
+    }
+    renameReplaces = code === undefined && equalBytes(after, enc('B'));
+    if (!renameReplaces) reasons.renameReplaces = code ? `after rename onto a file and its unlink, rmdir failed with ${code}` : `rename onto a file left ${JSON.stringify(new TextDecoder().decode(after))}`;
+  } catch (e) {
+    reasons.renameReplaces = why(e);
+  }
+  return { symlinks, modes, exclusiveCreate, renameFollowsSymlinks, renameReplaces, reasons };
 }
 
 /**

@@ -88,13 +88,26 @@ export async function writeFileAtomic(fs: Fs, path: string, data: Uint8Array, op
   const tmp = tempPathFor(path);
   try {
     await fs.writeFile(tmp, data, { mode, exclusive: true });
-    await fs.rename(tmp, path);
+    await renameOver(fs, tmp, path);
   } catch (e) {
     // Even when writeFile failed the temp may exist (a torn write); it cannot be anyone else's
     // file because its name carries 64 random bits.
     await bestEffort(() => fs.unlink(tmp));
     throw e;
   }
+}
+
+/**
+ * rename `from` onto `to`, replacing a file there. On a filesystem whose rename does not truly
+ * replace (capabilities.renameReplaces false) the file there is unlinked first: not atomic, but
+ * such filesystems (memfs) live in memory, where there is no crash to survive.
+ */
+export async function renameOver(fs: Fs, from: string, to: string): Promise<void> {
+  if (fs.capabilities.renameReplaces === false) {
+    const st = await fs.lstat(to);
+    if (st && st.type !== 'directory') await fs.unlink(to);
+  }
+  await fs.rename(from, to);
 }
 
 /**
@@ -150,7 +163,7 @@ export async function replaceWithSymlink(fs: Fs, path: string, target: string): 
     const tmp = tempPathFor(path);
     try {
       await fs.symlink(target, tmp);
-      await fs.rename(tmp, path);
+      await renameOver(fs, tmp, path);
     } catch (e) {
       await bestEffort(() => fs.unlink(tmp));
       throw e;
@@ -266,7 +279,7 @@ export async function acquireLock(fs: Fs, path: string, opts: { content?: Uint8A
         state = 'released';
         throw new ScalpelError('INDEX_LOCKED', `lock ${path} was ${who === 'gone' ? 'removed' : 'replaced'} by another process before it could be committed`, { path, reason: who });
       }
-      await fs.rename(path, dest);
+      await renameOver(fs, path, dest);
       state = 'committed';
     },
     async release() {
@@ -377,7 +390,7 @@ export async function writeChunksAtomic(fs: Fs, path: string, chunks: AsyncItera
   const tmp = tempPathFor(path);
   try {
     await fs.writeChunks(tmp, chunks, { mode: opts.mode ?? 0o666, exclusive: true });
-    await fs.rename(tmp, path);
+    await renameOver(fs, tmp, path);
   } catch (e) {
     await bestEffort(() => fs.unlink(tmp));
     throw e;

@@ -28,9 +28,10 @@ export interface MemfsModule {
 /**
  * What memfs 4 does, as the adapter's probe finds it (test/fs/adapt.test.ts checks that they agree):
  * symlinks and modes work, 'wx' is honoured, and rename of a symlink moves its target (the link
- * stays where it was, the target's data appears at the destination).
+ * stays where it was, the target's data appears at the destination), and rename onto a file leaves the
+ * replaced entry counted in its directory (which then cannot be removed: ENOTEMPTY).
  */
-export const MEMFS_CAPABILITIES: FsCapabilities = Object.freeze({ symlinks: true, modes: true, exclusiveCreate: true, renameFollowsSymlinks: true });
+export const MEMFS_CAPABILITIES: FsCapabilities = Object.freeze({ symlinks: true, modes: true, exclusiveCreate: true, renameFollowsSymlinks: true, renameReplaces: false });
 
 export interface MemoryFs extends AdaptedFs {
   /** The memfs Volume (e.g. `vol.toJSON()`). */

@@ -42,7 +42,7 @@ function readdirSync(path: string): string[] {
 export function nodeFs(): Fs {
   return {
     name: 'node:fs',
-    capabilities: { symlinks: true, modes: true, exclusiveCreate: true, renameFollowsSymlinks: false },
+    capabilities: { symlinks: true, modes: true, exclusiveCreate: true, renameFollowsSymlinks: false, renameReplaces: true },
     async readFile(path) {
       const b = fss.readFileSync(osPath(path));
       return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);

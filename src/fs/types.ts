@@ -25,6 +25,12 @@ export interface FsCapabilities {
   exclusiveCreate: boolean;
   /** rename of a symlink moves the target instead of the link (memfs, lightning-fs). */
   renameFollowsSymlinks: boolean;
+  /**
+   * rename onto an existing file really replaces it (absent: true). memfs 4 keeps counting the
+   * replaced entry in its directory, which then can never be removed (ENOTEMPTY while readdir
+   * shows nothing); there the file is unlinked first (renameOver in atomic.ts).
+   */
+  renameReplaces?: boolean;
 }
 
 export interface Fs {
