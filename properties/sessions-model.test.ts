@@ -109,14 +109,43 @@ describe('snapshot stacks follow a replay model (two sessions, memfs)', () => {
               const cur = current.get(p);
               if (newest.sealed && cur !== newest.sealed.get(p) && cur !== target) conflict = true;
             }
-            // a root whose parent directories are gone (another session's restore removed them)
-            // gets them back as plain directories: they lie outside the scope, and nothing else
-            // can hold the restored path (memfs makes directories 0777: it has no umask)
+            // a restored path's parent directories exist afterwards, as plain directories, where
+            // they were gone: outside the scope (another session's restore removed them), or inside
+            // it where a newer snapshot saw them absent or as a file (the older state wins: only a
+            // directory can hold the path). memfs makes directories 0777: it has no umask.
+            const isDir = (v: string | undefined) => v !== undefined && v.includes('"type":"directory"');
             for (const [p, target] of [...expected]) {
               if (!inScope(p) || !target.includes('"tree":')) continue;
               for (let a = p.lastIndexOf('/'); a > 0; a = p.lastIndexOf('/', a - 1)) {
                 const dir = p.slice(0, a);
-                if (!inScope(dir) && !expected.has(dir)) expected.set(dir, JSON.stringify({ index: [], tree: { path: dir, type: 'directory', mode: 0o777 } }));
+                if (isDir(expected.get(dir))) continue;
+                const keptIndex = expected.has(dir) ? (JSON.parse(expected.get(dir) as string) as { index: unknown[] }).index : [];
+                expected.set(dir, JSON.stringify({ index: keptIndex, tree: { path: dir, type: 'directory', mode: 0o777 } }));
+              }
+            }
+            // a root beneath a symbolic link (another session's restore made its parent a link) is
+            // refused as hostile (BAD_PATH), before anything is written
+            // (the engine keeps only the outermost roots: a root inside another is part of it)
+            const outermost = roots.filter((r) => !roots.some((q) => q !== r && r.startsWith(q + '/')));
+            const linkAbove = outermost.some((r) => {
+              for (let a = r.indexOf('/'); a > 0; a = r.indexOf('/', a + 1)) if (before.get(r.slice(0, a))?.includes('"type":"symlink"')) return true;
+              return false;
+            });
+            if (linkAbove) {
+              await expect(repo.restore({ session: names[step.session], id: k === 0 && step.depth === 0 ? undefined : id })).rejects.toMatchObject({ code: 'BAD_PATH' });
+              expect(perPath(await view(fs, () => true))).toEqual(before);
+              continue;
+            }
+            // a root that comes back with content while the nearest existing directory above it
+            // is a file (another session's restore put it there) is refused: never clobbered
+            for (const r of outermost) {
+              const target = expected.get(r);
+              if (target === undefined || !target.includes('"tree":') || target === before.get(r)) continue;
+              for (let a = r.lastIndexOf('/'); a > 0; a = r.lastIndexOf('/', a - 1)) {
+                const above = before.get(r.slice(0, a));
+                if (above === undefined || !above.includes('"tree":')) continue;
+                if (!above.includes('"type":"directory"')) conflict = true;
+                break;
               }
             }
             let refused: ScalpelError | null = null;
@@ -154,6 +183,39 @@ describe('snapshot stacks follow a replay model (two sessions, memfs)', () => {
               { kind: 'restore', session: 1, depth: 0 },
               { kind: 'snapshot', session: 0, roots: ['a'] },
             ],
+          ],
+          // from a long run: session 0's restore makes d, the parent of session 1's root d/a, a
+          // symbolic link again; session 1's restore then refuses d/a as a path through a link
+          [
+            [{ kind: 'link', path: 'd', target: 'missing' }, { kind: 'file', path: 'a', content: '', exec: false }],
+            [
+              { kind: 'snapshot', session: 0, roots: ['d'] },
+              { kind: 'edit', ops: [{ kind: 'rm', path: 'd' }] },
+              { kind: 'snapshot', session: 1, roots: ['d/a'] },
+              { kind: 'restore', session: 0, depth: 0 },
+              { kind: 'restore', session: 1, depth: 0 },
+            ],
+          ],
+          // from a long run: restoring two snapshots of one session, b/a comes back from the older
+          // (b a directory then) while the newer saw b absent; b must become a directory again
+          [
+            [{ kind: 'rm', path: 'a' }],
+            [
+              { kind: 'snapshot', session: 1, roots: ['b'] },
+              { kind: 'edit', ops: [{ kind: 'file', path: 'b/a', content: '', exec: false }] },
+              { kind: 'snapshot', session: 0, roots: ['b/a'] },
+              { kind: 'restore', session: 1, depth: 0 },
+              { kind: 'edit', ops: [{ kind: 'conflict', path: 'a', seed: 0 }] },
+              { kind: 'snapshot', session: 0, roots: ['b', 'a'] },
+              { kind: 'edit', ops: [{ kind: 'stage', path: 'a' }] },
+              { kind: 'restore', session: 0, depth: 1 },
+            ],
+          ],
+          // also from a long run: a restore that rewrote c.txt/c.txt by renaming onto it left memfs
+          // counting a ghost entry, so c.txt could never be removed again (rmdir: ENOTEMPTY)
+          [
+            [{kind: 'file', path: 'c.txt/c.txt', content: '', exec: false}, {kind: 'chmod', path: 'a', exec: false}],
+            [{kind: 'snapshot', session: 0, roots: ['c.txt']}, {kind: 'edit', ops: [{kind: 'file', path: 'c.txt/c.txt', content: 'x', exec: false}, {kind: 'file', path: 'a', content: '', exec: false}]}, {kind: 'restore', session: 0, depth: 0}, {kind: 'snapshot', session: 0, roots: ['a']}, {kind: 'seal', session: 0}, {kind: 'seal', session: 0}, {kind: 'edit', ops: [{kind: 'file', path: 'c.txt', content: '', exec: false}, {kind: 'reuc', path: 'a', seed: 0}]}],
           ],
         ],
       },

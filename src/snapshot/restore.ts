@@ -119,9 +119,21 @@ export async function planRestore(repo: Repository, chain: StackEntry[], read: R
   const removals: PlanWork['removals'] = [];
   const creations: PlanWork['creations'] = [];
   const changedWorktreePaths: string[] = [];
+  // each path goes back to what its oldest snapshot captured; where that puts content below a
+  // path that a newer snapshot saw absent or as a file (another session's restore removed the
+  // directory in between, say), the older state wins: a path holding something is a directory
+  const targets = new Map<string, WorktreeItem | undefined>();
+  for (const p of wtPaths) targets.set(p, itemsOf((oldest(p) as Owner).manifest.captured).get(p));
+  const inScope = (p: string) => roots.some((r) => covers(r, p));
+  for (const [p, t] of [...targets]) {
+    if (!t) continue;
+    for (let d = parentOf(p); d !== '' && inScope(d); d = parentOf(d)) {
+      if (targets.get(d)?.kind !== 'dir') targets.set(d, { path: d, kind: 'dir' });
+      wtPaths.add(d);
+    }
+  }
   for (const p of wtPaths) {
-    const owner = oldest(p) as Owner;
-    const tgt = itemsOf(owner.manifest.captured).get(p);
+    const tgt = targets.get(p);
     const cur = curItems.get(p);
     const seal = newest(p)?.manifest.seal;
     if (seal && !sameItem(cur, tgt)) {
