@@ -508,6 +508,10 @@ function stripReasons(p: ProbeResult): FsCapabilities {
  *   target, the source gone and the target file untouched, else true (memfs moves the target
  *   and leaves the link; lightning-fs moves the target too). Without symlinks it is reported true,
  *   the safe value (nobody may rename a symlink there).
+ * - renameReplaces: rename a file onto another, unlink it, then remove their directory. memfs 4
+ *   keeps counting the replaced entry (rmdir: ENOTEMPTY while readdir shows nothing) → false, and
+ *   that directory stays behind, there being no way to remove it; atomic.ts's renameOver then
+ *   unlinks a target before renaming onto it.
  *
  * Probe `fs` as the engine will use it: an adapter that emulates exclusive create would pass the
  * exclusive probe; `toFs` therefore probes through an adapter that passes 'wx' straight through.
