@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, makeTempRepo } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
@@ -105,6 +105,21 @@ describe('snapshot stacks', () => {
     await (await open(dir)).restore();
     expect({ git: gitView(dir), tree: worktreeView(dir) }).toEqual(v0);
     expect(git(dir, ['fsck', '--no-dangling', '--strict'])).toBe('');
+  });
+
+  it('a path restored from an older snapshot below one a newer snapshot saw absent gets its directory back', async () => {
+    const dir = personRepo();
+    const repo = await open(dir);
+    await repo.snapshot(['pkg'], { session: 'one' }); // pkg absent
+    w(dir, 'pkg/a.txt', 'made by the agent\n');
+    const withFile = { git: gitView(dir), tree: worktreeView(dir) };
+    const first = await repo.snapshot(['pkg/a.txt'], { session: 'two' }); // pkg/a.txt present
+    await repo.restore({ session: 'one' }); // pkg removed again
+    expect(existsSync(join(dir, 'pkg'))).toBe(false);
+    await repo.snapshot(['pkg'], { session: 'two' }); // sees pkg absent
+    // undo both of session two, newest first: pkg/a.txt is what the older one captured, so pkg is a directory
+    await repo.restore({ session: 'two', id: first.id });
+    expect({ git: gitView(dir), tree: worktreeView(dir) }).toEqual(withFile);
   });
 
   it('survives commits, reset --hard, reflog expiry and gc --prune=now, and packed refs', async () => {
