@@ -40,7 +40,8 @@ function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-function components(path: Uint8Array): Uint8Array[] {
+/** The '/'-separated components of a path's bytes. */
+export function pathComponents(path: Uint8Array): Uint8Array[] {
   const out: Uint8Array[] = [];
   let s = 0;
   for (let i = 0; i <= path.length; i++) {
@@ -60,7 +61,7 @@ function components(path: Uint8Array): Uint8Array[] {
 export function invalidateCacheTree(nodes: readonly CacheTreeNode[], path: Uint8Array): CacheTreeNode[] {
   if (nodes.length === 0) return [...nodes];
   let list = nodes.map((n) => n);
-  const parts = components(path);
+  const parts = pathComponents(path);
   let cur = 0;
   for (let k = 0; k < parts.length; k++) {
     const ends = subtreeEnds(list.map((n) => n.subtreeCount));
@@ -100,7 +101,7 @@ export function invalidateUntracked(cache: UntrackedCache, path: Uint8Array): Un
   const names = dirs.map((d) => d.name);
   const counts = dirs.map((d) => d.dirCount);
   const ends = subtreeEnds(counts);
-  const parts = components(path);
+  const parts = pathComponents(path);
   const chain = [0];
   let missing = false;
   for (let k = 0; k < parts.length - 1; k++) {

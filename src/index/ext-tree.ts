@@ -1,63 +1,27 @@
 import { ScalpelError } from '../errors/index.js';
-import { ByteReader } from '../bytes/reader.js';
 import type { ByteWriter } from '../bytes/writer.js';
 import { toHex, fromHex } from '../bytes/hex.js';
 import { asciiBytes } from '../bytes/text.js';
 import { oidLength, type ObjectFormat } from '../hash/index.js';
 import type { CacheTreeNode } from './types.js';
+import { pathComponents } from './edit.js';
 
 /**
  * TREE (cache tree). Nodes in pre-order: name NUL, "<entry_count> <subtree_count>\n",
  * then the tree id when entry_count >= 0 (cache-tree.c `read_one` / `write_one`).
  * Numbers must be in the canonical form git writes ("%d"), so re-encoding is exact.
+ * The bytes are checked once, by scanCacheTree; this makes the node objects from its layout.
  */
 export function decodeCacheTree(bytes: Uint8Array, start: number, end: number, format: ObjectFormat): CacheTreeNode[] {
-  const r = new ByteReader(bytes, start, end, 'TREE extension');
   const hashLen = oidLength(format);
-  const nodes: CacheTreeNode[] = [];
-  // pending[i] = children still expected by the i-th open node; iterative so deep nesting cannot overflow the stack
-  const pending: number[] = [];
-  let first = true;
-  while (r.remaining > 0) {
-    if (!first && pending.length === 0) {
-      throw bad(r.pos, 'data after the root tree');
-    }
-    first = false;
-    const name = r.cstring().slice();
-    const entryCount = readDecimal(r, 0x20, true);
-    const subtreeCount = readDecimal(r, 0x0a, false);
-    const node: CacheTreeNode = { name, entryCount, subtreeCount };
-    if (entryCount >= 0) node.oid = toHex(r.view(hashLen));
-    nodes.push(node);
-    if (pending.length > 0) pending[pending.length - 1]--;
-    pending.push(subtreeCount);
-    while (pending.length > 0 && pending[pending.length - 1] === 0) pending.pop();
+  const t = scanCacheTree(bytes, start, end, format);
+  const nodes: CacheTreeNode[] = new Array(t.count);
+  for (let i = 0; i < t.count; i++) {
+    const node: CacheTreeNode = { name: bytes.slice(t.start[i], t.nameEnd[i]), entryCount: t.entryCount[i], subtreeCount: t.subtreeCount[i] };
+    if (t.entryCount[i] >= 0) node.oid = toHex(bytes, t.end[i] - hashLen, t.end[i]);
+    nodes[i] = node;
   }
-  if (pending.length > 0) throw bad(r.pos, `tree data ends with ${pending[pending.length - 1]} subtrees missing`);
   return nodes;
-}
-
-function readDecimal(r: ByteReader, terminator: number, allowMinusOne: boolean): number {
-  const start = r.pos;
-  let neg = false;
-  if (allowMinusOne && r.remaining > 0 && r.bytes[r.pos] === 0x2d) {
-    neg = true;
-    r.pos++;
-  }
-  const digitsStart = r.pos;
-  let v = 0;
-  while (r.remaining > 0 && r.bytes[r.pos] >= 0x30 && r.bytes[r.pos] <= 0x39) {
-    v = v * 10 + (r.bytes[r.pos] - 0x30);
-    if (v > 0x7fffffff) throw bad(start, 'number too large');
-    r.pos++;
-  }
-  const nDigits = r.pos - digitsStart;
-  if (nDigits === 0) throw bad(start, 'expected a number');
-  if (nDigits > 1 && r.bytes[digitsStart] === 0x30) throw bad(start, 'number with leading zero');
-  if (neg && v !== 1) throw bad(start, 'negative entry count other than -1');
-  const t = r.u8();
-  if (t !== terminator) throw bad(r.pos - 1, `expected ${terminator === 0x20 ? 'space' : 'newline'} after number`);
-  return neg ? -1 : v;
 }
 
 function bad(offset: number, reason: string): ScalpelError {
@@ -163,7 +127,7 @@ export function scanCacheTree(bytes: Uint8Array, start: number, end: number, for
   };
 }
 
-/** readDecimal over raw bytes: canonical "%d" (or "-1" where allowed), then the terminator. */
+/** A decimal over raw bytes: canonical "%d" (or "-1" where allowed), then the terminator. */
 function scanDecimal(b: Uint8Array, pos: number, end: number, terminator: number, allowMinusOne: boolean): { value: number; next: number } {
   const start = pos;
   let neg = false;
@@ -214,7 +178,7 @@ export function invalidateCacheTreeBytes(layout: CacheTreeLayout, paths: readonl
     return -1;
   };
   for (const path of paths) {
-    const parts = components(path);
+    const parts = pathComponents(path);
     let cur = 0;
     for (let k = 0; k < parts.length; k++) {
       invalid[cur] = 1;
@@ -265,17 +229,6 @@ export function invalidateCacheTreeBytes(layout: CacheTreeLayout, paths: readonl
   return out;
 }
 
-function components(path: Uint8Array): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  let s = 0;
-  for (let i = 0; i <= path.length; i++) {
-    if (i === path.length || path[i] === 0x2f) {
-      out.push(path.subarray(s, i));
-      s = i + 1;
-    }
-  }
-  return out;
-}
 
 interface TreeState {
   layout: CacheTreeLayout;
