@@ -2,6 +2,7 @@ import { utf8Decode, utf8Encode } from '../bytes/text.js';
 import { removeStaleTemps, mkdirp } from '../fs/atomic.js';
 import { dirname, joinPath } from '../fs/path.js';
 import { fsErrorCode, type Fs } from '../fs/types.js';
+import { checkScopeRoot } from './scope.js';
 
 /**
  * The directories a restore is about to write temp files in, recorded before the first one is
@@ -78,9 +79,12 @@ export class TempLedger {
   }
 }
 
-/** A worktree-relative directory as we write them: no absolute path, no `..` or `.` component. */
+/** A worktree-relative path as the scope allows them (no absolute path, no `..`, `.` or .git component). */
 function isInside(d: string): boolean {
-  if (d === '') return true;
-  if (d.startsWith('/')) return false;
-  return d.split('/').every((c) => c !== '' && c !== '.' && c !== '..');
+  try {
+    checkScopeRoot(d);
+    return true;
+  } catch {
+    return false;
+  }
 }
