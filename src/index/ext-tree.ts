@@ -2,6 +2,7 @@ import { ScalpelError } from '../errors/index.js';
 import type { ByteWriter } from '../bytes/writer.js';
 import { toHex, fromHex } from '../bytes/hex.js';
 import { asciiBytes } from '../bytes/text.js';
+import { concatBytes } from '../bytes/compare.js';
 import { oidLength, type ObjectFormat } from '../hash/index.js';
 import type { CacheTreeNode } from './types.js';
 import { pathComponents } from './edit.js';
@@ -195,13 +196,9 @@ export function invalidateCacheTreeBytes(layout: CacheTreeLayout, paths: readonl
     }
   }
   const parts: Uint8Array[] = [];
-  let size = 0;
   let runStart = -1;
   const flush = (upTo: number) => {
-    if (runStart >= 0 && upTo > runStart) {
-      parts.push(bytes.subarray(runStart, upTo));
-      size += upTo - runStart;
-    }
+    if (runStart >= 0 && upTo > runStart) parts.push(bytes.subarray(runStart, upTo));
     runStart = -1;
   };
   for (let i = 0; i < count; ) {
@@ -212,21 +209,12 @@ export function invalidateCacheTreeBytes(layout: CacheTreeLayout, paths: readonl
     }
     if (invalid[i]) {
       flush(start[i]);
-      const head = bytes.subarray(start[i], nameEnd[i] + 1);
-      const counts = asciiBytes(`-1 ${subs[i]}\n`);
-      parts.push(head, counts);
-      size += head.length + counts.length;
+      parts.push(bytes.subarray(start[i], nameEnd[i] + 1), asciiBytes(`-1 ${subs[i]}\n`));
     } else if (runStart < 0) runStart = start[i];
     i++;
   }
   flush(layout.end[count - 1]);
-  const out = new Uint8Array(size);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return concatBytes(parts);
 }
 
 
