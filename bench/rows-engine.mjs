@@ -376,6 +376,33 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
     measure: ({ runs }) => captureRowMeasure({ runs, dir: captureDir, row: captureRow }),
   };
 
+  // pieces the in-process and command-line rows share
+  const gitRestore = () => spawnSync('git', ['restore', '--source=HEAD', '--staged', '--worktree', '--', ...r.paths], { cwd: r.dir, encoding: 'utf8' });
+  const gitRestoreName = '`git restore --source=HEAD --staged --worktree` (process)';
+  const checkGitRestore = (res) => {
+    if (res.status !== 0) throw new Error(`git restore exited ${res.status}: ${res.stderr}`);
+    checkRestored(r, 'git restore');
+  };
+  const restorePrepare = {
+    ours: () => dirtyForRestore(r, { snapshot: true }),
+    peer: () => dirtyForRestore(r, { snapshot: false }),
+  };
+  const snapshotPrepare = {
+    ours: async () => {
+      await s.repo.drop({ all: true, session: SESSION_SNAPSHOT });
+      edit(s.dir, s.paths);
+    },
+    peer: () => edit(s.dir, s.paths),
+  };
+  const stashCreate = () => spawnSync('git', ['stash', 'create'], { cwd: s.dir, encoding: 'utf8' });
+  const checkStashCreate = (res) => {
+    if (res.status !== 0 || !/^[0-9a-f]{40}$/.test(res.stdout.trim())) throw new Error(`git stash create: ${res.status} '${res.stdout.trim()}' ${res.stderr}`);
+  };
+  const snapshotAfter = async () => {
+    await s.repo.drop({ all: true, session: SESSION_SNAPSHOT });
+    git(s.dir, ['checkout', '-q', '--', ...s.paths]);
+  };
+
   return [
     {
       group: 'engine',
@@ -383,20 +410,11 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
       setup: async () => {
         r = await R();
       },
-      prepare: {
-        ours: () => dirtyForRestore(r, { snapshot: true }),
-        peer: () => dirtyForRestore(r, { snapshot: false }),
-      },
+      prepare: restorePrepare,
       ours: () => restoreOurs(r),
-      check: {
-        ours: (rep) => checkRestoreOurs(r)(rep),
-        peer: (res) => {
-          if (res.status !== 0) throw new Error(`git restore exited ${res.status}: ${res.stderr}`);
-          checkRestored(r, 'git restore');
-        },
-      },
-      peerName: '`git restore --source=HEAD --staged --worktree` (process)',
-      peer: () => spawnSync('git', ['restore', '--source=HEAD', '--staged', '--worktree', '--', ...r.paths], { cwd: r.dir, encoding: 'utf8' }),
+      check: { ours: (rep) => checkRestoreOurs(r)(rep), peer: checkGitRestore },
+      peerName: gitRestoreName,
+      peer: gitRestore,
       target: 0.5,
     },
     {
@@ -405,29 +423,18 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
       setup: async () => {
         s = await S();
       },
-      prepare: {
-        ours: async () => {
-          await s.repo.drop({ all: true, session: SESSION_SNAPSHOT });
-          edit(s.dir, s.paths);
-        },
-        peer: () => edit(s.dir, s.paths),
-      },
+      prepare: snapshotPrepare,
       ours: () => s.repo.snapshot(s.paths, { session: SESSION_SNAPSHOT, label: 'bench snapshot' }),
       check: {
         ours: (info) => {
           if (info.items !== 3 || info.entries !== 3) throw new Error(`snapshot captured ${info.items} items / ${info.entries} entries`);
         },
-        peer: (res) => {
-          if (res.status !== 0 || !/^[0-9a-f]{40}$/.test(res.stdout.trim())) throw new Error(`git stash create: ${res.status} '${res.stdout.trim()}' ${res.stderr}`);
-        },
+        peer: checkStashCreate,
       },
       peerName: '`git stash create` (process)',
-      peer: () => spawnSync('git', ['stash', 'create'], { cwd: s.dir, encoding: 'utf8' }),
+      peer: stashCreate,
       target: 0.05,
-      after: async () => {
-        await s.repo.drop({ all: true, session: SESSION_SNAPSHOT });
-        git(s.dir, ['checkout', '-q', '--', ...s.paths]);
-      },
+      after: snapshotAfter,
     },
     {
       group: 'engine',
@@ -455,23 +462,17 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
       setup: async () => {
         r = await R();
       },
-      prepare: {
-        ours: () => dirtyForRestore(r, { snapshot: true }),
-        peer: () => dirtyForRestore(r, { snapshot: false }),
-      },
+      prepare: restorePrepare,
       ours: () => spawnSync(process.execPath, [CLI, 'restore', '--session', SESSION_RESTORE], { cwd: r.dir, encoding: 'utf8' }),
       check: {
         ours: (res) => {
           if (res.status !== 0) throw new Error(`git-scalpel restore exited ${res.status}: ${res.stderr}`);
           checkRestored(r, 'CLI restore');
         },
-        peer: (res) => {
-          if (res.status !== 0) throw new Error(`git restore exited ${res.status}: ${res.stderr}`);
-          checkRestored(r, 'git restore');
-        },
+        peer: checkGitRestore,
       },
-      peerName: '`git restore --source=HEAD --staged --worktree` (process)',
-      peer: () => spawnSync('git', ['restore', '--source=HEAD', '--staged', '--worktree', '--', ...r.paths], { cwd: r.dir, encoding: 'utf8' }),
+      peerName: gitRestoreName,
+      peer: gitRestore,
       note: `a new node process per call (Node.js start-up alone: ~70 ms here), the bundled binary`,
     },
     {
@@ -480,28 +481,17 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
       setup: async () => {
         s = await S();
       },
-      prepare: {
-        ours: async () => {
-          await s.repo.drop({ all: true, session: SESSION_SNAPSHOT });
-          edit(s.dir, s.paths);
-        },
-        peer: () => edit(s.dir, s.paths),
-      },
+      prepare: snapshotPrepare,
       ours: () => spawnSync(process.execPath, [CLI, 'snapshot', '--session', SESSION_SNAPSHOT, '--', ...s.paths], { cwd: s.dir, encoding: 'utf8' }),
       check: {
         ours: (res) => {
           if (res.status !== 0) throw new Error(`git-scalpel snapshot exited ${res.status}: ${res.stderr}`);
         },
-        peer: (res) => {
-          if (res.status !== 0 || !/^[0-9a-f]{40}$/.test(res.stdout.trim())) throw new Error(`git stash create: ${res.status} '${res.stdout.trim()}' ${res.stderr}`);
-        },
+        peer: checkStashCreate,
       },
       peerName: '`git stash create` (process)',
-      peer: () => spawnSync('git', ['stash', 'create'], { cwd: s.dir, encoding: 'utf8' }),
-      after: async () => {
-        await s.repo.drop({ all: true, session: SESSION_SNAPSHOT });
-        git(s.dir, ['checkout', '-q', '--', ...s.paths]);
-      },
+      peer: stashCreate,
+      after: snapshotAfter,
     },
     captureRow,
     {
