@@ -28,20 +28,10 @@ import {
   type PackSource,
 } from '../../src/object/pack.js';
 import { git, makeTempDir, makeTempRepo, objectsDir, catAllObjects } from '../helpers/git.js';
+import { prng } from '../helpers/prng.js';
 
 // ───────────────────────────────────────────────────────────────────────────── helpers
 
-/** Deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A history written with `git fast-import`: `files` text files in four directories, each commit

@@ -14,19 +14,10 @@ import { bufferPackSource, parsePackEntryHeader, parsePackIndex, readPackedObjec
 import { encodeTree, MODE_FILE } from '../../src/object/tree.js';
 import { ObjectDatabase, parseSharedRepository, sharedPermissions, type RandomAccessFs } from '../../src/repo/odb.js';
 import { git, makeTempRepo, objectsDir, catAllObjects } from '../helpers/git.js';
+import { prng } from '../helpers/prng.js';
 
 // ───────────────────────────────────────────────────────────────────────────── helpers
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `commits` commits on main through git fast-import, each editing `hot.txt` and a few of `files` files. */
 function addHistory(dir: string, commits: number, files: number, seed: number, first = 0): void {
