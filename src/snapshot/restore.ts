@@ -403,18 +403,9 @@ function buildIndex(repo: Repository, plan: RestorePlan, read: ReadIndexResult |
       l.push(i);
     }
   for (const p of w.ixPaths) {
-    const tgt = w.targetIndex.get(p) ?? [];
-    const cur = w.currentIndex.get(p) ?? [];
-    const wrote = written.get(p);
-    if (sameEntries(cur, tgt) && !wrote) {
-      for (const i of oldByPath.get(p) ?? []) scoped.push(old[i]);
-      continue;
-    }
-    for (const rec of tgt) {
-      let stat = undefined;
-      if (wrote && wrote.stat && rec.stage === 0 && matches(rec, wrote.item)) stat = statOf(wrote.stat);
-      scoped.push(new IndexEntry({ path: rec.path, oid: rec.oid, mode: rec.mode, stage: rec.stage, flags: rec.flags, stat }));
-    }
+    const restored = restoredEntries(w, written, p);
+    if (restored === null) for (const i of oldByPath.get(p) ?? []) scoped.push(old[i]);
+    else scoped.push(...restored);
   }
   scoped.sort(compareEntries);
   // the scope's entries are few: find where each goes by binary search and splice the carried
@@ -503,18 +494,9 @@ function buildIndexBytes(repo: Repository, plan: RestorePlan, read: ReadIndexRes
   for (const r of plan.roots) for (const i of rowsUnder(rows, r)) drop[i] = 1;
   const inserted: IndexEntry[] = [];
   for (const p of w.ixPaths) {
-    const tgt = w.targetIndex.get(p) ?? [];
-    const cur = w.currentIndex.get(p) ?? [];
-    const wrote = written.get(p);
-    if (sameEntries(cur, tgt) && !wrote) {
-      for (const i of rowsAt(rows, p)) drop[i] = 0; // unchanged: the old rows stay
-      continue;
-    }
-    for (const rec of tgt) {
-      let stat = undefined;
-      if (wrote && wrote.stat && rec.stage === 0 && matches(rec, wrote.item)) stat = statOf(wrote.stat);
-      inserted.push(new IndexEntry({ path: rec.path, oid: rec.oid, mode: rec.mode, stage: rec.stage, flags: rec.flags, stat }));
-    }
+    const restored = restoredEntries(w, written, p);
+    if (restored === null) for (const i of rowsAt(rows, p)) drop[i] = 0; // unchanged: the old rows stay
+    else inserted.push(...restored);
   }
   inserted.sort(compareEntries);
   // rows that may be racily clean are rewritten with size 0 (git's ce_smudge_racily_clean_entry)
@@ -568,6 +550,21 @@ function buildIndexBytes(repo: Repository, plan: RestorePlan, read: ReadIndexRes
   const extensions = editExtensions(plan, base, { length: from.length, at: (i) => from[i] });
   const next: GitIndex = { version: base.version, objectFormat: base.objectFormat, entries: [], extensions, skipHash: base.skipHash };
   return encodeIndexSegmentsParts(next, segments, { hash: repo.hash });
+}
+
+/**
+ * The index entries a restore gives path `p`, or null when they are unchanged and the file was not
+ * written (the old entries stay as they are). A restored stage-0 entry for a file written here gets
+ * that file's fresh stat data; any other gets zero stat, so git compares content.
+ */
+function restoredEntries(w: PlanWork, written: Map<string, { item: WorktreeItem; stat: FileStat | null }>, p: string): IndexEntry[] | null {
+  const tgt = w.targetIndex.get(p) ?? [];
+  const wrote = written.get(p);
+  if (!wrote && sameEntries(w.currentIndex.get(p) ?? [], tgt)) return null;
+  return tgt.map((rec) => {
+    const stat = wrote && wrote.stat && rec.stage === 0 && matches(rec, wrote.item) ? statOf(wrote.stat) : undefined;
+    return new IndexEntry({ path: rec.path, oid: rec.oid, mode: rec.mode, stage: rec.stage, flags: rec.flags, stat });
+  });
 }
 
 /** REUC: records outside the scope kept, the scope's records replaced; sorted by path; the extension dropped when empty. */
