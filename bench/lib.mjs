@@ -37,6 +37,12 @@ export function disableForcedGc() {
   gc = null;
 }
 
+/** The value after `name` on the command line (`--runs 5`), or `dflt`. */
+export function cliOption(name, dflt, argv = process.argv.slice(2)) {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : dflt;
+}
+
 /** Something timed code writes to, so its work cannot be optimised away. */
 export const sink = { value: 0 };
 

@@ -18,14 +18,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeRepo, WORK_DIR } from './make-repo.mjs';
+import { cliOption } from './lib.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(HERE);
 const argv = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : dflt;
-};
+const opt = (name, dflt) => cliOption(name, dflt, argv);
 
 if (process.env.GIT_SCALPEL_PROFILE_CHILD) {
   // the profiled process

@@ -21,14 +21,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeRepo, WORK_DIR } from './make-repo.mjs';
+import { cliOption } from './lib.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(HERE);
 const argv = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : dflt;
-};
+const opt = (name, dflt) => cliOption(name, dflt, argv);
 const OP = opt('--op', 'restore');
 const N = Number(opt('--iterations', OP === 'snapshot-nm' ? 6 : 40));
 const quiet = () => {};

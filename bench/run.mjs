@@ -19,16 +19,13 @@ import { fileURLToPath } from 'node:url';
 import { makeRepo, WORK_DIR } from './make-repo.mjs';
 import { codecMemory, codecRows } from './rows-codec.mjs';
 import { CAPTURES, engineMemory, engineRows } from './rows-engine.mjs';
-import { disableForcedGc, fmtMB, fmtMs, hasGc, machineInfo, measureRow, sink, table } from './lib.mjs';
+import { disableForcedGc, fmtMB, fmtMs, hasGc, machineInfo, measureRow, sink, table, cliOption } from './lib.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(HERE);
 
 const argv = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : dflt;
-};
+const opt = (name, dflt) => cliOption(name, dflt, argv);
 const RUNS = Number(opt('--runs', 15));
 const WARMUP = Number(opt('--warmup', 5));
 const ONLY = opt('--only', null);
