@@ -13,7 +13,8 @@
  * edits, `git add`) and records the monotonic time window of each operation; the summary keeps
  * only samples inside those windows, so the untimed preparation (and the git processes it waits
  * for) is left out. V8's profile timestamps and process.hrtime are both CLOCK_MONOTONIC µs.
- * Prints self time by function (dist/ file:line), by file, and the share of "(idle)" — time the
+ * Prints self time by function (dist/ file:line), total time of the library's functions (self and
+ * callees), self time by file, and the share of "(idle)" — time the
  * main thread waited for the libuv thread pool (async fs calls) with nothing to run.
  */
 import { spawnSync } from 'node:child_process';
@@ -94,6 +95,13 @@ if (process.env.GIT_SCALPEL_PROFILE_CHILD) {
 function summarise(prof, profFile, windows) {
   const byId = new Map(prof.nodes.map((n) => [n.id, n]));
   const self = new Map();
+  const total = new Map();
+  const parent = new Map();
+  for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const keyOf = (cf) => {
+    const url = cf.url.startsWith('file:') ? path.relative(ROOT, fileURLToPath(cf.url)) : cf.url;
+    return `${cf.functionName || '(anonymous)'}  ${url ? `${url}:${cf.lineNumber + 1}` : ''}`.trim();
+  };
   const dt = prof.timeDeltas;
   let t = prof.startTime;
   let w = 0;
@@ -108,6 +116,14 @@ function summarise(prof, profFile, windows) {
     inWindows += us;
     const id = prof.samples[i];
     self.set(id, (self.get(id) ?? 0) + us);
+    // total (inclusive) time: every distinct function on the sample's stack
+    const seen = new Set();
+    for (let n = id; n !== undefined; n = parent.get(n)) {
+      const k = keyOf(byId.get(n).callFrame);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      total.set(k, (total.get(k) ?? 0) + us);
+    }
   }
   const spanned = windows.reduce((a, [x, y]) => a + (y - x), 0);
   const fn = new Map();
@@ -115,7 +131,7 @@ function summarise(prof, profFile, windows) {
   for (const [id, us] of self) {
     const cf = byId.get(id).callFrame;
     const url = cf.url.startsWith('file:') ? path.relative(ROOT, fileURLToPath(cf.url)) : cf.url;
-    const key = `${cf.functionName || '(anonymous)'}  ${url ? `${url}:${cf.lineNumber + 1}` : ''}`.trim();
+    const key = keyOf(cf);
     fn.set(key, (fn.get(key) ?? 0) + us);
     const fk = url || cf.functionName;
     files.set(fk, (files.get(fk) ?? 0) + us);
@@ -127,6 +143,9 @@ function summarise(prof, profFile, windows) {
   );
   console.log('\nself time by function:');
   for (const [k, us] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);
+  console.log('\ntotal time (self and callees) by function, library code only:');
+  const lib = [...total].filter(([k]) => k.includes('dist/'));
+  for (const [k, us] of lib.sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);
   console.log('\nself time by file:');
   for (const [k, us] of [...files].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);
 }

@@ -16,10 +16,22 @@ function spare(size: number): Uint8Array {
   return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 }
 
+/**
+ * The last stat objects made, kept alive for their shapes: V8 throws away optimized code whose
+ * object shapes no live object has any more, so without a survivor each garbage collection sent
+ * Node's BigIntStats construction, toStat and the loops of a whole-tree walk (thousands of
+ * lstat calls) back to the interpreter (seen with --trace-deopt: "weak objects").
+ */
+const keptStats: { node: fss.BigIntStats | null; ours: FileStat | null } = { node: null, ours: null };
+
 function lstatSync(path: string): FileStat | null {
   try {
     const st = fss.lstatSync(osPath(path), { bigint: true, throwIfNoEntry: false });
-    return st ? toStat(st) : null;
+    if (!st) return null;
+    const ours = toStat(st);
+    keptStats.node = st;
+    keptStats.ours = ours;
+    return ours;
   } catch (e) {
     if (isMissing(e)) return null; // ENOTDIR: a parent is not a directory
     throw e;

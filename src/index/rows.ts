@@ -1,6 +1,6 @@
 import { compareRange } from '../bytes/compare.js';
 import { encodePath } from '../bytes/text.js';
-import { IndexEntry } from './entry.js';
+import { IndexEntry, SHAPE_KEEPER, type EntryTable } from './entry.js';
 import { untouchedTable, type GitIndex } from './decode.js';
 
 /**
@@ -20,33 +20,67 @@ export interface IndexRows {
   path(i: number): string;
 }
 
+/** Rows of a freshly decoded index: its table, searched in place. */
+class TableRows implements IndexRows {
+  readonly count: number;
+  constructor(private readonly t: EntryTable) {
+    this.count = t.count;
+  }
+  compare(i: number, key: Uint8Array): number {
+    const t = this.t;
+    return compareRange(t.pathBuf, t.pathOff[i], t.pathLen[i], key);
+  }
+  pathLength(i: number): number {
+    return this.t.pathLen[i];
+  }
+  startsWith(i: number, p: Uint8Array): boolean {
+    const t = this.t;
+    return t.pathLen[i] >= p.length && compareRange(t.pathBuf, t.pathOff[i], p.length, p) === 0;
+  }
+  entry(i: number): IndexEntry {
+    return new IndexEntry(this.t, i);
+  }
+  path(i: number): string {
+    return this.t.pathString(i);
+  }
+}
+
+/** Rows of an index whose entries were materialized or replaced: the entry list. */
+class ListRows implements IndexRows {
+  readonly count: number;
+  constructor(private readonly list: readonly IndexEntry[]) {
+    this.count = list.length;
+  }
+  compare(i: number, key: Uint8Array): number {
+    const e = this.list[i];
+    return compareRange(e._t.pathBuf, e._t.pathOff[e._i], e._t.pathLen[e._i], key);
+  }
+  pathLength(i: number): number {
+    const e = this.list[i];
+    return e._t.pathLen[e._i];
+  }
+  startsWith(i: number, p: Uint8Array): boolean {
+    const e = this.list[i];
+    return e._t.pathLen[e._i] >= p.length && compareRange(e._t.pathBuf, e._t.pathOff[e._i], p.length, p) === 0;
+  }
+  entry(i: number): IndexEntry {
+    return this.list[i];
+  }
+  path(i: number): string {
+    return this.list[i].path;
+  }
+}
+
+/**
+ * One of each kind that lives as long as the module, like SHAPE_KEEPER (entry.ts): without a
+ * survivor, a garbage collection between two captures drops the shapes, and with them the
+ * optimized code of the loops that search rows.
+ */
+export const ROWS_KEEPERS: readonly IndexRows[] = [new TableRows(SHAPE_KEEPER._t), new ListRows([SHAPE_KEEPER])];
+
 export function rowsOf(index: GitIndex): IndexRows {
   const t = untouchedTable(index);
-  if (t) {
-    return {
-      count: t.count,
-      compare: (i, key) => compareRange(t.pathBuf, t.pathOff[i], t.pathLen[i], key),
-      pathLength: (i) => t.pathLen[i],
-      startsWith: (i, p) => t.pathLen[i] >= p.length && compareRange(t.pathBuf, t.pathOff[i], p.length, p) === 0,
-      entry: (i) => new IndexEntry(t, i),
-      path: (i) => t.pathString(i),
-    };
-  }
-  const list = index.entries;
-  return {
-    count: list.length,
-    compare: (i, key) => {
-      const e = list[i];
-      return compareRange(e._t.pathBuf, e._t.pathOff[e._i], e._t.pathLen[e._i], key);
-    },
-    pathLength: (i) => list[i]._t.pathLen[list[i]._i],
-    startsWith: (i, p) => {
-      const e = list[i];
-      return e._t.pathLen[e._i] >= p.length && compareRange(e._t.pathBuf, e._t.pathOff[e._i], p.length, p) === 0;
-    },
-    entry: (i) => list[i],
-    path: (i) => list[i].path,
-  };
+  return t ? new TableRows(t) : new ListRows(index.entries);
 }
 
 /** First row whose path is not below `key` in memcmp order. */

@@ -36,17 +36,41 @@ class Limiter {
   }
 }
 
-interface Walk {
-  repo: Repository;
-  opts: CaptureOptions;
-  limit: Limiter;
-  index: GitIndex | null;
-  rows: IndexRows | null;
+/**
+ * One capture's walk. A class, with one instance kept for the module's lifetime (WALK_KEEPER):
+ * V8 forgets an object shape once no object has it and throws away the optimized code built on
+ * it, so without a survivor every garbage collection between two captures sent the walk of a
+ * whole tree (thousands of files) back to the interpreter (seen with --trace-deopt: "weak objects").
+ */
+class Walk {
   /** Rows at or beneath the roots by path (-1: several stages), made on first use. */
-  byPath: Map<string, number> | null;
-  roots: readonly string[];
-  out: WorktreeItem[];
+  byPath: Map<string, number> | null = null;
+  readonly out: WorktreeItem[] = [];
+  readonly rows: IndexRows | null;
+  constructor(
+    readonly repo: Repository,
+    readonly opts: CaptureOptions,
+    readonly limit: Limiter,
+    readonly index: GitIndex | null,
+    readonly roots: readonly string[],
+  ) {
+    this.rows = index ? rowsOf(index) : null;
+  }
 }
+
+/**
+ * @internal survivors that keep the shapes a walk makes (and the code built on them) alive: the
+ * walk, its options, the items it records, and what it leaves to read. Never walked or read.
+ */
+export const WALK_KEEPER = {
+  walk: new Walk(null as unknown as Repository, { writeObjects: false, indexStat: null }, new Limiter(1), null, []),
+  items: [
+    { path: '', kind: 'dir' },
+    { path: '', kind: 'file', mode: 0o100644, oid: '', size: 0 },
+    { path: '', kind: 'symlink', target: '', oid: '' },
+  ] satisfies WorktreeItem[],
+  rest: { rel: '', abs: '', st: null as FileStat | null },
+};
 
 /** Rows at or beneath `roots` by path: one lookup per walked file instead of a binary search. */
 function rowsByPath(rows: IndexRows, roots: readonly string[]): Map<string, number> {
@@ -69,7 +93,7 @@ function rowsByPath(rows: IndexRows, roots: readonly string[]): Map<string, numb
  * its id is the entry's, as git's own refresh decides (`ie_match_stat`).
  */
 export async function captureState(repo: Repository, index: GitIndex | null, roots: readonly string[], opts: CaptureOptions): Promise<PathState> {
-  const w: Walk = { repo, opts, limit: new Limiter(IN_FLIGHT), index, rows: index ? rowsOf(index) : null, byPath: null, roots, out: [] };
+  const w = new Walk(repo, opts, new Limiter(IN_FLIGHT), index, roots);
   for (const root of roots) await checkNoSymlinkParent(repo.fs, repo.worktree, root);
   const fs = repo.fs;
   if (fs.lstatSync && fs.readdirSync) {
