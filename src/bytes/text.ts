@@ -123,8 +123,12 @@ export function encodePath(s: string): Uint8Array {
   return Uint8Array.from(out);
 }
 
+const ESCAPE_RANGE = /[\udc80-\udcff]/;
+
 /** True when the string holds escaped (non-UTF-8) bytes, i.e. it is not plain text. */
 export function hasEscapedBytes(s: string): boolean {
+  // most paths have no code unit in the escape range at all: one native scan says so
+  if (!ESCAPE_RANGE.test(s)) return false;
   for (let i = 0; i < s.length; i++) {
     const u = s.charCodeAt(i);
     if (u >= 0xdc80 && u <= 0xdcff && !(i > 0 && s.charCodeAt(i - 1) >= 0xd800 && s.charCodeAt(i - 1) <= 0xdbff)) return true;
