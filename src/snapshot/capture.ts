@@ -43,8 +43,8 @@ class Limiter {
  * whole tree (thousands of files) back to the interpreter (seen with --trace-deopt: "weak objects").
  */
 class Walk {
-  /** Rows at or beneath the roots by path (-1: several stages), made on first use. */
-  byPath: Map<string, number> | null = null;
+  /** Rows at or beneath the roots by directory, then by name (-1: several stages), made on first use. */
+  byDir: RowsByDir | null = null;
   readonly out: WorktreeItem[] = [];
   readonly rows: IndexRows | null;
   constructor(
@@ -72,16 +72,47 @@ export const WALK_KEEPER = {
   rest: { rel: '', abs: '', st: null as FileStat | null },
 };
 
-/** Rows at or beneath `roots` by path: one lookup per walked file instead of a binary search. */
-function rowsByPath(rows: IndexRows, roots: readonly string[]): Map<string, number> {
-  const m = new Map<string, number>();
+/** Index rows by directory ('' the top), then by name within it; -1 where a path has several stages. */
+type RowsByDir = Map<string, Map<string, number>>;
+
+/**
+ * Rows at or beneath `roots` by directory and name: a walk looks up each directory once and each
+ * file by its name, which is short and already a flat string from readdir (a lookup by the whole
+ * path hashed the path, built by concatenation, at about 0.5 µs a file).
+ */
+function rowsByDir(rows: IndexRows, roots: readonly string[]): RowsByDir {
+  const dirs: RowsByDir = new Map();
+  let lastDir: string | null = null;
+  let names: Map<string, number> | null = null;
   for (const r of roots) {
     for (const i of rowsUnder(rows, r)) {
       const p = rows.path(i);
-      m.set(p, m.has(p) ? -1 : i);
+      const slash = p.lastIndexOf('/');
+      const dir = slash < 0 ? '' : p.slice(0, slash);
+      // rows are sorted: the rows of one directory mostly follow each other
+      if (dir !== lastDir || names === null) {
+        names = dirs.get(dir) ?? null;
+        if (names === null) dirs.set(dir, (names = new Map()));
+        lastDir = dir;
+      }
+      const name = slash < 0 ? p : p.slice(slash + 1);
+      names.set(name, names.has(name) ? -1 : i);
     }
   }
-  return m;
+  return dirs;
+}
+
+/** The rows of directory `dir` by name (null: no row there, or no usable index). */
+function rowsIn(w: Walk, dir: string): Map<string, number> | null {
+  const rows = w.rows;
+  if (!rows || !w.opts.indexStat) return null;
+  w.byDir ??= rowsByDir(rows, w.roots);
+  return w.byDir.get(dir) ?? null;
+}
+
+function splitRel(rel: string): [string, string] {
+  const slash = rel.lastIndexOf('/');
+  return slash < 0 ? ['', rel] : [rel.slice(0, slash), rel.slice(slash + 1)];
 }
 
 /**
@@ -121,9 +152,9 @@ async function visit(w: Walk, rel: string): Promise<void> {
   const names = await w.limit.run(() => repo.fs.readdir(abs));
   // a directory holding `.git` (a submodule's checkout, a nested repository) belongs to that
   // repository: it is captured as a directory, its content is neither captured nor touched
-  if (rel !== '' && names.some((n) => n.toLowerCase() === '.git')) return;
+  if (rel !== '' && names.some(isDotGit)) return;
   await Promise.all(
-    names.filter((n) => n.toLowerCase() !== '.git').map((n) => visit(w, rel === '' ? n : `${rel}/${n}`)),
+    names.filter((n) => !isDotGit(n)).map((n) => visit(w, rel === '' ? n : `${rel}/${n}`)),
   );
 }
 
@@ -136,22 +167,39 @@ function absPath(worktree: string, rel: string): string {
  * anything whose content must be read is left in `rest`. The same items as visit() finds.
  */
 function walkSync(w: Walk, root: string, lstat: (p: string) => FileStat | null, readdir: (p: string) => string[], rest: Array<{ rel: string; abs: string; st: FileStat }>): void {
-  const stack = [root];
-  while (stack.length > 0) {
-    const rel = stack.pop() as string;
+  // three parallel stacks (path, name, the rows of its directory): no object per entry
+  const [rootDir, rootName] = splitRel(root);
+  const rels = [root];
+  const names = [rootName];
+  const dirRows = [rowsIn(w, rootDir)];
+  while (rels.length > 0) {
+    const rel = rels.pop() as string;
+    const name = names.pop() as string;
+    const here = dirRows.pop() as Map<string, number> | null;
     const abs = absPath(w.repo.worktree, rel);
     const st = lstat(abs);
     if (!st) continue;
     if (st.type === 'directory') {
       if (rel !== '') w.out.push({ path: rel, kind: 'dir' });
-      const names = readdir(abs);
+      const children = readdir(abs);
       // a directory holding `.git` belongs to another repository (see visit)
-      if (rel !== '' && names.some((n) => n.toLowerCase() === '.git')) continue;
-      for (const n of names) if (n.toLowerCase() !== '.git') stack.push(rel === '' ? n : `${rel}/${n}`);
+      if (rel !== '' && children.some(isDotGit)) continue;
+      // pushed in reverse name order, so that they come off the stack in order: the items are
+      // then nearly sorted already, and sorting them (sortByPath) takes few comparisons
+      children.sort();
+      const rowsHere = rowsIn(w, rel);
+      for (let k = children.length - 1; k >= 0; k--) {
+        const n = children[k];
+        if (isDotGit(n)) continue;
+        rels.push(rel === '' ? n : `${rel}/${n}`);
+        names.push(n);
+        dirRows.push(rowsHere);
+      }
       continue;
     }
     if (st.type === 'file') {
-      const known = cleanEntryOid(w, rel, st);
+      const at = here === null ? undefined : here.get(name);
+      const known = at === undefined ? null : cleanEntryOid(w, at, st);
       if (known) {
         w.out.push({ path: rel, kind: 'file', mode: st.mode & 0o111 ? 0o100755 : 0o100644, oid: known, size: st.size });
         continue;
@@ -161,13 +209,14 @@ function walkSync(w: Walk, root: string, lstat: (p: string) => FileStat | null, 
   }
 }
 
+function isDotGit(n: string): boolean {
+  return n.length === 4 && n.toLowerCase() === '.git';
+}
+
 /** The stage-0 entry's id when the file's stat data says it is that entry's content. */
-function cleanEntryOid(w: Walk, rel: string, st: FileStat): string | null {
+function cleanEntryOid(w: Walk, at: number, st: FileStat): string | null {
   const rows = w.rows;
-  if (!rows || !w.opts.indexStat) return null;
-  w.byPath ??= rowsByPath(rows, w.roots);
-  const at = w.byPath.get(rel);
-  if (at === undefined || at < 0) return null;
+  if (!rows || !w.opts.indexStat || at < 0) return null;
   const e = rows.entry(at);
   if (e.stage !== 0 || e.assumeValid || e.skipWorktree || e.intentToAdd) return null;
   const exec = (st.mode & 0o111) !== 0;
@@ -194,7 +243,9 @@ export async function readItem(repo: Repository, rel: string, abs: string, st: F
   if (st.type === 'file' && w) {
     // the index's blob exists (git writes a blob before it stages it); a restore reads and
     // checks every blob it needs before its first write, so a damaged repository is refused there
-    const known = cleanEntryOid(w, rel, st);
+    const [dir, name] = splitRel(rel);
+    const at = rowsIn(w, dir)?.get(name);
+    const known = at === undefined ? null : cleanEntryOid(w, at, st);
     if (known) return { path: rel, kind: 'file', mode, oid: known, size: st.size };
   }
   if (st.type === 'file' && st.size >= repo.streamThreshold && canStream(repo.odb)) {

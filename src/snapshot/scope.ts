@@ -74,16 +74,22 @@ export function covers(root: string, path: string): boolean {
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
 
 /**
- * Sort by path in git's order (compareRel), in place. Paths that are all ASCII, the usual case,
- * compare natively (code unit order is byte order there), which is several times faster than
+ * Sort by path in git's order (compareRel), in place. When every path is ASCII, the usual case,
+ * they compare natively (code unit order is byte order there), several times faster than
  * compareRel's loop on the long shared prefixes of a large scope ("node_modules/…").
  */
 export function sortByPath<T extends { path: string }>(list: T[]): T[] {
   if (list.length < 2) return list;
-  const keyed = list.map((x) => ({ x, p: x.path, a: ASCII_ONLY.test(x.path) }));
-  keyed.sort((u, v) => (u.a && v.a ? (u.p < v.p ? -1 : u.p > v.p ? 1 : 0) : compareRel(u.p, v.p)));
-  for (let i = 0; i < list.length; i++) list[i] = keyed[i].x;
-  return list;
+  for (let i = 0; i < list.length; i++) if (!ASCII_ONLY.test(list[i].path)) return list.sort(byRelPath);
+  return list.sort(byAsciiPath);
+}
+
+function byAsciiPath(u: { path: string }, v: { path: string }): number {
+  return u.path < v.path ? -1 : u.path > v.path ? 1 : 0;
+}
+
+function byRelPath(u: { path: string }, v: { path: string }): number {
+  return compareRel(u.path, v.path);
 }
 
 export function compareRel(a: string, b: string): number {

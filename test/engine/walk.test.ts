@@ -1,11 +1,11 @@
-import { mkdirSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync, chmodSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodeFs } from '../../src/fs/node.js';
 import type { Fs } from '../../src/fs/types.js';
 import { Repository } from '../../src/repo/repository.js';
 import { captureState } from '../../src/snapshot/capture.js';
-import { git } from '../helpers/git.js';
+import { git, makeTempRepo } from '../helpers/git.js';
 import { personRepo, w } from '../e2e/scenario.js';
 
 /** node:fs without its synchronous calls: capture then walks with promises. */
@@ -40,5 +40,30 @@ describe('capture walks', () => {
     expect(nodeFs().lstatSync).toBeTypeOf('function');
     expect(states[0].items.length).toBeGreaterThan(8);
     expect(states[0]).toEqual(states[1]);
+  });
+
+  it('a file whose stat data matches its index entry is not read, on both walks; a changed one is', async () => {
+    const dir = makeTempRepo();
+    const files = ['top.txt', 'a/one.txt', 'a/b/two.txt', 'a/b/c/three.txt', 'a-b.txt', 'a.txt', 'z/deep/er/four.txt'];
+    for (const f of files) w(dir, f, `content of ${f}\n`);
+    git(dir, ['add', '-A']);
+    // an hour old, then refreshed: entries are older than the index, so none is racily clean
+    const past = new Date(Date.now() - 3600_000);
+    for (const f of files) utimesSync(join(dir, f), past, past);
+    git(dir, ['update-index', '--refresh']);
+    w(dir, 'a/b/two.txt', 'changed, and longer than before\n');
+    utimesSync(join(dir, 'a/b/two.txt'), past, past);
+    for (const base of [nodeFs(), asyncOnly()]) {
+      const reads: string[] = [];
+      const fs: Fs = { ...base, readFile: (p: string) => (reads.push(p), base.readFile(p)) };
+      const repo = await Repository.open({ fs, dir });
+      const read = await repo.readIndex();
+      for (const roots of [[''], ['a', 'top.txt', 'z/deep']]) {
+        reads.length = 0;
+        const st = await captureState(repo, read!.index, roots, { writeObjects: false, indexStat: read!.stat });
+        expect(reads.map((p) => p.slice(dir.length + 1))).toEqual(['a/b/two.txt']);
+        expect(st.items.filter((i) => i.kind === 'file').length).toBe(roots[0] === '' ? files.length : 5);
+      }
+    }
   });
 });
