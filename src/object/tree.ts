@@ -3,7 +3,7 @@
  * tree order. Decoding follows git's tree-walk.c (`decode_tree_entry`, `get_mode`) and the
  * fsck.c rules that make a tree unusable (empty name, `/` in a name, `.`/`..`, duplicates).
  */
-import { decodePath, fromHex, toHex } from '../bytes/index.js';
+import { decodePath, hexInto, toHex } from '../bytes/index.js';
 import { ScalpelError } from '../errors/index.js';
 import { checkObjectFormat, oidLength, type ObjectFormat } from '../hash/index.js';
 
@@ -64,9 +64,12 @@ function nameProblem(name: Uint8Array): string | undefined {
   return undefined;
 }
 
-/** A string that identifies the bytes (decodePath is injective). */
+/** A string that identifies the bytes: one char per byte (Latin-1), cheaper than a UTF-8 decode. */
 function nameKey(name: Uint8Array): string {
-  return decodePath(name);
+  if (name.length <= 4096) return String.fromCharCode.apply(null, name as unknown as number[]);
+  let s = '';
+  for (let i = 0; i < name.length; i += 4096) s += String.fromCharCode.apply(null, name.subarray(i, i + 4096) as unknown as number[]);
+  return s;
 }
 
 /** Decodes a tree's content. Entries come back in stored order; names are copies. */
@@ -169,7 +172,7 @@ export function encodeTree(entries: readonly TreeEntry[], format: ObjectFormat =
     out.set(e.name, pos);
     pos += e.name.length;
     out[pos++] = NUL;
-    out.set(fromHex(e.oid), pos);
+    hexInto(e.oid, out.subarray(pos, pos + idLen)); // checked as hex of this length by checkEntry
     pos += idLen;
   });
   return out;

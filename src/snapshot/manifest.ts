@@ -74,8 +74,7 @@ export function decodeManifest(text: string, objectFormat: ObjectFormat): Manife
 }
 
 /** Is `e` (the path's only index record) exactly what the item implies? */
-function implied(it: WorktreeItem, e: IndexRecord): boolean {
-  if (it.kind === 'dir') return false;
+function implied(it: Exclude<WorktreeItem, { kind: 'dir' }>, e: IndexRecord): boolean {
   if (e.stage !== 0 || e.flags.assumeValid || e.flags.skipWorktree || e.flags.intentToAdd) return false;
   return e.oid === it.oid && e.mode === (it.kind === 'file' ? it.mode : 0o120000);
 }
@@ -86,15 +85,21 @@ function encodeState(s: PathState): StoredState {
   const covered = new Uint8Array(idx.length);
   let j = 0;
   const items: StoredItem[] = s.items.map((it) => {
+    // a directory implies no record (one at its path, a gitlink, stays in `index`)
+    if (it.kind === 'dir') return [it.path, 'd'];
     while (j < idx.length && idx[j].path !== it.path && compareRel(idx[j].path, it.path) < 0) j++;
     let ix = false;
-    if (j < idx.length && idx[j].path === it.path && (j + 1 >= idx.length || idx[j + 1].path !== it.path) && implied(it, idx[j])) {
-      covered[j] = 1;
-      ix = true;
+    if (j < idx.length && idx[j].path === it.path) {
+      let k = j + 1;
+      while (k < idx.length && idx[k].path === it.path) k++;
+      if (k === j + 1 && implied(it, idx[j])) {
+        covered[j] = 1;
+        ix = true;
+      }
+      j = k; // consumed: the next item compares with the next record
     }
     if (it.kind === 'file') return ix ? [it.path, 'f', it.mode, it.oid, it.size, 1] : [it.path, 'f', it.mode, it.oid, it.size];
-    if (it.kind === 'symlink') return ix ? [it.path, 'l', it.target, it.oid, 1] : [it.path, 'l', it.target, it.oid];
-    return [it.path, 'd'];
+    return ix ? [it.path, 'l', it.target, it.oid, 1] : [it.path, 'l', it.target, it.oid];
   });
   const index: StoredRecord[] = [];
   for (let k = 0; k < idx.length; k++) {

@@ -270,6 +270,15 @@ function reusableTrees(files: Array<{ path: string; mode: number; oid: string }>
   // per directory: files directly in it, and whether one of them differs from the index…
   const count = new Map<string, number>();
   const dirty = new Set<string>();
+  // …counted in runs: files sorted by path come mostly directory by directory
+  let runDir: string | null = null;
+  let runCount = 0;
+  let runDirty = false;
+  const flush = () => {
+    if (runDir === null) return;
+    count.set(runDir, (count.get(runDir) ?? 0) + runCount);
+    if (runDirty) dirty.add(runDir);
+  };
   // files and index records are both sorted by path: matched side by side
   const idx = state.index;
   let j = 0;
@@ -278,15 +287,25 @@ function reusableTrees(files: Array<{ path: string; mode: number; oid: string }>
     let clean = false;
     if (j < idx.length && idx[j].path === f.path) {
       const e = idx[j];
-      const only = j + 1 >= idx.length || idx[j + 1].path !== f.path;
-      // an intent-to-add entry is in the index but not in its trees: never clean here
-      clean = only && e.stage === 0 && !e.flags.intentToAdd && e.mode === f.mode && e.oid === f.oid;
+      let k = j + 1;
+      while (k < idx.length && idx[k].path === f.path) k++;
+      // one record only (no conflict stages); an intent-to-add entry is in the index but not in
+      // its trees: never clean here
+      clean = k === j + 1 && e.stage === 0 && !e.flags.intentToAdd && e.mode === f.mode && e.oid === f.oid;
+      j = k; // consumed: the next file compares with the next record, not with this one
     }
     const slash = f.path.lastIndexOf('/');
-    const dir = slash < 0 ? '' : f.path.slice(0, slash);
-    count.set(dir, (count.get(dir) ?? 0) + 1);
-    if (!clean) dirty.add(dir);
+    const dirLength = slash < 0 ? 0 : slash;
+    if (runDir === null || dirLength !== runDir.length || !f.path.startsWith(runDir)) {
+      flush();
+      runDir = slash < 0 ? '' : f.path.slice(0, slash);
+      runCount = 0;
+      runDirty = false;
+    }
+    runCount++;
+    if (!clean) runDirty = true;
   }
+  flush();
   // …then each directory's totals flow to its parent, deepest first
   const dirs = [...count.keys()];
   for (const d of dirs) for (let p = parentDir(d); p !== null && !count.has(p); p = parentDir(p)) count.set(p, 0);
