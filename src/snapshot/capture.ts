@@ -263,15 +263,19 @@ export async function readItem(repo: Repository, rel: string, abs: string, st: F
   throw new ScalpelError('UNSUPPORTED', `cannot capture '${rel}': not a regular file, symbolic link or directory`, { path: rel, capability: 'file-type' });
 }
 
-export function toRecord(e: IndexEntry, path?: string): IndexRecord {
-  if (e.pathBytes.includes(0)) {
-    throw new ScalpelError('BAD_ENTRY', `index entry '${e.path.replace(/\0/g, '\\0')}' has a NUL byte in its path`, { path: e.path, reason: 'nul-in-path' });
+export function toRecord(e: IndexEntry): IndexRecord {
+  const path = e.path;
+  // a NUL byte decodes to U+0000, and only a NUL byte does
+  if (path.indexOf('\0') >= 0) {
+    throw new ScalpelError('BAD_ENTRY', `index entry '${path.replace(/\0/g, '\\0')}' has a NUL byte in its path`, { path, reason: 'nul-in-path' });
   }
-  return { path: path ?? e.path, stage: e.stage, mode: e.mode, oid: e.oid, flags: e.flags };
+  return { path, stage: e.stage, mode: e.mode, oid: e.oid, flags: e.flags };
 }
 
 export function indexRecordsUnder(index: GitIndex, roots: readonly string[]): IndexRecord[] {
   const rows = rowsOf(index);
+  // one root: its rows are already in order and distinct
+  if (roots.length === 1) return rowsUnder(rows, roots[0]).map((i) => toRecord(rows.entry(i)));
   const seen = new Set<number>();
   for (const r of roots) for (const i of rowsUnder(rows, r)) seen.add(i);
   return [...seen].sort((a, b) => a - b).map((i) => toRecord(rows.entry(i)));
