@@ -236,9 +236,20 @@ export class SnapshotStack {
       }
       return v;
     };
+    // files sorted by path come mostly directory by directory: one decision per run of them
+    let runDir: string | null = null;
+    let runTop: string | null = null;
     for (const f of files) {
-      const slash = f.path.lastIndexOf('/');
-      const top = reuse.size > 0 ? reusedAt(slash < 0 ? '' : f.path.slice(0, slash)) : null;
+      let top: string | null = null;
+      if (reuse.size > 0) {
+        const slash = f.path.lastIndexOf('/');
+        const dirLength = slash < 0 ? 0 : slash;
+        if (runDir === null || dirLength !== runDir.length || !f.path.startsWith(runDir)) {
+          runDir = slash < 0 ? '' : f.path.slice(0, slash);
+          runTop = reusedAt(runDir);
+        }
+        top = runTop;
+      }
       if (top !== null) {
         if (top !== '' && !placed.has(top)) {
           placed.add(top);
