@@ -320,7 +320,8 @@ function reusableTrees(files: Array<{ path: string; mode: number; oid: string }>
   // …then each directory's totals flow to its parent, deepest first
   const dirs = [...count.keys()];
   for (const d of dirs) for (let p = parentDir(d); p !== null && !count.has(p); p = parentDir(p)) count.set(p, 0);
-  const order = [...count.keys()].sort((a, b) => depth(b) - depth(a));
+  const keyed = [...count.keys()].map((d) => ({ d, n: depth(d) }));
+  const order = keyed.sort((a, b) => b.n - a.n).map((k) => k.d);
   for (const d of order) {
     const p = parentDir(d);
     if (p === null) continue;
