@@ -323,6 +323,22 @@ export function nmGroup(ctx, log) {
   });
 }
 
+/** Every entry below `root`: readdir, then a BigInt lstat of each (what a capture's walk must do). Returns the count. */
+function walkTree(root) {
+  let count = 0;
+  const stack = [root];
+  while (stack.length) {
+    const d = stack.pop();
+    for (const name of fs.readdirSync(d, { encoding: 'latin1' })) {
+      const p = `${d}/${name}`;
+      const st = fs.lstatSync(p, { bigint: true });
+      count++;
+      if (st.isDirectory()) stack.push(p);
+    }
+  }
+  return count;
+}
+
 function dirBytes(root) {
   let total = 0;
   const stack = [root];
@@ -531,6 +547,25 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
       get note() {
         return n ? `scratch repo bench/work/engine-nm: ${n.entries} files, ${(n.bytes / 2 ** 20).toFixed(1)} MB; 10 files of at most 256 KiB edited before each call (both sides); 9 runs after 2 warm-ups (the machine is noisy; 3 runs were not enough for a stable median)` : undefined;
       },
+    },
+    {
+      // info: what any Node.js walk of this tree costs, against the same git peer: the part of the
+      // row above that no JavaScript implementation avoids (Node's lstat makes a BigIntStats, its
+      // BigInts and four Dates per call)
+      group: 'engine',
+      name: '· floor: the walk of node_modules alone (readdir + BigInt lstat of every entry)',
+      setup: async () => {
+        n = await N();
+      },
+      runs: 9,
+      warmup: 2,
+      ours: () => walkTree(path.join(n.dir, 'node_modules')),
+      check: {
+        ours: (count) => {
+          if (count < n.entries) throw new Error(`walk saw ${count} entries, the index has ${n.entries}`);
+        },
+      },
+      ref: "snapshot(['node_modules']), every file in scope",
     },
   ];
 }

@@ -16,6 +16,10 @@ function spare(size: number): Uint8Array {
   return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 }
 
+/** Options objects made once: a walk makes thousands of calls (no allocation, one shape for Node's checks). */
+const STAT_OPTIONS = { bigint: true, throwIfNoEntry: false } as const;
+const READDIR_OPTIONS = { encoding: 'latin1' } as const;
+
 /**
  * The last stat objects made, kept alive for their shapes: V8 throws away optimized code whose
  * object shapes no live object has any more, so without a survivor each garbage collection sent
@@ -26,7 +30,7 @@ const keptStats: { node: fss.BigIntStats | null; ours: FileStat | null } = { nod
 
 function lstatSync(path: string): FileStat | null {
   try {
-    const st = fss.lstatSync(osPath(path), { bigint: true, throwIfNoEntry: false });
+    const st = fss.lstatSync(osPath(path), STAT_OPTIONS);
     if (!st) return null;
     const ours = toStat(st);
     keptStats.node = st;
@@ -43,7 +47,7 @@ const HIGH_LATIN1 = /[\u0080-\u00ff]/;
 function readdirSync(path: string): string[] {
   // as Latin-1, each name's bytes come back one char per byte without a Buffer per name; an
   // ASCII name is then already its string, and only names with high bytes are decoded as paths
-  const names = fss.readdirSync(osPath(path), { encoding: 'latin1' }) as unknown as string[];
+  const names = fss.readdirSync(osPath(path), READDIR_OPTIONS) as unknown as string[];
   for (let i = 0; i < names.length; i++) {
     const n = names[i];
     if (HIGH_LATIN1.test(n)) names[i] = decodePath(Uint8Array.from(Buffer.from(n, 'latin1')));
@@ -90,7 +94,7 @@ export function nodeFs(): Fs {
     lstatSync,
     async stat(path) {
       try {
-        const st = fss.statSync(osPath(path), { bigint: true, throwIfNoEntry: false });
+        const st = fss.statSync(osPath(path), STAT_OPTIONS);
         return st ? toStat(st) : null;
       } catch (e) {
         if (isMissing(e)) return null;
