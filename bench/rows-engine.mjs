@@ -517,7 +517,7 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
         n = await N();
       },
       runs: 9,
-      warmup: 2,
+      warmup: 5,
       prepare: {
         ours: async () => {
           await nmPrepare(n);
@@ -545,7 +545,7 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
       target: 1.0,
       after: () => nmCleanup(n),
       get note() {
-        return n ? `scratch repo bench/work/engine-nm: ${n.entries} files, ${(n.bytes / 2 ** 20).toFixed(1)} MB; 10 files of at most 256 KiB edited before each call (both sides); 9 runs after 2 warm-ups (the machine is noisy; 3 runs were not enough for a stable median)` : undefined;
+        return n ? `scratch repo bench/work/engine-nm: ${n.entries} files, ${(n.bytes / 2 ** 20).toFixed(1)} MB; 10 files of at most 256 KiB edited before each call (both sides); 9 runs after 5 warm-ups, as the other rows (the machine is noisy; 3 runs were not enough for a stable median)` : undefined;
       },
     },
     {
@@ -558,7 +558,7 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
         n = await N();
       },
       runs: 9,
-      warmup: 2,
+      warmup: 5,
       ours: () => walkTree(path.join(n.dir, 'node_modules')),
       check: {
         ours: (count) => {
