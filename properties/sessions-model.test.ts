@@ -28,6 +28,25 @@ function perPath(v: RepoView): PathViews {
   return new Map([...m].map(([k, x]) => [k, JSON.stringify(x)]));
 }
 
+/** The outermost of `roots`: the engine keeps only those (a root inside another is part of it). */
+function outermostRoots(roots: string[]): string[] {
+  return roots.filter((r) => !roots.some((q) => q !== r && r.startsWith(q + '/')));
+}
+
+/** Is some directory above one of `roots` a symbolic link in `now` (so the root cannot be reached without it)? */
+function linkAboveRoots(roots: string[], now: PathViews): boolean {
+  return outermostRoots(roots).some((r) => {
+    for (let a = r.indexOf('/'); a > 0; a = r.indexOf('/', a + 1)) if (now.get(r.slice(0, a))?.includes('"type":"symlink"')) return true;
+    return false;
+  });
+}
+
+/** One part of a path's view (worktree tree item, index records, resolve-undo), comparable as text. */
+function partOf(v: string | undefined, k: 'tree' | 'index' | 'reuc'): string {
+  const x = v === undefined ? undefined : (JSON.parse(v) as Record<string, unknown>)[k];
+  return JSON.stringify(k === 'index' ? (x ?? []) : (x ?? null));
+}
+
 async function viewsUnder(fs: Fs, roots: string[]): Promise<PathViews> {
   return perPath(await view(fs, coveredBy(roots)));
 }
@@ -81,6 +100,15 @@ describe('snapshot stacks follow a replay model (two sessions, memfs)', () => {
               await expect(repo.seal({ session: names[step.session] })).rejects.toMatchObject({ code: 'SNAPSHOT_NOT_FOUND' });
               continue;
             }
+            // a root beneath a symbolic link (another session's restore made its parent a link)
+            // cannot be read without going through the link: seal refuses it (BAD_PATH) as
+            // snapshot and restore do, and changes nothing
+            const now = perPath(await view(fs, () => true));
+            if (linkAboveRoots(st[st.length - 1].roots, now)) {
+              await expect(repo.seal({ session: names[step.session] })).rejects.toMatchObject({ code: 'BAD_PATH' });
+              expect(perPath(await view(fs, () => true))).toEqual(now);
+              continue;
+            }
             await repo.seal({ session: names[step.session] });
             st[st.length - 1].sealed = await viewsUnder(fs, st[st.length - 1].roots);
           } else {
@@ -107,7 +135,15 @@ describe('snapshot stacks follow a replay model (two sessions, memfs)', () => {
               if (target !== undefined) expected.set(p, target);
               const newest = chain.find((s) => coveredBy(s.roots)(p)) as ModelSnapshot;
               const cur = current.get(p);
-              if (newest.sealed && cur !== newest.sealed.get(p) && cur !== target) conflict = true;
+              // each part of a path (worktree, index, resolve-undo) on its own, as the engine
+              // checks it: a part conflicts when it is neither what was sealed nor the target
+              if (newest.sealed) {
+                const sealedView = newest.sealed.get(p);
+                for (const k of ['tree', 'index', 'reuc'] as const) {
+                  const now = partOf(cur, k);
+                  if (now !== partOf(sealedView, k) && now !== partOf(target, k)) conflict = true;
+                }
+              }
             }
             // a restored path's parent directories exist afterwards, as plain directories, where
             // they were gone: outside the scope (another session's restore removed them), or inside
@@ -125,13 +161,8 @@ describe('snapshot stacks follow a replay model (two sessions, memfs)', () => {
             }
             // a root beneath a symbolic link (another session's restore made its parent a link) is
             // refused as hostile (BAD_PATH), before anything is written
-            // (the engine keeps only the outermost roots: a root inside another is part of it)
-            const outermost = roots.filter((r) => !roots.some((q) => q !== r && r.startsWith(q + '/')));
-            const linkAbove = outermost.some((r) => {
-              for (let a = r.indexOf('/'); a > 0; a = r.indexOf('/', a + 1)) if (before.get(r.slice(0, a))?.includes('"type":"symlink"')) return true;
-              return false;
-            });
-            if (linkAbove) {
+            const outermost = outermostRoots(roots);
+            if (linkAboveRoots(roots, before)) {
               await expect(repo.restore({ session: names[step.session], id: k === 0 && step.depth === 0 ? undefined : id })).rejects.toMatchObject({ code: 'BAD_PATH' });
               expect(perPath(await view(fs, () => true))).toEqual(before);
               continue;
@@ -169,6 +200,33 @@ describe('snapshot stacks follow a replay model (two sessions, memfs)', () => {
       {
         numRuns: 200,
         examples: [
+          // from a long run (model fix): a third party removes the sealed directory a, whose file
+          // a/b the edit staged; the worktree is already what restore wants and the index is as
+          // sealed, so nothing of theirs is overwritten: no refusal (each part on its own)
+          [
+            [{ kind: 'file', path: 'd', content: '', exec: false }],
+            [
+              { kind: 'snapshot', session: 1, roots: ['a'] },
+              { kind: 'edit', ops: [{ kind: 'file', path: 'a/b', content: '', exec: false }, { kind: 'stage', path: 'a/b' }, { kind: 'file', path: 'd', content: '', exec: false }] },
+              { kind: 'seal', session: 1 },
+              { kind: 'edit', ops: [{ kind: 'rm', path: 'a' }] },
+              { kind: 'restore', session: 1, depth: 0 },
+            ],
+          ],
+          // from a long run (model fix): session 1's restore makes c.txt a symbolic link again,
+          // above session 0's root c.txt/a; sealing session 0 is then refused (BAD_PATH)
+          [
+            [{ kind: 'rm', path: 'a' }],
+            [
+              { kind: 'edit', ops: [{ kind: 'link', path: 'c.txt', target: 'missing' }, { kind: 'stage', path: 'a' }] },
+              { kind: 'snapshot', session: 1, roots: ['c.txt'] },
+              { kind: 'edit', ops: [{ kind: 'file', path: 'c.txt', content: '', exec: false }, { kind: 'chmod', path: 'a', exec: false }] },
+              { kind: 'edit', ops: [{ kind: 'stage', path: 'a' }] },
+              { kind: 'snapshot', session: 0, roots: ['c.txt/a'] },
+              { kind: 'restore', session: 1, depth: 0 },
+              { kind: 'seal', session: 0 },
+            ],
+          ],
           // shrunk from a CI run: session 0's restore removes c.txt, the parent of session 1's root
           // c.txt/d, which session 1's restore then has to make again
           [
