@@ -414,6 +414,16 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
   const checkStashCreate = (res) => {
     if (res.status !== 0 || !/^[0-9a-f]{40}$/.test(res.stdout.trim())) throw new Error(`git stash create: ${res.status} '${res.stdout.trim()}' ${res.stderr}`);
   };
+  // the whole-tree rows: one scratch repository, 9 runs after 5 warm-ups (each call is ~0.1 s plus git's preparation)
+  const NM = "snapshot(['node_modules']), every file in scope";
+  const nmRow = {
+    group: 'engine',
+    setup: async () => {
+      n = await N();
+    },
+    runs: 9,
+    warmup: 5,
+  };
   const snapshotAfter = async () => {
     await s.repo.drop({ all: true, session: SESSION_SNAPSHOT });
     git(s.dir, ['checkout', '-q', '--', ...s.paths]);
@@ -511,13 +521,8 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
     },
     captureRow,
     {
-      group: 'engine',
-      name: "snapshot(['node_modules']), every file in scope",
-      setup: async () => {
-        n = await N();
-      },
-      runs: 9,
-      warmup: 5,
+      ...nmRow,
+      name: NM,
       prepare: {
         ours: async () => {
           await nmPrepare(n);
@@ -552,20 +557,15 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
       // info: what any Node.js walk of this tree costs, against the same git peer: the part of the
       // row above that no JavaScript implementation avoids (Node's lstat makes a BigIntStats, its
       // BigInts and four Dates per call)
-      group: 'engine',
+      ...nmRow,
       name: '· floor: the walk of node_modules alone (readdir + BigInt lstat of every entry)',
-      setup: async () => {
-        n = await N();
-      },
-      runs: 9,
-      warmup: 5,
       ours: () => walkTree(path.join(n.dir, 'node_modules')),
       check: {
         ours: (count) => {
           if (count < n.entries) throw new Error(`walk saw ${count} entries, the index has ${n.entries}`);
         },
       },
-      ref: "snapshot(['node_modules']), every file in scope",
+      ref: NM,
     },
   ];
 }
