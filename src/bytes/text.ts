@@ -19,15 +19,17 @@ export function decodePath(b: Uint8Array, start = 0, end = b.length): string {
       break;
     }
   }
-  if (ascii) {
-    if (end - start <= CHUNK) return String.fromCharCode.apply(null, b.subarray(start, end) as unknown as number[]);
-    let s = '';
-    for (let i = start; i < end; i += CHUNK) {
-      s += String.fromCharCode.apply(null, b.subarray(i, Math.min(end, i + CHUNK)) as unknown as number[]);
-    }
-    return s;
+  return ascii ? latin1Text(b, start, end) : decodeUtf8Escaped(b, start, end);
+}
+
+/** Bytes [start, end) of `b` as one char per byte (Latin-1): ASCII text, or a key that identifies bytes. */
+export function latin1Text(b: Uint8Array, start = 0, end = b.length): string {
+  if (end - start <= CHUNK) return String.fromCharCode.apply(null, b.subarray(start, end) as unknown as number[]);
+  let s = '';
+  for (let i = start; i < end; i += CHUNK) {
+    s += String.fromCharCode.apply(null, b.subarray(i, Math.min(end, i + CHUNK)) as unknown as number[]);
   }
-  return decodeUtf8Escaped(b, start, end);
+  return s;
 }
 
 function decodeUtf8Escaped(b: Uint8Array, start: number, end: number): string {

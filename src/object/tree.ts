@@ -3,7 +3,7 @@
  * tree order. Decoding follows git's tree-walk.c (`decode_tree_entry`, `get_mode`) and the
  * fsck.c rules that make a tree unusable (empty name, `/` in a name, `.`/`..`, duplicates).
  */
-import { decodePath, hexInto, toHex } from '../bytes/index.js';
+import { decodePath, hexInto, latin1Text, toHex } from '../bytes/index.js';
 import { ScalpelError } from '../errors/index.js';
 import { checkObjectFormat, oidLength, type ObjectFormat } from '../hash/index.js';
 
@@ -66,10 +66,7 @@ function nameProblem(name: Uint8Array): string | undefined {
 
 /** A string that identifies the bytes: one char per byte (Latin-1), cheaper than a UTF-8 decode. */
 function nameKey(name: Uint8Array): string {
-  if (name.length <= 4096) return String.fromCharCode.apply(null, name as unknown as number[]);
-  let s = '';
-  for (let i = 0; i < name.length; i += 4096) s += String.fromCharCode.apply(null, name.subarray(i, i + 4096) as unknown as number[]);
-  return s;
+  return latin1Text(name);
 }
 
 /** Decodes a tree's content. Entries come back in stored order; names are copies. */
