@@ -7,7 +7,7 @@ import { rowsAt, rowsOf, rowsUnder, type IndexRows } from '../index/rows.js';
 import { objectId } from '../object/loose.js';
 import { CHUNK, canStream, hashBlobStream, writeBlobStream } from '../repo/odb-stream.js';
 import type { Repository } from '../repo/repository.js';
-import { checkNoSymlinkParent, compareRel, sortByPath } from './scope.js';
+import { checkNoSymlinkParent, compareRel, parentInRun, sortByPath } from './scope.js';
 import type { IndexRecord, PathState, ReucRecord, WorktreeItem } from './state.js';
 
 export interface CaptureOptions {
@@ -87,15 +87,14 @@ function rowsByDir(rows: IndexRows, roots: readonly string[]): RowsByDir {
   for (const r of roots) {
     for (const i of rowsUnder(rows, r)) {
       const p = rows.path(i);
-      const slash = p.lastIndexOf('/');
-      const dir = slash < 0 ? '' : p.slice(0, slash);
       // rows are sorted: the rows of one directory mostly follow each other
+      const dir = parentInRun(p, lastDir);
       if (dir !== lastDir || names === null) {
         names = dirs.get(dir) ?? null;
         if (names === null) dirs.set(dir, (names = new Map()));
         lastDir = dir;
       }
-      const name = slash < 0 ? p : p.slice(slash + 1);
+      const name = dir === '' ? p : p.slice(dir.length + 1);
       names.set(name, names.has(name) ? -1 : i);
     }
   }
@@ -146,7 +145,12 @@ async function visit(w: Walk, rel: string): Promise<void> {
   const abs = absPath(repo.worktree, rel);
   const st = await w.limit.run(() => repo.fs.lstat(abs));
   if (!st) return;
-  const item = await readItem(repo, rel, abs, st, w.opts, w);
+  let item: WorktreeItem | null = null;
+  if (st.type === 'file') {
+    const [dir, name] = splitRel(rel);
+    item = cleanFileItem(w, rowsIn(w, dir), name, rel, st);
+  }
+  item ??= await readItem(repo, rel, abs, st, w.opts, w);
   if (rel !== '') w.out.push(item);
   if (item.kind !== 'dir') return;
   const names = await w.limit.run(() => repo.fs.readdir(abs));
@@ -197,20 +201,26 @@ function walkSync(w: Walk, root: string, lstat: (p: string) => FileStat | null, 
       }
       continue;
     }
-    if (st.type === 'file') {
-      const at = here === null ? undefined : here.get(name);
-      const known = at === undefined ? null : cleanEntryOid(w, at, st);
-      if (known) {
-        w.out.push({ path: rel, kind: 'file', mode: st.mode & 0o111 ? 0o100755 : 0o100644, oid: known, size: st.size });
-        continue;
-      }
-    }
-    rest.push({ rel, abs, st });
+    const clean = st.type === 'file' ? cleanFileItem(w, here, name, rel, st) : null;
+    if (clean) w.out.push(clean);
+    else rest.push({ rel, abs, st });
   }
 }
 
 function isDotGit(n: string): boolean {
   return n.length === 4 && n.toLowerCase() === '.git';
+}
+
+/**
+ * A file whose stat data matches its index entry (found by name among `here`, the rows of its
+ * directory): its item, with the entry's id, without reading it. The index's blob exists (git
+ * writes a blob before it stages it); a restore reads and checks every blob it needs before its
+ * first write, so a damaged repository is refused there.
+ */
+function cleanFileItem(w: Walk, here: Map<string, number> | null, name: string, rel: string, st: FileStat): WorktreeItem | null {
+  const at = here === null ? undefined : here.get(name);
+  const known = at === undefined ? null : cleanEntryOid(w, at, st);
+  return known === null ? null : { path: rel, kind: 'file', mode: st.mode & 0o111 ? 0o100755 : 0o100644, oid: known, size: st.size };
 }
 
 /** The stage-0 entry's id when the file's stat data says it is that entry's content. */
@@ -230,6 +240,7 @@ function cleanEntryOid(w: Walk, at: number, st: FileStat): string | null {
   return e.oid;
 }
 
+/** An item from its content: a link read, a file read and hashed (and written when opts.writeObjects). */
 export async function readItem(repo: Repository, rel: string, abs: string, st: FileStat, opts: CaptureOptions, w?: Walk): Promise<WorktreeItem> {
   const run = <T>(f: () => Promise<T>) => (w ? w.limit.run(f) : f());
   if (st.type === 'directory') return { path: rel, kind: 'dir' };
@@ -240,14 +251,6 @@ export async function readItem(repo: Repository, rel: string, abs: string, st: F
     return { path: rel, kind: 'symlink', target, oid };
   }
   const mode = st.mode & 0o111 ? 0o100755 : 0o100644;
-  if (st.type === 'file' && w) {
-    // the index's blob exists (git writes a blob before it stages it); a restore reads and
-    // checks every blob it needs before its first write, so a damaged repository is refused there
-    const [dir, name] = splitRel(rel);
-    const at = rowsIn(w, dir)?.get(name);
-    const known = at === undefined ? null : cleanEntryOid(w, at, st);
-    if (known) return { path: rel, kind: 'file', mode, oid: known, size: st.size };
-  }
   if (st.type === 'file' && st.size >= repo.streamThreshold && canStream(repo.odb)) {
     // large: never held whole — hashed, then deflated to a loose object, piece by piece
     const fs = repo.fs;

@@ -118,6 +118,17 @@ export function parentOf(rel: string): string {
   return i < 0 ? '' : rel.slice(0, i);
 }
 
+/**
+ * parentOf(rel), returning `prev` itself when rel lies directly in it: over paths in sorted order,
+ * which come mostly directory by directory, a run of them makes no new string and the caller can
+ * tell a new directory by `!==`.
+ */
+export function parentInRun(rel: string, prev: string | null): string {
+  const i = rel.lastIndexOf('/');
+  if (prev !== null && prev.length === (i < 0 ? 0 : i) && rel.startsWith(prev)) return prev;
+  return i < 0 ? '' : rel.slice(0, i);
+}
+
 function refuse(path: string, reason: string, message: string): ScalpelError {
   return new ScalpelError('BAD_PATH', `refusing path: ${message}`, { path, reason });
 }

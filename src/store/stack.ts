@@ -6,7 +6,7 @@ import { objectId } from '../object/loose.js';
 import type { Repository } from '../repo/repository.js';
 import type { Manifest, PathState } from '../snapshot/state.js';
 import { decodeManifest, encodeManifest } from '../snapshot/manifest.js';
-import { compareRel } from '../snapshot/scope.js';
+import { compareRel, parentInRun } from '../snapshot/scope.js';
 import type { RefTransaction } from '../repo/refs.js';
 import type { CacheTreeNode } from '../index/types.js';
 
@@ -242,11 +242,10 @@ export class SnapshotStack {
     for (const f of files) {
       let top: string | null = null;
       if (reuse.size > 0) {
-        const slash = f.path.lastIndexOf('/');
-        const dirLength = slash < 0 ? 0 : slash;
-        if (runDir === null || dirLength !== runDir.length || !f.path.startsWith(runDir)) {
-          runDir = slash < 0 ? '' : f.path.slice(0, slash);
-          runTop = reusedAt(runDir);
+        const dir = parentInRun(f.path, runDir);
+        if (dir !== runDir) {
+          runDir = dir;
+          runTop = reusedAt(dir);
         }
         top = runTop;
       }
@@ -305,11 +304,10 @@ function reusableTrees(files: Array<{ path: string; mode: number; oid: string }>
       clean = k === j + 1 && e.stage === 0 && !e.flags.intentToAdd && e.mode === f.mode && e.oid === f.oid;
       j = k; // consumed: the next file compares with the next record, not with this one
     }
-    const slash = f.path.lastIndexOf('/');
-    const dirLength = slash < 0 ? 0 : slash;
-    if (runDir === null || dirLength !== runDir.length || !f.path.startsWith(runDir)) {
+    const dir = parentInRun(f.path, runDir);
+    if (dir !== runDir) {
       flush();
-      runDir = slash < 0 ? '' : f.path.slice(0, slash);
+      runDir = dir;
       runCount = 0;
       runDirty = false;
     }
