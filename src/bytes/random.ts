@@ -4,6 +4,8 @@
  * whole-tree snapshot names some fifty temp files, and one getRandomValues call costs about what
  * filling the pool costs.
  */
+import { toHex } from './hex.js';
+
 const POOL_SIZE = 4096;
 let pool: Uint8Array | null = null;
 let used = POOL_SIZE;
@@ -29,8 +31,5 @@ export function randomBytes(n: number): Uint8Array {
 
 /** `n` random bytes as lowercase hex. */
 export function randomHex(n = 8): string {
-  const b = randomBytes(n);
-  let s = '';
-  for (let i = 0; i < n; i++) s += (b[i] < 16 ? '0' : '') + b[i].toString(16);
-  return s;
+  return toHex(randomBytes(n));
 }

@@ -1,6 +1,6 @@
 import { ScalpelError } from '../errors/index.js';
 import { utf8Decode, utf8Encode } from '../bytes/text.js';
-import { toHex } from '../bytes/hex.js';
+import { randomHex } from '../bytes/random.js';
 import { fsErrorCode, type Fs } from '../fs/types.js';
 import { joinPath } from '../fs/path.js';
 import { mkdirp, type Lock } from '../fs/atomic.js';
@@ -439,9 +439,7 @@ function info(m: Manifest, commit: string): SnapshotInfo {
 }
 
 function newId(): string {
-  const b = new Uint8Array(4);
-  globalThis.crypto.getRandomValues(b);
-  return toHex(b);
+  return randomHex(4);
 }
 
 export type { StackEntry };
