@@ -15,6 +15,7 @@ export {
   type HashState,
   type ObjectFormat,
 } from './hash/index.js';
+export { crc32 } from './hash/crc32.js';
 export * from './index/index.js';
 export * from './object/index.js';
 export type { Fs, FileStat, FileType, FsCapabilities } from './fs/types.js';

@@ -53,3 +53,25 @@ export {
   formatTimezone,
   parseIdentity,
 } from './commit.js';
+export {
+  type PackIndex,
+  type PackSource,
+  type PackHeader,
+  type PackedObject,
+  parsePackIndex,
+  verifyPackIndex,
+  parsePackHeader,
+  bufferPackSource,
+  readPackedObject,
+  readPackedObjectSync,
+  verifyPackChecksum,
+} from './pack.js';
+export {
+  type PackIndexEntry,
+  type PackObjectInput,
+  type EncodePackOptions,
+  type EncodedPack,
+  encodePack,
+  encodePackIndex,
+  packEntryHeader,
+} from './pack-write.js';
