@@ -78,9 +78,30 @@ function resetScratch(dir) {
   if (git(dir, ['status', '--porcelain']).trim()) git(dir, ['clean', '-fdqx']);
   git(dir, ['reflog', 'expire', '--expire=now', '--all']);
   git(dir, ['prune', '--expire=now']);
+  removeUnreachablePacks(dir);
   git(dir, ['update-index', '-q', '--refresh']);
   const left = git(dir, ['status', '--porcelain']).trim();
   if (left) throw new Error(`${dir} is not clean after reset:\n${left.slice(0, 500)}`);
+}
+
+/**
+ * Packs none of whose objects is reachable any more: the whole-tree snapshots of earlier runs
+ * (a snapshot of many new objects is one pack). `git prune` leaves packs alone, and every run
+ * would otherwise search more of them.
+ */
+function removeUnreachablePacks(dir) {
+  const packDir = path.join(dir, '.git', 'objects', 'pack');
+  if (!fs.existsSync(packDir)) return;
+  const idxs = fs.readdirSync(packDir).filter((n) => n.endsWith('.idx'));
+  if (!idxs.length) return;
+  const reachable = new Set(git(dir, ['rev-list', '--objects', '--all']).split('\n').map((l) => l.split(' ')[0]));
+  for (const n of idxs) {
+    const r = spawnSync('git', ['show-index'], { cwd: dir, input: fs.readFileSync(path.join(packDir, n)), encoding: 'utf8' });
+    if (r.status !== 0) continue;
+    const ids = r.stdout.split('\n').filter(Boolean).map((l) => l.split(' ')[1]);
+    if (ids.some((id) => reachable.has(id))) continue;
+    for (const ext of ['idx', 'pack', 'rev']) fs.rmSync(path.join(packDir, `${n.slice(0, -4)}.${ext}`), { force: true });
+  }
 }
 
 /** Move a directory aside now, delete it later (creating many files right after deleting many is slow on ext4). */

@@ -74,10 +74,11 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
 describe('snapshot stacks follow a replay model (two sessions, memfs)', () => {
   it('random sequences of snapshot / edit / seal / restore / restore ID', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(wtOpArb, { minLength: 1, maxLength: 8 }), fc.array(stepArb, { minLength: 4, maxLength: 20 }), async (setup, steps) => {
+      // packThreshold: every operation's objects in a pack (1), most (4), few (16, the default) or none
+      fc.asyncProperty(fc.array(wtOpArb, { minLength: 1, maxLength: 8 }), fc.array(stepArb, { minLength: 4, maxLength: 20 }), fc.constantFrom(1, 4, 16, Infinity), async (setup, steps, packThreshold) => {
         const fs = await newRepo();
         for (const op of setup) await apply(fs, op);
-        const repo = await openRepository({ fs, dir: ROOT, hash: nodeHash });
+        const repo = await openRepository({ fs, dir: ROOT, hash: nodeHash, packThreshold });
         const stacks: ModelSnapshot[][] = [[], []];
         const names = ['agent-a', 'agent-b'];
         const liveRoots = () => stacks.flat().flatMap((s) => s.roots);
@@ -212,6 +213,7 @@ describe('snapshot stacks follow a replay model (two sessions, memfs)', () => {
               { kind: 'edit', ops: [{ kind: 'rm', path: 'a' }] },
               { kind: 'restore', session: 1, depth: 0 },
             ],
+            1,
           ],
           // from a long run (model fix): session 1's restore makes c.txt a symbolic link again,
           // above session 0's root c.txt/a; sealing session 0 is then refused (BAD_PATH)
@@ -226,6 +228,7 @@ describe('snapshot stacks follow a replay model (two sessions, memfs)', () => {
               { kind: 'restore', session: 1, depth: 0 },
               { kind: 'seal', session: 0 },
             ],
+            1,
           ],
           // shrunk from a CI run: session 0's restore removes c.txt, the parent of session 1's root
           // c.txt/d, which session 1's restore then has to make again
@@ -241,6 +244,7 @@ describe('snapshot stacks follow a replay model (two sessions, memfs)', () => {
               { kind: 'restore', session: 1, depth: 0 },
               { kind: 'snapshot', session: 0, roots: ['a'] },
             ],
+            1,
           ],
           // from a long run: session 0's restore makes d, the parent of session 1's root d/a, a
           // symbolic link again; session 1's restore then refuses d/a as a path through a link
@@ -253,6 +257,7 @@ describe('snapshot stacks follow a replay model (two sessions, memfs)', () => {
               { kind: 'restore', session: 0, depth: 0 },
               { kind: 'restore', session: 1, depth: 0 },
             ],
+            1,
           ],
           // from a long run: restoring two snapshots of one session, b/a comes back from the older
           // (b a directory then) while the newer saw b absent; b must become a directory again
@@ -268,12 +273,14 @@ describe('snapshot stacks follow a replay model (two sessions, memfs)', () => {
               { kind: 'edit', ops: [{ kind: 'stage', path: 'a' }] },
               { kind: 'restore', session: 0, depth: 1 },
             ],
+            1,
           ],
           // also from a long run: a restore that rewrote c.txt/c.txt by renaming onto it left memfs
           // counting a ghost entry, so c.txt could never be removed again (rmdir: ENOTEMPTY)
           [
             [{kind: 'file', path: 'c.txt/c.txt', content: '', exec: false}, {kind: 'chmod', path: 'a', exec: false}],
             [{kind: 'snapshot', session: 0, roots: ['c.txt']}, {kind: 'edit', ops: [{kind: 'file', path: 'c.txt/c.txt', content: 'x', exec: false}, {kind: 'file', path: 'a', content: '', exec: false}]}, {kind: 'restore', session: 0, depth: 0}, {kind: 'snapshot', session: 0, roots: ['a']}, {kind: 'seal', session: 0}, {kind: 'seal', session: 0}, {kind: 'edit', ops: [{kind: 'file', path: 'c.txt', content: '', exec: false}, {kind: 'reuc', path: 'a', seed: 0}]}],
+            1,
           ],
         ],
       },

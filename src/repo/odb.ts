@@ -9,6 +9,13 @@
  * `write_loose_object`: deflate at `core.loosecompression`, a `tmp_obj_*` file in the object's
  * fan-out directory, mode 0444, then rename into place; an object that already exists (loose or
  * packed, here or in an alternate) is not written again.
+ *
+ * An `ObjectBatch` (`batch()`) gathers the objects one operation writes and stores them together
+ * when flushed: as one pack and its idx (`encodePack`; temp files in `objects/pack`, the `.pack`
+ * renamed into place before the `.idx`, as git's `finish_tmp_packfile`) when there are
+ * `packThreshold` or more, else as loose objects written several at a time. Creating a file in
+ * the objects directory is the dear part of writing a small object; a pack is two files whatever
+ * the count (git's `fetch.unpackLimit` makes the same trade, at 100).
  */
 import { toHex } from '../bytes/index.js';
 import { randomBytes } from '../bytes/random.js';
@@ -33,7 +40,26 @@ import {
   type PackObjectCache,
   type PackSource,
 } from '../object/pack.js';
+import { encodePack } from '../object/pack-write.js';
 import { checkLevel, defaultZlib, LOOSE_COMPRESSION_DEFAULT, type ZlibProvider } from '../object/zlib.js';
+
+/** What writes objects: the database itself (each object at once) or an `ObjectBatch` (at its flush). */
+export interface ObjectWriter {
+  /** The object's id; the object exists once the writer is done (for a batch: after its flush). */
+  write(type: ObjectType, content: Uint8Array): Promise<string>;
+  /** True when the object exists or this writer will write it. */
+  has(oid: string): Promise<boolean>;
+}
+
+/** An object on its way into the database, its id already computed. */
+interface NewObject {
+  oid: string;
+  type: ObjectType;
+  content: Uint8Array;
+}
+
+/** Loose objects of one flush written at the same time. */
+const LOOSE_PARALLEL = 8;
 
 /**
  * Optional random access an `Fs` may offer. Without it a pack is read whole into memory (once per
@@ -69,6 +95,10 @@ export interface ObjectDatabaseOptions {
   deltaBaseCacheSize?: number;
   /** With `fs.readRange`: packs up to this size are still read whole (default 0: always ranges). */
   wholePackLimit?: number;
+  /** A batch flush of at least this many new objects writes one pack, fewer are written loose (default 16; Infinity: never a pack). */
+  packThreshold?: number;
+  /** A batch flushes by itself once it holds this many bytes of content (default 32 MiB). */
+  batchBytes?: number;
 }
 
 export interface ObjectHeader {
@@ -155,6 +185,29 @@ export function sharedPermissions(shared: SharedRepository, mode: number, isDir:
   return m;
 }
 
+function checkPositive(name: string, v: number): number {
+  if (typeof v !== 'number' || !(v >= 1)) throw new ScalpelError('BAD_ARGUMENT', `${name} must be at least 1, got ${v}`, { name, value: v });
+  return v;
+}
+
+/** Runs every task, at most `limit` at a time; when some fail, throws the first failure once all have ended. */
+async function settleAll(tasks: ReadonlyArray<() => Promise<void>>, limit: number): Promise<void> {
+  let next = 0;
+  let failure: { e: unknown } | undefined;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const t = tasks[next++];
+      try {
+        await t();
+      } catch (e) {
+        failure ??= { e };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  if (failure) throw failure.e;
+}
+
 function randomSuffix(): string {
   const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
   const bytes = randomBytes(12);
@@ -196,7 +249,7 @@ function unquoteC(s: string): string | undefined {
   return undefined;
 }
 
-export class ObjectDatabase {
+export class ObjectDatabase implements ObjectWriter {
   readonly fs: Fs & RandomAccessFs;
   readonly objectsDir: string;
   readonly format: ObjectFormat;
@@ -208,6 +261,8 @@ export class ObjectDatabase {
   private readonly followAlternates: boolean;
   private readonly baseCache: DeltaBaseCache | undefined;
   private readonly wholePackLimit: number;
+  readonly packThreshold: number;
+  readonly batchBytes: number;
   private dirs: ObjectDir[];
   private scanned: Promise<void> | undefined;
   /** Create temp files 0444 directly; false once the filesystem refused to write such a file. */
@@ -233,6 +288,8 @@ export class ObjectDatabase {
     const cacheSize = opts.deltaBaseCacheSize ?? 32 * 1024 * 1024;
     this.baseCache = cacheSize > 0 ? new DeltaBaseCache(cacheSize) : undefined;
     this.wholePackLimit = opts.wholePackLimit ?? 0;
+    this.packThreshold = checkPositive('packThreshold', opts.packThreshold ?? 16);
+    this.batchBytes = checkPositive('batchBytes', opts.batchBytes ?? 32 * 1024 * 1024);
     this.dirs = [{ path: this.objectsDir, packs: [] }];
   }
 
@@ -293,6 +350,49 @@ export class ObjectDatabase {
     await this.writeLoose(oid, bytes);
     this.remember(oid);
     return oid;
+  }
+
+  /** A batch that writes what it is given when flushed (see the module comment). */
+  batch(): ObjectBatch {
+    return new ObjectBatch(this);
+  }
+
+  /** The id `content` has as an object of `type` in this database's format. */
+  idOf(type: ObjectType, content: Uint8Array): string {
+    return objectId(type, content, this.format, this.hash);
+  }
+
+  /** True when the object exists here or in an alternate, without the re-scan a miss in `has` costs. */
+  async exists(oid: string): Promise<boolean> {
+    return this.existsQuick(this.checkOid(oid));
+  }
+
+  /**
+   * Stores objects (ids computed by the caller with `idOf`) that are not in the database yet: one
+   * pack when there are `packThreshold` or more, else loose objects, several at a time. Objects
+   * already present are skipped. When a write fails, the others still end before the failure is
+   * thrown; nothing refers to objects written so far, and git prunes them as any unreachable object.
+   */
+  async writeNew(objects: readonly NewObject[]): Promise<void> {
+    const todo: NewObject[] = [];
+    const ids = new Set<string>();
+    for (const o of objects) {
+      if (ids.has(o.oid)) continue;
+      ids.add(o.oid);
+      if (!(await this.existsQuick(o.oid))) todo.push(o);
+    }
+    if (todo.length === 0) return;
+    if (todo.length >= this.packThreshold) {
+      await this.writePack(todo);
+    } else {
+      const level = this.compressionLevel;
+      const zlib = this.zlib;
+      await settleAll(
+        todo.map((o) => () => this.writeLoose(o.oid, encodeLooseObject(o.type, o.content, { level, zlib }))),
+        LOOSE_PARALLEL,
+      );
+    }
+    for (const o of todo) this.remember(o.oid);
   }
 
   /** Forgets what is known about packs and alternates; the next lookup scans again. */
@@ -607,27 +707,34 @@ export class ObjectDatabase {
   // ─────────────────────────────────────────────────────────────────────────── write
 
   private async writeLoose(oid: string, bytes: Uint8Array): Promise<void> {
-    const fs = this.fs;
     const dir = `${this.objectsDir}/${oid.slice(0, 2)}`;
-    const final = `${dir}/${oid.slice(2)}`;
-    let tmp = '';
+    const tmp = await this.writeTemp(dir, 'tmp_obj_', bytes);
+    await this.renameTemp(tmp, `${dir}/${oid.slice(2)}`);
+  }
+
+  /**
+   * Writes `bytes` to a new temp file `<dir>/<prefix><random>`, read-only (git_mkstemp_mode 0444),
+   * creating `dir` when missing; returns its path.
+   */
+  private async writeTemp(dir: string, prefix: string, bytes: Uint8Array): Promise<string> {
+    const fs = this.fs;
     let madeDir = false;
     let eexist = 0;
     for (;;) {
-      tmp = `${dir}/tmp_obj_${randomSuffix()}`;
+      const tmp = `${dir}/${prefix}${randomSuffix()}`;
       const readOnly = this.createReadOnly;
       try {
-        // git creates the temp file 0444 (git_mkstemp_mode); some filesystems (memfs) then refuse
-        // to write the file they just created read-only: those get 0644 and a chmod before the rename.
+        // some filesystems (memfs) refuse to write the file they just created read-only: those
+        // get 0644 and a chmod before the rename.
         await fs.writeFile(tmp, bytes, { mode: readOnly ? 0o444 : 0o644, exclusive: true });
         if (!readOnly) await this.makeReadOnly(tmp);
-        break;
+        return tmp;
       } catch (e) {
         const code = fsErrorCode(e);
         if (code === 'EEXIST' && ++eexist < 8) continue;
         if (code === 'ENOENT' && !madeDir) {
           madeDir = true;
-          await this.makeFanoutDir(dir);
+          await this.makeObjectsSubdir(dir);
           continue;
         }
         if (code !== 'EEXIST') await this.removeQuietly(tmp);
@@ -638,15 +745,63 @@ export class ObjectDatabase {
         throw e;
       }
     }
+  }
+
+  /** Renames a temp file to its final name (an object file or a pack file) and applies core.sharedRepository. */
+  private async renameTemp(tmp: string, final: string): Promise<void> {
     try {
-      await fs.rename(tmp, final);
+      await this.fs.rename(tmp, final);
     } catch (e) {
       await this.removeQuietly(tmp);
       // Another writer got there first (rename over an existing file fails on some systems).
-      if ((await fs.lstat(final).catch(() => null)) !== null) return;
+      if ((await this.fs.lstat(final).catch(() => null)) !== null) return;
       throw e;
     }
     await this.adjustSharedPerm(final, false);
+  }
+
+  /**
+   * One pack and its idx: both written to temp files first, then the `.pack` renamed into place,
+   * then the `.idx` (a reader finds packs by their idx, so it never sees one without its pack).
+   * The new pack is searched from then on without a re-scan.
+   */
+  private async writePack(objects: readonly NewObject[]): Promise<void> {
+    const enc = encodePack(objects, { format: this.format, hash: this.hash, zlib: this.zlib, level: this.compressionLevel });
+    for (let i = 0; i < objects.length; i++) {
+      if (enc.oids[i] !== objects[i].oid) {
+        throw new ScalpelError('BAD_ARGUMENT', `object ${i} of the batch hashes to ${enc.oids[i]}, not ${objects[i].oid}`, { name: 'objects', index: i, reason: 'oid-mismatch' });
+      }
+    }
+    const dir = `${this.objectsDir}/pack`;
+    const name = `pack-${enc.checksum}`;
+    const tmpPack = await this.writeTemp(dir, 'tmp_pack_', enc.pack);
+    let tmpIdx: string;
+    try {
+      tmpIdx = await this.writeTemp(dir, 'tmp_idx_', enc.index);
+    } catch (e) {
+      await this.removeQuietly(tmpPack);
+      throw e;
+    }
+    const packPath = `${dir}/${name}.pack`;
+    const hadPack = (await this.fs.lstat(packPath).catch(() => null)) !== null;
+    try {
+      await this.renameTemp(tmpPack, packPath);
+    } catch (e) {
+      await this.removeQuietly(tmpIdx);
+      throw e;
+    }
+    try {
+      await this.renameTemp(tmpIdx, `${dir}/${name}.idx`);
+    } catch (e) {
+      // no idx: the pack would be garbage nobody reads; a pack that was there before stays
+      if (!hadPack) await this.removeQuietly(packPath);
+      throw e;
+    }
+    await this.ensureScanned();
+    const home = this.dirs[0];
+    if (!home.packs.some((p) => p.name === name)) {
+      home.packs.push({ name, packPath, index: parsePackIndex(enc.index, this.format), source: undefined, cache: this.baseCache?.forPack() });
+    }
   }
 
   /** chmod a-w, keeping the read bits the umask left (what creating it 0444 would have given). */
@@ -656,7 +811,8 @@ export class ObjectDatabase {
     if (st !== null && st.mode & 0o222) await this.fs.chmod(path, st.mode & 0o7555);
   }
 
-  private async makeFanoutDir(dir: string): Promise<void> {
+  /** A fan-out directory or `pack`, with core.sharedRepository's permissions. */
+  private async makeObjectsSubdir(dir: string): Promise<void> {
     try {
       await this.fs.mkdir(dir, 0o777);
     } catch (e) {
@@ -680,5 +836,63 @@ export class ObjectDatabase {
     } catch {
       // already gone, or never created
     }
+  }
+}
+
+/**
+ * The objects one operation writes, stored together: `write` computes the id and keeps the
+ * content; `flush` stores what is new (`ObjectDatabase.writeNew`: one pack, or a few loose
+ * objects). A batch flushes by itself once it holds `batchBytes` of content, so memory stays
+ * bounded however much is captured. Until the final `flush` has returned, ids it handed out may
+ * name objects that are not on disk yet: refer to them (move a ref) only after it.
+ */
+export class ObjectBatch implements ObjectWriter {
+  private pending: NewObject[] = [];
+  private pendingBytes = 0;
+  /** Every id handed out: pending, flushed, or found to exist. */
+  private readonly seen = new Set<string>();
+  /** Flushes run one after the other. */
+  private queue: Promise<void> = Promise.resolve();
+  private failure: { e: unknown } | undefined;
+
+  constructor(readonly odb: ObjectDatabase) {}
+
+  async write(type: ObjectType, content: Uint8Array): Promise<string> {
+    const oid = this.odb.idOf(type, content);
+    if (this.seen.has(oid)) return oid;
+    this.seen.add(oid);
+    if (await this.odb.exists(oid)) return oid;
+    this.pending.push({ oid, type, content });
+    this.pendingBytes += content.length;
+    if (this.pendingBytes >= this.odb.batchBytes) await this.flush();
+    return oid;
+  }
+
+  async has(oid: string): Promise<boolean> {
+    return this.seen.has(oid.toLowerCase()) || this.odb.has(oid);
+  }
+
+  /** Objects waiting for the next flush. */
+  get size(): number {
+    return this.pending.length;
+  }
+
+  /** Stores every pending object; throws the failure of this or any earlier flush of the batch. */
+  flush(): Promise<void> {
+    const items = this.pending;
+    this.pending = [];
+    this.pendingBytes = 0;
+    const run = this.queue.then(async () => {
+      if (this.failure || items.length === 0) return;
+      try {
+        await this.odb.writeNew(items);
+      } catch (e) {
+        this.failure ??= { e };
+      }
+    });
+    this.queue = run;
+    return run.then(() => {
+      if (this.failure) throw this.failure.e;
+    });
   }
 }

@@ -23,6 +23,8 @@ export interface RepositoryOptions {
   proc?: ProcessInfo;
   /** Files at least this large are streamed, never held whole (when the filesystem can). Default 16 MiB. */
   streamThreshold?: number;
+  /** An operation that writes at least this many new objects writes them as one pack (default 16; Infinity: always loose). */
+  packThreshold?: number;
 }
 
 /**
@@ -47,7 +49,7 @@ export class Repository {
   private indexBuffer: Uint8Array | null = null;
   private indexBufferLent = false;
 
-  private constructor(fs: Fs, loc: RepoLocation, config: GitConfig, hash: HashProvider, zlib: ZlibProvider, proc: ProcessInfo | undefined) {
+  private constructor(fs: Fs, loc: RepoLocation, config: GitConfig, hash: HashProvider, zlib: ZlibProvider, proc: ProcessInfo | undefined, packThreshold: number | undefined) {
     this.fs = fs;
     this.proc = proc;
     this.journal = new LockJournal(fs, joinPath(loc.commonDir, 'scalpel', 'journal'), proc);
@@ -65,6 +67,7 @@ export class Repository {
       zlib,
       compressionLevel: level === -1 ? -1 : Math.max(0, Math.min(9, level)),
       sharedRepository: parseSharedRepository(config.get('core.sharedRepository')),
+      packThreshold,
     });
     this.refs = new RefStore(fs, loc.commonDir, this.objectFormat === 'sha256' ? 64 : 40, (path) => this.acquire(path));
   }
@@ -72,7 +75,7 @@ export class Repository {
   static async open(opts: RepositoryOptions): Promise<Repository> {
     const loc = await discoverRepository(opts.fs, opts.dir);
     const config = await readRepoConfig(opts.fs, loc);
-    const repo = new Repository(opts.fs, loc, config, opts.hash ?? defaultHash(), opts.zlib ?? defaultZlib(), opts.proc ?? defaultProcessInfo());
+    const repo = new Repository(opts.fs, loc, config, opts.hash ?? defaultHash(), opts.zlib ?? defaultZlib(), opts.proc ?? defaultProcessInfo(), opts.packThreshold);
     if (opts.streamThreshold !== undefined) repo.streamThreshold = opts.streamThreshold;
     return repo;
   }

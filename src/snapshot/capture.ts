@@ -6,13 +6,16 @@ import type { IndexEntry } from '../index/entry.js';
 import { rowsAt, rowsOf, rowsUnder, type IndexRows } from '../index/rows.js';
 import { objectId } from '../object/loose.js';
 import { CHUNK, canStream, hashBlobStream, writeBlobStream } from '../repo/odb-stream.js';
+import type { ObjectWriter } from '../repo/odb.js';
 import type { Repository } from '../repo/repository.js';
 import { checkNoSymlinkParent, compareRel, parentInRun, sortByPath } from './scope.js';
 import type { IndexRecord, PathState, ReucRecord, WorktreeItem } from './state.js';
 
 export interface CaptureOptions {
-  /** Write file contents and symlink targets as loose blobs (snapshot), or only hash them (seal, restore check). */
+  /** Write file contents and symlink targets as blobs (snapshot), or only hash them (seal, restore check). */
   writeObjects: boolean;
+  /** Where blobs go when `writeObjects` (default the object database, each at once; a snapshot passes its batch). */
+  writer?: ObjectWriter;
   /** lstat of the index file when it was read (entries not older than it may be racily clean). */
   indexStat?: FileStat | null;
 }
@@ -247,7 +250,7 @@ export async function readItem(repo: Repository, rel: string, abs: string, st: F
   if (st.type === 'symlink') {
     const target = await run(() => repo.fs.readlink(abs));
     const bytes = encodePath(target);
-    const oid = opts.writeObjects ? await run(() => repo.odb.write('blob', bytes)) : objectId('blob', bytes, repo.objectFormat, repo.hash);
+    const oid = opts.writeObjects ? await run(() => (opts.writer ?? repo.odb).write('blob', bytes)) : objectId('blob', bytes, repo.objectFormat, repo.hash);
     return { path: rel, kind: 'symlink', target, oid };
   }
   const mode = st.mode & 0o111 ? 0o100755 : 0o100644;
@@ -260,7 +263,7 @@ export async function readItem(repo: Repository, rel: string, abs: string, st: F
   }
   if (st.type === 'file') {
     const bytes = await run(() => repo.fs.readFile(abs));
-    const oid = opts.writeObjects ? await run(() => repo.odb.write('blob', bytes)) : objectId('blob', bytes, repo.objectFormat, repo.hash);
+    const oid = opts.writeObjects ? await run(() => (opts.writer ?? repo.odb).write('blob', bytes)) : objectId('blob', bytes, repo.objectFormat, repo.hash);
     return { path: rel, kind: 'file', mode, oid, size: bytes.length };
   }
   throw new ScalpelError('UNSUPPORTED', `cannot capture '${rel}': not a regular file, symbolic link or directory`, { path: rel, capability: 'file-type' });

@@ -11,6 +11,7 @@ import { discoverRepository } from '../repo/discover.js';
 import type { ProcessInfo } from '../repo/journal.js';
 import type { ReadIndexResult } from '../repo/index-file.js';
 import type { RefTransaction } from '../repo/refs.js';
+import type { ObjectBatch } from '../repo/odb.js';
 import { toFs } from '../fs/adapt.js';
 import { SnapshotStack, cacheTreeByPath, checkSession, type StackEntry } from '../store/stack.js';
 import { captureState, sparseDirContaining } from './capture.js';
@@ -36,6 +37,12 @@ export interface OpenOptions {
   proc?: ProcessInfo;
   /** Files at least this large are streamed, never held whole in memory (default 16 MiB). */
   streamThreshold?: number;
+  /**
+   * A snapshot (or seal, extend, prune) that writes at least this many new objects stores them
+   * as one pack in `objects/pack` instead of as loose objects (default 16; Infinity: always loose).
+   * git's own `gc` folds such packs together, as it does fetched ones.
+   */
+  packThreshold?: number;
 }
 
 export interface SnapshotOptions {
@@ -101,7 +108,7 @@ export async function openRepository(opts: OpenOptions): Promise<ScalpelReposito
     const loc = await discoverRepository(await toFs(opts.fs), opts.dir);
     fs = await probedFs(opts.fs, joinPath(loc.gitDir, 'scalpel', 'probe'));
   }
-  const repo = await Repository.open({ fs, dir: opts.dir, hash: opts.hash, zlib: opts.zlib, proc: opts.proc, streamThreshold: opts.streamThreshold });
+  const repo = await Repository.open({ fs, dir: opts.dir, hash: opts.hash, zlib: opts.zlib, proc: opts.proc, streamThreshold: opts.streamThreshold, packThreshold: opts.packThreshold });
   return new ScalpelRepository(repo, opts.now ?? (() => new Date()));
 }
 
@@ -159,9 +166,11 @@ export class ScalpelRepository {
         if (d) throw new ScalpelError('SPARSE_PATH', `'${r}' lies inside the sparse-index directory entry '${d}'; expand it first (git sparse-checkout add ${d.slice(0, -1)})`, { path: r, directory: d });
       }
     }
-    const state = await captureState(this.repo, read?.index ?? null, roots, { writeObjects: true, indexStat });
+    // the snapshot's objects are stored together, before the ref names them (one pack when many)
+    const batch = this.repo.odb.batch();
+    const state = await captureState(this.repo, read?.index ?? null, roots, { writeObjects: true, indexStat, writer: batch });
     const stack = this.stack(session);
-    if (opts.into) return this.extend(stack, opts.into, state, opts.label);
+    if (opts.into) return this.extend(stack, opts.into, state, opts.label, batch);
     const manifest: Manifest = {
       format: 'git-scalpel/1',
       id: newId(),
@@ -178,7 +187,8 @@ export class ScalpelRepository {
     const tree = state.items.length > 64 ? read?.index.extensions.find((x) => x.signature === 'TREE') : undefined;
     const cacheTree = tree && 'nodes' in tree ? cacheTreeByPath(tree.nodes) : undefined;
     const commit = await stack.locked(async (tx) => {
-      const c = await stack.writeCommit(manifest, tx.current, cacheTree);
+      const c = await stack.writeCommit(manifest, tx.current, cacheTree, batch);
+      await batch.flush();
       await tx.set(c);
       return c;
     });
@@ -186,7 +196,7 @@ export class ScalpelRepository {
     return info(manifest, commit);
   }
 
-  private async extend(stack: SnapshotStack, id: string, state: PathState, label: string | undefined): Promise<SnapshotInfo> {
+  private async extend(stack: SnapshotStack, id: string, state: PathState, label: string | undefined, batch: ObjectBatch): Promise<SnapshotInfo> {
     return stack.locked(async (tx) => {
       const chain = await stack.downTo(id, tx.current);
       const target = chain[chain.length - 1];
@@ -203,7 +213,7 @@ export class ScalpelRepository {
       captured.index.sort((a, b) => byPath(a, b) || a.stage - b.stage);
       captured.reuc.sort(byPath);
       const manifest: Manifest = { ...target.manifest, captured, seal: null, label: label ?? target.manifest.label };
-      const { commit } = await stack.replace(tx, chain, target, manifest);
+      const { commit } = await stack.replace(tx, chain, target, manifest, batch);
       await this.appendLog({ event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots });
       return info(manifest, commit);
     });
@@ -274,7 +284,8 @@ export class ScalpelRepository {
     let saved: Manifest | null = null;
     let savedCommit: string | null = null;
     if (opts.force) {
-      const state = await captureState(this.repo, read?.index ?? null, plan.roots, { writeObjects: true, indexStat });
+      const batch = this.repo.odb.batch();
+      const state = await captureState(this.repo, read?.index ?? null, plan.roots, { writeObjects: true, indexStat, writer: batch });
       saved = {
         format: 'git-scalpel/1',
         id: newId(),
@@ -286,7 +297,9 @@ export class ScalpelRepository {
         captured: state,
         seal: null,
       };
-      savedCommit = await stack.writeCommit(saved, oldest.parent);
+      savedCommit = await stack.writeCommit(saved, oldest.parent, undefined, batch);
+      // stored before the worktree is touched: a failure here leaves everything as it was
+      await batch.flush();
     }
     const { indexWritten } = await applyRestore(this.repo, plan, read, lock, indexStat);
     await tx.set(savedCommit ?? oldest.parent);
@@ -341,7 +354,9 @@ export class ScalpelRepository {
       if (all.length <= opts.keep) return [];
       const dropped = all.slice(opts.keep).map((e) => e.manifest.id);
       let parent: string | null = null;
-      for (let i = opts.keep - 1; i >= 0; i--) parent = await stack.writeCommit(all[i].manifest, parent);
+      const batch = this.repo.odb.batch();
+      for (let i = opts.keep - 1; i >= 0; i--) parent = await stack.writeCommit(all[i].manifest, parent, undefined, batch);
+      await batch.flush();
       await tx.set(parent);
       await this.appendLog({ event: 'prune', session: stack.session, ids: dropped, paths: [] });
       return dropped;

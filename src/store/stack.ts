@@ -9,6 +9,7 @@ import { decodeManifest, encodeManifest } from '../snapshot/manifest.js';
 import { compareRel, parentInRun } from '../snapshot/scope.js';
 import type { RefTransaction } from '../repo/refs.js';
 import type { CacheTreeNode } from '../index/types.js';
+import type { ObjectWriter } from '../repo/odb.js';
 
 /**
  * Snapshot stacks. Each snapshot is a commit whose tree holds
@@ -121,21 +122,20 @@ export class SnapshotStack {
    * captured directory whose files are exactly its index entries, unchanged, has that tree
    * already: its id is used instead of writing the same tree again (as git reuses its cache tree).
    */
-  async writeCommit(manifest: Manifest, parent: string | null, cacheTree?: Map<string, CacheTreeNode>): Promise<string> {
-    const odb = this.repo.odb;
+  async writeCommit(manifest: Manifest, parent: string | null, cacheTree: Map<string, CacheTreeNode> | undefined, out: ObjectWriter): Promise<string> {
     const fmt = this.repo.objectFormat;
-    const manifestOid = await odb.write('blob', utf8Encode(encodeManifest(manifest)));
+    const manifestOid = await out.write('blob', utf8Encode(encodeManifest(manifest)));
     const root: TreeEntry[] = [{ mode: 0o100644, name: utf8Encode('manifest.json'), oid: manifestOid }];
-    const wt = await this.worktreeTree(manifest.captured, cacheTree);
+    const wt = await this.worktreeTree(manifest.captured, cacheTree, out);
     if (wt) root.push({ mode: 0o040000, name: utf8Encode('worktree'), oid: wt });
-    const ix = await this.indexTree(manifest.captured);
+    const ix = await this.indexTree(manifest.captured, out);
     if (ix) root.push({ mode: 0o040000, name: utf8Encode('index'), oid: ix });
-    const tree = await odb.write('tree', encodeTree(root, fmt));
+    const tree = await out.write('tree', encodeTree(root, fmt));
     const when = Math.floor(Date.parse(manifest.createdAt) / 1000);
     const ident = formatIdentity({ name: 'git-scalpel', email: 'git-scalpel@localhost', timestamp: Number.isFinite(when) && when >= 0 ? when : 0 });
     const label = manifest.label ? `: ${manifest.label.replace(/\n/g, ' ')}` : '';
     const message = `git-scalpel ${this.session} ${manifest.id}${label}\n\n${manifest.captured.roots.map((r) => `  ${r || '.'}`).join('\n')}\n`;
-    return odb.write('commit', encodeCommit({ tree, parents: parent ? [parent] : [], author: ident, committer: ident, message }));
+    return out.write('commit', encodeCommit({ tree, parents: parent ? [parent] : [], author: ident, committer: ident, message }));
   }
 
   /**
@@ -143,12 +143,13 @@ export class SnapshotStack {
    * read under `tx`) by `manifest`, re-parenting the snapshots above it, and move the head.
    * Returns the replacement's commit and the new head.
    */
-  async replace(tx: RefTransaction, chain: StackEntry[], target: StackEntry, manifest: Manifest): Promise<{ commit: string; head: string }> {
+  async replace(tx: RefTransaction, chain: StackEntry[], target: StackEntry, manifest: Manifest, batch = this.repo.odb.batch()): Promise<{ commit: string; head: string }> {
     const at = chain.indexOf(target);
     if (at < 0 || chain[0].commit !== tx.current) throw new ScalpelError('BAD_ARGUMENT', 'snapshot is not in the locked chain', { name: 'target' });
-    const commit = await this.writeCommit(manifest, target.parent);
+    const commit = await this.writeCommit(manifest, target.parent, undefined, batch);
     let head = commit;
-    for (let i = at - 1; i >= 0; i--) head = await this.writeCommit(chain[i].manifest, head);
+    for (let i = at - 1; i >= 0; i--) head = await this.writeCommit(chain[i].manifest, head, undefined, batch);
+    await batch.flush();
     await tx.set(head);
     return { commit, head };
   }
@@ -158,12 +159,14 @@ export class SnapshotStack {
     const at = chain.indexOf(target);
     if (at < 0 || chain[0].commit !== tx.current) throw new ScalpelError('BAD_ARGUMENT', 'snapshot is not in the locked chain', { name: 'target' });
     let head = target.parent;
-    for (let i = at - 1; i >= 0; i--) head = await this.writeCommit(chain[i].manifest, head);
+    const batch = this.repo.odb.batch();
+    for (let i = at - 1; i >= 0; i--) head = await this.writeCommit(chain[i].manifest, head, undefined, batch);
+    await batch.flush();
     await tx.set(head);
     return head;
   }
 
-  private async worktreeTree(state: PathState, cacheTree?: Map<string, CacheTreeNode>): Promise<string | null> {
+  private async worktreeTree(state: PathState, cacheTree: Map<string, CacheTreeNode> | undefined, out: ObjectWriter): Promise<string | null> {
     const files: Array<{ path: string; mode: number; oid: string }> = [];
     for (const it of state.items) {
       if (it.kind === 'file') files.push({ path: it.path, mode: it.mode, oid: it.oid });
@@ -175,9 +178,9 @@ export class SnapshotStack {
     // (git's own WRITE_TREE_REPAIR asks the same), and not above a missing one (a parent tree
     // names its subtrees), so a snapshot never points at a missing tree.
     const missing: string[] = [];
-    for (const [dir, oid] of reuse) if (!(await this.repo.odb.has(oid))) missing.push(dir);
+    for (const [dir, oid] of reuse) if (!(await out.has(oid))) missing.push(dir);
     for (const dir of missing) for (let d: string | null = dir; d !== null; d = parentDir(d)) reuse.delete(d);
-    return this.writeNested(files, reuse);
+    return this.writeNested(files, reuse, out);
   }
 
   /**
@@ -185,7 +188,7 @@ export class SnapshotStack {
    * already (a clean file's id is its index entry's) are not listed again. Gitlinks are other
    * repositories' commits.
    */
-  private async indexTree(state: PathState): Promise<string | null> {
+  private async indexTree(state: PathState, out: ObjectWriter): Promise<string | null> {
     const inWorktree = new Set<string>();
     for (const it of state.items) if (it.kind === 'file' || it.kind === 'symlink') inWorktree.add(it.oid);
     const byOid = new Map<string, number>();
@@ -200,13 +203,13 @@ export class SnapshotStack {
     for (const [oid, mode] of byOid) {
       // intent-to-add entries name the empty blob, which git does not write; every other id the
       // index names was written by git before it was staged (checked again, by reading, at restore)
-      if (oid === emptyBlob && !(await this.repo.odb.has(oid))) await this.repo.odb.write('blob', new Uint8Array(0));
+      if (oid === emptyBlob && !(await out.has(oid))) await out.write('blob', new Uint8Array(0));
       entries.push({ mode, name: utf8Encode(oid), oid });
     }
-    return entries.length ? this.repo.odb.write('tree', encodeTree(entries, this.repo.objectFormat)) : null;
+    return entries.length ? out.write('tree', encodeTree(entries, this.repo.objectFormat)) : null;
   }
 
-  private async writeNested(files: Array<{ path: string; mode: number; oid: string }>, reuse: Map<string, string>): Promise<string> {
+  private async writeNested(files: Array<{ path: string; mode: number; oid: string }>, reuse: Map<string, string>, out: ObjectWriter): Promise<string> {
     interface Dir {
       files: TreeEntry[];
       dirs: Map<string, Dir>;
@@ -265,7 +268,7 @@ export class SnapshotStack {
       if (known) return known;
       const entries = [...d.files];
       for (const [name, sub] of d.dirs) entries.push({ mode: 0o040000, name: encodePath(name), oid: await write(sub, path ? `${path}/${name}` : name) });
-      return this.repo.odb.write('tree', encodeTree(entries, this.repo.objectFormat));
+      return out.write('tree', encodeTree(entries, this.repo.objectFormat));
     };
     return write(root, '');
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, makeTempRepo } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
@@ -148,6 +148,34 @@ describe('snapshot stacks', () => {
     expect({ git: gitView(dir), tree: worktreeView(dir) }).toEqual(v0);
     expect(git(dir, ['fsck', '--no-dangling', '--strict'])).toBe('');
   });
+
+  it('a snapshot of many new objects is one pack: it survives the same, git gc folds it in, and a restore reads it', async () => {
+    const dir = personRepo();
+    git(dir, ['stash', '-q', '-u']);
+    for (let i = 0; i < 30; i++) w(dir, `gen/d${i % 5}/f${i}.txt`, `untracked ${i}\n`);
+    const packs = () => readdirSync(join(dir, '.git/objects/pack')).filter((n) => n.endsWith('.pack'));
+    const loose = () => /^count: (\d+)$/m.exec(git(dir, ['count-objects', '-v']))?.[1];
+    const before = { packs: packs().length, loose: loose() };
+    const repo = await open(dir);
+    const v0 = { git: gitView(dir), tree: worktreeView(dir) };
+    await repo.snapshot(['gen', 'src', 'README.md']);
+    // 30 blobs, 7 trees, the manifest, the snapshot's root tree and its commit: one pack, nothing loose
+    expect({ packs: packs().length, loose: loose() }).toEqual({ packs: before.packs + 1, loose: before.loose });
+    expect(git(dir, ['count-objects', '-v'])).toMatch(/^in-pack: 40$/m);
+    expect(git(dir, ['show', 'refs/scalpel/main/default:worktree/gen/d2/f7.txt'])).toBe('untracked 7\n');
+    rmSync(join(dir, 'gen'), { recursive: true });
+    w(dir, 'src/app.ts', 'agent\n');
+    git(dir, ['add', 'src']);
+    git(dir, ['commit', '-qm', 'agent commit']);
+    git(dir, ['reset', '-q', '--hard', 'HEAD~1']);
+    git(dir, ['reflog', 'expire', '--expire=now', '--all']);
+    git(dir, ['gc', '-q', '--prune=now']);
+    expect(packs().length).toBe(1); // everything reachable, the snapshot's objects too, in git's one pack
+    w(dir, 'gen/d0/f0.txt', 'agent\n');
+    await (await open(dir)).restore();
+    expect({ git: gitView(dir), tree: worktreeView(dir) }).toEqual(v0);
+    expect(git(dir, ['fsck', '--no-dangling', '--strict'])).toBe('');
+  });
 });
 
 describe('housekeeping', () => {
@@ -182,6 +210,18 @@ describe('housekeeping', () => {
   });
 });
 
+/** Ids of the trees the repository's object database stores from now on (every write of a snapshot goes through writeNew). */
+function treesWritten(repo: Awaited<ReturnType<typeof open>>): string[] & { stop(): void } {
+  const odb = repo.repo.odb;
+  const writeNew = odb.writeNew.bind(odb);
+  const trees = Object.assign([] as string[], { stop: () => void (odb.writeNew = writeNew) });
+  odb.writeNew = async (objects) => {
+    for (const o of objects) if (o.type === 'tree') trees.push(o.oid);
+    return writeNew(objects);
+  };
+  return trees;
+}
+
 describe('snapshot trees reuse the index cache tree where nothing differs', () => {
   it('a clean directory gets the tree git already has; a changed one is written, and both read back right', async () => {
     // more than 64 items in the scope, so the cache tree is consulted
@@ -190,15 +230,9 @@ describe('snapshot trees reuse the index cache tree where nothing differs', () =
     git(dir, ['write-tree']); // TREE valid everywhere
     w(dir, 'pkg/b/two.txt', 'untracked, in the scope\n');
     const repo = await open(dir);
-    const writes: string[] = [];
-    const odb = repo.repo.odb;
-    const write = odb.write.bind(odb);
-    odb.write = async (type, content) => {
-      if (type === 'tree') writes.push(type);
-      return write(type, content);
-    };
+    const writes = treesWritten(repo);
     await repo.snapshot(['pkg', 'src']);
-    odb.write = write;
+    writes.stop();
     // worktree/, worktree/pkg, worktree/pkg/b and the root: pkg/a and src come from the cache tree,
     // and index/ is not needed (every id the index entries name is a clean file's, in worktree/)
     expect(writes.length).toBe(4);
@@ -227,14 +261,7 @@ describe('snapshot trees reuse the index cache tree where nothing differs', () =
     git(dir, ['commit', '-qm', 'base']);
     const ref = 'refs/scalpel/main/default';
     const repo = await open(dir);
-    const trees: string[] = [];
-    const odb = repo.repo.odb;
-    const write = odb.write.bind(odb);
-    odb.write = async (type, content) => {
-      const oid = await write(type, content);
-      if (type === 'tree') trees.push(oid);
-      return oid;
-    };
+    const trees = treesWritten(repo);
     await repo.snapshot(['.']);
     expect(git(dir, ['rev-parse', `${ref}:worktree`]).trim()).toBe(git(dir, ['rev-parse', 'HEAD^{tree}']).trim());
     expect(trees.length).toBe(1); // the snapshot's own root; worktree/ is the cache tree's root
@@ -245,7 +272,7 @@ describe('snapshot trees reuse the index cache tree where nothing differs', () =
     trees.length = 0;
     await repo.snapshot(['.']);
     expect(trees.length).toBe(6);
-    odb.write = write;
+    trees.stop();
     expect(git(dir, ['rev-parse', `${ref}:worktree/a/b/c`]).trim()).toBe(git(dir, ['rev-parse', 'HEAD:a/b/c']).trim());
     expect(git(dir, ['show', `${ref}:worktree/a/b/d/g.txt`])).toBe('changed\n');
     expect(git(dir, ['show', `${ref}:worktree/a/h.txt`])).toBe('h\n');
