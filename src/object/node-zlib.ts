@@ -2,6 +2,7 @@
  * Node adapter: zlib through `node:zlib`, 2–3× faster than pako for deflate. Only the Node entry
  * (src/node.ts) may import this file. Output is byte-identical to `pakoZlib` (see zlib.ts).
  */
+import * as zlib from 'node:zlib';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { checkLevel, pakoZlib, zlibError, type InflateStream, type ZlibProvider } from './zlib.js';
 
@@ -9,6 +10,9 @@ interface NodeZlibError {
   code?: unknown;
   message?: unknown;
 }
+
+/** `zlib.crc32` (Node 20.15 / 22.2 and later), about eight times the pure one. */
+const nativeCrc32 = (zlib as { crc32?: (data: Uint8Array, value?: number) => number }).crc32;
 
 function toUint8(buf: Buffer): Uint8Array {
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
@@ -44,4 +48,5 @@ export const nodeZlib: ZlibProvider = {
   createInflate(): InflateStream {
     return pakoZlib.createInflate();
   },
+  ...(typeof nativeCrc32 === 'function' ? { crc32: (data: Uint8Array, crc = 0) => nativeCrc32(data, crc) } : {}),
 };

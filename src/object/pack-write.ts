@@ -9,7 +9,7 @@
  * bits, or the MSB and a position in the table of 64-bit offsets that follows), then the pack's
  * checksum and the idx's own. For the same pack git's `index-pack` writes the same idx bytes.
  */
-import { toHex, writeU32 } from '../bytes/index.js';
+import { fromHex, toHex, writeU32 } from '../bytes/index.js';
 import { ScalpelError } from '../errors/index.js';
 import { crc32 } from '../hash/crc32.js';
 import { checkObjectFormat, defaultHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
@@ -113,6 +113,11 @@ function compareIds(a: Uint8Array, b: Uint8Array, h: number): number {
 export interface PackObjectInput {
   type: ObjectType;
   content: Uint8Array;
+  /**
+   * The object's id (hex), when the caller has computed it already: taken as given, not hashed
+   * again. A wrong one makes an idx that lies; pass it only from `objectId` of this type and content.
+   */
+  oid?: string;
 }
 
 export interface EncodePackOptions {
@@ -145,6 +150,7 @@ export function encodePack(objects: readonly PackObjectInput[], opts: EncodePack
   const hash = opts.hash ?? defaultHash();
   const zlib = opts.zlib ?? defaultZlib();
   const level = checkLevel(opts.level ?? -1);
+  const crc = zlib.crc32 ? (b: Uint8Array) => (zlib.crc32 as NonNullable<ZlibProvider['crc32']>)(b, 0) : (b: Uint8Array) => crc32(b);
   const n = objects.length;
   if (n > 0xffffffff) throw new ScalpelError('BAD_ARGUMENT', 'a pack holds at most 2^32 - 1 objects', { name: 'objects' });
   const heads: Uint8Array[] = new Array(n);
@@ -155,7 +161,11 @@ export function encodePack(objects: readonly PackObjectInput[], opts: EncodePack
     const { type, content } = objects[i];
     if (!isObjectType(type)) throw new ScalpelError('BAD_ARGUMENT', `object ${i}: no object type ${JSON.stringify(type)}`, { name: 'type', index: i });
     if (!(content instanceof Uint8Array)) throw new ScalpelError('BAD_ARGUMENT', `object ${i}: content must be a Uint8Array`, { name: 'content', index: i });
-    ids[i] = hash.create(fmt).update(frameHeader(type, content.length)).update(content).digest();
+    const known = objects[i].oid;
+    if (known !== undefined && (typeof known !== 'string' || known.length !== 2 * h || !/^[0-9a-f]+$/.test(known))) {
+      throw new ScalpelError('BAD_ARGUMENT', `object ${i}: not a lowercase ${fmt} id: ${JSON.stringify(known)}`, { name: 'oid', index: i });
+    }
+    ids[i] = known !== undefined ? fromHex(known) : hash.create(fmt).update(frameHeader(type, content.length)).update(content).digest();
     heads[i] = packEntryHeader(TYPE_CODE[type], content.length);
     bodies[i] = zlib.deflate(content, level);
     size += heads[i].length + bodies[i].length;
@@ -172,7 +182,7 @@ export function encodePack(objects: readonly PackObjectInput[], opts: EncodePack
     at += heads[i].length;
     pack.set(bodies[i], at);
     at += bodies[i].length;
-    entries[i] = { oid: ids[i], offset: start, crc32: crc32(pack.subarray(start, at)) };
+    entries[i] = { oid: ids[i], offset: start, crc32: crc(pack.subarray(start, at)) };
   }
   const checksum = hash.create(fmt).update(pack.subarray(0, size)).digest();
   pack.set(checksum, size);

@@ -45,6 +45,8 @@ export interface ZlibProvider {
   inflate(data: Uint8Array): Uint8Array;
   /** Streaming inflate of a loose object's header and body, for reading a header without its body. */
   createInflate(): InflateStream;
+  /** zlib's CRC-32 of `data` continuing from `crc`, where the platform has a native one (the pure `crc32` otherwise). */
+  crc32?(data: Uint8Array, crc?: number): number;
 }
 
 /** Reasons carried in BAD_ZLIB's `data.reason`. */

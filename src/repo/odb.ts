@@ -99,6 +99,12 @@ export interface ObjectDatabaseOptions {
   packThreshold?: number;
   /** A batch flushes by itself once it holds this many bytes of content (default 32 MiB). */
   batchBytes?: number;
+  /**
+   * No pack is written while the objects directory holds this many packs or more: the objects go
+   * loose instead (default 50, git's `gc.autoPackLimit`, beyond which git's own `gc --auto` folds
+   * packs together). So lookups, which search every pack, never grow past that many.
+   */
+  packLimit?: number;
 }
 
 export interface ObjectHeader {
@@ -263,6 +269,7 @@ export class ObjectDatabase implements ObjectWriter {
   private readonly wholePackLimit: number;
   readonly packThreshold: number;
   readonly batchBytes: number;
+  readonly packLimit: number;
   private dirs: ObjectDir[];
   private scanned: Promise<void> | undefined;
   /** Create temp files 0444 directly; false once the filesystem refused to write such a file. */
@@ -290,6 +297,7 @@ export class ObjectDatabase implements ObjectWriter {
     this.wholePackLimit = opts.wholePackLimit ?? 0;
     this.packThreshold = checkPositive('packThreshold', opts.packThreshold ?? 16);
     this.batchBytes = checkPositive('batchBytes', opts.batchBytes ?? 32 * 1024 * 1024);
+    this.packLimit = checkPositive('packLimit', opts.packLimit ?? 50);
     this.dirs = [{ path: this.objectsDir, packs: [] }];
   }
 
@@ -368,8 +376,9 @@ export class ObjectDatabase implements ObjectWriter {
   }
 
   /**
-   * Stores objects (ids computed by the caller with `idOf`) that are not in the database yet: one
-   * pack when there are `packThreshold` or more, else loose objects, several at a time. Objects
+   * Stores objects (ids computed by the caller with `idOf`, and taken as given) that are not in the database yet: one
+   * pack when there are `packThreshold` or more (and fewer than `packLimit` packs), else loose
+   * objects, several at a time. Objects
    * already present are skipped. When a write fails, the others still end before the failure is
    * thrown; nothing refers to objects written so far, and git prunes them as any unreachable object.
    */
@@ -382,7 +391,7 @@ export class ObjectDatabase implements ObjectWriter {
       if (!(await this.existsQuick(o.oid))) todo.push(o);
     }
     if (todo.length === 0) return;
-    if (todo.length >= this.packThreshold) {
+    if (todo.length >= this.packThreshold && this.dirs[0].packs.length < this.packLimit) {
       await this.writePack(todo);
     } else {
       const level = this.compressionLevel;
@@ -766,12 +775,8 @@ export class ObjectDatabase implements ObjectWriter {
    * The new pack is searched from then on without a re-scan.
    */
   private async writePack(objects: readonly NewObject[]): Promise<void> {
+    // ids as `idOf` computed them (writeNew's contract), not hashed a second time
     const enc = encodePack(objects, { format: this.format, hash: this.hash, zlib: this.zlib, level: this.compressionLevel });
-    for (let i = 0; i < objects.length; i++) {
-      if (enc.oids[i] !== objects[i].oid) {
-        throw new ScalpelError('BAD_ARGUMENT', `object ${i} of the batch hashes to ${enc.oids[i]}, not ${objects[i].oid}`, { name: 'objects', index: i, reason: 'oid-mismatch' });
-      }
-    }
     const dir = `${this.objectsDir}/pack`;
     const name = `pack-${enc.checksum}`;
     const tmpPack = await this.writeTemp(dir, 'tmp_pack_', enc.pack);
@@ -861,7 +866,15 @@ export class ObjectBatch implements ObjectWriter {
     const oid = this.odb.idOf(type, content);
     if (this.seen.has(oid)) return oid;
     this.seen.add(oid);
-    if (await this.odb.exists(oid)) return oid;
+    let exists: boolean;
+    try {
+      exists = await this.odb.exists(oid);
+    } catch (e) {
+      // not queued: a retry must not take the id for written
+      this.seen.delete(oid);
+      throw e;
+    }
+    if (exists) return oid;
     this.pending.push({ oid, type, content });
     this.pendingBytes += content.length;
     if (this.pendingBytes >= this.odb.batchBytes) await this.flush();

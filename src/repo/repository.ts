@@ -13,6 +13,12 @@ import { readIndexFile, type ReadIndexResult } from './index-file.js';
 import { ObjectDatabase, parseSharedRepository, sharedPermissions } from './odb.js';
 import { RefStore } from './refs.js';
 
+/** git folds packs together past gc.autoPackLimit; 0 or less turns that off in git, and we keep git's default bound then. */
+function packLimitOf(config: GitConfig): number {
+  const n = config.getInt('gc.autoPackLimit', 50);
+  return n > 0 ? n : 50;
+}
+
 export interface RepositoryOptions {
   fs: Fs;
   /** Any directory inside the worktree (the repository is found upwards from it). */
@@ -68,6 +74,7 @@ export class Repository {
       compressionLevel: level === -1 ? -1 : Math.max(0, Math.min(9, level)),
       sharedRepository: parseSharedRepository(config.get('core.sharedRepository')),
       packThreshold,
+      packLimit: packLimitOf(config),
     });
     this.refs = new RefStore(fs, loc.commonDir, this.objectFormat === 'sha256' ? 64 : 40, (path) => this.acquire(path));
   }

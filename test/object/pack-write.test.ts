@@ -7,7 +7,8 @@ import { fromHex, toHex } from '../../src/bytes/index.js';
 import { ScalpelError } from '../../src/errors/index.js';
 import { crc32 } from '../../src/hash/crc32.js';
 import { nodeHash } from '../../src/hash/node-crypto.js';
-import { hashBytes, oidLength, type ObjectFormat } from '../../src/hash/index.js';
+import { hashBytes, oidLength, pureHash, type ObjectFormat } from '../../src/hash/index.js';
+import { pakoZlib } from '../../src/object/zlib.js';
 import { objectId, type ObjectType } from '../../src/object/loose.js';
 import { nodeZlib } from '../../src/object/node-zlib.js';
 import {
@@ -77,6 +78,7 @@ describe('crc32', () => {
         expect(crc32(bytes)).toBe(want);
         if (zcrc) expect(crc32(bytes)).toBe(zcrc(bytes));
         const cut = bytes.length ? at % bytes.length : 0;
+        if (nodeZlib.crc32) expect(nodeZlib.crc32(bytes.subarray(cut), crc32(bytes.subarray(0, cut)))).toBe(want);
         expect(crc32(bytes.subarray(cut), crc32(bytes.subarray(0, cut)))).toBe(want);
       }),
       { numRuns: 300 },
@@ -166,6 +168,21 @@ describe.each(['sha1', 'sha256'] as ObjectFormat[])('encodePack (%s)', (format) 
     }
     git(repo, ['update-ref', 'refs/tags/v1', oids[oids.length - 1]]);
     expect(git(repo, ['fsck', '--full', '--strict', '--no-dangling'])).toBe('');
+  });
+
+  it('the same bytes with pure JS (pako, noble) and with node:zlib/node:crypto; ids given are taken, malformed ones refused', () => {
+    const objects = sampleObjects(format, 3);
+    const pure = encodePack(objects, { format, hash: pureHash, zlib: pakoZlib, level: 1 });
+    const node = encodePack(objects, { format, hash: nodeHash, zlib: nodeZlib, level: 1 });
+    expect(toHex(node.pack)).toBe(toHex(pure.pack));
+    expect(toHex(node.index)).toBe(toHex(pure.index));
+    const given = encodePack(
+      objects.map((o, i) => ({ ...o, oid: pure.oids[i] })),
+      { format, level: 1 },
+    );
+    expect(toHex(given.index)).toBe(toHex(pure.index));
+    expect(() => encodePack([{ ...objects[0], oid: pure.oids[0].toUpperCase() }], { format })).toThrow(ScalpelError);
+    expect(() => encodePack([{ ...objects[0], oid: pure.oids[0].slice(2) }], { format })).toThrow(ScalpelError);
   });
 
   it('an empty pack is what git index-pack accepts, with the idx it writes', () => {
