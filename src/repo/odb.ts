@@ -100,9 +100,10 @@ export interface ObjectDatabaseOptions {
   /** A batch flushes by itself once it holds this many bytes of content (default 32 MiB). */
   batchBytes?: number;
   /**
-   * No pack is written while the objects directory holds this many packs or more: the objects go
-   * loose instead (default 50, git's `gc.autoPackLimit`, beyond which git's own `gc --auto` folds
-   * packs together). So lookups, which search every pack, never grow past that many.
+   * No pack is written while the objects directory holds more than this many packs: the objects
+   * go loose instead (default 50, git's `gc.autoPackLimit`). One pack past it is what makes git's
+   * own `gc --auto` (run by `git commit` and others) fold the packs together; lookups, which search
+   * every pack, never pass that count because of us.
    */
   packLimit?: number;
 }
@@ -377,7 +378,7 @@ export class ObjectDatabase implements ObjectWriter {
 
   /**
    * Stores objects (ids computed by the caller with `idOf`, and taken as given) that are not in the database yet: one
-   * pack when there are `packThreshold` or more (and fewer than `packLimit` packs), else loose
+   * pack when there are `packThreshold` or more (and at most `packLimit` packs), else loose
    * objects, several at a time. Objects
    * already present are skipped. When a write fails, the others still end before the failure is
    * thrown; nothing refers to objects written so far, and git prunes them as any unreachable object.
@@ -391,7 +392,7 @@ export class ObjectDatabase implements ObjectWriter {
       if (!(await this.existsQuick(o.oid))) todo.push(o);
     }
     if (todo.length === 0) return;
-    if (todo.length >= this.packThreshold && this.dirs[0].packs.length < this.packLimit) {
+    if (todo.length >= this.packThreshold && this.dirs[0].packs.length <= this.packLimit) {
       await this.writePack(todo);
     } else {
       const level = this.compressionLevel;

@@ -525,18 +525,23 @@ describe('ObjectBatch bookkeeping', () => {
     expect(git(repo, ['cat-file', '-p', oid])).toBe('retried\n');
   });
 
-  it('no pack is written once the directory holds packLimit packs: the objects go loose', async () => {
+  it('no pack is written once the directory holds more than packLimit packs (one past it makes git gc --auto fold them): the objects go loose', async () => {
     const repo = makeTempRepo();
     const objects = objectsDir(repo);
+    const packs = () => packDirFiles(objects).filter((f) => f.endsWith('.pack')).length;
     const odb = new ObjectDatabase({ fs: nodeFs(), objectsDir: objects, format: 'sha1', packThreshold: 2, packLimit: 2 });
-    for (let i = 0; i < 3; i++) await writeAll(odb, objectSet('sha1', 4, 100 + i).objects);
-    expect(packDirFiles(objects).filter((f) => f.endsWith('.pack')).length).toBe(2);
-    const third = objectSet('sha1', 4, 102).objects;
-    expect(looseFiles(objects).length).toBe(third.length - 1); // all but the empty blob, which the first pack holds
-    expectGitHas(repo, third, 'sha1');
+    for (let i = 0; i < 4; i++) await writeAll(odb, objectSet('sha1', 4, 100 + i).objects);
+    expect(packs()).toBe(3);
+    const fourth = objectSet('sha1', 4, 103).objects;
+    expect(looseFiles(objects).length).toBe(fourth.length - 1); // all but the empty blob, which the first pack holds
+    expectGitHas(repo, fourth, 'sha1');
     // a fresh database counts the packs on disk the same way
     const fresh = new ObjectDatabase({ fs: nodeFs(), objectsDir: objects, format: 'sha1', packThreshold: 2, packLimit: 2 });
-    await writeAll(fresh, objectSet('sha1', 4, 103).objects);
-    expect(packDirFiles(objects).filter((f) => f.endsWith('.pack')).length).toBe(2);
+    await writeAll(fresh, objectSet('sha1', 4, 104).objects);
+    expect(packs()).toBe(3);
+    // and git's gc --auto, with the same limit, folds them into one
+    git(repo, ['update-ref', 'refs/heads/main', objectSet('sha1', 4, 100).commit]);
+    git(repo, ['-c', 'gc.auto=6700', '-c', 'gc.autoPackLimit=2', '-c', 'gc.autoDetach=false', 'gc', '--auto', '--quiet']); // the test home turns gc --auto off
+    expect(packs()).toBe(1);
   });
 });
