@@ -6,6 +6,23 @@ import { git, makeTempRepo } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
 import { open, personRepo, w, rm } from './scenario.js';
 
+/**
+ * The agent stages and commits `src`, then it is all thrown away: `git reset --hard HEAD~1`
+ * (optionally a branch switch there and back), reflogs expired, `git gc --prune=now`. Whatever
+ * only the snapshots still name must survive this.
+ */
+function agentCommitsThenGc(dir: string, opts: { switchBranches?: boolean } = {}): void {
+  git(dir, ['add', 'src']);
+  git(dir, ['commit', '-qm', 'agent commit']);
+  git(dir, ['reset', '-q', '--hard', 'HEAD~1']);
+  if (opts.switchBranches) {
+    git(dir, ['checkout', '-qb', 'elsewhere']);
+    git(dir, ['checkout', '-q', 'main']);
+  }
+  git(dir, ['reflog', 'expire', '--expire=now', '--all']);
+  git(dir, ['gc', '-q', '--prune=now']);
+}
+
 describe('snapshot stacks', () => {
   it('three snapshots with overlapping paths: undo the newest twice, push another, rewind to the first', async () => {
     const dir = personRepo();
@@ -75,12 +92,14 @@ describe('snapshot stacks', () => {
     const dir = personRepo();
     const bin = join(process.cwd(), 'dist/git-scalpel.mjs');
     const runOne = (i: number) =>
-      new Promise<number>((resolve) => {
-        const p = spawn(process.execPath, [bin, '-C', dir, 'snapshot', '--label', `p${i}`, `file-${i}.txt`], { stdio: 'ignore' });
-        p.on('exit', (code) => resolve(code ?? -1));
+      new Promise<string>((resolve) => {
+        const p = spawn(process.execPath, [bin, '-C', dir, 'snapshot', '--label', `p${i}`, `file-${i}.txt`], { stdio: ['ignore', 'ignore', 'pipe'] });
+        let err = '';
+        p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+        p.on('close', (code) => resolve(code === 0 ? 'ok' : `exit ${code}: ${err.trim()}`));
       });
-    const codes = await Promise.all(Array.from({ length: 12 }, (_, i) => runOne(i)));
-    expect(codes).toEqual(Array(12).fill(0));
+    const outcomes = await Promise.all(Array.from({ length: 12 }, (_, i) => runOne(i)));
+    expect(outcomes).toEqual(Array(12).fill('ok'));
     const repo = await open(dir);
     const labels = (await repo.list()).map((s) => s.label).sort();
     expect(labels).toEqual(Array.from({ length: 12 }, (_, i) => `p${i}`).sort());
@@ -96,11 +115,7 @@ describe('snapshot stacks', () => {
     expect(git(dir, ['rev-parse', 'refs/scalpel/main/default:worktree/src/app.ts']).trim()).not.toBe(staged);
     expect(git(dir, ['ls-tree', '--name-only', 'refs/scalpel/main/default:index']).split('\n')).toContain(staged);
     w(dir, 'src/app.ts', 'agent\n');
-    git(dir, ['add', 'src']);
-    git(dir, ['commit', '-qm', 'agent commit']);
-    git(dir, ['reset', '-q', '--hard', 'HEAD~1']);
-    git(dir, ['reflog', 'expire', '--expire=now', '--all']);
-    git(dir, ['gc', '-q', '--prune=now']);
+    agentCommitsThenGc(dir);
     expect(git(dir, ['cat-file', '-t', staged]).trim()).toBe('blob');
     await (await open(dir)).restore();
     expect({ git: gitView(dir), tree: worktreeView(dir) }).toEqual(v0);
@@ -130,13 +145,7 @@ describe('snapshot stacks', () => {
     await repo.snapshot(['src', 'README.md']);
     w(dir, 'src/app.ts', 'agent\n');
     w(dir, 'src/brand-new.ts', 'agent\n');
-    git(dir, ['add', 'src']);
-    git(dir, ['commit', '-qm', 'agent commit']);
-    git(dir, ['reset', '-q', '--hard', 'HEAD~1']);
-    git(dir, ['checkout', '-qb', 'elsewhere']);
-    git(dir, ['checkout', '-q', 'main']);
-    git(dir, ['reflog', 'expire', '--expire=now', '--all']);
-    git(dir, ['gc', '-q', '--prune=now']);
+    agentCommitsThenGc(dir, { switchBranches: true });
     git(dir, ['pack-refs', '--all']);
     expect(git(dir, ['count-objects', '-v'])).toMatch(/^count: 0$/m);
     w(dir, 'src/app.ts', 'agent again\n');
@@ -165,11 +174,7 @@ describe('snapshot stacks', () => {
     expect(git(dir, ['show', 'refs/scalpel/main/default:worktree/gen/d2/f7.txt'])).toBe('untracked 7\n');
     rmSync(join(dir, 'gen'), { recursive: true });
     w(dir, 'src/app.ts', 'agent\n');
-    git(dir, ['add', 'src']);
-    git(dir, ['commit', '-qm', 'agent commit']);
-    git(dir, ['reset', '-q', '--hard', 'HEAD~1']);
-    git(dir, ['reflog', 'expire', '--expire=now', '--all']);
-    git(dir, ['gc', '-q', '--prune=now']);
+    agentCommitsThenGc(dir);
     expect(packs().length).toBe(1); // everything reachable, the snapshot's objects too, in git's one pack
     w(dir, 'gen/d0/f0.txt', 'agent\n');
     await (await open(dir)).restore();

@@ -146,17 +146,34 @@ export function objectsDir(repo: string, opts: { bare?: boolean } = {}): string 
   return opts.bare ? join(repo, 'objects') : join(repo, '.git', 'objects');
 }
 
-/** Every object of the repository as `git cat-file --batch-all-objects --batch` prints it: id → type and content. */
-export function catAllObjects(dir: string): Map<string, { type: 'blob' | 'tree' | 'commit' | 'tag'; content: Buffer }> {
-  const out = git(dir, ['cat-file', '--batch-all-objects', '--batch'], { encoding: 'buffer' });
-  const map = new Map<string, { type: 'blob' | 'tree' | 'commit' | 'tag'; content: Buffer }>();
+export interface CatObject {
+  oid: string;
+  type: 'blob' | 'tree' | 'commit' | 'tag';
+  content: Buffer;
+}
+
+/** The records of `git cat-file --batch` output, in order (a missing id is an error). */
+function parseCatBatch(out: Buffer): CatObject[] {
+  const list: CatObject[] = [];
   let p = 0;
   while (p < out.length) {
     const nl = out.indexOf(10, p);
     const [oid, type, size] = out.toString('latin1', p, nl).split(' ');
+    if (type === 'missing') throw new Error(`git cat-file: ${oid} missing`);
     const n = Number(size);
-    map.set(oid, { type: type as 'blob' | 'tree' | 'commit' | 'tag', content: out.subarray(nl + 1, nl + 1 + n) });
+    list.push({ oid, type: type as CatObject['type'], content: out.subarray(nl + 1, nl + 1 + n) });
     p = nl + 1 + n + 1;
   }
-  return map;
+  return list;
+}
+
+/** Every object of the repository as `git cat-file --batch-all-objects --batch` prints it: id → type and content. */
+export function catAllObjects(dir: string): Map<string, { type: CatObject['type']; content: Buffer }> {
+  const out = git(dir, ['cat-file', '--batch-all-objects', '--batch'], { encoding: 'buffer' });
+  return new Map(parseCatBatch(out).map((o) => [o.oid, { type: o.type, content: o.content }]));
+}
+
+/** The objects `oids` names, as git reads them (`git cat-file --batch`), in that order. */
+export function catObjects(dir: string, oids: readonly string[]): CatObject[] {
+  return parseCatBatch(git(dir, ['cat-file', '--batch'], { input: oids.join('\n') + '\n', encoding: 'buffer' }));
 }

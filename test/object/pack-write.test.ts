@@ -23,7 +23,7 @@ import {
 import { encodePack, encodePackIndex, packEntryHeader, type PackObjectInput } from '../../src/object/pack-write.js';
 import { encodeCommit, formatIdentity } from '../../src/object/commit.js';
 import { encodeTree } from '../../src/object/tree.js';
-import { git, makeTempRepo, objectsDir } from '../helpers/git.js';
+import { catObjects, git, makeTempRepo, objectsDir } from '../helpers/git.js';
 import { prng } from '../helpers/prng.js';
 
 /** The textbook bit-at-a-time CRC-32 (zlib's polynomial), the definition the sliced one must equal. */
@@ -156,16 +156,9 @@ describe.each(['sha1', 'sha256'] as ObjectFormat[])('encodePack (%s)', (format) 
       .filter((l) => /^[0-9a-f]{40,64} /.test(l))
       .map((l) => l.split(' ')[0]);
     expect(listed.sort()).toEqual([...oids].sort());
-    const batch = git(repo, ['cat-file', '--batch'], { input: oids.join('\n') + '\n', encoding: 'buffer' });
-    let p = 0;
-    for (let i = 0; i < oids.length; i++) {
-      const nl = batch.indexOf(10, p);
-      const [oid, type, size] = batch.toString('latin1', p, nl).split(' ');
-      expect(oid).toBe(oids[i]);
-      expect(type).toBe(objects[i].type);
-      expect(toHex(batch.subarray(nl + 1, nl + 1 + Number(size)))).toBe(toHex(objects[i].content));
-      p = nl + 1 + Number(size) + 1;
-    }
+    expect(catObjects(repo, oids).map((o) => ({ oid: o.oid, type: o.type, content: toHex(o.content) }))).toEqual(
+      objects.map((o, i) => ({ oid: oids[i], type: o.type, content: toHex(o.content) })),
+    );
     git(repo, ['update-ref', 'refs/tags/v1', oids[oids.length - 1]]);
     expect(git(repo, ['fsck', '--full', '--strict', '--no-dangling'])).toBe('');
   });

@@ -17,7 +17,7 @@ import { encodeCommit } from '../../src/object/commit.js';
 import { objectId, type ObjectType } from '../../src/object/loose.js';
 import { encodeTree, MODE_FILE, MODE_TREE, type TreeEntry } from '../../src/object/tree.js';
 import { ObjectDatabase } from '../../src/repo/odb.js';
-import { catAllObjects, git, makeTempDir, makeTempRepo, objectsDir } from '../helpers/git.js';
+import { catAllObjects, catObjects, git, makeTempDir, makeTempRepo, objectsDir } from '../helpers/git.js';
 import { newMemoryFs } from '../helpers/memfs.js';
 import { prng } from '../helpers/prng.js';
 
@@ -113,19 +113,12 @@ function ids(objects: readonly Obj[], format: ObjectFormat): string[] {
 /** git agrees on type and bytes of every object (`git cat-file --batch` fed the ids). */
 function expectGitHas(repo: string, objects: readonly Obj[], format: ObjectFormat): void {
   const list = objects.map((o) => objectId(o.type, o.content, format));
-  const out = git(repo, ['cat-file', '--batch'], { input: list.join('\n') + '\n', encoding: 'buffer' });
-  let p = 0;
+  const got = catObjects(repo, list);
+  expect(got.map((o) => o.oid)).toEqual(list);
   for (let i = 0; i < objects.length; i++) {
-    const nl = out.indexOf(10, p);
-    const [oid, type, size] = out.toString('latin1', p, nl).split(' ');
-    expect(oid).toBe(list[i]);
-    expect(type, oid).toBe(objects[i].type);
-    const n = Number(size);
-    expect(n, oid).toBe(objects[i].content.length);
-    expect(equalBytes(out.subarray(nl + 1, nl + 1 + n), objects[i].content), oid).toBe(true);
-    p = nl + 1 + n + 1;
+    expect(got[i].type, list[i]).toBe(objects[i].type);
+    expect(equalBytes(got[i].content, objects[i].content), list[i]).toBe(true);
   }
-  expect(p).toBe(out.length);
 }
 
 async function expectOdbHas(odb: ObjectDatabase, objects: readonly Obj[]): Promise<void> {
