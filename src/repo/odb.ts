@@ -17,10 +17,11 @@
  * the objects directory is the dear part of writing a small object; a pack is two files whatever
  * the count (git's `fetch.unpackLimit` makes the same trade, at 100).
  */
-import { toHex } from '../bytes/index.js';
+import { hexInto, toHex } from '../bytes/index.js';
 import { randomBytes } from '../bytes/random.js';
 import { ScalpelError } from '../errors/index.js';
 import { joinPath, normalizePath, resolvePath } from '../fs/path.js';
+import { settleAll } from '../fs/settle.js';
 import { fsErrorCode, type Fs } from '../fs/types.js';
 import { checkObjectFormat, defaultHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
 import { decodeLooseObject, encodeLooseObject, objectId, readLooseHeader, type ObjectType } from '../object/loose.js';
@@ -197,23 +198,6 @@ function checkPositive(name: string, v: number): number {
   return v;
 }
 
-/** Runs every task, at most `limit` at a time; when some fail, throws the first failure once all have ended. */
-async function settleAll(tasks: ReadonlyArray<() => Promise<void>>, limit: number): Promise<void> {
-  let next = 0;
-  let failure: { e: unknown } | undefined;
-  const worker = async () => {
-    while (next < tasks.length) {
-      const t = tasks[next++];
-      try {
-        await t();
-      } catch (e) {
-        failure ??= { e };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
-  if (failure) throw failure.e;
-}
 
 function randomSuffix(): string {
   const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
@@ -265,6 +249,8 @@ export class ObjectDatabase implements ObjectWriter {
   readonly compressionLevel: number;
   readonly sharedRepository: SharedRepository;
   private readonly hexLength: number;
+  /** findPacked's id as bytes (reused: lookups are synchronous). */
+  private readonly oidKey: Uint8Array;
   private readonly followAlternates: boolean;
   private readonly baseCache: DeltaBaseCache | undefined;
   private readonly wholePackLimit: number;
@@ -287,6 +273,7 @@ export class ObjectDatabase implements ObjectWriter {
     this.objectsDir = normalizePath(opts.objectsDir);
     this.format = checkObjectFormat(opts.format);
     this.hexLength = oidLength(this.format) * 2;
+    this.oidKey = new Uint8Array(this.hexLength / 2);
     this.hash = opts.hash ?? defaultHash();
     this.zlib = opts.zlib ?? defaultZlib();
     this.compressionLevel = checkLevel(opts.compressionLevel ?? LOOSE_COMPRESSION_DEFAULT);
@@ -436,9 +423,12 @@ export class ObjectDatabase implements ObjectWriter {
 
   private findPacked(oid: string): Array<{ pack: PackFile; offset: number }> {
     const out: Array<{ pack: PackFile; offset: number }> = [];
+    // parsed once, not once per pack (a whole-tree snapshot asks about hundreds of trees)
+    const key = this.oidKey;
+    if (!hexInto(oid, key)) throw new ScalpelError('BAD_ARGUMENT', `not a ${this.format} object id: ${JSON.stringify(oid)}`, { name: 'oid', value: oid, reason: 'bad-oid' });
     for (const d of this.dirs) {
       for (const pack of d.packs) {
-        const offset = pack.index.find(oid);
+        const offset = pack.index.find(key);
         if (offset !== undefined) out.push({ pack, offset });
       }
     }
