@@ -15,7 +15,8 @@
  * renamed into place before the `.idx`, as git's `finish_tmp_packfile`) when there are
  * `packThreshold` or more, else as loose objects written several at a time. Creating a file in
  * the objects directory is the dear part of writing a small object; a pack is two files whatever
- * the count (git's `fetch.unpackLimit` makes the same trade, at 100).
+ * the count (git's `fetch.unpackLimit` makes the same trade, at 100). A pack's entries are whole
+ * objects deflated at the loose level: they are what would otherwise have been written loose.
  */
 import { hexInto, toHex } from '../bytes/index.js';
 import { randomBytes } from '../bytes/random.js';
@@ -198,7 +199,6 @@ function checkPositive(name: string, v: number): number {
   return v;
 }
 
-
 function randomSuffix(): string {
   const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
   const bytes = randomBytes(12);
@@ -364,11 +364,11 @@ export class ObjectDatabase implements ObjectWriter {
   }
 
   /**
-   * Stores objects (ids computed by the caller with `idOf`, and taken as given) that are not in the database yet: one
-   * pack when there are `packThreshold` or more (and at most `packLimit` packs), else loose
-   * objects, several at a time. Objects
-   * already present are skipped. When a write fails, the others still end before the failure is
-   * thrown; nothing refers to objects written so far, and git prunes them as any unreachable object.
+   * Stores the objects that are not in the database yet (ids computed by the caller with `idOf`,
+   * and taken as given): one pack when there are `packThreshold` or more (and at most `packLimit`
+   * packs), else loose objects, several at a time. When a write fails, the others still end before
+   * the failure is thrown; nothing refers to objects written so far, and git prunes them as any
+   * unreachable object.
    */
   async writeNew(objects: readonly NewObject[]): Promise<void> {
     const todo: NewObject[] = [];

@@ -116,8 +116,9 @@ export class SnapshotStack {
     return list;
   }
 
-  /** Write the objects of a snapshot commit with the given parent; returns the commit id. The ref is not moved. */
   /**
+   * Write the objects of a snapshot commit with the given parent through `out`; returns the commit
+   * id. The ref is not moved: when `out` is a batch, flush it before a ref names the commit.
    * `cacheTree`: the valid nodes of the index's TREE extension by directory ('' the root). A
    * captured directory whose files are exactly its index entries, unchanged, has that tree
    * already: its id is used instead of writing the same tree again (as git reuses its cache tree).
@@ -141,7 +142,8 @@ export class SnapshotStack {
   /**
    * Replace the snapshot `target` (somewhere in `chain`, newest first, which starts at the head
    * read under `tx`) by `manifest`, re-parenting the snapshots above it, and move the head.
-   * Returns the replacement's commit and the new head.
+   * Returns the replacement's commit and the new head. The objects go into `batch` (which may
+   * already hold a capture's blobs), flushed before the head moves.
    */
   async replace(tx: RefTransaction, chain: StackEntry[], target: StackEntry, manifest: Manifest, batch = this.repo.odb.batch()): Promise<{ commit: string; head: string }> {
     const at = chain.indexOf(target);
