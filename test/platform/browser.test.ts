@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
 import { personRepo } from '../e2e/scenario.js';
-import { makeTempDir } from '../helpers/git.js';
+import { git, makeTempDir } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
 import type { FileSpec } from './browser/page.js';
 
@@ -93,23 +93,29 @@ run('in headless Chromium', () => {
       page.on('pageerror', (e) => errors.push(String(e)));
       await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
       await page.waitForFunction(() => typeof (globalThis as { scenario?: unknown }).scenario === 'function');
-      const result = await page.evaluate(
-        ([f, scope]) => (globalThis as unknown as { scenario: (f: unknown, s: string[]) => Promise<unknown> }).scenario(f, scope),
-        [files, ['src', 'README.md', 'run.sh']] as [FileSpec[], string[]],
-      ) as { snapshot: { paths: string[]; items: number; entries: number }; restored: number; indexWritten: boolean; files: FileSpec[]; globals: string[]; userAgent: string };
-      expect(errors).toEqual([]);
-      expect(result.userAgent).toMatch(/Chrome/);
-      expect(result.globals).toEqual(['undefined', 'undefined', 'undefined']);
-      expect(result.snapshot.paths).toEqual(['README.md', 'run.sh', 'src']);
-      expect(result.snapshot.entries).toBeGreaterThanOrEqual(4);
-      expect(result.restored).toBe(1);
-      expect(result.indexWritten).toBe(true);
-      // the browser's files, on disk, judged by git
-      const out = join(makeTempDir('scalpel-browser-'), 'repo');
-      materialize(result.files, out);
-      expect(existsSync(join(out, 'src/generated'))).toBe(false);
-      expect(worktreeView(out)).toEqual(before.tree);
-      expect(gitView(out)).toEqual(before.git);
+      // the snapshot's objects loose (the default for a few paths), then as one pack
+      for (const packThreshold of [undefined, 1]) {
+        const result = await page.evaluate(
+          ([f, scope, t]) => (globalThis as unknown as { scenario: (f: unknown, s: string[], t?: number) => Promise<unknown> }).scenario(f, scope, t),
+          [files, ['src', 'README.md', 'run.sh'], packThreshold] as [FileSpec[], string[], number | undefined],
+        ) as { snapshot: { paths: string[]; items: number; entries: number }; restored: number; indexWritten: boolean; files: FileSpec[]; globals: string[]; userAgent: string };
+        const packs = result.files.filter((f) => /^\.git\/objects\/pack\/pack-[0-9a-f]{40}\.(pack|idx)$/.test(f.path)).map((f) => f.path.slice(-4));
+        expect(packs.sort()).toEqual(packThreshold === 1 ? ['.idx', 'pack'] : []);
+        expect(errors).toEqual([]);
+        expect(result.userAgent).toMatch(/Chrome/);
+        expect(result.globals).toEqual(['undefined', 'undefined', 'undefined']);
+        expect(result.snapshot.paths).toEqual(['README.md', 'run.sh', 'src']);
+        expect(result.snapshot.entries).toBeGreaterThanOrEqual(4);
+        expect(result.restored).toBe(1);
+        expect(result.indexWritten).toBe(true);
+        // the browser's files, on disk, judged by git
+        const out = join(makeTempDir('scalpel-browser-'), 'repo');
+        materialize(result.files, out);
+        expect(existsSync(join(out, 'src/generated'))).toBe(false);
+        expect(worktreeView(out)).toEqual(before.tree);
+        expect(gitView(out)).toEqual(before.git);
+        for (const f of result.files.filter((x) => x.path.endsWith('.idx'))) git(out, ['verify-pack', join(out, f.path)]);
+      }
     } finally {
       await browser.close();
       server.close();

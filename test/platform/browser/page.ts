@@ -58,8 +58,10 @@ async function dump(fs: PromiseFs, dir: string, rel = ''): Promise<FileSpec[]> {
   return out;
 }
 
-async function scenario(files: FileSpec[], scope: string[]) {
-  const lfs = new LightningFS('git-scalpel-browser-test', { wipe: true });
+/** `packThreshold`: 1 stores the snapshot's objects as a pack (written, then read by the restore, on IndexedDB). */
+async function scenario(files: FileSpec[], scope: string[], packThreshold?: number) {
+  // a database of its own per scenario: a second instance on one name steals the first one's lock
+  const lfs = new LightningFS(`git-scalpel-browser-test-${packThreshold ?? 'default'}`, { wipe: true });
   const fs = lfs.promises as unknown as PromiseFs;
   await fs.mkdir('/repo');
   for (const f of files) {
@@ -71,7 +73,7 @@ async function scenario(files: FileSpec[], scope: string[]) {
       if (f.mode) await fs.chmod(p, f.mode);
     }
   }
-  const repo = await openRepository({ fs: lfs, dir: '/repo' });
+  const repo = await openRepository({ fs: lfs, dir: '/repo', packThreshold });
   const snap = await repo.snapshot(scope, { label: 'before the agent' });
 
   // the agent's edit, inside the scope
