@@ -19,6 +19,16 @@ function packLimitOf(config: GitConfig): number {
   return n > 0 ? n : 50;
 }
 
+/**
+ * `scalpel.packThreshold`: how many new objects an operation writes as one pack (see
+ * ObjectDatabaseOptions.packThreshold); 0 or less: never a pack. Unset: the database's default.
+ */
+function packThresholdOf(config: GitConfig): number | undefined {
+  if (config.get('scalpel.packThreshold') === undefined) return undefined;
+  const n = config.getInt('scalpel.packThreshold', 0);
+  return n > 0 ? n : Infinity;
+}
+
 export interface RepositoryOptions {
   fs: Fs;
   /** Any directory inside the worktree (the repository is found upwards from it). */
@@ -29,7 +39,10 @@ export interface RepositoryOptions {
   proc?: ProcessInfo;
   /** Files at least this large are streamed, never held whole (when the filesystem can). Default 16 MiB. */
   streamThreshold?: number;
-  /** An operation that writes at least this many new objects writes them as one pack (default 16; Infinity: always loose). */
+  /**
+   * An operation that writes at least this many new objects writes them as one pack (default: git
+   * config `scalpel.packThreshold`, else 16; Infinity: always loose).
+   */
   packThreshold?: number;
 }
 
@@ -73,7 +86,7 @@ export class Repository {
       zlib,
       compressionLevel: level === -1 ? -1 : Math.max(0, Math.min(9, level)),
       sharedRepository: parseSharedRepository(config.get('core.sharedRepository')),
-      packThreshold,
+      packThreshold: packThreshold ?? packThresholdOf(config),
       packLimit: packLimitOf(config),
     });
     this.refs = new RefStore(fs, loc.commonDir, this.objectFormat === 'sha256' ? 64 : 40, (path) => this.acquire(path));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, makeTempRepo } from '../helpers/git.js';
@@ -179,6 +179,21 @@ describe('snapshot stacks', () => {
     w(dir, 'gen/d0/f0.txt', 'agent\n');
     await (await open(dir)).restore();
     expect({ git: gitView(dir), tree: worktreeView(dir) }).toEqual(v0);
+    expect(git(dir, ['fsck', '--no-dangling', '--strict'])).toBe('');
+  });
+
+  it('git config scalpel.packThreshold sets the line, for the library and the command line alike (0: never a pack)', async () => {
+    const dir = personRepo();
+    const packs = () => readdirSync(join(dir, '.git/objects/pack')).filter((n) => n.endsWith('.pack')).length;
+    const before = packs();
+    git(dir, ['config', 'scalpel.packThreshold', '1']);
+    execFileSync(process.execPath, [join(process.cwd(), 'dist/git-scalpel.mjs'), '-C', dir, 'snapshot', 'README.md']);
+    expect(packs()).toBe(before + 1); // a blob-less snapshot of one file: manifest, trees and commit in one pack
+    git(dir, ['config', 'scalpel.packThreshold', '0']);
+    for (let i = 0; i < 30; i++) w(dir, `gen/f${i}.txt`, `${i}\n`);
+    await (await open(dir)).snapshot(['gen']);
+    expect(packs()).toBe(before + 1);
+    expect(git(dir, ['show', 'refs/scalpel/main/default:worktree/gen/f29.txt'])).toBe('29\n');
     expect(git(dir, ['fsck', '--no-dangling', '--strict'])).toBe('');
   });
 });
