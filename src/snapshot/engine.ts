@@ -39,8 +39,9 @@ export interface OpenOptions {
   streamThreshold?: number;
   /**
    * A snapshot (or seal, extend, prune) that writes at least this many new objects stores them
-   * as one pack in `objects/pack` instead of as loose objects (default 16; Infinity: always loose).
-   * git's own `gc` folds such packs together, as it does fetched ones.
+   * as one pack in `objects/pack` instead of as loose objects (default: git config
+   * `scalpel.packThreshold`, else 16; Infinity: always loose). git's own `gc` folds such packs
+   * together, as it does fetched ones.
    */
   packThreshold?: number;
 }
