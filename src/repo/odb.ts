@@ -847,6 +847,8 @@ export class ObjectBatch implements ObjectWriter {
   private pendingBytes = 0;
   /** Every id handed out: pending, flushed, or found to exist. */
   private readonly seen = new Set<string>();
+  /** Ids whose existence check is under way. */
+  private readonly checking = new Map<string, Promise<void>>();
   /** Flushes run one after the other. */
   private queue: Promise<void> = Promise.resolve();
   private failure: { e: unknown } | undefined;
@@ -855,19 +857,27 @@ export class ObjectBatch implements ObjectWriter {
 
   async write(type: ObjectType, content: Uint8Array): Promise<string> {
     const oid = this.odb.idOf(type, content);
-    if (this.seen.has(oid)) return oid;
+    if (this.seen.has(oid)) {
+      // the same object, written concurrently: done when that write is, and failed if it fails
+      await this.checking.get(oid);
+      return oid;
+    }
     this.seen.add(oid);
-    let exists: boolean;
+    const check = this.odb.exists(oid).then((exists) => {
+      if (exists) return;
+      this.pending.push({ oid, type, content });
+      this.pendingBytes += content.length;
+    });
+    this.checking.set(oid, check);
     try {
-      exists = await this.odb.exists(oid);
+      await check;
     } catch (e) {
       // not queued: a retry must not take the id for written
       this.seen.delete(oid);
       throw e;
+    } finally {
+      this.checking.delete(oid);
     }
-    if (exists) return oid;
-    this.pending.push({ oid, type, content });
-    this.pendingBytes += content.length;
     if (this.pendingBytes >= this.odb.batchBytes) await this.flush();
     return oid;
   }
