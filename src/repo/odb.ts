@@ -366,30 +366,31 @@ export class ObjectDatabase implements ObjectWriter {
   /**
    * Stores the objects that are not in the database yet (ids computed by the caller with `idOf`,
    * and taken as given): one pack when there are `packThreshold` or more (and at most `packLimit`
-   * packs), else loose objects, several at a time. When a write fails, the others still end before
-   * the failure is thrown; nothing refers to objects written so far, and git prunes them as any
-   * unreachable object.
+   * packs), else loose objects, several at a time. `checked`: the caller found each one absent
+   * already (an ObjectBatch does as it queues them), so none is looked up again. When a write
+   * fails, the others still end before the failure is thrown; nothing refers to objects written
+   * so far, and git prunes them as any unreachable object.
    */
-  async writeNew(objects: readonly NewObject[]): Promise<void> {
-    const todo: NewObject[] = [];
+  async writeNew(objects: readonly NewObject[], opts: { checked?: boolean } = {}): Promise<void> {
+    const absent: NewObject[] = [];
     const ids = new Set<string>();
     for (const o of objects) {
       if (ids.has(o.oid)) continue;
       ids.add(o.oid);
-      if (!(await this.existsQuick(o.oid))) todo.push(o);
+      if (opts.checked || !(await this.existsQuick(o.oid))) absent.push(o);
     }
-    if (todo.length === 0) return;
-    if (todo.length >= this.packThreshold && this.dirs[0].packs.length <= this.packLimit) {
-      await this.writePack(todo);
+    if (absent.length === 0) return;
+    if (absent.length >= this.packThreshold && this.dirs[0].packs.length <= this.packLimit) {
+      await this.writePack(absent);
     } else {
       const level = this.compressionLevel;
       const zlib = this.zlib;
       await settleAll(
-        todo.map((o) => () => this.writeLoose(o.oid, encodeLooseObject(o.type, o.content, { level, zlib }))),
+        absent.map((o) => () => this.writeLoose(o.oid, encodeLooseObject(o.type, o.content, { level, zlib }))),
         LOOSE_PARALLEL,
       );
     }
-    for (const o of todo) this.remember(o.oid);
+    for (const o of absent) this.remember(o.oid);
   }
 
   /** Forgets what is known about packs and alternates; the next lookup scans again. */
@@ -899,7 +900,8 @@ export class ObjectBatch implements ObjectWriter {
     const run = this.queue.then(async () => {
       if (this.failure || items.length === 0) return;
       try {
-        await this.odb.writeNew(items);
+        // each was found absent when it was queued (and ids are unique within the batch)
+        await this.odb.writeNew(items, { checked: true });
       } catch (e) {
         this.failure ??= { e };
       }

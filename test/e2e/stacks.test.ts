@@ -235,9 +235,9 @@ function treesWritten(repo: Awaited<ReturnType<typeof open>>): string[] & { stop
   const odb = repo.repo.odb;
   const writeNew = odb.writeNew.bind(odb);
   const trees = Object.assign([] as string[], { stop: () => void (odb.writeNew = writeNew) });
-  odb.writeNew = async (objects) => {
+  odb.writeNew = async (objects, opts) => {
     for (const o of objects) if (o.type === 'tree') trees.push(o.oid);
-    return writeNew(objects);
+    return writeNew(objects, opts);
   };
   return trees;
 }

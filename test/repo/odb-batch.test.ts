@@ -519,6 +519,26 @@ describe('ObjectBatch bookkeeping', () => {
     expect(git(repo, ['cat-file', '-p', oid])).toBe('retried\n');
   });
 
+  it('a flush does not look up again what the batch found absent when it queued it', async () => {
+    const repo = makeTempRepo();
+    const objects = objectsDir(repo);
+    const inner = nodeFs();
+    let looseLookups = 0;
+    const fs: Fs = Object.create(inner);
+    fs.lstat = async (path: string) => {
+      if (/\/[0-9a-f]{2}\/[0-9a-f]{38}$/.test(path)) looseLookups++;
+      return inner.lstat(path);
+    };
+    const odb = new ObjectDatabase({ fs, objectsDir: objects, format: 'sha1', packThreshold: 4 });
+    const batch = odb.batch();
+    const set = objectSet('sha1', 6, 42).objects;
+    for (const o of set) await batch.write(o.type, o.content);
+    expect(looseLookups).toBe(set.length); // one existence check each, while queuing
+    await batch.flush();
+    expect(looseLookups).toBe(set.length);
+    expectGitHas(repo, set, 'sha1');
+  });
+
   it('no pack is written once the directory holds more than packLimit packs (one past it makes git gc --auto fold them): the objects go loose', async () => {
     const repo = makeTempRepo();
     const objects = objectsDir(repo);
