@@ -252,4 +252,45 @@ export function aboveRoots(roots: readonly string[]) {
   return (p: string) => roots.some((r) => r.startsWith(p + '/'));
 }
 
+/**
+ * The ancestors of `roots` that do not exist now: the directories an edit creates to hold them
+ * (`mkdir -p`), which a restore removes again when they hold nothing (DESIGN I1).
+ */
+export async function absentAncestors(fs: Fs, roots: readonly string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const r of roots) {
+    // from the top, as a path is reached: beneath an absent directory or a file nothing exists
+    let missing = false;
+    for (let a = r.indexOf('/'); a > 0; a = r.indexOf('/', a + 1)) {
+      const d = r.slice(0, a);
+      if (missing) out.add(d);
+      else {
+        const st = await fs.lstat(abs(d));
+        if (!st) out.add(d);
+        else if (st.type === 'symlink') break; // the snapshot refuses a root beneath a link
+        missing = !st || st.type !== 'directory';
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * What a restore leaves of `paths` (every path holding something after it, each with whether the
+ * worktree has something there) once it removes each of `created` outside the scope that is then
+ * a directory holding nothing but other such directories, deepest first. Returns those removed.
+ */
+export function createdDirsRemoved(holds: ReadonlyMap<string, 'dir' | 'other' | 'none'>, created: Iterable<string>, inScope: (p: string) => boolean): Set<string> {
+  const depth = (p: string) => p.split('/').length;
+  const candidates = [...created].filter((d) => !inScope(d)).sort((a, b) => depth(b) - depth(a));
+  const gone = new Set<string>();
+  for (const d of candidates) {
+    if (holds.get(d) !== 'dir') continue;
+    let full = false;
+    for (const [p, kind] of holds) if (kind !== 'none' && p.startsWith(d + '/') && !gone.has(p)) full = true;
+    if (!full) gone.add(d);
+  }
+  return gone;
+}
+
 export { dirname };

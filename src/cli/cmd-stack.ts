@@ -1,7 +1,7 @@
 import { ScalpelError } from '../errors/index.js';
 import { decodePath } from '../bytes/text.js';
 import { resolvePath } from '../fs/path.js';
-import { openRepository, type RestoreReport, type SnapshotInfo } from '../snapshot/engine.js';
+import { openRepository, type LogRecord, type RestoreReport, type SnapshotInfo } from '../snapshot/engine.js';
 import { parseArgs, UsageError } from './args.js';
 import { toJsonText } from './json.js';
 import type { CliIo } from './cmd-index.js';
@@ -187,8 +187,14 @@ export async function cmdLog(args: string[], io: CliIo): Promise<number> {
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const log = await repo.log({ session: str(flags.get('session')) });
   if (flags.has('json')) io.out(toJsonText(log) + '\n');
-  else io.out(log.length ? log.map((r) => `${r.at} ${r.event.padEnd(8)} ${r.ids.join(',')} ${r.paths.map(show).join(' ')}\n`).join('') : 'no log records\n');
+  else io.out(log.length ? log.map((r) => `${r.at} ${r.event.padEnd(8)} ${r.ids.join(',')} ${r.paths.map(show).join(' ')}${logDetail(r)}\n`).join('') : 'no log records\n');
   return 0;
+}
+
+/** What a log record's detail adds to its line: directories a restore removed. */
+function logDetail(r: LogRecord): string {
+  const pruned = r.detail?.pruned;
+  return Array.isArray(pruned) && pruned.length ? `; removed empty directories: ${pruned.join(', ')}` : '';
 }
 
 function warn(io: CliIo, warnings: string[]): void {

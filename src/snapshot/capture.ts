@@ -9,7 +9,7 @@ import { CHUNK, canStream, hashBlobStream, writeBlobStream } from '../repo/odb-s
 import type { ObjectWriter } from '../repo/odb.js';
 import type { Repository } from '../repo/repository.js';
 import { checkNoSymlinkParent, compareRel, parentInRun, sortByPath } from './scope.js';
-import type { IndexRecord, PathState, ReucRecord, WorktreeItem } from './state.js';
+import type { AbsentParents, IndexRecord, PathState, ReucRecord, WorktreeItem } from './state.js';
 
 export interface CaptureOptions {
   /** Write file contents and symlink targets as blobs (snapshot), or only hash them (seal, restore check). */
@@ -127,7 +127,11 @@ function splitRel(rel: string): [string, string] {
  */
 export async function captureState(repo: Repository, index: GitIndex | null, roots: readonly string[], opts: CaptureOptions): Promise<PathState> {
   const w = new Walk(repo, opts, new Limiter(IN_FLIGHT), index, roots);
-  for (const root of roots) await checkNoSymlinkParent(repo.fs, repo.worktree, root);
+  let absentParents: AbsentParents[] | undefined;
+  for (const root of roots) {
+    const existing = await checkNoSymlinkParent(repo.fs, repo.worktree, root);
+    if (existing !== null) (absentParents ??= []).push({ root, existing });
+  }
   const fs = repo.fs;
   if (fs.lstatSync && fs.readdirSync) {
     // synchronous calls: the tree is walked without a promise per file; what must be read
@@ -139,7 +143,10 @@ export async function captureState(repo: Repository, index: GitIndex | null, roo
     await Promise.all(roots.map((root) => visit(w, root)));
   }
   const items = sortByPath(w.out);
-  return { roots: [...roots], items, index: index ? indexRecordsUnder(index, roots) : [], reuc: index ? reucUnder(index, roots) : [] };
+  const state: PathState = { roots: [...roots], items, index: index ? indexRecordsUnder(index, roots) : [], reuc: index ? reucUnder(index, roots) : [] };
+  // roots come sorted (minimalRoots), so the records are too
+  if (absentParents) state.absentParents = absentParents;
+  return state;
 }
 
 async function visit(w: Walk, rel: string): Promise<void> {

@@ -16,8 +16,8 @@ import { toFs } from '../fs/adapt.js';
 import { SnapshotStack, cacheTreeByPath, checkSession, type StackEntry } from '../store/stack.js';
 import { captureState, sparseDirContaining } from './capture.js';
 import { applyRestore, planRestore, type Conflict, type PathPlan } from './restore.js';
-import { compareRel, covers, minimalRoots, toScopeRoot } from './scope.js';
-import type { Manifest, PathState } from './state.js';
+import { compareRel, covers, isAncestor, minimalRoots, parentOf, toScopeRoot } from './scope.js';
+import { shallowestAbsent, type AbsentParents, type Manifest, type PathState } from './state.js';
 
 export interface OpenOptions {
   /**
@@ -85,6 +85,8 @@ export interface RestoreReport {
   /** With force: the snapshot holding what was there before, now on top of the stack. */
   savedAs: string | null;
   paths: PathPlan[];
+  /** Empty directories the edit created to hold a declared path (each also in `paths`, action 'prune'): deepest first. */
+  pruned: string[];
   conflicts: Conflict[];
   indexWritten: boolean;
 }
@@ -203,12 +205,19 @@ export class ScalpelRepository {
       const target = chain[chain.length - 1];
       const old = target.manifest.captured;
       const isNew = (p: string) => !old.roots.some((r) => covers(r, p));
+      // the first capture of a path wins: what lay in a directory that was absent then (created to
+      // hold an earlier root) was absent too, whatever a wider root finds there now
+      const absentThen = (old.absentParents ?? []).map((a) => shallowestAbsent(a));
+      const wasAbsent = (p: string) => absentThen.some((d) => covers(d, p));
+      const roots = minimalRoots([...old.roots, ...state.roots]);
       const captured: PathState = {
-        roots: minimalRoots([...old.roots, ...state.roots]),
-        items: [...old.items, ...state.items.filter((i) => isNew(i.path))],
+        roots,
+        items: [...old.items, ...state.items.filter((i) => isNew(i.path) && !wasAbsent(i.path))],
         index: [...old.index, ...state.index.filter((e) => isNew(e.path))],
         reuc: [...old.reuc, ...state.reuc.filter((r) => isNew(r.path))],
       };
+      const absentParents = mergeAbsentParents(roots, new Set(old.roots), old.absentParents ?? [], state.absentParents ?? []);
+      if (absentParents.length) captured.absentParents = absentParents;
       const byPath = (a: { path: string }, b: { path: string }) => compareRel(a.path, b.path);
       captured.items.sort(byPath);
       captured.index.sort((a, b) => byPath(a, b) || a.stage - b.stage);
@@ -251,7 +260,7 @@ export class ScalpelRepository {
       const chain = await this.restoreChain(stack, opts.id, await stack.head());
       // the trailer is checked as the restore itself would check it
       const plan = await this.repo.withIndex({}, (read) => planRestore(this.repo, chain, read, read?.stat ?? null));
-      return { session, restored: chain.map((e) => e.manifest.id), dryRun: true, savedAs: null, paths: plan.paths, conflicts: plan.conflicts, indexWritten: false };
+      return { session, restored: chain.map((e) => e.manifest.id), dryRun: true, savedAs: null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten: false };
     }
     return stack.locked(async (tx) => {
       const chain = await this.restoreChain(stack, opts.id, tx.current);
@@ -304,8 +313,8 @@ export class ScalpelRepository {
     }
     const { indexWritten } = await applyRestore(this.repo, plan, read, lock, indexStat);
     await tx.set(savedCommit ?? oldest.parent);
-    await this.appendLog({ event: 'restore', session, ids, paths: plan.roots, detail: { savedAs: saved?.id ?? null, changed: plan.paths.map((p) => p.path) } });
-    return { session, restored: ids, dryRun: false, savedAs: saved?.id ?? null, paths: plan.paths, conflicts: plan.conflicts, indexWritten };
+    await this.appendLog({ event: 'restore', session, ids, paths: plan.roots, detail: { savedAs: saved?.id ?? null, changed: plan.paths.map((p) => p.path), pruned: plan.pruned } });
+    return { session, restored: ids, dryRun: false, savedAs: saved?.id ?? null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten };
   }
 
   private async restoreChain(stack: SnapshotStack, id: string | undefined, head: string | null): Promise<StackEntry[]> {
@@ -452,6 +461,22 @@ function info(m: Manifest, commit: string): SnapshotInfo {
     bytes,
     commit,
   };
+}
+
+/**
+ * The absent-parent records of an extended snapshot's roots. A root the snapshot had keeps its
+ * record; a new root that took in earlier ones, whose parent was absent at their capture, takes
+ * their record (the first capture wins); any other new root has what its own capture found.
+ */
+function mergeAbsentParents(roots: readonly string[], oldRoots: ReadonlySet<string>, old: readonly AbsentParents[], now: readonly AbsentParents[]): AbsentParents[] {
+  const out: AbsentParents[] = [];
+  for (const root of roots) {
+    const rec = oldRoots.has(root)
+      ? old.find((a) => a.root === root)
+      : (old.find((a) => covers(root, a.root) && isAncestor(a.existing, parentOf(root))) ?? now.find((a) => a.root === root));
+    if (rec) out.push({ root, existing: rec.existing });
+  }
+  return out;
 }
 
 function newId(): string {

@@ -20,6 +20,8 @@ import { validateManifest, type IndexRecord, type Manifest, type PathState, type
  *   index:  ["path", stage, mode, "oid", flags]   every record not implied by an item
  *                                                 (flags: 1 assume-unchanged, 2 skip-worktree, 4 intent-to-add)
  *   reuc:   ["path", [mode1, mode2, mode3], ["oid1" | null, "oid2" | null, "oid3" | null]]
+ *   parents: [["root", "existing"], ...]       roots whose parent was absent at capture, with the
+ *                                              deepest ancestor that existed; left out when none
  *
  * `git-scalpel/1` (still read): the in-memory objects as they are. Either way the result is
  * checked by validateManifest: a stored manifest is untrusted input.
@@ -39,6 +41,7 @@ interface StoredState {
   items: StoredItem[];
   index: StoredRecord[];
   reuc: StoredReuc[];
+  parents?: [string, string][];
 }
 
 /** The manifest as manifest.json text, in the stored format. */
@@ -109,7 +112,9 @@ function encodeState(s: PathState): StoredState {
     index.push([e.path, e.stage, e.mode, e.oid, f]);
   }
   const reuc: StoredReuc[] = s.reuc.map((r) => [r.path, [...r.modes], [...r.oids]]);
-  return { roots: s.roots, items, index, reuc };
+  const out: StoredState = { roots: s.roots, items, index, reuc };
+  if (s.absentParents?.length) out.parents = s.absentParents.map((a) => [a.root, a.existing]);
+  return out;
 }
 
 /**
@@ -154,7 +159,15 @@ function decodeState(raw: unknown, what: string): PathState {
     if (!Array.isArray(t) || t.length !== 3 || typeof t[0] !== 'string' || !Array.isArray(t[1]) || !Array.isArray(t[2])) return bad(t);
     return { path: t[0], modes: t[1], oids: t[2] };
   });
-  return { roots: s.roots, items, index, reuc };
+  const state: PathState = { roots: s.roots, items, index, reuc };
+  if (s.parents !== undefined) {
+    if (!Array.isArray(s.parents)) throw corrupt(`${what}: parents is not an array`);
+    state.absentParents = s.parents.map((t) => {
+      if (!Array.isArray(t) || t.length !== 2 || typeof t[0] !== 'string' || typeof t[1] !== 'string') return bad(t);
+      return { root: t[0], existing: t[1] };
+    });
+  }
+  return state;
 }
 
 function cleanRecord(path: string, mode: number, oid: string): IndexRecord {

@@ -1,7 +1,7 @@
 import { ScalpelError } from '../errors/index.js';
 import { encodePath, decodePath } from '../bytes/text.js';
 import { joinPath, dirname } from '../fs/path.js';
-import { writeFileAtomic, writeChunksAtomic, replaceWithSymlink, mkdirp, type Lock } from '../fs/atomic.js';
+import { writeFileAtomic, writeChunksAtomic, replaceWithSymlink, mkdirp, pruneEmptyDirs, type Lock } from '../fs/atomic.js';
 import { TempLedger } from './temps.js';
 import { canStream, readBlobStream } from '../repo/odb-stream.js';
 import type { FileStat } from '../fs/types.js';
@@ -19,10 +19,11 @@ import type { ReadIndexResult } from '../repo/index-file.js';
 import type { StackEntry } from '../store/stack.js';
 import { captureState, sparseDirContaining } from './capture.js';
 import { rowsAt, rowsOf, rowsUnder } from '../index/rows.js';
-import { checkNoSymlinkParent, compareRel, covers, minimalRoots, parentOf } from './scope.js';
-import { describeEntries, describeItem, sameEntries, sameItem, sameReuc, type IndexRecord, type PathState, type ReucRecord, type WorktreeItem } from './state.js';
+import { checkNoSymlinkParent, compareRel, covers, isAncestor, minimalRoots, parentOf } from './scope.js';
+import { describeEntries, describeItem, sameEntries, sameItem, sameReuc, shallowestAbsent, type IndexRecord, type PathState, type ReucRecord, type WorktreeItem } from './state.js';
 
-export type WorktreeAction = 'write' | 'symlink' | 'mkdir' | 'chmod' | 'delete';
+/** What a restore does to a worktree path; 'prune' removes an empty directory the edit created to hold a declared path. */
+export type WorktreeAction = 'write' | 'symlink' | 'mkdir' | 'chmod' | 'delete' | 'prune';
 
 export interface PathPlan {
   path: string;
@@ -46,6 +47,8 @@ export interface Conflict {
 export interface RestorePlan {
   roots: string[];
   paths: PathPlan[];
+  /** Empty directories the edit created to hold a declared path, removed after the scope is restored: deepest first. */
+  pruned: string[];
   conflicts: Conflict[];
   indexChanged: boolean;
   /** @internal */
@@ -55,6 +58,8 @@ export interface RestorePlan {
 interface PlanWork {
   removals: Array<{ path: string; item: WorktreeItem }>;
   creations: Array<{ path: string; item: WorktreeItem; cur: WorktreeItem | undefined; chmodOnly: boolean }>;
+  /** Directories outside the scope that the edit created to hold a root, empty after the restore: deepest first. */
+  prune: string[];
   blobs: Map<string, Uint8Array>;
   targetIndex: Map<string, IndexRecord[]>;
   targetReuc: Map<string, ReucRecord | undefined>;
@@ -122,8 +127,19 @@ export async function planRestore(repo: Repository, chain: StackEntry[], read: R
   // each path goes back to what its oldest snapshot captured; where that puts content below a
   // path that a newer snapshot saw absent or as a file (another session's restore removed the
   // directory in between, say), the older state wins: a path holding something is a directory
+  // A snapshot older than a path's owner that saw a directory above its roots absent saw the
+  // path absent too when it lies in that directory (an older edit created it): the oldest view wins.
+  const absentDirs: Array<{ dir: string; at: number }> = [];
+  chain.forEach((s, at) => {
+    for (const a of s.manifest.captured.absentParents ?? []) absentDirs.push({ dir: shallowestAbsent(a), at });
+  });
   const targets = new Map<string, WorktreeItem | undefined>();
-  for (const p of wtPaths) targets.set(p, itemsOf((oldest(p) as Owner).manifest.captured).get(p));
+  for (const p of wtPaths) {
+    const owner = oldest(p) as Owner;
+    const at = chain.indexOf(owner);
+    const absentBefore = absentDirs.length > 0 && absentDirs.some((a) => a.at > at && covers(a.dir, p));
+    targets.set(p, absentBefore ? undefined : itemsOf(owner.manifest.captured).get(p));
+  }
   const inScope = (p: string) => roots.some((r) => covers(r, p));
   for (const [p, t] of [...targets]) {
     if (!t) continue;
@@ -155,6 +171,8 @@ export async function planRestore(repo: Repository, chain: StackEntry[], read: R
   }
   removals.sort((a, b) => compareRel(b.path, a.path));
   creations.sort((a, b) => compareRel(a.path, b.path));
+  const prune = await prunableDirs(repo, chain, targets, inScope);
+  for (const d of prune) planFor(d).worktree = { action: 'prune', from: 'directory', to: 'absent' };
 
   // directories we would remove must not hold a nested repository (never captured, never touched)
   for (const r of removals) {
@@ -293,9 +311,10 @@ export async function planRestore(repo: Repository, chain: StackEntry[], read: R
   return {
     roots,
     paths,
+    pruned: prune,
     conflicts,
     indexChanged: changedIndexPaths.length > 0 || paths.some((x) => x.resolveUndo),
-    work: { removals, creations, blobs, targetIndex, targetReuc, currentIndex: curIndex, ixPaths: sortedIx, changedIndexPaths, changedWorktreePaths, current },
+    work: { removals, creations, prune, blobs, targetIndex, targetReuc, currentIndex: curIndex, ixPaths: sortedIx, changedIndexPaths, changedWorktreePaths, current },
   };
 }
 
@@ -362,6 +381,8 @@ export async function applyRestore(repo: Repository, plan: RestorePlan, read: Re
     written.set(c.path, { item: it, stat: await fs.lstat(a) });
   }
   if (tempDirs.length) await ledger.clear();
+  // checked again as they go: something put into one since the plan keeps it
+  if (w.prune.length) await pruneEmptyDirs(fs, w.prune.map(abs), repo.worktree);
 
   if (!plan.indexChanged || !lock) return { indexWritten: false };
   await repo.writeIndexBytes(lock, buildIndexBytes(repo, plan, read, written, indexStat));
@@ -447,7 +468,7 @@ function buildIndex(repo: Repository, plan: RestorePlan, read: ReadIndexResult |
 function editExtensions(plan: RestorePlan, base: GitIndex, from: { length: number; at(i: number): number }): IndexExtension[] {
   const w = plan.work;
   let extensions: IndexExtension[] = base.extensions.filter((x) => x.signature !== 'link');
-  const touched = [...new Set([...w.changedIndexPaths, ...w.changedWorktreePaths])].sort(compareRel);
+  const touched = [...new Set([...w.changedIndexPaths, ...w.changedWorktreePaths, ...w.prune])].sort(compareRel);
   extensions = extensions.map((x) => {
     if (x.signature === 'TREE' && 'nodes' in x) {
       // as bytes when the nodes were never made (the usual case): no object per tree
@@ -624,6 +645,48 @@ function smudgeIfRacy(e: IndexEntry, indexStat: FileStat | null): IndexEntry {
   const racy = indexStat.mtimeSeconds < s || (indexStat.mtimeSeconds === s && indexStat.mtimeNanoseconds <= ns);
   if (!racy || e.cachedSize === 0) return e;
   return e.with({ stat: { size: 0 } });
+}
+
+/**
+ * The directories a restore of `chain` removes after putting the scope back (DESIGN I1, "ancestors
+ * created to hold it"): above a root, outside every root, absent when the oldest snapshot of the
+ * chain with a root beneath it was taken (the oldest captured view wins, as for every path), and
+ * empty once the restore is done — holding nothing but such directories. A directory that holds
+ * anything (a person's file, an ignored file, a nested repository) stays with what it holds.
+ * Deepest first. Costs nothing for roots whose parents existed: only their candidates are read.
+ */
+async function prunableDirs(repo: Repository, chain: StackEntry[], targets: Map<string, WorktreeItem | undefined>, inScope: (p: string) => boolean): Promise<string[]> {
+  const absent = new Map<string, boolean>();
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const st = chain[i].manifest.captured;
+    const existing = new Map((st.absentParents ?? []).map((a) => [a.root, a.existing] as const));
+    for (const r of st.roots) {
+      const e = existing.get(r);
+      for (let d = parentOf(r); d !== ''; d = parentOf(d)) if (!absent.has(d)) absent.set(d, e !== undefined && isAncestor(e, d));
+    }
+  }
+  const candidates = [...absent].filter(([d, a]) => a && !inScope(d)).map(([d]) => d);
+  if (candidates.length === 0) return [];
+  // directories above something the restore leaves or puts back in the scope
+  const held = new Set<string>();
+  for (const [p, t] of targets) if (t) for (let d = parentOf(p); d !== '' && !held.has(d); d = parentOf(d)) held.add(d);
+  const depth = (p: string) => p.split('/').length;
+  candidates.sort((a, b) => depth(b) - depth(a) || compareRel(a, b));
+  const empty = new Set<string>();
+  for (const d of candidates) {
+    if (held.has(d)) continue;
+    const at = joinPath(repo.worktree, d);
+    const st = await repo.fs.lstat(at);
+    if (!st || st.type !== 'directory') continue;
+    // what is in the scope goes or stays as `targets` says (held above); anything else stays,
+    // unless it is another such directory, judged before this one
+    const keeps = (await repo.fs.readdir(at)).some((n) => {
+      const c = `${d}/${n}`;
+      return !inScope(c) && !empty.has(c);
+    });
+    if (!keeps) empty.add(d);
+  }
+  return candidates.filter((d) => empty.has(d));
 }
 
 function groupIndex(list: readonly IndexRecord[]): Map<string, IndexRecord[]> {

@@ -41,20 +41,32 @@ export function checkScopeRoot(rel: string, shown: string = rel): void {
   encodePath(rel); // throws on lone surrogates that are not byte escapes
 }
 
-/** Refuse when a proper parent of `rel` is a symlink (writing through it would land outside the scope). */
-export async function checkNoSymlinkParent(fs: Fs, worktree: string, rel: string): Promise<void> {
-  if (rel === '') return;
+/**
+ * Refuse when a proper parent of `rel` is a symlink (writing through it would land outside the
+ * scope). Returns, when `rel`'s parent does not exist, the deepest ancestor that does ('' the
+ * worktree; it may be a file, beneath which nothing exists): the directories between it and `rel`
+ * are the ones an edit creates to hold `rel` (`mkdir -p`), and a restore removes them again when
+ * they are empty. Null when the parent exists. The same walk from the top, so it costs nothing more.
+ */
+export async function checkNoSymlinkParent(fs: Fs, worktree: string, rel: string): Promise<string | null> {
+  if (rel === '') return null;
   const parts = rel.split('/');
   let cur = worktree;
   for (let i = 0; i < parts.length - 1; i++) {
     cur = joinPath(cur, parts[i]);
     const st = await fs.lstat(cur);
-    if (!st) return;
+    if (!st) return parts.slice(0, i).join('/');
     if (st.type === 'symlink') {
       throw refuse(rel, 'symlink-parent', `'${rel}' lies beneath '${parts.slice(0, i + 1).join('/')}', which is a symbolic link`);
     }
-    if (st.type !== 'directory') return;
+    if (st.type !== 'directory') return i === parts.length - 2 ? null : parts.slice(0, i + 1).join('/');
   }
+  return null;
+}
+
+/** Is `dir` a proper ancestor of `path` ('' is the ancestor of every other path)? */
+export function isAncestor(dir: string, path: string): boolean {
+  return dir !== path && covers(dir, path);
 }
 
 /** Keep the outermost roots: a root beneath another is already covered by it. Sorted. */

@@ -1,7 +1,7 @@
 import { ScalpelError } from '../errors/index.js';
 import { isHex } from '../bytes/hex.js';
 import type { ObjectFormat } from '../hash/index.js';
-import { checkScopeRoot, compareRel, covers } from './scope.js';
+import { checkScopeRoot, compareRel, covers, isAncestor } from './scope.js';
 
 /** What one worktree path holds. A path under a scope root with no item was absent. */
 export type WorktreeItem =
@@ -31,12 +31,37 @@ export interface ReucRecord {
   oids: [string | null, string | null, string | null];
 }
 
+/**
+ * A scope root whose parent directory did not exist when it was captured, and the deepest ancestor
+ * that did ('' the worktree). The directories between the two are what an edit creates to hold the
+ * root (`mkdir -p gen/api && write gen/api/client.ts`); a restore removes those that are empty.
+ */
+export interface AbsentParents {
+  root: string;
+  existing: string;
+}
+
+/**
+ * The outermost directory that was absent above a root: the child of its deepest existing ancestor
+ * on the way to it. Everything at or beneath it was absent at that capture.
+ */
+export function shallowestAbsent(a: AbsentParents): string {
+  const rest = a.existing === '' ? a.root : a.root.slice(a.existing.length + 1);
+  const first = rest.slice(0, rest.indexOf('/') < 0 ? rest.length : rest.indexOf('/'));
+  return a.existing === '' ? first : `${a.existing}/${first}`;
+}
+
 /** Everything under some scope roots: worktree items, index entries, resolve-undo records. Sorted by path. */
 export interface PathState {
   roots: string[];
   items: WorktreeItem[];
   index: IndexRecord[];
   reuc: ReucRecord[];
+  /**
+   * The roots whose parent was absent at capture, sorted by root. Missing in snapshots made before
+   * it was recorded: they restore as they did then, every root's parents taken as existing.
+   */
+  absentParents?: AbsentParents[];
 }
 
 export interface Manifest {
@@ -103,6 +128,24 @@ export function validateManifest(raw: unknown, format: ObjectFormat): Manifest {
         if (typeof it.target !== 'string' || !it.target || it.target.includes('\0')) fail(`${what}: bad symlink target for ${it.path}`);
         if (!isHex(it.oid, hexLen)) fail(`${what}: bad id for ${it.path}`);
       } else if (it.kind !== 'dir') fail(`${what}: unknown kind for ${JSON.stringify((it as { path: unknown }).path)}`);
+    }
+    if (s.absentParents !== undefined) {
+      if (!Array.isArray(s.absentParents)) fail(`${what}: bad absentParents`);
+      let prevRoot: string | null = null;
+      for (const a of s.absentParents) {
+        if (!a || typeof a.root !== 'string' || typeof a.existing !== 'string') fail(`${what}: bad absentParents record`);
+        if (!s.roots.includes(a.root)) fail(`${what}: absentParents names ${JSON.stringify(a.root)}, which is not a root`);
+        if (prevRoot !== null && compareRel(prevRoot, a.root) >= 0) fail(`${what}: absentParents not sorted or duplicated at ${JSON.stringify(a.root)}`);
+        prevRoot = a.root;
+        try {
+          checkScopeRoot(a.existing);
+        } catch (e) {
+          fail(`${what}: hostile path ${JSON.stringify(a.existing)} (${(e as Error).message})`);
+        }
+        // the parent itself was absent, so the deepest existing ancestor lies above it
+        const parent = a.root.slice(0, Math.max(0, a.root.lastIndexOf('/')));
+        if (!isAncestor(a.existing, parent)) fail(`${what}: ${JSON.stringify(a.existing)} is not an ancestor above the parent of ${JSON.stringify(a.root)}`);
+      }
     }
     // every item's parent must be a captured directory, unless the item is a root
     const dirs = new Set(s.items.filter((i) => i.kind === 'dir').map((i) => i.path));

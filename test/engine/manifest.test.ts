@@ -122,6 +122,54 @@ describe('manifest storage', () => {
     expect(() => decodeManifest('{"format": "git-scalpel/2", ', 'sha1')).toThrow(expect.objectContaining({ code: 'SNAPSHOT_CORRUPT' }));
   });
 
+  it('absent parents: stored only when there are some, read back, checked as untrusted input', () => {
+    const base: PathState = { roots: ['a/b/c', 'r'], items: [], index: [], reuc: [] };
+    const plain = JSON.parse(encodeManifest(manifestOf(base, null)));
+    expect(plain.captured.parents).toBeUndefined();
+    const withRec: PathState = { ...base, absentParents: [{ root: 'a/b/c', existing: '' }] };
+    const text = encodeManifest(manifestOf(withRec, null));
+    expect(JSON.parse(text).captured.parents).toEqual([['a/b/c', '']]);
+    expect(decodeManifest(text, 'sha1').captured.absentParents).toEqual([{ root: 'a/b/c', existing: '' }]);
+    expect(decodeManifest(JSON.stringify(plain), 'sha1').captured.absentParents).toBeUndefined();
+    const bad: unknown[] = [
+      [['a/b/c', 'a/b']], // the parent itself is not an absent parent's deepest existing ancestor
+      [['a/b/c', 'x']], // not an ancestor
+      [['q/r', '']], // not a root
+      [['a/b/c', '../..']], // hostile
+      [['a/b/c', '.git']],
+      [['a/b/c', ''], ['a/b/c', 'a']], // duplicated
+      [['a/b/c']],
+      'a/b/c',
+    ];
+    for (const parents of bad) {
+      const m = JSON.parse(text);
+      m.captured.parents = parents;
+      expect(() => decodeManifest(JSON.stringify(m), 'sha1'), JSON.stringify(parents)).toThrow(expect.objectContaining({ code: 'SNAPSHOT_CORRUPT' }));
+    }
+  });
+
+  it('a snapshot from before absent parents were recorded restores as it did then: the created directories stay', async () => {
+    const dir = personRepo();
+    const repo = await open(dir);
+    const v0 = worktreeView(dir);
+    const s = await repo.snapshot(['gen/api/client.ts']);
+    const ref = 'refs/scalpel/main/default';
+    const stored = JSON.parse(git(dir, ['show', `${ref}:manifest.json`]));
+    expect(stored.captured.parents).toEqual([['gen/api/client.ts', '']]);
+    delete stored.captured.parents;
+    const blob = git(dir, ['hash-object', '-w', '--stdin'], { input: JSON.stringify(stored) }).trim();
+    const lines = git(dir, ['ls-tree', ref])
+      .trim()
+      .split('\n')
+      .map((l) => (l.endsWith('\tmanifest.json') ? `100644 blob ${blob}\tmanifest.json` : l));
+    const tree = git(dir, ['mktree'], { input: lines.join('\n') + '\n' }).trim();
+    git(dir, ['update-ref', ref, git(dir, ['commit-tree', tree, '-m', 'earlier version']).trim(), s.commit]);
+    w(dir, 'gen/api/client.ts', 'agent\n');
+    const r = await (await open(dir)).restore();
+    expect(r.pruned).toEqual([]);
+    expect(worktreeView(dir)).toEqual({ ...v0, gen: { type: 'dir' }, 'gen/api': { type: 'dir' } });
+  });
+
   it('a snapshot stored in the object form by an earlier version restores', async () => {
     const dir = personRepo();
     const repo = await open(dir);
