@@ -95,12 +95,13 @@ try {
 
   // ── an agent turn ──────────────────────────────────────────────────────────────────────────
   say('2. An agent declares what it will edit, and git-scalpel captures exactly that');
-  await cli(['snapshot', '--label', 'agent turn 1', 'src/app.ts', 'src/generated', '.env']);
+  // as an agent's file tools declare them: the files, not the directories a new one needs
+  await cli(['snapshot', '--label', 'agent turn 1', 'src/app.ts', 'src/generated/api/client.ts', '.env']);
 
-  say('3. The agent rewrites src/app.ts, stages it, creates src/generated/, overwrites .env — and the tests fail');
+  say('3. The agent rewrites src/app.ts, stages it, writes src/generated/api/client.ts (mkdir -p), overwrites .env — and the tests fail');
   writeFileSync(join(dir, 'src/app.ts'), 'export const greet = undefined; // broken\n');
-  mkdirSync(join(dir, 'src/generated'));
-  writeFileSync(join(dir, 'src/generated/client.ts'), 'export {};\n');
+  mkdirSync(join(dir, 'src/generated/api'), { recursive: true });
+  writeFileSync(join(dir, 'src/generated/api/client.ts'), 'export {};\n');
   writeFileSync(join(dir, '.env'), 'API_KEY=agent-overwrote-this\n');
   const blob = await repo.odb.write('blob', enc.encode('export const greet = undefined; // broken\n'));
   const idx2 = (await repo.readIndex()).index;
@@ -108,7 +109,7 @@ try {
   writeFileSync(join(dir, '.git/index'), encodeIndex(idx2));
   status('after the agent');
 
-  say('4. Undo exactly the declared paths: worktree bytes and index entries; the person\'s other work is untouched');
+  say('4. Undo exactly the declared paths: worktree bytes and index entries, the directories the edit made removed; the person\'s other work is untouched');
   await cli(['restore']);
   status('restored');
   const after = snapshotOfFiles(['src/app.ts', 'README.md', 'notes.txt', '.env']);
