@@ -8,7 +8,7 @@ import { decodeResolveUndo } from './ext-resolve-undo.js';
 import { decodeUntracked } from './ext-untracked.js';
 import { decodeFsmonitor } from './ext-fsmonitor.js';
 import { decodeEwah } from './ewah.js';
-import type { IndexExtension } from './types.js';
+import type { DroppedExtension, IndexExtension } from './types.js';
 
 export interface GitIndex {
   /** 2, 3 or 4 as read (the encoder follows git: 2/3 is chosen by whether any entry has extended flags). */
@@ -24,6 +24,11 @@ export interface GitIndex {
   checksum?: string;
   /** Set by mergeSplitIndex: the shared index id and the entries the split file replaced. */
   split?: { baseOid: string; replaced: ReadonlySet<IndexEntry> };
+  /**
+   * Set by a lenient decode that left out an optional cache extension it could not decode, in
+   * file order; absent when nothing was left out (and always absent after a strict decode).
+   */
+  dropped?: DroppedExtension[];
 }
 
 export interface DecodeOptions {
@@ -31,6 +36,27 @@ export interface DecodeOptions {
   /** Check the trailing hash (default true). git itself skips this on ordinary reads. */
   verifyChecksum?: boolean;
   hash?: HashProvider;
+  /**
+   * Read what git reads (default false: strict, every extension must decode to bytes that
+   * re-encode exactly). git throws away an optional cache it cannot parse and carries on: a bad
+   * TREE (cache-tree.c's reader gives up on it), a bad UNTR (read_untracked_extension returns
+   * NULL), a bad FSMN (reported and ignored), a bad EOIE or IEOT (only hints for a threaded
+   * load). Lenient, such an extension (any ScalpelError while decoding its payload) is left out
+   * of `extensions` and named in `dropped`, so an index encoded from the result is written
+   * without it, as git would write it; so is an FSMN bitmap covering more entries than the index
+   * has (git itself stops on that one with BUG(); leaving it out repairs the index). Everything
+   * else stays an error: entries, REUC (it is state, not a cache), `link`, `sdir`, unknown
+   * mandatory extensions, an extension header or size running past the body, the trailer.
+   */
+  lenient?: boolean;
+}
+
+/**
+ * The optional extensions that only cache what the entries (or the worktree) already say, and
+ * that git drops when it cannot read them. A lenient decode may leave these out.
+ */
+function isCacheExtension(signature: string): boolean {
+  return signature === 'TREE' || signature === 'UNTR' || signature === 'FSMN' || signature === 'EOIE' || signature === 'IEOT';
 }
 
 const SIG_DIRC = 0x44495243;
@@ -49,6 +75,8 @@ function pathArenaCap(fileSize: number): number {
  * Decode `.git/index` bytes. Throws ScalpelError (TRUNCATED, BAD_SIGNATURE, BAD_VERSION,
  * CHECKSUM_MISMATCH, BAD_ENTRY, BAD_EXTENSION, BAD_EWAH, UNKNOWN_MANDATORY_EXTENSION) with the
  * byte offset in `data.offset`; never reads out of bounds or allocates from an unchecked length.
+ * With `lenient`, an optional cache extension that does not decode is left out and named in
+ * `dropped` instead (DecodeOptions.lenient).
  */
 export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitIndex {
   const objectFormat = checkObjectFormat(opts.objectFormat);
@@ -100,6 +128,10 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitInd
   table.source = { entriesEnd: off, bodyEnd, extended: extendedCount, trailerVerified: verified, skipHash };
 
   const extensions: IndexExtension[] = [];
+  const lenient = opts.lenient === true;
+  // made only when something is left out: an index that decodes cleanly costs nothing more
+  let dropped: DroppedExtension[] | undefined;
+  let fsmn: Array<{ ext: IndexExtension; at: number }> | undefined; // FSMN kept, with header offsets, for the check after the loop
   let hasLink = false;
   while (off < bodyEnd) {
     if (off + 8 > bodyEnd) {
@@ -117,21 +149,32 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitInd
     }
     const end = start + size;
     try {
+      // a TREE payload is scanned whole here even though its nodes are made later
+      // (cacheTreeExtension), so a bad one fails now, where a lenient read can still leave it out
       const ext = decodeExtension(s, bytes, start, end, objectFormat, off);
       if (ext.signature === 'link') hasLink = true;
+      else if (ext.signature === 'FSMN') (fsmn ??= []).push({ ext, at: off });
       extensions.push(ext);
     } catch (e) {
-      if (e instanceof ScalpelError && e.data.signature === undefined) e.data.signature = s;
-      throw e;
+      if (!(e instanceof ScalpelError)) throw e;
+      if (e.data.signature === undefined) e.data.signature = s;
+      if (!lenient || !isCacheExtension(s)) throw e;
+      (dropped ??= []).push({ signature: s, offset: off, code: e.code, reason: e.message });
     }
     off = end;
   }
-  if (!hasLink) {
-    // git BUG()s on a bitmap reaching past the entries (tweak_fsmonitor); refuse it clearly instead
-    for (const x of extensions) {
-      if (x.signature === 'FSMN' && 'bitmap' in x && x.bitmap.bitSize > count) {
-        throw badExt('FSMN', bodyEnd, `fsmonitor bitmap covers ${x.bitmap.bitSize} entries, the index has ${count}`);
-      }
+  if (fsmn && !hasLink) {
+    // Bit positions count the entries of the index (of the merged index when split: not known here).
+    // git stops with BUG() on a bitmap reaching past them as it reads the extension
+    // (fsmonitor.c assert_index_minimum, whatever core.fsmonitor says): strict refuses it clearly;
+    // lenient leaves it out, since all it caches is which entries fsmonitor has not vouched for.
+    for (const { ext, at } of fsmn) {
+      if (!('bitmap' in ext) || ext.bitmap.bitSize <= count) continue;
+      const err = badExt('FSMN', at, `fsmonitor bitmap covers ${ext.bitmap.bitSize} entries, the index has ${count}`);
+      if (!lenient) throw err;
+      extensions.splice(extensions.indexOf(ext), 1);
+      (dropped ??= []).push({ signature: 'FSMN', offset: at, code: err.code, reason: err.message });
+      dropped.sort((a, b) => a.offset - b.offset);
     }
   }
   if (emptyNames > 0 && !hasLink) {
@@ -139,6 +182,7 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitInd
     throw badEntry(cols.off[i], i, 'empty path (only allowed for replaced entries of a split index)');
   }
   const index = { version, objectFormat, extensions, skipHash, checksum: skipHash ? undefined : toHex(trailer) } as GitIndex;
+  if (dropped) index.dropped = dropped;
   return withLazyEntries(index, table);
 }
 

@@ -1,4 +1,5 @@
 import type { ObjectFormat } from '../hash/index.js';
+import type { ErrorCode } from '../errors/index.js';
 
 /** Stat data cached in an index entry (all unsigned 32-bit, as git stores them). */
 export interface IndexStat {
@@ -133,6 +134,21 @@ export type IndexExtension =
   | { signature: 'link'; baseOid: string; deleteBitmap?: EwahBitmap; replaceBitmap?: EwahBitmap }
   | { signature: 'sdir' }
   | { signature: string; raw: Uint8Array };
+
+/**
+ * An optional cache extension a lenient decode left out because its payload does not decode, or
+ * (FSMN) its bitmap covers more entries than the index has. git discards such a TREE, UNTR, FSMN,
+ * EOIE or IEOT and carries on (see DecodeOptions.lenient).
+ */
+export interface DroppedExtension {
+  signature: string;
+  /** Byte offset of the extension's header (its signature) in the index file. */
+  offset: number;
+  /** The ScalpelError code decoding the payload gave (BAD_EXTENSION, BAD_EWAH, TRUNCATED, ...). */
+  code: ErrorCode;
+  /** That error's message. */
+  reason: string;
+}
 
 export interface IndexOptions {
   objectFormat?: ObjectFormat;

@@ -4,6 +4,19 @@ import { joinPath } from '../fs/path.js';
 import { decodeIndex, type GitIndex } from '../index/decode.js';
 import { linkExtension, mergeSplitIndex } from '../index/split.js';
 import type { HashProvider, ObjectFormat } from '../hash/index.js';
+import type { ErrorCode } from '../errors/index.js';
+
+/** An optional cache extension a lenient read left out (DecodeOptions.lenient), and the file that held it. */
+export interface DroppedIndexExtension {
+  /** The index file that held it: `<gitDir>/index`, or the shared index of a split index. */
+  path: string;
+  signature: string;
+  /** Byte offset of the extension's header in that file. */
+  offset: number;
+  code: ErrorCode;
+  /** The decoding error's message. */
+  reason: string;
+}
 
 export interface ReadIndexResult {
   /** The index as git sees it: merged with its shared index when split. */
@@ -16,6 +29,12 @@ export interface ReadIndexResult {
   stat: FileStat;
   /** The shared index, when the index is split. */
   shared?: { path: string; index: GitIndex; bytes: Uint8Array };
+  /**
+   * Optional cache extensions a lenient read left out because they do not decode, the index
+   * file's first, then the shared index's, each in file order; empty when nothing was left out
+   * (always, when strict). An index written from `index` is written without them.
+   */
+  dropped: DroppedIndexExtension[];
 }
 
 export interface ReadIndexOptions {
@@ -26,6 +45,12 @@ export interface ReadIndexOptions {
    * pass next time. The result then views the buffer: it is valid until the buffer is reused.
    */
   scratch?: { buffer: Uint8Array | null; keep(buffer: Uint8Array): void };
+  /**
+   * Read as git reads (default false: strict): an optional cache extension (TREE, UNTR, FSMN,
+   * EOIE, IEOT) that does not decode, in the index file or its shared index, is left out and
+   * named in `dropped` (see DecodeOptions.lenient).
+   */
+  lenient?: boolean;
 }
 
 /** Read `<gitDir>/index` (an absent file is an empty index), merging `sharedindex.<id>` when split. */
@@ -42,16 +67,40 @@ export async function readIndexFile(fs: Fs, gitDir: string, objectFormat: Object
     bytes = await fs.readFile(path);
   }
   const verifyChecksum = opts.verify !== false;
-  const file = withPath(() => decodeIndex(bytes, { objectFormat, hash, verifyChecksum }), path);
+  const lenient = opts.lenient === true;
+  const file = withPath(() => decodeIndex(bytes, { objectFormat, hash, verifyChecksum, lenient }), path);
+  const dropped = droppedIn(file, path, []);
   const link = linkExtension(file);
-  if (!link) return { index: file, file, bytes, stat };
+  if (!link) return { index: file, file, bytes, stat, dropped };
   const sharedPath = joinPath(gitDir, `sharedindex.${link.baseOid}`);
   if (!(await fs.lstat(sharedPath))) {
     throw new ScalpelError('SPLIT_INDEX_MISMATCH', `split index names ${sharedPath}, which does not exist`, { path: sharedPath, expected: link.baseOid });
   }
   const sharedBytes = await fs.readFile(sharedPath);
-  const shared = withPath(() => decodeIndex(sharedBytes, { objectFormat, hash, verifyChecksum }), sharedPath);
-  return { index: mergeSplitIndex(file, shared), file, bytes, stat, shared: { path: sharedPath, index: shared, bytes: sharedBytes } };
+  const shared = withPath(() => decodeIndex(sharedBytes, { objectFormat, hash, verifyChecksum, lenient }), sharedPath);
+  droppedIn(shared, sharedPath, dropped);
+  return { index: mergeSplitIndex(file, shared), file, bytes, stat, shared: { path: sharedPath, index: shared, bytes: sharedBytes }, dropped };
+}
+
+function droppedIn(index: GitIndex, path: string, out: DroppedIndexExtension[]): DroppedIndexExtension[] {
+  if (index.dropped) for (const d of index.dropped) out.push({ path, signature: d.signature, offset: d.offset, code: d.code, reason: d.reason });
+  return out;
+}
+
+/**
+ * The one-line warning for an extension a lenient read left out, e.g. "index: dropped the TREE
+ * extension at byte 1234 of .git/index, which does not parse (<reason>); git discards it too, and
+ * an index written now leaves it out". The path is printed as the record holds it.
+ */
+export function describeDropped(d: DroppedIndexExtension): string {
+  // a reason is an error message: keep the warning on one line whatever it holds
+  const reason = d.reason.replace(/[\r\n]+/g, ' ');
+  // the one kind git does not discard: an FSMN bitmap covering more entries than the index has
+  // parses, and git stops on it with BUG() (decodeIndex's message says "bitmap covers N entries")
+  const past = d.signature === 'FSMN' && /bitmap covers \d+ entries/.test(d.reason);
+  const what = past ? 'which does not fit the index' : 'which does not parse';
+  const git = past ? 'git itself stops on it' : 'git discards it too';
+  return `index: dropped the ${d.signature} extension at byte ${d.offset} of ${d.path}, ${what} (${reason}); ${git}, and an index written now leaves it out`;
 }
 
 function withPath<T>(f: () => T, path: string): T {

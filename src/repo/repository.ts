@@ -29,6 +29,14 @@ function packThresholdOf(config: GitConfig): number | undefined {
   return n > 0 ? n : Infinity;
 }
 
+/** How Repository.readIndex and withIndex read the index file. */
+export interface IndexReadOptions {
+  /** Check the trailer (default true). */
+  verify?: boolean;
+  /** Leave out optional cache extensions that do not decode, as git does (default true); false: strict. */
+  lenient?: boolean;
+}
+
 export interface RepositoryOptions {
   fs: Fs;
   /** Any directory inside the worktree (the repository is found upwards from it). */
@@ -121,9 +129,12 @@ export class Repository {
   /**
    * Read the index (merged when split); null when there is no index file yet. The trailer is
    * checked unless `verify: false` (git checks it only in fsck; we check it before any rewrite).
+   * Read as git reads unless `lenient: false`: an optional cache extension that does not decode
+   * (TREE, UNTR, FSMN, EOIE, IEOT) is left out and named in the result's `dropped`, so the
+   * engine works wherever git does; `lenient: false` reads strictly, as `index --verify` does.
    */
-  readIndex(opts: { verify?: boolean } = {}): Promise<ReadIndexResult | null> {
-    return readIndexFile(this.fs, this.loc.gitDir, this.objectFormat, this.hash, { verify: opts.verify });
+  readIndex(opts: IndexReadOptions = {}): Promise<ReadIndexResult | null> {
+    return readIndexFile(this.fs, this.loc.gitDir, this.objectFormat, this.hash, { verify: opts.verify, lenient: opts.lenient !== false });
   }
 
   /**
@@ -131,9 +142,9 @@ export class Repository {
    * another operation holds the buffer). A 10 MB index read into fresh memory costs about three
    * times the read itself in first-touch page faults; an agent's harness reads it on every
    * snapshot and restore. What `fn` returns must not hold views of the index's bytes: the next
-   * read overwrites them.
+   * read overwrites them. Lenient unless `lenient: false`, as readIndex.
    */
-  async withIndex<T>(opts: { verify?: boolean }, fn: (read: ReadIndexResult | null) => Promise<T>): Promise<T> {
+  async withIndex<T>(opts: IndexReadOptions, fn: (read: ReadIndexResult | null) => Promise<T>): Promise<T> {
     if (this.indexBufferLent) return fn(await this.readIndex(opts));
     this.indexBufferLent = true;
     try {
@@ -143,7 +154,7 @@ export class Repository {
           this.indexBuffer = b;
         },
       };
-      const read = await readIndexFile(this.fs, this.loc.gitDir, this.objectFormat, this.hash, { verify: opts.verify, scratch });
+      const read = await readIndexFile(this.fs, this.loc.gitDir, this.objectFormat, this.hash, { verify: opts.verify, lenient: opts.lenient !== false, scratch });
       return await fn(read);
     } finally {
       this.indexBufferLent = false;

@@ -9,7 +9,7 @@ import type { ZlibProvider } from '../object/zlib.js';
 import { Repository } from '../repo/repository.js';
 import { discoverRepository } from '../repo/discover.js';
 import type { ProcessInfo } from '../repo/journal.js';
-import type { ReadIndexResult } from '../repo/index-file.js';
+import { describeDropped, type ReadIndexResult } from '../repo/index-file.js';
 import type { RefTransaction } from '../repo/refs.js';
 import type { ObjectBatch } from '../repo/odb.js';
 import { toFs } from '../fs/adapt.js';
@@ -68,6 +68,8 @@ export interface SnapshotInfo {
   entries: number;
   bytes: number;
   commit: string;
+  /** Problems read past (an optional index cache git would discard too); only when there are some. */
+  warnings?: string[];
 }
 
 export interface RestoreOptions {
@@ -89,6 +91,8 @@ export interface RestoreReport {
   pruned: string[];
   conflicts: Conflict[];
   indexWritten: boolean;
+  /** Problems read past: an optional index cache (TREE, UNTR, FSMN, EOIE, IEOT) that does not decode, left out as git leaves it out. */
+  warnings: string[];
 }
 
 export interface LogRecord {
@@ -173,7 +177,8 @@ export class ScalpelRepository {
     const batch = this.repo.odb.batch();
     const state = await captureState(this.repo, read?.index ?? null, roots, { writeObjects: true, indexStat, writer: batch });
     const stack = this.stack(session);
-    if (opts.into) return this.extend(stack, opts.into, state, opts.label, batch);
+    const warnings = this.readPast(read);
+    if (opts.into) return withWarnings(await this.extend(stack, opts.into, state, opts.label, batch, warnings), warnings);
     const manifest: Manifest = {
       format: 'git-scalpel/1',
       id: newId(),
@@ -195,11 +200,11 @@ export class ScalpelRepository {
       await tx.set(c);
       return c;
     });
-    await this.appendLog({ event: 'snapshot', session, ids: [manifest.id], paths: roots, detail: { label: manifest.label } });
-    return info(manifest, commit);
+    await this.appendLog({ event: 'snapshot', session, ids: [manifest.id], paths: roots, detail: { label: manifest.label, ...logWarnings(warnings) } });
+    return withWarnings(info(manifest, commit), warnings);
   }
 
-  private async extend(stack: SnapshotStack, id: string, state: PathState, label: string | undefined, batch: ObjectBatch): Promise<SnapshotInfo> {
+  private async extend(stack: SnapshotStack, id: string, state: PathState, label: string | undefined, batch: ObjectBatch, warnings: string[]): Promise<SnapshotInfo> {
     return stack.locked(async (tx) => {
       const chain = await stack.downTo(id, tx.current);
       const target = chain[chain.length - 1];
@@ -224,7 +229,7 @@ export class ScalpelRepository {
       captured.reuc.sort(byPath);
       const manifest: Manifest = { ...target.manifest, captured, seal: null, label: label ?? target.manifest.label };
       const { commit } = await stack.replace(tx, chain, target, manifest, batch);
-      await this.appendLog({ event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots });
+      await this.appendLog({ event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(warnings) });
       return info(manifest, commit);
     });
   }
@@ -237,13 +242,15 @@ export class ScalpelRepository {
       const chain = opts.id ? await stack.downTo(opts.id, tx.current) : await stack.walk(() => true, tx.current);
       const target = chain[chain.length - 1];
       if (!target) throw new ScalpelError('SNAPSHOT_NOT_FOUND', `no snapshot to seal in session '${stack.session}'`, { session: stack.session });
-      const state = await this.repo.withIndex({ verify: false }, (read) =>
-        captureState(this.repo, read?.index ?? null, target.manifest.captured.roots, { writeObjects: false, indexStat: read?.stat ?? null }),
-      );
+      let warnings: string[] = [];
+      const state = await this.repo.withIndex({ verify: false }, (read) => {
+        warnings = this.readPast(read);
+        return captureState(this.repo, read?.index ?? null, target.manifest.captured.roots, { writeObjects: false, indexStat: read?.stat ?? null });
+      });
       const manifest: Manifest = { ...target.manifest, seal: { sealedAt: this.now().toISOString(), state } };
       const { commit } = await stack.replace(tx, chain, target, manifest);
-      await this.appendLog({ event: 'seal', session: stack.session, ids: [manifest.id], paths: state.roots });
-      return info(manifest, commit);
+      await this.appendLog({ event: 'seal', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(warnings) });
+      return withWarnings(info(manifest, commit), warnings);
     });
   }
 
@@ -259,8 +266,12 @@ export class ScalpelRepository {
     if (opts.dryRun) {
       const chain = await this.restoreChain(stack, opts.id, await stack.head());
       // the trailer is checked as the restore itself would check it
-      const plan = await this.repo.withIndex({}, (read) => planRestore(this.repo, chain, read, read?.stat ?? null));
-      return { session, restored: chain.map((e) => e.manifest.id), dryRun: true, savedAs: null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten: false };
+      let warnings: string[] = [];
+      const plan = await this.repo.withIndex({}, (read) => {
+        warnings = this.readPast(read);
+        return planRestore(this.repo, chain, read, read?.stat ?? null);
+      });
+      return { session, restored: chain.map((e) => e.manifest.id), dryRun: true, savedAs: null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten: false, warnings };
     }
     return stack.locked(async (tx) => {
       const chain = await this.restoreChain(stack, opts.id, tx.current);
@@ -286,9 +297,10 @@ export class ScalpelRepository {
     const ids = chain.map((e) => e.manifest.id);
     const oldest = chain[chain.length - 1];
     const indexStat = read?.stat ?? null;
+    const warnings = this.readPast(read);
     const plan = await planRestore(this.repo, chain, read, indexStat);
     if (plan.conflicts.length && !opts.force) {
-      await this.appendLog({ event: 'refused', session, ids, paths: plan.conflicts.map((c) => c.path), detail: { conflicts: plan.conflicts } });
+      await this.appendLog({ event: 'refused', session, ids, paths: plan.conflicts.map((c) => c.path), detail: { conflicts: plan.conflicts, ...logWarnings(warnings) } });
       throw refusal(plan.conflicts, session);
     }
     let saved: Manifest | null = null;
@@ -313,8 +325,8 @@ export class ScalpelRepository {
     }
     const { indexWritten } = await applyRestore(this.repo, plan, read, lock, indexStat);
     await tx.set(savedCommit ?? oldest.parent);
-    await this.appendLog({ event: 'restore', session, ids, paths: plan.roots, detail: { savedAs: saved?.id ?? null, changed: plan.paths.map((p) => p.path), pruned: plan.pruned } });
-    return { session, restored: ids, dryRun: false, savedAs: saved?.id ?? null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten };
+    await this.appendLog({ event: 'restore', session, ids, paths: plan.roots, detail: { savedAs: saved?.id ?? null, changed: plan.paths.map((p) => p.path), pruned: plan.pruned, ...logWarnings(warnings) } });
+    return { session, restored: ids, dryRun: false, savedAs: saved?.id ?? null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten, warnings };
   }
 
   private async restoreChain(stack: SnapshotStack, id: string | undefined, head: string | null): Promise<StackEntry[]> {
@@ -415,6 +427,17 @@ export class ScalpelRepository {
   /** Problems that did not stop an operation (a log record that could not be written). Cleared by takeWarnings(). */
   private warnings: string[] = [];
 
+  /**
+   * The optional index caches a read left out (git discards them too: DESIGN "Read what git
+   * reads"), as warnings: kept for takeWarnings() and returned for the report and the log.
+   */
+  private readPast(read: ReadIndexResult | null): string[] {
+    if (!read || read.dropped.length === 0) return [];
+    const list = read.dropped.map(describeDropped);
+    this.warnings.push(...list);
+    return list;
+  }
+
   takeWarnings(): string[] {
     return this.warnings.splice(0);
   }
@@ -444,6 +467,19 @@ function refusal(conflicts: Conflict[], session: string): ScalpelError {
       `Nothing was written. To overwrite them anyway, run restore again with --force; their current state is saved first as a new snapshot on session '${session}', so the forced restore can be undone with another restore.`,
     { conflicts, session },
   );
+}
+
+function withWarnings(i: SnapshotInfo, warnings: string[]): SnapshotInfo {
+  return warnings.length ? { ...i, warnings } : i;
+}
+
+/** A log record's detail naming what was read past, or nothing. */
+function logWarnings(warnings: string[]): { warnings?: string[] } {
+  return warnings.length ? { warnings } : {};
+}
+
+function logDetail(warnings: string[]): { detail?: Record<string, unknown> } {
+  return warnings.length ? { detail: { warnings } } : {};
 }
 
 function info(m: Manifest, commit: string): SnapshotInfo {
