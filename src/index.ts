@@ -21,6 +21,7 @@ export * from './object/index.js';
 export type { Fs, FileStat, FileType, FsCapabilities } from './fs/types.js';
 export { GitConfig } from './repo/config.js';
 export { discoverRepository, readRepoConfig, objectFormatOf, type RepoLocation } from './repo/discover.js';
+export { readHead, headMovement, type HeadState, type HeadMovement, type HeadMovementOptions, type PushedCommits } from './repo/history.js';
 export { readIndexFile, describeDropped, type ReadIndexResult, type DroppedIndexExtension } from './repo/index-file.js';
 export {
   openRepository,

@@ -1,7 +1,7 @@
 import { ScalpelError } from '../errors/index.js';
 import { decodePath } from '../bytes/text.js';
 import { resolvePath } from '../fs/path.js';
-import { openRepository, type LogRecord, type RestoreReport, type SnapshotInfo } from '../snapshot/engine.js';
+import { headRefusal, openRepository, type LogRecord, type RestoreReport, type SnapshotInfo } from '../snapshot/engine.js';
 import { parseArgs, UsageError } from './args.js';
 import { toJsonText } from './json.js';
 import type { CliIo } from './cmd-index.js';
@@ -98,7 +98,28 @@ export async function cmdRestore(args: string[], io: CliIo): Promise<number> {
   warn(io, repo.takeWarnings());
   if (flags.has('json')) io.out(toJsonText(r) + '\n');
   else io.out(formatReport(r));
-  return r.dryRun && r.conflicts.length ? 3 : 0;
+  return r.dryRun && (r.conflicts.length || (r.head && headRefusal(r.head))) ? 3 : 0;
+}
+
+const shortId = (oid: string | null) => (oid ? oid.slice(0, 12) : 'unborn');
+const branch = (ref: string | null) => (ref ? ref.replace(/^refs\/heads\//, '') : 'detached HEAD');
+
+/** What the report says of HEAD: the edit's commits stay, how to drop them, and what was pushed. */
+function headLines(r: RestoreReport): string[] {
+  const h = r.head;
+  if (!h) return [];
+  const lines: string[] = [];
+  const from = `${branch(h.from.ref)} at ${shortId(h.from.commit)}`;
+  const to = `${branch(h.to.ref)} at ${shortId(h.to.commit)}`;
+  const n = h.complete ? `${h.count} commit${h.count === 1 ? '' : 's'} made since` : 'commits made since not all examined';
+  lines.push(`  HEAD     moved since the snapshot: ${from} -> ${to} (${n})`);
+  if (h.branchChanged) lines.push(`           HEAD now names ${branch(h.to.ref)}; it named ${branch(h.from.ref)} (git switch ${h.from.ref ? branch(h.from.ref) : `--detach ${shortId(h.from.commit)}`} goes back)`);
+  if (h.count > 0 && h.from.commit) {
+    lines.push(`           ${r.dryRun ? 'a restore leaves' : 'the restore left'} HEAD and every branch as they are; to drop the commits too: git reset --soft ${h.from.commit}`);
+  }
+  const tag = r.savedAs ? 'FORCED' : 'PUSHED';
+  for (const p of h.pushed) lines.push(`  ${tag.padEnd(8)} ${p.ref} holds ${p.commits.map((c) => c.slice(0, 12)).join(', ')}`);
+  return lines;
 }
 
 export function formatReport(r: RestoreReport): string {
@@ -113,7 +134,8 @@ export function formatReport(r: RestoreReport): string {
   }
   const tag = r.savedAs ? 'FORCED' : 'CONFLICT';
   for (const c of r.conflicts) lines.push(`  ${tag.padEnd(8)} ${show(c.path)} (${c.part}): sealed ${c.expected}, found ${c.found}${r.savedAs ? ` (saved in ${r.savedAs})` : ''}`);
-  if (r.dryRun && r.conflicts.length) lines.push('restore would be refused; --force saves the current state first, then overwrites it');
+  lines.push(...headLines(r));
+  if (r.dryRun && (r.conflicts.length || (r.head && headRefusal(r.head)))) lines.push('restore would be refused; --force saves the current state first, then overwrites it');
   return lines.join('\n') + '\n';
 }
 

@@ -231,3 +231,68 @@ export function parseIdentity(value: Uint8Array | string): Identity {
   }
   return { name: m[1], email: m[2], timestamp, timezone: m[4] };
 }
+
+/** What a history walk needs of a commit: its parents and its committer date. */
+export interface CommitLinks {
+  parents: string[];
+  /** Committer timestamp, seconds since the epoch; 0 when the committer line cannot be read. */
+  date: number;
+}
+
+const TREE_PREFIX = utf8Encode('tree ');
+const PARENT_PREFIX = utf8Encode('parent ');
+const AUTHOR_PREFIX = utf8Encode('author');
+const COMMITTER_PREFIX = utf8Encode('committer');
+
+function startsAt(content: Uint8Array, pos: number, prefix: Uint8Array): boolean {
+  if (pos + prefix.length > content.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (content[pos + i] !== prefix[i]) return false;
+  return true;
+}
+
+/**
+ * Parents and committer date of a commit, read the way git's `parse_commit_buffer` and
+ * `parse_commit_date` read them for a walk — not fsck's strictness (decodeCommit), because a
+ * walk must step through every commit git itself steps through: a `tree` line is required and
+ * each `parent` line must hold an id of `hexLength` digits (BAD_OBJECT `missing-tree`,
+ * `bad-oid`); a committer line that is missing or unreadable gives date 0, as in git.
+ */
+export function commitLinks(content: Uint8Array, hexLength: 40 | 64): CommitLinks {
+  const oidAt = (start: number, what: string): string => {
+    const end = start + hexLength;
+    if (end >= content.length || content[end] !== LF) throw badCommit('bad-oid', start, `"${what}" is not followed by an object id and a newline`);
+    const oid = hexOid(content.subarray(start, end));
+    if (oid === undefined) throw badCommit('bad-oid', start, `"${what}" is not a lowercase hex object id`);
+    return oid;
+  };
+  if (!startsAt(content, 0, TREE_PREFIX)) throw badCommit('missing-tree', 0, 'expected a "tree" header');
+  oidAt(TREE_PREFIX.length, 'tree');
+  let pos = TREE_PREFIX.length + hexLength + 1;
+  const parents: string[] = [];
+  while (startsAt(content, pos, PARENT_PREFIX)) {
+    parents.push(oidAt(pos + PARENT_PREFIX.length, 'parent'));
+    pos += PARENT_PREFIX.length + hexLength + 1;
+  }
+  return { parents, date: committerDate(content, pos) };
+}
+
+/** git's parse_commit_date: the number after the '>' of the committer line that follows the author line at `pos`. */
+function committerDate(content: Uint8Array, pos: number): number {
+  if (!startsAt(content, pos, AUTHOR_PREFIX)) return 0;
+  const authorEnd = content.indexOf(LF, pos);
+  if (authorEnd < 0) return 0;
+  pos = authorEnd + 1;
+  if (!startsAt(content, pos, COMMITTER_PREFIX)) return 0;
+  const lineEnd = content.indexOf(LF, pos);
+  if (lineEnd < 0) return 0;
+  const gt = content.subarray(pos, lineEnd).indexOf(0x3e);
+  if (gt < 0) return 0;
+  let i = pos + gt + 1;
+  while (i < lineEnd && (content[i] === SPACE || content[i] === 0x09)) i++;
+  let value = 0;
+  for (; i < lineEnd && content[i] >= 0x30 && content[i] <= 0x39; i++) {
+    value = value * 10 + (content[i] - 0x30);
+    if (value > Number.MAX_SAFE_INTEGER) return 0;
+  }
+  return value;
+}

@@ -52,7 +52,9 @@ export {
   formatIdentity,
   formatTimezone,
   parseIdentity,
+  commitLinks,
 } from './commit.js';
+export { type CommitGraphLayer, type CommitGraphLayerOptions, parseCommitGraphLayer, CommitGraph } from './commit-graph.js';
 export {
   type PackIndex,
   type PackSource,

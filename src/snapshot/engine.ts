@@ -1,4 +1,4 @@
-import { ScalpelError } from '../errors/index.js';
+import { ScalpelError, isScalpelError } from '../errors/index.js';
 import { utf8Decode, utf8Encode } from '../bytes/text.js';
 import { randomHex } from '../bytes/random.js';
 import { fsErrorCode, type Fs } from '../fs/types.js';
@@ -8,6 +8,7 @@ import type { HashProvider } from '../hash/index.js';
 import type { ZlibProvider } from '../object/zlib.js';
 import { Repository } from '../repo/repository.js';
 import { discoverRepository } from '../repo/discover.js';
+import { headMovement, readHead, type HeadMovement } from '../repo/history.js';
 import type { ProcessInfo } from '../repo/journal.js';
 import { describeDropped, type ReadIndexResult } from '../repo/index-file.js';
 import type { RefTransaction } from '../repo/refs.js';
@@ -93,6 +94,12 @@ export interface RestoreReport {
   indexWritten: boolean;
   /** Problems read past: an optional index cache (TREE, UNTR, FSMN, EOIE, IEOT) that does not decode, left out as git leaves it out. */
   warnings: string[];
+  /**
+   * How HEAD moved since the (oldest restored) snapshot: the edit committed, switched branches,
+   * reset. Null when it did not move, or the snapshot predates the record. The restore never
+   * moves HEAD or a branch (I2); it refuses when a commit made since was pushed (I5).
+   */
+  head: HeadMovement | null;
 }
 
 export interface LogRecord {
@@ -189,6 +196,7 @@ export class ScalpelRepository {
       createdAt: this.now().toISOString(),
       captured: state,
       seal: null,
+      head: await readHead(this.repo),
     };
     // push: one commit on top of the head, under the session's ref lock (concurrent pushes queue up)
     // for a scope of a few files, writing their trees costs less than mapping the index's cache tree
@@ -267,11 +275,13 @@ export class ScalpelRepository {
       const chain = await this.restoreChain(stack, opts.id, await stack.head());
       // the trailer is checked as the restore itself would check it
       let warnings: string[] = [];
+      const head = await this.headCheck(chain[chain.length - 1]);
       const plan = await this.repo.withIndex({}, (read) => {
         warnings = this.readPast(read);
         return planRestore(this.repo, chain, read, read?.stat ?? null);
       });
-      return { session, restored: chain.map((e) => e.manifest.id), dryRun: true, savedAs: null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten: false, warnings };
+      if (head) warnings.push(...head.warnings);
+      return { session, restored: chain.map((e) => e.manifest.id), dryRun: true, savedAs: null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten: false, warnings, head };
     }
     return stack.locked(async (tx) => {
       const chain = await this.restoreChain(stack, opts.id, tx.current);
@@ -298,6 +308,13 @@ export class ScalpelRepository {
     const oldest = chain[chain.length - 1];
     const indexStat = read?.stat ?? null;
     const warnings = this.readPast(read);
+    // what the edit committed: one ref read when HEAD did not move
+    const head = await this.headCheck(oldest);
+    if (head) warnings.push(...head.warnings);
+    if (head && headRefusal(head) && !opts.force) {
+      await this.appendLog({ event: 'refused', session, ids, paths: oldest.manifest.captured.roots, detail: { reason: head.complete ? 'pushed' : 'history-unknown', head: logHead(head), ...logWarnings(warnings) } });
+      throw pushedRefusal(head, session);
+    }
     const plan = await planRestore(this.repo, chain, read, indexStat);
     if (plan.conflicts.length && !opts.force) {
       await this.appendLog({ event: 'refused', session, ids, paths: plan.conflicts.map((c) => c.path), detail: { conflicts: plan.conflicts, ...logWarnings(warnings) } });
@@ -318,6 +335,7 @@ export class ScalpelRepository {
         createdAt: this.now().toISOString(),
         captured: state,
         seal: null,
+        head: await readHead(this.repo),
       };
       savedCommit = await stack.writeCommit(saved, oldest.parent, undefined, batch);
       // stored before the worktree is touched: a failure here leaves everything as it was
@@ -325,8 +343,27 @@ export class ScalpelRepository {
     }
     const { indexWritten } = await applyRestore(this.repo, plan, read, lock, indexStat);
     await tx.set(savedCommit ?? oldest.parent);
-    await this.appendLog({ event: 'restore', session, ids, paths: plan.roots, detail: { savedAs: saved?.id ?? null, changed: plan.paths.map((p) => p.path), pruned: plan.pruned, ...logWarnings(warnings) } });
-    return { session, restored: ids, dryRun: false, savedAs: saved?.id ?? null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten, warnings };
+    await this.appendLog({ event: 'restore', session, ids, paths: plan.roots, detail: { savedAs: saved?.id ?? null, changed: plan.paths.map((p) => p.path), pruned: plan.pruned, ...(head ? { head: logHead(head) } : {}), ...logWarnings(warnings) } });
+    return { session, restored: ids, dryRun: false, savedAs: saved?.id ?? null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten, warnings, head };
+  }
+
+  /**
+   * How HEAD moved since `oldest` was taken (null: it did not, or the snapshot has no record). A
+   * snapshot's HEAD commit that is gone from the repository leaves the answer incomplete.
+   */
+  private async headCheck(oldest: StackEntry): Promise<HeadMovement | null> {
+    const then = oldest.manifest.head;
+    if (!then) return null;
+    try {
+      const m = await headMovement(this.repo, then);
+      if (m && !m.complete && (await this.repo.refs.list('refs/remotes/')).size === 0) return { ...m, complete: true };
+      return m;
+    } catch (e) {
+      if (!(isScalpelError(e, 'OBJECT_NOT_FOUND') && e.data.role === 'from')) throw e;
+      const to = await readHead(this.repo);
+      const remotes = (await this.repo.refs.list('refs/remotes/')).size;
+      return { from: then, to, branchChanged: then.ref !== to.ref, newCommits: [], count: 0, complete: remotes === 0, pushed: [], visited: 0, warnings: [e.message] };
+    }
   }
 
   private async restoreChain(stack: SnapshotStack, id: string | undefined, head: string | null): Promise<StackEntry[]> {
@@ -467,6 +504,35 @@ function refusal(conflicts: Conflict[], session: string): ScalpelError {
       `Nothing was written. To overwrite them anyway, run restore again with --force; their current state is saved first as a new snapshot on session '${session}', so the forced restore can be undone with another restore.`,
     { conflicts, session },
   );
+}
+
+/** Does HEAD's movement make a restore unsafe (I5): commits made since were pushed, or that cannot be told? */
+export function headRefusal(h: HeadMovement): boolean {
+  return h.pushed.length > 0 || !h.complete;
+}
+
+function short(oid: string): string {
+  return oid.slice(0, 12);
+}
+
+function pushedRefusal(h: HeadMovement, session: string): ScalpelError {
+  const lines = h.pushed.map((p) => `  ${p.ref}: ${p.commits.map(short).join(', ')}`);
+  const why = h.complete
+    ? `${h.pushed.length === 1 ? 'a remote-tracking ref holds' : `${h.pushed.length} remote-tracking refs hold`} commits made since the snapshot:\n${lines.join('\n')}\n` +
+      'Putting the files back here would leave the remote holding the version being undone; that is for the people sharing the branch to decide (git revert, or rewriting the remote).'
+    : `HEAD moved from ${h.from.commit ? short(h.from.commit) : 'an unborn branch'} to ${h.to.commit ? short(h.to.commit) : 'an unborn branch'} and the commits in between could not all be examined (${h.warnings[0] ?? 'the walk stopped at its limit'}), so whether they were pushed is unknown.`;
+  return new ScalpelError('REFUSED', `restore refused: ${why}\nNothing was written. To restore the paths anyway (HEAD and branches stay where they are), run restore again with --force; the current state is saved first as a new snapshot on session '${session}'.`, {
+    reason: h.complete ? 'pushed' : 'history-unknown',
+    pushed: h.pushed,
+    head: { from: h.from, to: h.to, count: h.count },
+    session,
+    conflicts: [],
+  });
+}
+
+/** HEAD's movement as the log keeps it. */
+function logHead(h: HeadMovement): Record<string, unknown> {
+  return { from: h.from, to: h.to, count: h.count, complete: h.complete, pushed: h.pushed.map((p) => p.ref) };
 }
 
 function withWarnings(i: SnapshotInfo, warnings: string[]): SnapshotInfo {

@@ -1,6 +1,8 @@
 import { ScalpelError } from '../errors/index.js';
 import { isHex } from '../bytes/hex.js';
 import type { ObjectFormat } from '../hash/index.js';
+import { checkRefName } from '../repo/refs.js';
+import type { HeadState } from '../repo/history.js';
 import { checkScopeRoot, compareRel, covers, isAncestor } from './scope.js';
 
 /** What one worktree path holds. A path under a scope root with no item was absent. */
@@ -76,6 +78,12 @@ export interface Manifest {
   captured: PathState;
   /** The post-image recorded by `seal`, or null. */
   seal: { sealedAt: string; state: PathState } | null;
+  /**
+   * HEAD when the snapshot was taken: the branch it named (null when detached) and its commit
+   * (null when unborn). A restore compares it with HEAD now, to say what the edit committed and
+   * to refuse when that was pushed. Missing in snapshots made before it was recorded.
+   */
+  head?: HeadState;
 }
 
 const MODES = new Set([0o100644, 0o100755, 0o120000, 0o160000, 0o040000, 0o100664]);
@@ -171,6 +179,19 @@ export function validateManifest(raw: unknown, format: ObjectFormat): Manifest {
       }
     }
   };
+  if (m.head !== undefined) {
+    const h = m.head as HeadState;
+    if (!h || typeof h !== 'object') fail('bad head');
+    if (h.commit !== null && !isHex(h.commit, hexLen)) fail('bad head commit');
+    if (h.ref !== null) {
+      if (typeof h.ref !== 'string') fail('bad head ref');
+      try {
+        checkRefName(h.ref);
+      } catch {
+        fail(`bad head ref ${JSON.stringify(h.ref).slice(0, 120)}`);
+      }
+    }
+  }
   checkState(m.captured, 'captured state');
   if (m.seal !== null) {
     if (!m.seal || typeof m.seal.sealedAt !== 'string') fail('bad seal');
