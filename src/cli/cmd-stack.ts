@@ -213,10 +213,17 @@ export async function cmdLog(args: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-/** What a log record's detail adds to its line: directories a restore removed. */
+/** What a log record's detail adds to its line: a tool call, a turn's label, directories a restore removed. */
 function logDetail(r: LogRecord): string {
-  const pruned = r.detail?.pruned;
-  return Array.isArray(pruned) && pruned.length ? `; removed empty directories: ${pruned.join(', ')}` : '';
+  const d = r.detail ?? {};
+  let text = '';
+  if (r.event === 'tool' && typeof d.tool === 'string') {
+    text += ` ${d.tool} ${d.phase === 'after' ? `done: ${String(d.outcome ?? '?')}${typeof d.durationMs === 'number' ? `, ${d.durationMs} ms` : ''}` : 'about to run'}`;
+    if (typeof d.command === 'string') text += `: ${JSON.stringify(d.command.length > 120 ? `${d.command.slice(0, 117)}...` : d.command)}`;
+  }
+  if (r.event === 'turn-start' && typeof d.label === 'string') text += ` turn ${String(d.turn)}: ${JSON.stringify(d.label)}`;
+  if (Array.isArray(d.pruned) && d.pruned.length) text += `; removed empty directories: ${d.pruned.join(', ')}`;
+  return text;
 }
 
 function warn(io: CliIo, warnings: string[]): void {

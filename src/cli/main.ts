@@ -5,6 +5,8 @@ import { ScalpelError } from '../errors/index.js';
 import { UsageError, errorExitCode } from './args.js';
 import { cmdIndex, type CliIo } from './cmd-index.js';
 import { cmdSnapshot, cmdSeal, cmdRestore, cmdList, cmdShow, cmdDrop, cmdPrune, cmdLog } from './cmd-stack.js';
+import { cmdHook, cmdRewind, cmdTurns } from './cmd-turns.js';
+import { cmdInstall } from './cmd-install.js';
 
 const USAGE = `usage: git-scalpel [-C DIR] <command> [options]
 
@@ -21,6 +23,16 @@ const USAGE = `usage: git-scalpel [-C DIR] <command> [options]
   prune    [--session S] [--keep N] [--json]
   log      [--session S] [--json]        every snapshot, seal, restore and refusal
   index    [--json] [--verify]           print the index like \`git ls-files --stage --debug\`
+
+agent harnesses (one snapshot a turn; a turn is a prompt and everything the agent did for it):
+  hook     claude-code|codex|gemini|generic [--fail-open]
+                         read one hook event (JSON) on stdin, answer in the harness's protocol
+  turns    [--session S] [--json]        the agent's turns, newest first, and what a rewind would do
+  rewind   [--session S] [--dry-run] [--force] [--json] [TURN]
+                         undo the newest turn (or TURN and every later one of its session)
+  install  claude-code|codex|gemini [--user] [--uninstall] [--json]
+                         write the harness's hook configuration (.claude/settings.json,
+                         .codex/hooks.json, .gemini/settings.json; --user: the one in HOME)
 
 exit codes: 0 done, 1 error, 2 usage, 3 refused (nothing was written)
 `;
@@ -62,6 +74,14 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       return cmdPrune(rest, ctx);
     case 'log':
       return cmdLog(rest, ctx);
+    case 'hook':
+      return cmdHook(rest, ctx);
+    case 'turns':
+      return cmdTurns(rest, ctx);
+    case 'rewind':
+      return cmdRewind(rest, ctx);
+    case 'install':
+      return cmdInstall(rest, ctx);
     case undefined:
     case 'help':
     case '-h':

@@ -381,6 +381,26 @@ export async function pruneEmptyDirs(fs: Fs, dirs: Iterable<string>, stopAt: str
   return removed;
 }
 
+/** Remove `path` and everything beneath it, not following symbolic links; nothing there is not an error. */
+export async function removeTree(fs: Fs, path: string): Promise<void> {
+  const st = await fs.lstat(path);
+  if (!st) return;
+  if (st.type === 'directory') {
+    for (const n of await fs.readdir(path)) await removeTree(fs, joinPath(path, n));
+    try {
+      await fs.rmdir(path);
+    } catch (e) {
+      if (fsErrorCode(e) !== 'ENOENT') throw e;
+    }
+    return;
+  }
+  try {
+    await fs.unlink(path);
+  } catch (e) {
+    if (fsErrorCode(e) !== 'ENOENT') throw e;
+  }
+}
+
 /**
  * Like writeFileAtomic, from pieces (the filesystem must have writeChunks): temp file in the same
  * directory, then a rename; the temp file is removed on any failure.

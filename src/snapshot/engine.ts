@@ -3,7 +3,7 @@ import { utf8Decode, utf8Encode } from '../bytes/text.js';
 import { randomHex } from '../bytes/random.js';
 import { fsErrorCode, type Fs } from '../fs/types.js';
 import { joinPath } from '../fs/path.js';
-import { mkdirp, type Lock } from '../fs/atomic.js';
+import { mkdirp, removeTree, type Lock } from '../fs/atomic.js';
 import type { HashProvider } from '../hash/index.js';
 import type { ZlibProvider } from '../object/zlib.js';
 import { Repository } from '../repo/repository.js';
@@ -17,8 +17,9 @@ import { toFs } from '../fs/adapt.js';
 import { SnapshotStack, cacheTreeByPath, checkSession, type StackEntry } from '../store/stack.js';
 import { captureState, sparseDirContaining } from './capture.js';
 import { applyRestore, planRestore, type Conflict, type PathPlan } from './restore.js';
+import { rewindTarget, toolCallsByTurn, type ToolCall } from './turns.js';
 import { compareRel, covers, isAncestor, minimalRoots, parentOf, toScopeRoot } from './scope.js';
-import { shallowestAbsent, type AbsentParents, type Manifest, type PathState } from './state.js';
+import { shallowestAbsent, type AbsentParents, type Manifest, type PathState, type TurnRecord } from './state.js';
 
 export interface OpenOptions {
   /**
@@ -54,7 +55,16 @@ export interface SnapshotOptions {
   into?: string;
   /** Directory relative paths are resolved from (default: the worktree root). */
   cwd?: string;
+  /**
+   * Capture into the session's open turn (its newest snapshot, when that is a turn the agent has
+   * not ended: the first capture of a path in a turn wins), or open a turn for it (labelled
+   * `label`, or as a tool call outside a prompt). `paths` may then be empty.
+   */
+  turn?: boolean;
 }
+
+/** The label of a turn a tool call opens when no prompt opened one. */
+export const OUTSIDE_PROMPT = '(tool call outside a prompt)';
 
 export interface SnapshotInfo {
   id: string;
@@ -102,9 +112,20 @@ export interface RestoreReport {
   head: HeadMovement | null;
 }
 
+/** A turn as `turns` lists it. */
+export interface TurnInfo extends SnapshotInfo {
+  /** Its number in the session (what `rewind N` takes). */
+  turn: number;
+  /** The agent said it stopped (a turn not ended takes in the paths of the next tool calls). */
+  ended: boolean;
+  tools: ToolCall[];
+  /** What rewinding to this turn would do now: refused (and why), how many paths it changes, how many directories it removes, whether HEAD moved. */
+  rewind: { refused: boolean; reasons: string[]; changes: number; pruned: number; headMoved: boolean };
+}
+
 export interface LogRecord {
   at: string;
-  event: 'snapshot' | 'extend' | 'seal' | 'restore' | 'refused' | 'drop' | 'prune';
+  event: 'snapshot' | 'extend' | 'seal' | 'restore' | 'refused' | 'drop' | 'prune' | 'turn-start' | 'turn-end' | 'tool' | 'session-start' | 'session-end';
   session: string;
   ids: string[];
   paths: string[];
@@ -162,10 +183,16 @@ export class ScalpelRepository {
   async snapshot(paths: readonly string[], opts: SnapshotOptions = {}): Promise<SnapshotInfo> {
     const session = opts.session ?? DEFAULT_SESSION;
     checkSession(session);
-    if (paths.length === 0) throw new ScalpelError('BAD_ARGUMENT', 'snapshot needs at least one path', { name: 'paths' });
+    if (paths.length === 0 && !opts.turn) throw new ScalpelError('BAD_ARGUMENT', 'snapshot needs at least one path', { name: 'paths' });
     this.repo.odb.forgetKnown();
     const cwd = opts.cwd ?? this.repo.worktree;
     const roots = minimalRoots(paths.map((p) => toScopeRoot(this.repo.worktree, cwd, p)));
+    if (opts.turn) {
+      // the usual tool call of a turn writes a path the turn already holds: nothing to capture
+      // (looked at without the lock; the capture below decides again under it)
+      const top = await this.openTurnOf(this.stack(session));
+      if (top && !top.manifest.seal && roots.every((r) => top.manifest.captured.roots.some((o) => covers(o, r)))) return info(top.manifest, top.commit);
+    }
     // Read as git reads it, trailer unchecked: a snapshot writes no index, and restore checks the
     // trailer of the index it is about to rewrite. Structural damage is still a typed error here.
     return this.repo.withIndex({ verify: false }, (read) => this.capture(roots, read, opts));
@@ -185,36 +212,189 @@ export class ScalpelRepository {
     const state = await captureState(this.repo, read?.index ?? null, roots, { writeObjects: true, indexStat, writer: batch });
     const stack = this.stack(session);
     const warnings = this.readPast(read);
-    if (opts.into) return withWarnings(await this.extend(stack, opts.into, state, opts.label, batch, warnings), warnings);
-    const manifest: Manifest = {
-      format: 'git-scalpel/1',
-      id: newId(),
-      session,
-      worktreeId: this.repo.worktreeId,
-      objectFormat: this.repo.objectFormat,
-      label: opts.label ?? null,
-      createdAt: this.now().toISOString(),
-      captured: state,
-      seal: null,
-      head: await readHead(this.repo),
-    };
-    // push: one commit on top of the head, under the session's ref lock (concurrent pushes queue up)
+    if (opts.into) {
+      const into = opts.into;
+      return withWarnings(await stack.locked(async (tx) => this.extendLocked(stack, tx, await stack.downTo(into, tx.current), state, opts.label, batch, warnings)), warnings);
+    }
+    const head = await readHead(this.repo);
     // for a scope of a few files, writing their trees costs less than mapping the index's cache tree
     const tree = state.items.length > 64 ? read?.index.extensions.find((x) => x.signature === 'TREE') : undefined;
     const cacheTree = tree && 'nodes' in tree ? cacheTreeByPath(tree.nodes) : undefined;
-    const commit = await stack.locked(async (tx) => {
-      const c = await stack.writeCommit(manifest, tx.current, cacheTree, batch);
+    // push: one commit on top of the head, under the session's ref lock (concurrent pushes queue up)
+    const done = await stack.locked(async (tx): Promise<{ joined: SnapshotInfo } | { manifest: Manifest; commit: string }> => {
+      let turn: TurnRecord | undefined;
+      if (opts.turn) {
+        // the decision and the write under one lock: parallel tool calls of a turn join one snapshot
+        const top = tx.current ? await stack.load(tx.current) : null;
+        if (top && top.manifest.turn && !top.manifest.turn.ended) return { joined: await this.extendLocked(stack, tx, [top], state, undefined, batch, warnings) };
+        turn = { number: (top?.manifest.turn?.number ?? 0) + 1, ended: false };
+      }
+      const manifest: Manifest = {
+        format: 'git-scalpel/1',
+        id: newId(),
+        session,
+        worktreeId: this.repo.worktreeId,
+        objectFormat: this.repo.objectFormat,
+        label: opts.label ?? (opts.turn ? OUTSIDE_PROMPT : null),
+        createdAt: this.now().toISOString(),
+        captured: state,
+        seal: null,
+        head,
+        ...(turn ? { turn } : {}),
+      };
+      const commit = await stack.writeCommit(manifest, tx.current, cacheTree, batch);
       await batch.flush();
-      await tx.set(c);
-      return c;
+      await tx.set(commit);
+      return { manifest, commit };
     });
-    await this.appendLog({ event: 'snapshot', session, ids: [manifest.id], paths: roots, detail: { label: manifest.label, ...logWarnings(warnings) } });
+    if ('joined' in done) return withWarnings(done.joined, warnings);
+    const { manifest, commit } = done;
+    await this.appendLog({ event: 'snapshot', session, ids: [manifest.id], paths: roots, detail: { label: manifest.label, ...(manifest.turn ? { turn: manifest.turn.number } : {}), ...logWarnings(warnings) } });
     return withWarnings(info(manifest, commit), warnings);
   }
 
-  private async extend(stack: SnapshotStack, id: string, state: PathState, label: string | undefined, batch: ObjectBatch, warnings: string[]): Promise<SnapshotInfo> {
-    return stack.locked(async (tx) => {
-      const chain = await stack.downTo(id, tx.current);
+  /** The session's newest snapshot when it is a turn the agent has not ended. */
+  private async openTurnOf(stack: SnapshotStack, head?: string | null): Promise<StackEntry | null> {
+    const at = head === undefined ? await stack.head() : head;
+    if (!at) return null;
+    const top = await stack.load(at);
+    return top.manifest.turn && !top.manifest.turn.ended ? top : null;
+  }
+
+  /**
+   * A user prompt: end the session's open turn (sealed, so a person's later edit of its paths
+   * makes a rewind refuse), then push an empty turn labelled `label`, which the tool calls that
+   * follow fill (snapshot with `turn`). Keeps the session's newest turns (`scalpel.keepTurns`,
+   * default 100) and drops hook sessions idle for `scalpel.keepIdleDays` (default 30).
+   */
+  async openTurn(opts: { session: string; label: string }): Promise<SnapshotInfo> {
+    const session = opts.session;
+    checkSession(session);
+    this.repo.odb.forgetKnown();
+    const stack = this.stack(session);
+    const head = await readHead(this.repo);
+    const { manifest, commit, ended } = await stack.locked(async (tx) => {
+      const top = tx.current ? await stack.load(tx.current) : null;
+      const batch = this.repo.odb.batch();
+      let parent = tx.current;
+      let ended: string | null = null;
+      if (top?.manifest.turn && !top.manifest.turn.ended) {
+        // the agent never said it stopped (killed, or a harness without a stop event): end it now
+        const closed = await this.sealedTurn(top, true);
+        parent = await stack.writeCommit(closed, top.parent, undefined, batch);
+        ended = top.manifest.id;
+      }
+      const m: Manifest = {
+        format: 'git-scalpel/1',
+        id: newId(),
+        session,
+        worktreeId: this.repo.worktreeId,
+        objectFormat: this.repo.objectFormat,
+        label: opts.label,
+        createdAt: this.now().toISOString(),
+        captured: { roots: [], items: [], index: [], reuc: [] },
+        seal: null,
+        head,
+        turn: { number: (top?.manifest.turn?.number ?? 0) + 1, ended: false },
+      };
+      const c = await stack.writeCommit(m, parent, undefined, batch);
+      await batch.flush();
+      await tx.set(c);
+      return { manifest: m, commit: c, ended };
+    });
+    if (ended) await this.appendLog({ event: 'turn-end', session, ids: [ended], paths: [], detail: { reason: 'next prompt' } });
+    await this.appendLog({ event: 'turn-start', session, ids: [manifest.id], paths: [], detail: { label: manifest.label, turn: manifest.turn?.number } });
+    await this.keepTurns(stack, (manifest.turn as TurnRecord).number);
+    await this.dropIdleSessions(session);
+    return info(manifest, commit);
+  }
+
+  /**
+   * The agent stopped (`final`) or a subagent did: seal the open turn, so a person's later edit of
+   * its paths makes a rewind refuse. A final stop ends the turn: the next tool call opens a new
+   * one. A subagent's leaves it open: the agent goes on, and its next write unseals it. Null when
+   * no turn is open.
+   */
+  async closeTurn(opts: { session: string; final: boolean }): Promise<SnapshotInfo | null> {
+    checkSession(opts.session);
+    this.repo.odb.forgetKnown();
+    const stack = this.stack(opts.session);
+    const done = await stack.locked(async (tx) => {
+      const top = await this.openTurnOf(stack, tx.current);
+      if (!top) return null;
+      const manifest = await this.sealedTurn(top, opts.final);
+      const { commit } = await stack.replace(tx, [top], top, manifest);
+      return info(manifest, commit);
+    });
+    if (done) await this.appendLog({ event: 'turn-end', session: opts.session, ids: [done.id], paths: done.paths, detail: { final: opts.final } });
+    return done;
+  }
+
+  /** `top` sealed with what its paths hold now, ended when `final`. */
+  private async sealedTurn(top: StackEntry, final: boolean): Promise<Manifest> {
+    const state = await this.repo.withIndex({ verify: false }, (read) => {
+      this.readPast(read);
+      return captureState(this.repo, read?.index ?? null, top.manifest.captured.roots, { writeObjects: false, indexStat: read?.stat ?? null });
+    });
+    return { ...top.manifest, seal: { sealedAt: this.now().toISOString(), state }, turn: { number: (top.manifest.turn as TurnRecord).number, ended: final } };
+  }
+
+  /**
+   * Keep the newest `scalpel.keepTurns` turns. The stack is cut every few turns (a tenth of the
+   * limit, at least 5) rather than at every one: cutting re-parents every kept commit, and a
+   * turn's numbers tell when the stack may have grown past the limit without walking it.
+   */
+  private async keepTurns(stack: SnapshotStack, number: number): Promise<void> {
+    const keep = Math.max(1, this.repo.config.getInt('scalpel.keepTurns', 100));
+    const slack = Math.max(5, Math.floor(keep / 10));
+    if (number <= keep || (number - keep) % slack !== 0) return;
+    await stack.locked(async (tx) => {
+      const dropped = await stack.truncate(tx, keep);
+      if (dropped > 0) await this.appendLog({ event: 'prune', session: stack.session, ids: [], paths: [], detail: { keepTurns: keep, dropped } });
+    });
+  }
+
+  /**
+   * Drop the turns of hook sessions of this worktree whose newest turn is older than
+   * `scalpel.keepIdleDays` (and their log): a conversation nobody came back to. One commit read per session.
+   */
+  private async dropIdleSessions(except: string): Promise<void> {
+    const days = this.repo.config.getInt('scalpel.keepIdleDays', 30);
+    if (days <= 0) return;
+    const cutoff = this.now().getTime() / 1000 - days * 86400;
+    const prefix = `refs/scalpel/${this.repo.worktreeId}/`;
+    for (const [ref, oid] of await this.repo.refs.list(prefix)) {
+      const session = ref.slice(prefix.length);
+      if (session === except || session.includes('/')) continue;
+      const stack = this.stack(session);
+      if ((await stack.commitTime(oid)) >= cutoff) continue;
+      const top = await stack.load(oid).catch(() => null);
+      if (!top?.manifest.turn) continue; // not a hook session: a person's stack is theirs to prune
+      await stack.locked(async (tx) => {
+        if (tx.current !== oid) return; // it moved meanwhile: not idle
+        await tx.set(null);
+      });
+      await removeTree(this.repo.fs, this.logDir(session));
+      await this.appendLog({ event: 'drop', session: except, ids: [], paths: [], detail: { idleSession: session, days } });
+    }
+  }
+
+  /** The session's open turn (the agent has not ended it), or null. */
+  async currentTurn(session: string): Promise<SnapshotInfo | null> {
+    checkSession(session);
+    const top = await this.openTurnOf(this.stack(session));
+    return top ? info(top.manifest, top.commit) : null;
+  }
+
+  /** Record a tool call or a session event of a hook (the log is best effort, as always). */
+  async record(rec: Omit<LogRecord, 'at'>): Promise<void> {
+    checkSession(rec.session);
+    await this.appendLog(rec);
+  }
+
+  /** Add `state` to the oldest snapshot of `chain` (newest first, from the locked head): paths it already holds keep their first capture. */
+  private async extendLocked(stack: SnapshotStack, tx: RefTransaction, chain: StackEntry[], state: PathState, label: string | undefined, batch: ObjectBatch, warnings: string[]): Promise<SnapshotInfo> {
+    {
       const target = chain[chain.length - 1];
       const old = target.manifest.captured;
       const isNew = (p: string) => !old.roots.some((r) => covers(r, p));
@@ -239,7 +419,7 @@ export class ScalpelRepository {
       const { commit } = await stack.replace(tx, chain, target, manifest, batch);
       await this.appendLog({ event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(warnings) });
       return info(manifest, commit);
-    });
+    }
   }
 
   /** Record what the edit left in the snapshot's scope, so a later restore can tell a third party's write. */
@@ -370,6 +550,82 @@ export class ScalpelRepository {
     const chain = id ? await stack.downTo(id, head) : await stack.walk(() => true, head);
     if (chain.length === 0) throw new ScalpelError('SNAPSHOT_NOT_FOUND', `nothing to restore: session '${stack.session}' has no snapshots`, { session: stack.session });
     return chain;
+  }
+
+  /**
+   * The turns of the worktree's hook sessions (or of `session`), newest first: label, paths, the
+   * tool calls the log holds for each, and what rewinding to it would do now (a dry run: would it
+   * refuse, and why). Reads the index once per session.
+   */
+  async turns(opts: { session?: string } = {}): Promise<TurnInfo[]> {
+    this.repo.odb.forgetKnown();
+    const out: TurnInfo[] = [];
+    for (const session of opts.session ? [opts.session] : await this.sessions()) {
+      const chain = await this.stack(session).walk();
+      if (!chain.some((e) => e.manifest.turn)) continue;
+      const tools = toolCallsByTurn(await this.readLog(session));
+      const previews = await this.repo.withIndex({}, async (read) => {
+        const list: Array<TurnInfo['rewind'] | null> = [];
+        for (let k = 0; k < chain.length; k++) list.push(chain[k].manifest.turn ? await this.preview(chain.slice(0, k + 1), read) : null);
+        return list;
+      });
+      chain.forEach((e, k) => {
+        const t = e.manifest.turn;
+        if (!t) return;
+        out.push({ ...info(e.manifest, e.commit), turn: t.number, ended: t.ended, tools: tools.get(e.manifest.id) ?? [], rewind: previews[k] as TurnInfo['rewind'] });
+      });
+    }
+    return out.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.turn - a.turn));
+  }
+
+  /** What restoring `chain` (newest first) would do now, without writing: a plan and the HEAD check. */
+  private async preview(chain: StackEntry[], read: ReadIndexResult | null): Promise<TurnInfo['rewind']> {
+    const reasons: string[] = [];
+    let changes = 0;
+    let pruned = 0;
+    try {
+      const plan = await planRestore(this.repo, chain, read, read?.stat ?? null);
+      changes = plan.paths.length;
+      pruned = plan.pruned.length;
+      for (const c of plan.conflicts) reasons.push(`${c.path} (${c.part}) changed after the turn: sealed ${c.expected}, found ${c.found}`);
+    } catch (e) {
+      if (!(e instanceof ScalpelError)) throw e;
+      reasons.push(e.message.split('\n')[0]);
+    }
+    const head = await this.headCheck(chain[chain.length - 1]);
+    if (head && headRefusal(head)) reasons.push(head.complete ? `commits made since were pushed (${head.pushed.map((p) => p.ref).join(', ')})` : 'HEAD moved and whether its new commits were pushed is unknown');
+    return { refused: reasons.length > 0, reasons, changes, pruned, headMoved: head !== null };
+  }
+
+  /**
+   * Undo a turn and every later one of its session: the newest turn that changed anything, or
+   * `turn` (its number in the session, or a snapshot id). Without `session`, the session of the
+   * worktree's newest such turn (a harness may give a conversation a new id after a resume).
+   * Restore's semantics and refusals.
+   */
+  async rewind(opts: { session?: string; turn?: string; dryRun?: boolean; force?: boolean } = {}): Promise<RestoreReport> {
+    const session = opts.session ?? (await this.newestTurnSession());
+    const chain = await this.stack(session).walk();
+    const target = rewindTarget(chain, session, opts.turn);
+    return this.restore({ session, id: target.manifest.id, dryRun: opts.dryRun, force: opts.force });
+  }
+
+  /** The sessions of this worktree (names of their refs). */
+  private async sessions(): Promise<string[]> {
+    const prefix = `refs/scalpel/${this.repo.worktreeId}/`;
+    return [...(await this.repo.refs.list(prefix)).keys()].map((r) => r.slice(prefix.length)).filter((s) => !s.includes('/')).sort();
+  }
+
+  private async newestTurnSession(): Promise<string> {
+    let best: { session: string; at: string } | null = null;
+    for (const session of await this.sessions()) {
+      const chain = await this.stack(session).walk((e) => !!e.manifest.turn && e.manifest.captured.roots.length > 0);
+      const e = chain[chain.length - 1];
+      if (!e?.manifest.turn || e.manifest.captured.roots.length === 0) continue;
+      if (!best || e.manifest.createdAt > best.at) best = { session, at: e.manifest.createdAt };
+    }
+    if (!best) throw new ScalpelError('SNAPSHOT_NOT_FOUND', 'nothing to rewind: no turn of this worktree changed anything', { session: null });
+    return best.session;
   }
 
   async list(opts: { session?: string } = {}): Promise<SnapshotInfo[]> {

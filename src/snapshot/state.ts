@@ -84,6 +84,18 @@ export interface Manifest {
    * to refuse when that was pushed. Missing in snapshots made before it was recorded.
    */
   head?: HeadState;
+  /** Set when the snapshot is an agent's turn (hooks): its number in the session, and whether the agent ended it. */
+  turn?: TurnRecord;
+}
+
+/**
+ * A turn: one user prompt and everything the agent did until it stopped. Numbers count up along
+ * a session's stack (a rewound turn's number is given again). A turn the agent has not ended
+ * takes in every path its tool calls are about to write; an ended one is sealed.
+ */
+export interface TurnRecord {
+  number: number;
+  ended: boolean;
 }
 
 const MODES = new Set([0o100644, 0o100755, 0o120000, 0o160000, 0o040000, 0o100664]);
@@ -191,6 +203,10 @@ export function validateManifest(raw: unknown, format: ObjectFormat): Manifest {
         fail(`bad head ref ${JSON.stringify(h.ref).slice(0, 120)}`);
       }
     }
+  }
+  if (m.turn !== undefined) {
+    const t = m.turn as TurnRecord;
+    if (!t || typeof t !== 'object' || !Number.isSafeInteger(t.number) || t.number < 1 || typeof t.ended !== 'boolean') fail('bad turn record');
   }
   checkState(m.captured, 'captured state');
   if (m.seal !== null) {

@@ -1,6 +1,6 @@
 import { ScalpelError } from '../errors/index.js';
 import { decodePath, encodePath, utf8Decode, utf8Encode } from '../bytes/text.js';
-import { decodeCommit, encodeCommit, formatIdentity } from '../object/commit.js';
+import { decodeCommit, encodeCommit, formatIdentity, parseIdentity, type Commit } from '../object/commit.js';
 import { decodeTree, encodeTree, type TreeEntry } from '../object/tree.js';
 import { objectId } from '../object/loose.js';
 import type { Repository } from '../repo/repository.js';
@@ -154,6 +154,46 @@ export class SnapshotStack {
     await batch.flush();
     await tx.set(head);
     return { commit, head };
+  }
+
+  /** The committer time (seconds) of a snapshot commit: when it was taken. One object read. */
+  async commitTime(commit: string): Promise<number> {
+    const { type, content } = await this.repo.odb.read(commit);
+    if (type !== 'commit') throw corrupt(`${commit} is a ${type}, not a snapshot commit`, commit);
+    return parseIdentity(decodeCommit(content, this.repo.objectFormat).committer).timestamp;
+  }
+
+  /**
+   * Keep the newest `keep` snapshots under `tx` (the head read under the session's lock) and cut
+   * the rest off: the kept commits are written again with the same trees and messages, the
+   * oldest kept one without a parent, so what was below becomes unreachable (git gc removes it).
+   * Only commits are read, not manifests. Returns how many snapshots were cut off.
+   */
+  async truncate(tx: RefTransaction, keep: number): Promise<number> {
+    const kept: Commit[] = [];
+    let cur = tx.current;
+    const seen = new Set<string>();
+    while (cur && kept.length <= keep) {
+      if (seen.has(cur)) throw corrupt(`snapshot chain loops at ${cur}`, cur);
+      seen.add(cur);
+      const { type, content } = await this.repo.odb.read(cur);
+      if (type !== 'commit') throw corrupt(`${cur} is a ${type}, not a snapshot commit`, cur);
+      const c = decodeCommit(content, this.repo.objectFormat);
+      kept.push(c);
+      cur = c.parents[0] ?? null;
+    }
+    if (kept.length <= keep) return 0;
+    let dropped = 1;
+    for (let below = kept[keep].parents[0] ?? null; below; dropped++) {
+      const { content } = await this.repo.odb.read(below);
+      below = decodeCommit(content, this.repo.objectFormat).parents[0] ?? null;
+    }
+    const batch = this.repo.odb.batch();
+    let parent: string | null = null;
+    for (let i = keep - 1; i >= 0; i--) parent = await batch.write('commit', encodeCommit({ ...kept[i], parents: parent ? [parent] : [] }));
+    await batch.flush();
+    await tx.set(parent);
+    return dropped;
   }
 
   /** Remove `target` from `chain` (newest first, from the locked head), re-parenting what was above it. */

@@ -1,0 +1,157 @@
+import { ScalpelError } from '../errors/index.js';
+import { utf8Encode } from '../bytes/text.js';
+import { writeFileAtomic } from '../fs/atomic.js';
+import { dirname, joinPath, resolvePath } from '../fs/path.js';
+import type { Fs } from '../fs/types.js';
+import { discoverRepository } from '../repo/discover.js';
+import { INSTALLABLE, HARNESS_SPECS, hookCommand, isInstallable, planInstall, resolveBin, userConfigFile, type InstallableHarness, type InstallPlan } from '../hooks/install.js';
+import { parseArgs, UsageError } from './args.js';
+import { toJsonText } from './json.js';
+import type { CliIo } from './cmd-index.js';
+
+/** What `install` reads of the process beyond CliIo; main() leaves it to the defaults. */
+export interface InstallIo {
+  /** The running CLI's path as invoked. Default: process.argv[1]. */
+  script?: string;
+  /** HOME, PATH, CODEX_HOME, CLAUDE_CONFIG_DIR. Default: process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * `git-scalpel install <harness> [--user] [--uninstall] [--json]`: write (or remove) the
+ * harness's hook configuration so every prompt, file write and stop reaches `git-scalpel hook
+ * <harness>`. The project file sits at the worktree root (`.claude/settings.json`,
+ * `.codex/hooks.json`, `.gemini/settings.json`); `--user` writes the user-level one instead.
+ * A symlinked file is written through (the link stays). The planning — merge, idempotence,
+ * exact removal, the command — is src/hooks/install.ts.
+ */
+export async function cmdInstall(args: string[], io: CliIo & InstallIo): Promise<number> {
+  const { flags, positionals } = parseArgs(args, { switches: ['json', 'user', 'uninstall'] });
+  if (positionals.length !== 1) throw new UsageError(`install takes one harness: ${INSTALLABLE.join(', ')}`);
+  const harness = positionals[0];
+  if (!isInstallable(harness)) throw new UsageError(`unknown harness '${harness}' (one of ${INSTALLABLE.join(', ')})`);
+  const env = io.env ?? process.env;
+  const script = io.script ?? process.argv[1] ?? '';
+  const user = flags.has('user');
+  const uninstall = flags.has('uninstall');
+
+  const projectRoot = user ? null : (await discoverRepository(io.fs, io.cwd)).worktree;
+  const ownFile = HARNESS_SPECS[harness].projectFile;
+  const file = projectRoot === null ? userConfigFile(harness, env) : joinPath(projectRoot, ownFile);
+  // `.claude/`, `.codex/`, `.gemini/` of the project or home, never a $CODEX_HOME or $CLAUDE_CONFIG_DIR
+  const ownDir = projectRoot !== null || (env.HOME !== undefined && file === joinPath(env.HOME, ownFile));
+  const target = await followLinks(io.fs, file);
+  const current = await readText(io.fs, target, file);
+
+  const onPath = script !== '' && (await firstOnPathIs(io.fs, env.PATH, script));
+  const command = hookCommand(harness, resolveBin(harness, { script: resolvePath(io.cwd, script), projectRoot, onPath }));
+  const plan = planInstall(current, { harness, command, uninstall, file });
+
+  let removed = false;
+  if (plan.changed) {
+    if (plan.text === null && target === file) {
+      await io.fs.unlink(target);
+      removed = ownDir && (await removeIfEmpty(io.fs, dirname(file)));
+    } else {
+      // a link is kept, emptied rather than left dangling
+      await ensureDir(io.fs, dirname(target));
+      await writeFileAtomic(io.fs, target, utf8Encode(plan.text ?? '{}\n'));
+    }
+  }
+
+  if (flags.has('json')) {
+    io.out(toJsonText({ file, action: plan.action, events: plan.events, command: plan.command }) + '\n');
+    return 0;
+  }
+  io.out(describe(harness, file, plan, removed, user));
+  return 0;
+}
+
+function describe(harness: InstallableHarness, file: string, plan: InstallPlan, removedDir: boolean, user: boolean): string {
+  const spec = HARNESS_SPECS[harness];
+  const lines: string[] = [];
+  const matched = spec.events.filter((e) => e.matcher !== undefined && plan.events.includes(e.event));
+  const eventLines = [`  events:  ${plan.events.join(', ')}`];
+  if (matched.length) eventLines.push(`  tools:   ${matched[0].matcher} (${matched.map((e) => e.event).join(', ')})`);
+  switch (plan.action) {
+    case 'installed':
+      lines.push(`installed git-scalpel's ${spec.title} hooks in ${file}`);
+      lines.push(...eventLines, `  command: ${plan.command}`);
+      lines.push(...notes(harness, user));
+      break;
+    case 'already-installed':
+      lines.push(`git-scalpel's ${spec.title} hooks are already installed in ${file}; nothing changed`, `  command: ${plan.command}`);
+      break;
+    case 'uninstalled':
+      lines.push(`removed git-scalpel's ${spec.title} hooks from ${file}`, eventLines[0]);
+      if (plan.text === null) lines.push(`  the file held nothing else and was removed${removedDir ? ', with its empty directory' : ''}`);
+      break;
+    case 'not-installed':
+      lines.push(`git-scalpel's ${spec.title} hooks are not installed in ${file}; nothing changed`);
+      break;
+  }
+  if (plan.action === 'installed' || plan.action === 'already-installed') {
+    lines.push('next:', '  git-scalpel turns     the agent\'s turns, newest first, and what a rewind would do', '  git-scalpel rewind    undo the newest turn (every file it wrote, and the index)');
+  }
+  return lines.join('\n') + '\n';
+}
+
+function notes(harness: InstallableHarness, user: boolean): string[] {
+  if (harness === 'claude-code') return ['  Claude Code reads hooks when a session starts: restart sessions already running (/hooks lists them).'];
+  if (harness === 'codex') return ['  Codex runs a new hook only once you trust it: open /hooks in Codex and trust these.'];
+  return user ? [] : ['  Gemini CLI reads .gemini/settings.json only in a trusted folder (/hooks panel lists the hooks it runs).'];
+}
+
+/** `path`, or the file its symlink chain ends at (relative links resolve from the link's directory). */
+async function followLinks(fs: Fs, path: string): Promise<string> {
+  let p = path;
+  for (let hops = 0; hops < 40; hops++) {
+    const st = await fs.lstat(p);
+    if (!st || st.type !== 'symlink') return p;
+    p = resolvePath(dirname(p), await fs.readlink(p));
+  }
+  throw new ScalpelError('UNSUPPORTED', `${path}: too many levels of symbolic links; nothing was changed`, { path, capability: 'hook-config', reason: 'symlink-loop' });
+}
+
+async function readText(fs: Fs, target: string, file: string): Promise<string | null> {
+  const st = await fs.lstat(target);
+  if (!st) return null;
+  if (st.type !== 'file') throw new ScalpelError('UNSUPPORTED', `${file}: not a regular file (a ${st.type}); nothing was changed`, { path: file, capability: 'hook-config', reason: 'not-a-file' });
+  const bytes = await fs.readFile(target);
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw new ScalpelError('UNSUPPORTED', `${file}: not UTF-8 text; nothing was changed`, { path: file, capability: 'hook-config', reason: 'not-utf8' });
+  }
+}
+
+/**
+ * Whether the `git-scalpel` a shell finds first on PATH is the file running now (same device and
+ * inode, links followed). Directories named `node_modules/.bin` are skipped: npm run and npx put
+ * them on PATH for their child only, and a harness's shell will not have them.
+ */
+async function firstOnPathIs(fs: Fs, path: string | undefined, script: string): Promise<boolean> {
+  const self = await fs.stat(script);
+  if (!self) return false;
+  for (const dir of (path ?? '').split(':')) {
+    if (!dir.startsWith('/') || /\/node_modules\/\.bin\/?$/.test(dir)) continue;
+    const st = await fs.stat(joinPath(dir, 'git-scalpel'));
+    if (st && st.type === 'file') return st.dev === self.dev && st.ino === self.ino;
+  }
+  return false;
+}
+
+async function ensureDir(fs: Fs, dir: string): Promise<void> {
+  const st = await fs.stat(dir);
+  if (st) return;
+  await ensureDir(fs, dirname(dir));
+  await fs.mkdir(dir);
+}
+
+async function removeIfEmpty(fs: Fs, dir: string): Promise<boolean> {
+  if ((await fs.readdir(dir)).length) return false;
+  await fs.rmdir(dir);
+  return true;
+}

@@ -1,0 +1,95 @@
+import { ScalpelError } from '../errors/index.js';
+import { openRepository, type TurnInfo } from '../snapshot/engine.js';
+import { handleHookEvent } from '../hooks/handle.js';
+import { HARNESSES, hookResponse, parseHookPayload, type Harness, type HookEvent } from '../hooks/harness.js';
+import { parseArgs, UsageError } from './args.js';
+import { toJsonText } from './json.js';
+import { formatReport } from './cmd-stack.js';
+import type { CliIo } from './cmd-index.js';
+
+/** A hook payload larger than this is refused before it is parsed (a Write of a large file is still far below). */
+const MAX_PAYLOAD = 256 << 20;
+
+/**
+ * `git-scalpel hook <harness> [--fail-open]`: one hook event as JSON on stdin, answered in the
+ * harness's protocol (exit code, stdout, stderr): nothing on success, exit 2 with a one-line
+ * reason when a capture failed before a write (the tool call is blocked; `--fail-open` lets it
+ * run), exit 1 for a payload that is not what the harness sends (its harnesses treat 1 as
+ * non-blocking).
+ */
+export async function cmdHook(args: string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parseArgs(args, { switches: ['fail-open'] });
+  if (positionals.length !== 1 || !(HARNESSES as readonly string[]).includes(positionals[0])) {
+    throw new UsageError(`hook needs one harness: ${HARNESSES.join(', ')}`);
+  }
+  const harness = positionals[0] as Harness;
+  let kind: HookEvent['kind'] | undefined;
+  const answer = (r: Parameters<typeof hookResponse>[1]): number => {
+    const out = hookResponse(harness, r, kind);
+    if (out.stdout) io.out(out.stdout);
+    if (out.stderr) io.err(out.stderr);
+    return out.exitCode;
+  };
+  if (!io.stdin) return answer({ ok: false, block: false, reason: 'git-scalpel hook: no standard input to read the event from' });
+  const bytes = await io.stdin();
+  if (bytes.length > MAX_PAYLOAD) return answer({ ok: false, block: false, reason: `git-scalpel hook: the event is ${bytes.length} bytes, more than the ${MAX_PAYLOAD >> 20} MiB a hook reads` });
+  let event;
+  try {
+    event = parseHookPayload(harness, bytes);
+    kind = event.kind;
+  } catch (e) {
+    if (!(e instanceof ScalpelError)) throw e;
+    return answer({ ok: false, block: false, reason: `git-scalpel hook ${harness}: ${e.message}` });
+  }
+  const outcome = await handleHookEvent(event, { fs: io.fs, failOpen: flags.has('fail-open') });
+  if (outcome.ok) {
+    for (const w of outcome.warnings ?? []) io.err(`git-scalpel: warning: ${w}\n`);
+    return answer({ ok: true });
+  }
+  return answer({ ok: false, block: outcome.block, reason: outcome.reason });
+}
+
+function describeTurn(t: TurnInfo): string {
+  const lines: string[] = [];
+  const state = t.ended ? 'ended' : t.sealed ? 'sealed, going on' : 'open';
+  lines.push(`turn ${t.turn} of ${t.session}  ${t.createdAt}  ${state}  ${t.id}`);
+  if (t.label) lines.push(`  "${t.label}"`);
+  lines.push(t.paths.length ? `  paths: ${t.paths.map((p) => p || '.').join(', ')}` : '  paths: none (no write yet)');
+  for (const c of t.tools.filter((x) => x.phase === 'after' || !t.tools.some((y) => y.phase === 'after' && y.toolUseId && y.toolUseId === x.toolUseId))) {
+    const what = c.command !== undefined ? `${c.tool} ${JSON.stringify(c.command.length > 80 ? `${c.command.slice(0, 77)}...` : c.command)}` : `${c.tool}${c.paths.length ? ` ${c.paths.join(' ')}` : ''}`;
+    const how = c.phase === 'after' ? `${c.outcome ?? 'done'}${c.durationMs !== undefined ? `, ${c.durationMs} ms` : ''}` : 'no outcome recorded';
+    lines.push(`  tool:  ${what} (${how})`);
+  }
+  const r = t.rewind;
+  if (r.refused) lines.push(`  rewind: refused now: ${r.reasons.join('; ')} (--force saves the current state first)`);
+  else lines.push(`  rewind: would change ${r.changes} path(s)${r.pruned ? `, remove ${r.pruned} director${r.pruned === 1 ? 'y' : 'ies'}` : ''}${r.headMoved ? '; HEAD moved since (its commits stay)' : ''}`);
+  return lines.join('\n');
+}
+
+/** `git-scalpel turns [--session S] [--json]`: the agent's turns, newest first. */
+export async function cmdTurns(args: string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parseArgs(args, { switches: ['json'], options: ['session'] });
+  if (positionals.length) throw new UsageError('turns takes no arguments');
+  const repo = await openRepository({ fs: io.fs, dir: io.cwd });
+  const turns = await repo.turns({ session: option(flags.get('session')) });
+  if (flags.has('json')) io.out(toJsonText(turns) + '\n');
+  else io.out(turns.length ? turns.map(describeTurn).join('\n\n') + '\n' : 'no turns (install the hooks: git-scalpel install claude-code | codex | gemini)\n');
+  return 0;
+}
+
+/** `git-scalpel rewind [--session S] [--dry-run] [--force] [--json] [TURN]`: undo a turn and every later one of its session. */
+export async function cmdRewind(args: string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parseArgs(args, { switches: ['json', 'dry-run', 'force'], options: ['session'] });
+  if (positionals.length > 1) throw new UsageError('rewind takes at most one turn (its number in `turns`, or a snapshot id)');
+  const repo = await openRepository({ fs: io.fs, dir: io.cwd });
+  const r = await repo.rewind({ session: option(flags.get('session')), turn: positionals[0], dryRun: flags.has('dry-run'), force: flags.has('force') });
+  for (const w of repo.takeWarnings()) io.err(`git-scalpel: warning: ${w}\n`);
+  if (flags.has('json')) io.out(toJsonText(r) + '\n');
+  else io.out(formatReport(r));
+  return r.dryRun && (r.conflicts.length || (r.head && (r.head.pushed.length || !r.head.complete))) ? 3 : 0;
+}
+
+function option(v: string | true | undefined): string | undefined {
+  if (v === true) throw new UsageError('option needs a value');
+  return v;
+}

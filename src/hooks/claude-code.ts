@@ -1,0 +1,100 @@
+import type { HookEvent } from './events.js';
+import { cwdField, harnessId, harnessSession, ignoredEvent, optString, optToolUseId, own, reqObject, reqPath, reqString, turnLabel, type Obj } from './fields.js';
+
+/**
+ * Claude Code hook payloads → HookEvent.
+ *
+ * Docs relied on:
+ * - https://code.claude.com/docs/en/hooks — "Common input fields" (session_id, transcript_path,
+ *   cwd, permission_mode, hook_event_name, agent_id/agent_type in subagents); the inputs of
+ *   UserPromptSubmit (prompt), PreToolUse (tool_name, tool_input, tool_use_id), PostToolUse
+ *   (+ tool_response, e.g. {"filePath", "success": true} for Write; duration_ms),
+ *   PostToolUseFailure (error, is_interrupt), Stop / SubagentStop (stop_hook_active, …),
+ *   SessionStart (source: startup|resume|clear|compact|fork), SessionEnd (reason); the tool_input
+ *   of Bash / PowerShell (command), Write / Edit / Read (file_path, always absolute); MCP tools
+ *   are named mcp__<server>__<tool>; "Exit code 2 behavior per event"; exit 0 stdout is added to
+ *   Claude's context for UserPromptSubmit, UserPromptExpansion and SessionStart.
+ * - https://code.claude.com/docs/en/agent-sdk/typescript — NotebookEditInput { notebook_path, … }.
+ * - https://code.claude.com/docs/en/permissions — MultiEdit is a legacy tool (its tool_input,
+ *   file_path + edits, is no longer in the hooks reference; read here as Edit's).
+ */
+
+/** The file tools and the tool_input field that names the file each one writes. */
+const WRITE_TOOLS: Readonly<Record<string, string>> = Object.freeze({ Write: 'file_path', Edit: 'file_path', MultiEdit: 'file_path', NotebookEdit: 'notebook_path' });
+
+/** The shell tools (PowerShell: tool_input as Bash's, per the reference). */
+function isShellTool(tool: string): boolean {
+  return tool === 'Bash' || tool === 'PowerShell';
+}
+
+const PREFIX = 'claude';
+
+function isWriteTool(tool: string): boolean {
+  return Object.prototype.hasOwnProperty.call(WRITE_TOOLS, tool);
+}
+
+export function parseClaudeCode(p: Obj): HookEvent {
+  const event = reqString(p, 'hook_event_name');
+  const ctx = () => ({ session: harnessSession(PREFIX, harnessId(p)), cwd: cwdField(p) });
+  switch (event) {
+    case 'UserPromptSubmit': {
+      const c = ctx();
+      return { kind: 'turn-start', ...c, label: turnLabel(reqString(p, 'prompt', '', { allowEmpty: true, allowNul: true })) };
+    }
+    case 'PreToolUse': {
+      const tool = reqString(p, 'tool_name');
+      if (!isWriteTool(tool) && !isShellTool(tool)) return ignoredEvent(p, PREFIX, notOurs(tool));
+      const c = ctx();
+      const toolUseId = optToolUseId(p);
+      const input = reqObject(p, 'tool_input');
+      const id = toolUseId !== undefined ? { toolUseId } : {};
+      if (isWriteTool(tool)) return { kind: 'before-write', ...c, paths: [reqPath(input, WRITE_TOOLS[tool], 'tool_input')], tool, ...id };
+      return { kind: 'before-shell', ...c, command: reqString(input, 'command', 'tool_input', { allowNul: true }), tool, ...id };
+    }
+    case 'PostToolUse':
+    case 'PostToolUseFailure': {
+      const tool = reqString(p, 'tool_name');
+      if (!isWriteTool(tool) && !isShellTool(tool)) return ignoredEvent(p, PREFIX, notOurs(tool));
+      const c = ctx();
+      const toolUseId = optToolUseId(p);
+      const outcome = event === 'PostToolUseFailure' ? 'failed' : failedResponse(own(p, 'tool_response')) ? 'failed' : 'ok';
+      return { kind: 'after-tool', ...c, tool, ...(toolUseId !== undefined ? { toolUseId } : {}), outcome, ...calledWith(p, tool) };
+    }
+    case 'Stop':
+      return { kind: 'turn-end', ...ctx(), final: true };
+    case 'SubagentStop':
+      return { kind: 'turn-end', ...ctx(), final: false };
+    case 'SessionStart':
+    case 'SessionEnd': {
+      const c = ctx();
+      const detail = optString(p, event === 'SessionStart' ? 'source' : 'reason', '', { allowNul: true });
+      return { kind: event === 'SessionStart' ? 'session-start' : 'session-end', ...c, ...(detail !== undefined ? { detail } : {}) };
+    }
+    default:
+      return ignoredEvent(p, PREFIX, `event ${event} is not one git-scalpel acts on`);
+  }
+}
+
+function notOurs(tool: string): string {
+  return tool.startsWith('mcp__') ? `MCP tool ${tool}` : `tool ${tool} neither writes files nor runs a shell`;
+}
+
+/** PostToolUse runs after a tool succeeded; a response that says `success: false` is taken at its word. */
+function failedResponse(r: unknown): boolean {
+  return r !== null && typeof r === 'object' && !Array.isArray(r) && own(r as Obj, 'success') === false;
+}
+
+/**
+ * What a finished call was called with, for the log: best effort (a field that is missing or
+ * malformed is left out: the call already happened, its outcome is still worth recording).
+ */
+function calledWith(p: Obj, tool: string): { paths?: string[]; command?: string } {
+  const input = own(p, 'tool_input');
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return {};
+  try {
+    if (isWriteTool(tool)) return { paths: [reqPath(input as Obj, WRITE_TOOLS[tool], 'tool_input')] };
+    return { command: reqString(input as Obj, 'command', 'tool_input', { allowNul: true }) };
+  } catch {
+    return {};
+  }
+}

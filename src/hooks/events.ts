@@ -1,0 +1,33 @@
+/**
+ * git-scalpel's normalized hook event: what every harness adapter (src/hooks/harness.ts) turns
+ * its harness's hook payload into, and what `handleHookEvent` (src/hooks/handle.ts) acts on.
+ *
+ * The same shape, written by hand, is the documented "generic" JSON form (`git-scalpel hook
+ * generic`, parsed by src/hooks/generic.ts) for harnesses and scripts git-scalpel has no adapter for:
+ *
+ *   {"session": "my-agent-1", "event": "before-write", "cwd": "/repo", "paths": ["src/a.ts"], "tool": "edit"}
+ *
+ * Paths are as the harness gave them: absolute, or relative to `cwd` (the handler resolves them).
+ * Strings are passed through unchanged: a name that is not UTF-8 arrives as lone surrogates
+ * (U+DC80..U+DCFF, see src/bytes/text.ts), exactly as it was in the payload.
+ */
+export type HookEvent =
+  /** a prompt: open a turn labelled with its first line */
+  | { kind: 'turn-start'; session: string; cwd: string; label: string }
+  /** these paths are about to be written: capture them into the turn first */
+  | { kind: 'before-write'; session: string; cwd: string; paths: string[]; tool: string; toolUseId?: string }
+  /** a shell command is about to run */
+  | { kind: 'before-shell'; session: string; cwd: string; command: string; tool: string; toolUseId?: string }
+  /** a write or shell tool call finished (paths / command: what it was called with, when the payload says) */
+  | { kind: 'after-tool'; session: string; cwd: string; tool: string; toolUseId?: string; outcome: 'ok' | 'failed' | 'unknown'; paths?: string[]; command?: string }
+  /** final: the agent stopped (Stop / AfterAgent); false: a subagent stopped (SubagentStop) */
+  | { kind: 'turn-end'; session: string; cwd: string; final: boolean }
+  /** detail: how the session started (`startup`, `resume`, …) or why it ended */
+  | { kind: 'session-start' | 'session-end'; session: string; cwd: string; detail?: string }
+  /** a tool or event git-scalpel does not act on (Read, Grep, MCP tools, Notification, …) */
+  | { kind: 'ignored'; session: string | null; cwd: string | null; reason: string };
+
+export type HookEventKind = HookEvent['kind'];
+
+/** The harnesses `git-scalpel hook <harness>` speaks. */
+export type Harness = 'claude-code' | 'codex' | 'gemini' | 'generic';

@@ -1,0 +1,83 @@
+import type { HookEvent } from './events.js';
+import { cwdField, harnessId, harnessSession, ignoredEvent, optString, own, reqObject, reqPath, reqString, turnLabel, type Obj } from './fields.js';
+
+/**
+ * Gemini CLI hook payloads → HookEvent.
+ *
+ * Docs relied on:
+ * - https://geminicli.com/docs/hooks/reference (google-gemini/gemini-cli docs/hooks/reference.md):
+ *   base input (session_id, transcript_path, cwd, hook_event_name, timestamp); BeforeTool
+ *   (tool_name, tool_input, mcp_context), AfterTool (+ tool_response with llmContent,
+ *   returnDisplay and an optional error), BeforeAgent (prompt), AfterAgent (prompt,
+ *   prompt_response, stop_hook_active), SessionStart (source: startup|resume|clear), SessionEnd
+ *   (reason: exit|clear|logout|prompt_input_exit|other); MCP tools named mcp__<server>__<tool>.
+ *   Exit 0: stdout is parsed as JSON, and must hold nothing but the JSON; exit 2: "System Block",
+ *   stderr is the reason (BeforeTool: the tool does not run, the turn continues; BeforeAgent: the
+ *   turn is aborted and the prompt erased; AfterAgent: the response is rejected and a retry
+ *   forced); other codes: a warning, the CLI continues.
+ * - https://geminicli.com/docs/tools/file-system (docs/tools/file-system.md): write_file
+ *   (file_path, content), replace (file_path, old_string, new_string, expected_replacements).
+ * - https://geminicli.com/docs/tools (run_shell_command, parameter command).
+ * - packages/core/src/core/coreToolHookTriggers.ts: AfterTool's tool_response is
+ *   { llmContent, returnDisplay, error } with error undefined on success.
+ */
+
+const PREFIX = 'gemini';
+const SHELL_TOOL = 'run_shell_command';
+
+function isWriteTool(tool: string): boolean {
+  return tool === 'write_file' || tool === 'replace';
+}
+
+export function parseGemini(p: Obj): HookEvent {
+  const event = reqString(p, 'hook_event_name');
+  const ctx = () => ({ session: harnessSession(PREFIX, harnessId(p)), cwd: cwdField(p) });
+  switch (event) {
+    case 'BeforeAgent': {
+      const c = ctx();
+      return { kind: 'turn-start', ...c, label: turnLabel(reqString(p, 'prompt', '', { allowEmpty: true, allowNul: true })) };
+    }
+    case 'BeforeTool': {
+      const tool = reqString(p, 'tool_name');
+      if (!isWriteTool(tool) && tool !== SHELL_TOOL) return ignoredEvent(p, PREFIX, notOurs(tool));
+      const c = ctx();
+      const input = reqObject(p, 'tool_input');
+      if (isWriteTool(tool)) return { kind: 'before-write', ...c, paths: [reqPath(input, 'file_path', 'tool_input')], tool };
+      return { kind: 'before-shell', ...c, command: reqString(input, 'command', 'tool_input', { allowNul: true }), tool };
+    }
+    case 'AfterTool': {
+      const tool = reqString(p, 'tool_name');
+      if (!isWriteTool(tool) && tool !== SHELL_TOOL) return ignoredEvent(p, PREFIX, notOurs(tool));
+      const c = ctx();
+      const r = own(p, 'tool_response');
+      const failed = r !== null && typeof r === 'object' && !Array.isArray(r) && own(r as Obj, 'error') !== undefined && own(r as Obj, 'error') !== null;
+      return { kind: 'after-tool', ...c, tool, outcome: failed ? 'failed' : 'ok', ...calledWith(p, tool) };
+    }
+    case 'AfterAgent':
+      return { kind: 'turn-end', ...ctx(), final: true };
+    case 'SessionStart':
+    case 'SessionEnd': {
+      const c = ctx();
+      const detail = optString(p, event === 'SessionStart' ? 'source' : 'reason', '', { allowNul: true });
+      return { kind: event === 'SessionStart' ? 'session-start' : 'session-end', ...c, ...(detail !== undefined ? { detail } : {}) };
+    }
+    default:
+      return ignoredEvent(p, PREFIX, `event ${event} is not one git-scalpel acts on`);
+  }
+}
+
+function notOurs(tool: string): string {
+  return tool.startsWith('mcp__') ? `MCP tool ${tool}` : `tool ${tool} neither writes files nor runs a shell`;
+}
+
+/** What a finished call was called with, for the log: best effort. */
+function calledWith(p: Obj, tool: string): { paths?: string[]; command?: string } {
+  const input = own(p, 'tool_input');
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return {};
+  try {
+    if (isWriteTool(tool)) return { paths: [reqPath(input as Obj, 'file_path', 'tool_input')] };
+    return { command: reqString(input as Obj, 'command', 'tool_input', { allowNul: true }) };
+  } catch {
+    return {};
+  }
+}
