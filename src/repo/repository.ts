@@ -161,9 +161,29 @@ export class Repository {
     }
   }
 
-  /** Take `index.lock` exclusively (refusing, never waiting, when someone else holds it). */
-  lockIndex(): Promise<Lock> {
-    return this.acquire(`${this.indexPath}.lock`);
+  /**
+   * Take `index.lock` exclusively. Someone else's lock is waited for a little, never removed:
+   * editors' git integrations hold it for milliseconds during background refreshes. After
+   * `git config scalpel.lockTimeout` milliseconds (default 1000; 0 refuses at once, like
+   * `core.filesRefLockTimeout` for refs) it is INDEX_LOCKED. `sleep` is for tests.
+   */
+  async lockIndex(opts: { timeoutMs?: number; sleep?: (ms: number) => Promise<void> } = {}): Promise<Lock> {
+    const timeout = Math.max(0, opts.timeoutMs ?? this.config.getInt('scalpel.lockTimeout', 1000));
+    const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    const start = Date.now();
+    let delay = 5;
+    for (;;) {
+      try {
+        return await this.acquire(`${this.indexPath}.lock`);
+      } catch (e) {
+        if (!(e instanceof ScalpelError && e.code === 'INDEX_LOCKED')) throw e;
+        const left = timeout - (Date.now() - start);
+        if (left <= 0) throw e;
+        // git's backoff for ref locks: growing waits, with jitter so two waiters do not collide
+        await sleep(Math.min(left, delay + Math.random() * delay));
+        delay = Math.min(delay * 2, 100);
+      }
+    }
   }
 
   /**

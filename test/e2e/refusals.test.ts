@@ -77,6 +77,31 @@ describe('refusals: nothing is written', () => {
     expect((await repo.list()).length).toBe(1);
   });
 
+  it('a foreign index.lock held for a moment (an editor refreshing): the restore waits for it, then goes on; held past scalpel.lockTimeout: refused', async () => {
+    const { rmSync } = await import('node:fs');
+    const dir = personRepo();
+    const repo = await open(dir);
+    await repo.snapshot(['src/app.ts']);
+    const v0 = readFileSync(join(dir, 'src/app.ts'));
+    w(dir, 'src/app.ts', 'agent\n');
+    writeFileSync(join(dir, '.git/index.lock'), 'an editor');
+    setTimeout(() => rmSync(join(dir, '.git/index.lock')), 250);
+    const t0 = Date.now();
+    await repo.restore();
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(200);
+    expect(readFileSync(join(dir, 'src/app.ts')).equals(v0)).toBe(true);
+    // a lock that stays: refused after the timeout, never removed
+    git(dir, ['config', 'scalpel.lockTimeout', '300']);
+    const again = await open(dir);
+    await again.snapshot(['src/app.ts']);
+    w(dir, 'src/app.ts', 'agent\n');
+    writeFileSync(join(dir, '.git/index.lock'), 'stuck');
+    const t1 = Date.now();
+    await expect(again.restore()).rejects.toMatchObject({ code: 'INDEX_LOCKED' });
+    expect(Date.now() - t1).toBeGreaterThanOrEqual(250);
+    expect(readFileSync(join(dir, '.git/index.lock'), 'utf8')).toBe('stuck');
+  });
+
   it('hostile paths are refused before anything is recorded', async () => {
     const dir = personRepo();
     const outside = makeTempDir();
