@@ -36,7 +36,7 @@ import { makeRepo, WORK_DIR } from './make-repo.mjs';
 import { runChild, sink, stats, timeCall } from './lib.mjs';
 
 /** The bundled command line, as npm installs it. */
-const CLI = fileURLToPath(new URL('../dist/git-scalpel.mjs', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/git-scalpel.cjs', import.meta.url));
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const COPY_VERSION = 1;
@@ -505,7 +505,7 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
     {
       // info: an agent's hook runs the command line, a process per call, against git's process
       group: 'engine',
-      name: 'CLI restore 3 paths (process: dist/git-scalpel.mjs)',
+      name: 'CLI restore 3 paths (process: dist/git-scalpel.cjs)',
       setup: async () => {
         r = await R();
       },
@@ -524,7 +524,7 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
     },
     {
       group: 'engine',
-      name: 'CLI snapshot 3 paths (process: dist/git-scalpel.mjs)',
+      name: 'CLI snapshot 3 paths (process: dist/git-scalpel.cjs)',
       setup: async () => {
         s = await S();
       },

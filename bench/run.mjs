@@ -8,8 +8,9 @@
  * global.gc() before every timed call, warm-up runs discarded; the table shows medians with
  * min–max. Results are also written as JSON to bench/work/results.json (or --json FILE).
  * Row modules: rows-codec.mjs (group `codec`: index codec) and rows-engine.mjs (group `engine`:
- * snapshot/restore against git, the floor, a deep stack and a real tree). `--only codec` or
- * `--only engine` runs one group; any other TEXT selects rows whose name or peer contains it.
+ * snapshot/restore against git, the floor, a deep stack and a real tree) and rows-hooks.mjs (group
+ * `hooks`: a harness's hook as a process). `--only codec`, `--only engine` or
+ * `--only hooks` runs one group; any other TEXT selects rows whose name or peer contains it.
  * Slow rows carry their own run counts (row.runs / row.warmup), which --runs / --warmup do not change.
  */
 import fs from 'node:fs';
@@ -19,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { makeRepo, WORK_DIR } from './make-repo.mjs';
 import { codecMemory, codecRows } from './rows-codec.mjs';
 import { CAPTURES, engineMemory, engineRows } from './rows-engine.mjs';
+import { hookRows } from './rows-hooks.mjs';
 import { disableForcedGc, fmtMB, fmtMs, hasGc, machineInfo, measureRow, sink, table, cliOption } from './lib.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -55,7 +57,7 @@ console.log('');
 
 const ctx = { repo, root: ROOT };
 const log = (s) => console.log(s);
-let rows = [...codecRows(ctx).map((r) => Object.assign(r, { group: 'codec' })), ...engineRows(ctx, { log })];
+let rows = [...codecRows(ctx).map((r) => Object.assign(r, { group: 'codec' })), ...engineRows(ctx, { log }), ...hookRows(ctx, { log })];
 if (ONLY) rows = rows.filter((r) => r.group === ONLY || `${r.name} ${r.peerName ?? ''}`.includes(ONLY));
 const ENGINE_MEMORY = MEMORY && (!ONLY || ONLY === 'engine' || 'peak memory of a restore'.includes(ONLY));
 
@@ -81,7 +83,8 @@ for (const r of results) if (r.peer && !byName.has(r.row.name)) byName.set(r.row
 const lines = results.map((r) => {
   const refRow = r.peer ? r : r.row.ref ? byName.get(r.row.ref) : null;
   const ratio = refRow?.peer && r.ours ? r.ours.median / refRow.peer.median : null;
-  const pass = r.row.target === undefined || ratio === null ? null : ratio <= r.row.target;
+  // a row's line is a ratio to its peer (target) or, for the hook rows, wall time (targetMs)
+  const pass = r.row.targetMs !== undefined && r.ours ? r.ours.median <= r.row.targetMs : r.row.target === undefined || ratio === null ? null : ratio <= r.row.target;
   r.ratio = ratio;
   r.pass = pass;
   return [
@@ -91,7 +94,7 @@ const lines = results.map((r) => {
     r.peer ? r.row.peerName : refRow ? `(${refRow.row.peerName}, above)` : '—',
     r.peer ? fmtMs(r.peer) : '',
     ratio === null ? '—' : `${ratio.toFixed(3)}×${r.paired ? ` (paired ${r.paired.median.toFixed(3)}×)` : ''}`,
-    r.row.target === undefined ? 'info' : `≤ ${r.row.target}×`,
+    r.row.targetMs !== undefined ? `≤ ${r.row.targetMs} ms` : r.row.target === undefined ? 'info' : `≤ ${r.row.target}×`,
     pass === null ? '' : pass ? 'PASS' : 'FAIL',
   ];
 });
@@ -181,6 +184,7 @@ fs.writeFileSync(
         ratio: r.ratio,
         pairedRatio: r.paired,
         target: r.row.target ?? null,
+        targetMs: r.row.targetMs ?? null,
         pass: r.pass,
       })),
       memory,

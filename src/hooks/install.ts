@@ -166,12 +166,13 @@ export function hookCommand(harness: InstallableHarness, bin: string): string {
 /**
  * Whether a hook entry's command is one `hookCommand` wrote for `harness`: it ends with
  * ` hook <harness>` right after a word naming git-scalpel (`git-scalpel`, `.../git-scalpel`,
- * `.../git-scalpel.mjs`, quoted or not). Another tool's `borg hook codex` is not ours.
+ * `.../git-scalpel.cjs`, or `.mjs` as builds before 0.2 named it, quoted or not). Another tool's
+ * `borg hook codex` is not ours.
  */
 export function isOurCommand(command: string, harness: InstallableHarness): boolean {
   const tail = ` hook ${harness}`;
   if (!command.endsWith(tail)) return false;
-  return /(^|[\s/'"])git-scalpel(\.mjs)?['"]?$/.test(command.slice(0, -tail.length));
+  return /(^|[\s/'"])git-scalpel(\.[cm]js)?['"]?$/.test(command.slice(0, -tail.length));
 }
 
 export interface BinContext {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mkdirSync, writeFileSync, symlinkSync, chmodSync, realpathSync, readFileSync, copyFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync, symlinkSync, chmodSync, realpathSync, readFileSync, copyFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { git, makeTempRepo, makeTempDir } from '../helpers/git.js';
@@ -128,7 +128,7 @@ describe('git-scalpel index', () => {
 
   it('runs as a real process from dist when built (bin entry)', () => {
     // `npm test` builds dist/ before running the tests
-    const bin = join(process.cwd(), 'dist/git-scalpel.mjs');
+    const bin = join(process.cwd(), 'dist/git-scalpel.cjs');
     const dir = makeTempRepo();
     populate(dir);
     const p = spawnSync(process.execPath, [bin, '-C', dir, 'index', '--verify'], { encoding: 'utf8' });
@@ -136,14 +136,29 @@ describe('git-scalpel index', () => {
     expect(p.stdout).toBe(git(dir, ['ls-files', '--stage', '--debug']));
   });
 
-  it('the bin is one self-contained file: copied alone, away from node_modules, it still runs', () => {
-    const alone = join(makeTempDir('scalpel-bin-'), 'git-scalpel.mjs');
-    copyFileSync(join(process.cwd(), 'dist/git-scalpel.mjs'), alone);
+  it('the bin and its bundle are self-contained: copied alone, away from node_modules, they still run, and the code cache is used and checked', () => {
+    const at = makeTempDir('scalpel-bin-');
+    copyFileSync(join(process.cwd(), 'dist/git-scalpel.cjs'), join(at, 'git-scalpel.cjs'));
+    copyFileSync(join(process.cwd(), 'dist/cli.cjs'), join(at, 'cli.cjs'));
+    const cache = makeTempDir('scalpel-cache-');
     const dir = makeTempRepo();
     populate(dir);
-    const p = spawnSync(process.execPath, [alone, '-C', dir, 'index'], { encoding: 'utf8' });
-    expect(p.stderr).toBe('');
+    const env = { ...process.env, GIT_SCALPEL_CACHE_DIR: cache };
+    for (let i = 0; i < 3; i++) {
+      const p = spawnSync(process.execPath, [join(at, 'git-scalpel.cjs'), '-C', dir, 'index'], { encoding: 'utf8', env });
+      expect(p.stderr).toBe('');
+      expect(p.status).toBe(0);
+      expect(p.stdout).toBe(git(dir, ['ls-files', '--stage', '--debug']));
+      // the first run wrote the cache; a damaged one is rejected by V8 and written again
+      const files = readdirSync(cache);
+      expect(files.filter((f) => f.endsWith('.v8'))).toHaveLength(1);
+      if (i === 1) writeFileSync(join(cache, files[0]), 'not a code cache');
+    }
+    expect(readFileSync(join(cache, readdirSync(cache)[0])).length).toBeGreaterThan(1000);
+    // without a cache (GIT_SCALPEL_CODE_CACHE=0) it runs the same and writes none
+    const none = makeTempDir('scalpel-cache-');
+    const p = spawnSync(process.execPath, [join(at, 'git-scalpel.cjs'), '-C', dir, 'index'], { encoding: 'utf8', env: { ...env, GIT_SCALPEL_CACHE_DIR: none, GIT_SCALPEL_CODE_CACHE: '0' } });
     expect(p.status).toBe(0);
-    expect(p.stdout).toBe(git(dir, ['ls-files', '--stage', '--debug']));
+    expect(readdirSync(none)).toEqual([]);
   });
 });

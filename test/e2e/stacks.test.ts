@@ -90,7 +90,7 @@ describe('snapshot stacks', () => {
 
   it('two processes pushing to one session at once never lose a snapshot', async () => {
     const dir = personRepo();
-    const bin = join(process.cwd(), 'dist/git-scalpel.mjs');
+    const bin = join(process.cwd(), 'dist/git-scalpel.cjs');
     const runOne = (i: number) =>
       new Promise<string>((resolve) => {
         const p = spawn(process.execPath, [bin, '-C', dir, 'snapshot', '--label', `p${i}`, `file-${i}.txt`], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -187,7 +187,7 @@ describe('snapshot stacks', () => {
     const packs = () => readdirSync(join(dir, '.git/objects/pack')).filter((n) => n.endsWith('.pack')).length;
     const before = packs();
     git(dir, ['config', 'scalpel.packThreshold', '1']);
-    execFileSync(process.execPath, [join(process.cwd(), 'dist/git-scalpel.mjs'), '-C', dir, 'snapshot', 'README.md']);
+    execFileSync(process.execPath, [join(process.cwd(), 'dist/git-scalpel.cjs'), '-C', dir, 'snapshot', 'README.md']);
     expect(packs()).toBe(before + 1); // a blob-less snapshot of one file: manifest, trees and commit in one pack
     git(dir, ['config', 'scalpel.packThreshold', '0']);
     for (let i = 0; i < 30; i++) w(dir, `gen/f${i}.txt`, `${i}\n`);

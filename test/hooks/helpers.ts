@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { gitEnv } from '../helpers/git.js';
 
-export const BIN = join(process.cwd(), 'dist/git-scalpel.mjs');
+export const BIN = join(process.cwd(), 'dist/git-scalpel.cjs');
 
 export interface HookRun {
   code: number;
