@@ -145,6 +145,21 @@ describe('Claude Code hooks, run as processes: turns and rewind', () => {
     expect(git(dir, ['for-each-ref', 'refs/scalpel'])).toBe('');
   });
 
+  it('a name that is not UTF-8 (a lone surrogate in the JSON, as the path convention writes byte 0xE9) is captured and rewound', () => {
+    const dir = personRepo();
+    const v0 = view(dir);
+    const c = claudeSession(dir);
+    expect(runHook(dir, 'claude-code', c.prompt('latin-1 name')).code).toBe(0);
+    // JSON.stringify keeps a lone surrogate as the escape \udce9
+    const payload = { ...c.raw('PreToolUse'), tool_name: 'Write', tool_input: { file_path: `${dir}/caf\udce9.txt`, content: 'x' }, tool_use_id: 'toolu_l1' };
+    expect(JSON.stringify(payload)).toContain('\\udce9');
+    expect(runHook(dir, 'claude-code', payload)).toEqual({ code: 0, stdout: '', stderr: '' });
+    writeFileSync(Buffer.concat([Buffer.from(`${dir}/caf`), Buffer.from([0xe9]), Buffer.from('.txt')]), 'agent\n');
+    expect(runHook(dir, 'claude-code', c.stop()).code).toBe(0);
+    expect(runCli(dir, ['rewind']).code).toBe(0);
+    expect(view(dir)).toEqual(v0);
+  });
+
   it('a 50 MB Write payload is read and its path captured', () => {
     const dir = personRepo();
     const c = claudeSession(dir);
