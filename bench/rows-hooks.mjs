@@ -100,5 +100,125 @@ export function hookRows(ctx, { log = (s) => console.log(s) } = {}) {
       },
     );
   }
+  rows.push(...shellRows(big));
   return rows;
+}
+
+/**
+ * Shell rows (issue 12), in the 100,000-entry repository: a PreToolUse of Bash as a process
+ * records the worktree's baseline (every tracked file stat'ed, untracked ones read, the index
+ * kept), against `git status --porcelain=v2 -uall` (the same walk git does), and with ten dirty
+ * files against the shadow-commit recipe `git add -A && git stash create`. Then a turn of 30
+ * read-only commands: what it stores (nothing new) and what it costs (30 walks).
+ */
+function shellRows(get) {
+  let g = null;
+  let p = null;
+  let n = 0;
+  const setup = async () => {
+    g = await get();
+    p = payloads(g.dir);
+    checkHook(hook(g.dir, p.prompt()));
+  };
+  const bashPre = () => ({ session_id: SESSION_ID, transcript_path: '/tmp/x.jsonl', cwd: g.dir, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_use_id: `toolu_shell_${++n}` });
+  const bashPost = (pre) => ({ ...pre, hook_event_name: 'PostToolUse', tool_response: { stdout: '', stderr: '', interrupted: false } });
+  const status = () => spawnSync('git', ['status', '--porcelain=v2', '-uall'], { cwd: g.dir, encoding: 'utf8', maxBuffer: 1 << 28 });
+  const clean = () => git(g.dir, ['checkout', '-q', '--', '.']);
+  const dirty = () => {
+    for (let i = 0; i < 10; i++) fs.appendFileSync(path.join(g.dir, g.files[i]), `dirty ${n} ${i}\n`);
+  };
+  let pending = null;
+  let readOnly = 'not run';
+  const finish = () => {
+    // untimed: the command's PostToolUse, so the next baseline starts from a settled turn
+    if (pending) checkHook(hook(g.dir, bashPost(pending)));
+    pending = null;
+  };
+  const pre = () => {
+    pending = bashPre();
+    return hook(g.dir, pending);
+  };
+  const withFiles = async () => {
+    await setup();
+    const all = git(g.dir, ['ls-files']).split('\n').filter(Boolean);
+    g.files = Array.from({ length: 10 }, (_, i) => all[Math.floor(((i + 0.5) / 10) * all.length)]);
+  };
+  return [
+    {
+      group: 'hooks',
+      name: 'shell pre-capture (hook PreToolUse Bash), clean 100,000-file tree (process)',
+      setup: withFiles,
+      prepare: { ours: () => finish(), peer: () => finish() },
+      ours: pre,
+      check: { ours: checkHook, peer: (r) => r.status === 0 || (() => { throw new Error(`git status: ${r.stderr}`); })() },
+      peerName: '`git status --porcelain=v2 -uall` (process)',
+      peer: status,
+      target: 1.5,
+      after: () => finish(),
+      runs: 9,
+      warmup: 3,
+    },
+    {
+      group: 'hooks',
+      name: 'shell pre-capture, ten dirty files, 100,000 entries (process)',
+      setup: withFiles,
+      prepare: {
+        ours: () => {
+          finish();
+          clean();
+          dirty();
+        },
+        peer: () => {
+          git(g.dir, ['reset', '-q']);
+          clean();
+          dirty();
+        },
+      },
+      ours: pre,
+      check: { ours: checkHook },
+      peerName: '`git add -A` + `git stash create` (processes)',
+      peer: () => {
+        const add = spawnSync('git', ['add', '-A'], { cwd: g.dir, encoding: 'utf8' });
+        if (add.status !== 0) return add;
+        return spawnSync('git', ['stash', 'create'], { cwd: g.dir, encoding: 'utf8' });
+      },
+      target: 1.0,
+      after: () => {
+        finish();
+        git(g.dir, ['reset', '-q']);
+        clean();
+      },
+      runs: 9,
+      warmup: 3,
+    },
+    {
+      group: 'hooks',
+      name: 'a turn of 30 read-only commands (pre + post hooks, processes), 100,000 entries',
+      setup: withFiles,
+      runs: 1,
+      warmup: 0,
+      measure: async () => {
+        finish();
+        const objects = () => git(g.dir, ['count-objects', '-v']);
+        const before = objects();
+        const t0 = performance.now();
+        for (let i = 0; i < 30; i++) {
+          const e = bashPre();
+          checkHook(hook(g.dir, e));
+          checkHook(hook(g.dir, bashPost(e)));
+        }
+        const ms = performance.now() - t0;
+        const after = objects();
+        const grew = before !== after;
+        const turns = JSON.parse(spawnSync(process.execPath, [CLI, 'turns', '--json'], { cwd: g.dir, encoding: 'utf8', maxBuffer: 1 << 26 }).stdout);
+        const stored = turns[0]?.paths?.length ?? 0;
+        const stats = { n: 1, median: ms, min: ms, max: ms, mean: ms, samples: [ms] };
+        readOnly = `objects ${grew ? 'CHANGED' : 'unchanged'} (git count-objects -v), ${stored} path(s) in the turn; ${(ms / 60).toFixed(0)} ms per hook process`;
+        return { ours: stats, peer: null, paired: null };
+      },
+      get note() {
+        return `info: 30 × (PreToolUse + PostToolUse of a read-only Bash command): ${readOnly}`;
+      },
+    },
+  ];
 }

@@ -16,6 +16,8 @@ export interface CliIo {
   err(text: string): void;
   /** Standard input, for `--pathspec-from-file=-`. */
   stdin?: () => Promise<Uint8Array>;
+  /** HOME and XDG_CONFIG_HOME (the ignore rules of a shell command's capture read core.excludesFile's default there). */
+  env?: { HOME?: string; XDG_CONFIG_HOME?: string };
 }
 
 /**

@@ -41,7 +41,7 @@ export async function cmdHook(args: string[], io: CliIo): Promise<number> {
     if (!(e instanceof ScalpelError)) throw e;
     return answer({ ok: false, block: false, reason: `git-scalpel hook ${harness}: ${e.message}` });
   }
-  const outcome = await handleHookEvent(event, { fs: io.fs, failOpen: flags.has('fail-open') });
+  const outcome = await handleHookEvent(event, { fs: io.fs, failOpen: flags.has('fail-open'), env: io.env });
   if (outcome.ok) {
     for (const w of outcome.warnings ?? []) io.err(`git-scalpel: warning: ${w}\n`);
     return answer({ ok: true });

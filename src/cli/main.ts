@@ -100,6 +100,7 @@ export async function main(): Promise<void> {
     cwd: process.cwd(),
     out: (t) => void process.stdout.write(t),
     err: (t) => void process.stderr.write(t),
+    env: { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME },
     stdin: async () => {
       const chunks: Uint8Array[] = [];
       for await (const c of process.stdin) chunks.push(c as Uint8Array);

@@ -22,6 +22,8 @@ export interface HookOptions {
   failOpen?: boolean;
   /** Opened repositories by worktree-containing directory, for a harness that handles many events in one process. */
   open?: (dir: string) => Promise<ScalpelRepository>;
+  /** HOME and XDG_CONFIG_HOME, for the ignore rules of a shell command's capture (see OpenOptions.env). */
+  env?: OpenOptions['env'];
 }
 
 export type HookOutcome =
@@ -34,7 +36,7 @@ export async function handleHookEvent(event: HookEvent, opts: HookOptions): Prom
   if (event.kind === 'ignored') return { ok: true, action: 'ignored' };
   let repo: ScalpelRepository;
   try {
-    repo = opts.open ? await opts.open(event.cwd) : await openRepository({ fs: opts.fs, dir: event.cwd, now: opts.now });
+    repo = opts.open ? await opts.open(event.cwd) : await openRepository({ fs: opts.fs, dir: event.cwd, now: opts.now, env: opts.env });
   } catch (e) {
     // outside a repository there is nothing of git's to protect: the harness goes on untouched
     if (isScalpelError(e, 'NOT_A_REPOSITORY') || fsErrorCode(e) === 'ENOENT') return { ok: true, action: 'not-a-repository' };
@@ -67,21 +69,32 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
       return { ok: true, action: 'captured', turn: s.id, paths: inside, ignored: outside.length ? outside : undefined, warnings: repo.takeWarnings() };
     }
     case 'before-shell': {
-      const turn = await repo.currentTurn(session);
-      await repo.record({ event: 'tool', session, ids: turn ? [turn.id] : [], paths: [], detail: { tool: event.tool, phase: 'before', command: event.command, toolUseId: event.toolUseId } });
-      await startCall(repo, session, event.toolUseId, turn?.id ?? null, now());
-      return { ok: true, action: 'shell-recorded', turn: turn?.id };
+      // git's view of the worktree before the command: what it changes is found after it
+      const taken = await repo.shellBefore({ session, key: event.toolUseId ?? LAST_CALL, command: event.command });
+      await repo.record({ event: 'tool', session, ids: [taken.turn.id], paths: [], detail: { tool: event.tool, phase: 'before', command: event.command, toolUseId: event.toolUseId, ...(taken.ignoredDirs.length ? { notCovered: taken.ignoredDirs } : {}) } });
+      await startCall(repo, session, event.toolUseId, taken.turn.id, now());
+      return { ok: true, action: 'shell-captured', turn: taken.turn.id, warnings: [...taken.warnings, ...repo.takeWarnings()] };
     }
     case 'after-tool': {
       const started = await endCall(repo, session, event.toolUseId);
-      const turn = started?.turn ?? (await repo.currentTurn(session))?.id ?? null;
+      // a shell command: what it changed since its baseline joins the turn
+      const shell = await repo.shellAfter({ session, key: event.toolUseId ?? LAST_CALL });
+      const turn = shell?.turn?.id ?? started?.turn ?? (await repo.currentTurn(session))?.id ?? null;
       const durationMs = started ? Math.max(0, now().getTime() - started.at) : undefined;
       await repo.record({
         event: 'tool',
         session,
         ids: turn ? [turn] : [],
-        paths: [],
-        detail: { tool: event.tool, phase: 'after', outcome: event.outcome, toolUseId: event.toolUseId, ...(event.command ? { command: event.command } : {}), ...(durationMs !== undefined ? { durationMs } : {}) },
+        paths: shell?.paths ?? [],
+        detail: {
+          tool: event.tool,
+          phase: 'after',
+          outcome: event.outcome,
+          toolUseId: event.toolUseId,
+          ...(event.command ? { command: event.command } : {}),
+          ...(durationMs !== undefined ? { durationMs } : {}),
+          ...(shell ? { changed: shell.paths.length, ...(shell.uncovered.length ? { uncovered: shell.uncovered } : {}) } : {}),
+        },
       });
       return { ok: true, action: 'tool-recorded', turn: turn ?? undefined };
     }
@@ -122,11 +135,14 @@ function covers(root: string, p: string, worktree: string, cwd: string): boolean
   return root === '' || rel === root || rel.startsWith(`${root}/`);
 }
 
+/** The key of a shell call whose harness gives no tool-use id (its calls come one at a time). */
+const LAST_CALL = 'last-call';
+
 function failure(event: HookEvent, e: unknown, opts: HookOptions): HookOutcome {
   const err = e instanceof ScalpelError ? e : null;
   const reason = (e instanceof Error ? e.message : String(e)).split('\n')[0];
   // only a write about to happen unprotected is worth stopping the agent for
-  const block = event.kind === 'before-write' && !opts.failOpen;
+  const block = (event.kind === 'before-write' || event.kind === 'before-shell') && !opts.failOpen;
   return { ok: false, block, reason: block ? `git-scalpel could not capture the paths before this write, so it is blocked: ${reason}` : `git-scalpel: ${reason}`, error: err ?? undefined };
 }
 

@@ -3,7 +3,7 @@ import { utf8Decode, utf8Encode } from '../bytes/text.js';
 import { randomHex } from '../bytes/random.js';
 import { fsErrorCode, type Fs } from '../fs/types.js';
 import { joinPath } from '../fs/path.js';
-import { mkdirp, removeTree, type Lock } from '../fs/atomic.js';
+import { mkdirp, removeTree, writeFileAtomic, type Lock } from '../fs/atomic.js';
 import type { HashProvider } from '../hash/index.js';
 import type { ZlibProvider } from '../object/zlib.js';
 import { Repository } from '../repo/repository.js';
@@ -18,6 +18,7 @@ import { SnapshotStack, cacheTreeByPath, checkSession, type StackEntry } from '.
 import { captureState, sparseDirContaining } from './capture.js';
 import { applyRestore, planRestore, type Conflict, type PathPlan } from './restore.js';
 import { rewindTarget, toolCallsByTurn, type ToolCall } from './turns.js';
+import { decodeBaseline, encodeBaseline, shellChanges, takeBaseline } from './shell.js';
 import { compareRel, covers, isAncestor, minimalRoots, parentOf, toScopeRoot } from './scope.js';
 import { shallowestAbsent, type AbsentParents, type Manifest, type PathState, type TurnRecord } from './state.js';
 
@@ -46,6 +47,11 @@ export interface OpenOptions {
    * together, as it does fetched ones.
    */
   packThreshold?: number;
+  /**
+   * HOME and XDG_CONFIG_HOME, for the ignore rules a shell command's capture follows
+   * (core.excludesFile's default, `~/` in it): the library reads no environment itself.
+   */
+  env?: { HOME?: string; XDG_CONFIG_HOME?: string };
 }
 
 export interface SnapshotOptions {
@@ -104,6 +110,8 @@ export interface RestoreReport {
   indexWritten: boolean;
   /** Problems read past: an optional index cache (TREE, UNTR, FSMN, EOIE, IEOT) that does not decode, left out as git leaves it out. */
   warnings: string[];
+  /** What shell commands of the restored turns removed or changed that no snapshot holds (ignored directories, oversized ignored files): not brought back. */
+  uncovered: string[];
   /**
    * How HEAD moved since the (oldest restored) snapshot: the edit committed, switched branches,
    * reset. Null when it did not move, or the snapshot predates the record. The restore never
@@ -144,7 +152,7 @@ export async function openRepository(opts: OpenOptions): Promise<ScalpelReposito
     fs = await probedFs(opts.fs, joinPath(loc.gitDir, 'scalpel', 'probe'));
   }
   const repo = await Repository.open({ fs, dir: opts.dir, hash: opts.hash, zlib: opts.zlib, proc: opts.proc, streamThreshold: opts.streamThreshold, packThreshold: opts.packThreshold });
-  return new ScalpelRepository(repo, opts.now ?? (() => new Date()));
+  return new ScalpelRepository(repo, opts.now ?? (() => new Date()), opts.env);
 }
 
 const probed = new WeakMap<object, Promise<Fs>>();
@@ -169,6 +177,7 @@ export class ScalpelRepository {
   constructor(
     readonly repo: Repository,
     private readonly now: () => Date,
+    private readonly env?: OpenOptions['env'],
   ) {}
 
   get worktree(): string {
@@ -330,13 +339,24 @@ export class ScalpelRepository {
     return done;
   }
 
-  /** `top` sealed with what its paths hold now, ended when `final`. */
+  /**
+   * `top` sealed with what its paths hold now, ended when `final`. A path that can no longer be
+   * read without going through a symbolic link (a command made its parent one) cannot be sealed:
+   * the turn still ends, unsealed, with a warning (a rewind of it refuses that path anyway).
+   */
   private async sealedTurn(top: StackEntry, final: boolean): Promise<Manifest> {
-    const state = await this.repo.withIndex({ verify: false }, (read) => {
-      this.readPast(read);
-      return captureState(this.repo, read?.index ?? null, top.manifest.captured.roots, { writeObjects: false, indexStat: read?.stat ?? null });
-    });
-    return { ...top.manifest, seal: { sealedAt: this.now().toISOString(), state }, turn: { number: (top.manifest.turn as TurnRecord).number, ended: final } };
+    const turn = { number: (top.manifest.turn as TurnRecord).number, ended: final };
+    try {
+      const state = await this.repo.withIndex({ verify: false }, (read) => {
+        this.readPast(read);
+        return captureState(this.repo, read?.index ?? null, top.manifest.captured.roots, { writeObjects: false, indexStat: read?.stat ?? null });
+      });
+      return { ...top.manifest, seal: { sealedAt: this.now().toISOString(), state }, turn };
+    } catch (e) {
+      if (!isScalpelError(e, 'BAD_PATH')) throw e;
+      this.warnings.push(`turn ${turn.number} of session '${top.manifest.session}' ends unsealed: ${e.message}`);
+      return { ...top.manifest, turn };
+    }
   }
 
   /**
@@ -379,6 +399,89 @@ export class ScalpelRepository {
     }
   }
 
+  /**
+   * Before a shell command of the turn: record git's view of the worktree as a baseline (every
+   * tracked path, every untracked path git does not ignore, hand-kept ignored files, the whole
+   * index; clean tracked files cost a stat), under `key` (the tool call's id). Opens a turn when
+   * none is. shellAfter then adds to the turn what the command changed.
+   */
+  async shellBefore(opts: { session: string; key: string; command: string }): Promise<{ turn: SnapshotInfo; ignoredDirs: string[]; warnings: string[] }> {
+    checkSession(opts.session);
+    this.repo.odb.forgetKnown();
+    const turn = await this.snapshot([], { session: opts.session, turn: true });
+    const batch = this.repo.odb.batch();
+    const taken = await this.repo.withIndex({ verify: false }, async (read) => {
+      this.readPast(read);
+      return takeBaseline(this.repo, read, { session: opts.session, command: opts.command, held: turn.paths, writer: batch, now: this.now(), env: this.env });
+    });
+    // the pre-images are stored before the command runs
+    await batch.flush();
+    const dir = this.shellDir(opts.session);
+    await mkdirp(this.repo.fs, dir);
+    const name = callFileName(opts.key);
+    if (taken.indexBytes) await writeFileAtomic(this.repo.fs, joinPath(dir, `${name}.index`), taken.indexBytes, { mode: 0o644 });
+    await writeFileAtomic(this.repo.fs, joinPath(dir, `${name}.json`), encodeBaseline(taken.baseline), { mode: 0o644 });
+    return { turn, ignoredDirs: taken.baseline.ignoredDirs, warnings: taken.warnings };
+  }
+
+  /**
+   * After the shell command `key`: what it changed since its baseline joins the turn, with the
+   * state from before the command (the first capture of a path in a turn wins). Null when no
+   * baseline was taken (no before-shell event reached us).
+   */
+  async shellAfter(opts: { session: string; key: string }): Promise<{ turn: SnapshotInfo | null; paths: string[]; uncovered: string[] } | null> {
+    checkSession(opts.session);
+    this.repo.odb.forgetKnown();
+    const dir = this.shellDir(opts.session);
+    const name = callFileName(opts.key);
+    const jsonPath = joinPath(dir, `${name}.json`);
+    const indexPath = joinPath(dir, `${name}.index`);
+    if (!(await this.repo.fs.lstat(jsonPath))) return null;
+    const baseline = decodeBaseline(await this.repo.fs.readFile(jsonPath));
+    const oldIndex = baseline.indexFile ? await this.repo.fs.readFile(indexPath) : null;
+    const changes = await this.repo.withIndex({ verify: false }, async (read) => {
+      this.readPast(read);
+      return shellChanges(this.repo, baseline, oldIndex, read, this.env);
+    });
+    let turn: SnapshotInfo | null = null;
+    if (changes.paths.length > 0 || changes.uncovered.length > 0) {
+      const stack = this.stack(opts.session);
+      const batch = this.repo.odb.batch();
+      turn = await stack.locked(async (tx) => {
+        const top = await this.openTurnOf(stack, tx.current);
+        if (top) return this.extendLocked(stack, tx, [top], changes.state, undefined, batch, [], changes.uncovered);
+        // the turn ended while the command ran: the command's changes open one of their own
+        const head = await readHead(this.repo);
+        const prev = tx.current ? await stack.load(tx.current) : null;
+        const manifest: Manifest = {
+          format: 'git-scalpel/1',
+          id: newId(),
+          session: opts.session,
+          worktreeId: this.repo.worktreeId,
+          objectFormat: this.repo.objectFormat,
+          label: OUTSIDE_PROMPT,
+          createdAt: this.now().toISOString(),
+          captured: changes.state,
+          seal: null,
+          head,
+          turn: { number: (prev?.manifest.turn?.number ?? 0) + 1, ended: false },
+          ...(changes.uncovered.length ? { uncovered: changes.uncovered } : {}),
+        };
+        const commit = await stack.writeCommit(manifest, tx.current, undefined, batch);
+        await batch.flush();
+        await tx.set(commit);
+        return info(manifest, commit);
+      });
+    }
+    await removeTree(this.repo.fs, jsonPath);
+    await removeTree(this.repo.fs, indexPath);
+    return { turn, paths: changes.paths, uncovered: changes.uncovered };
+  }
+
+  private shellDir(session: string): string {
+    return joinPath(this.repo.stateDir, 'shell', session);
+  }
+
   /** The session's open turn (the agent has not ended it), or null. */
   async currentTurn(session: string): Promise<SnapshotInfo | null> {
     checkSession(session);
@@ -393,7 +496,7 @@ export class ScalpelRepository {
   }
 
   /** Add `state` to the oldest snapshot of `chain` (newest first, from the locked head): paths it already holds keep their first capture. */
-  private async extendLocked(stack: SnapshotStack, tx: RefTransaction, chain: StackEntry[], state: PathState, label: string | undefined, batch: ObjectBatch, warnings: string[]): Promise<SnapshotInfo> {
+  private async extendLocked(stack: SnapshotStack, tx: RefTransaction, chain: StackEntry[], state: PathState, label: string | undefined, batch: ObjectBatch, warnings: string[], uncovered: string[] = []): Promise<SnapshotInfo> {
     {
       const target = chain[chain.length - 1];
       const old = target.manifest.captured;
@@ -415,7 +518,8 @@ export class ScalpelRepository {
       captured.items.sort(byPath);
       captured.index.sort((a, b) => byPath(a, b) || a.stage - b.stage);
       captured.reuc.sort(byPath);
-      const manifest: Manifest = { ...target.manifest, captured, seal: null, label: label ?? target.manifest.label };
+      const lost = [...new Set([...(target.manifest.uncovered ?? []), ...uncovered])].sort(compareRel);
+      const manifest: Manifest = { ...target.manifest, captured, seal: null, label: label ?? target.manifest.label, ...(lost.length ? { uncovered: lost } : {}) };
       const { commit } = await stack.replace(tx, chain, target, manifest, batch);
       await this.appendLog({ event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(warnings) });
       return info(manifest, commit);
@@ -461,7 +565,7 @@ export class ScalpelRepository {
         return planRestore(this.repo, chain, read, read?.stat ?? null);
       });
       if (head) warnings.push(...head.warnings);
-      return { session, restored: chain.map((e) => e.manifest.id), dryRun: true, savedAs: null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten: false, warnings, head };
+      return { session, restored: chain.map((e) => e.manifest.id), dryRun: true, savedAs: null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten: false, warnings, head, uncovered: uncoveredOf(chain) };
     }
     return stack.locked(async (tx) => {
       const chain = await this.restoreChain(stack, opts.id, tx.current);
@@ -524,7 +628,7 @@ export class ScalpelRepository {
     const { indexWritten } = await applyRestore(this.repo, plan, read, lock, indexStat);
     await tx.set(savedCommit ?? oldest.parent);
     await this.appendLog({ event: 'restore', session, ids, paths: plan.roots, detail: { savedAs: saved?.id ?? null, changed: plan.paths.map((p) => p.path), pruned: plan.pruned, ...(head ? { head: logHead(head) } : {}), ...logWarnings(warnings) } });
-    return { session, restored: ids, dryRun: false, savedAs: saved?.id ?? null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten, warnings, head };
+    return { session, restored: ids, dryRun: false, savedAs: saved?.id ?? null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten, warnings, head, uncovered: uncoveredOf(chain) };
   }
 
   /**
@@ -791,6 +895,10 @@ function logHead(h: HeadMovement): Record<string, unknown> {
   return { from: h.from, to: h.to, count: h.count, complete: h.complete, pushed: h.pushed.map((p) => p.ref) };
 }
 
+function uncoveredOf(chain: readonly StackEntry[]): string[] {
+  return [...new Set(chain.flatMap((e) => e.manifest.uncovered ?? []))].sort(compareRel);
+}
+
 function withWarnings(i: SnapshotInfo, warnings: string[]): SnapshotInfo {
   return warnings.length ? { ...i, warnings } : i;
 }
@@ -835,6 +943,12 @@ function mergeAbsentParents(roots: readonly string[], oldRoots: ReadonlySet<stri
     if (rec) out.push({ root, existing: rec.existing });
   }
   return out;
+}
+
+/** A tool call's id as a file name (the harness's, so kept to safe characters). */
+function callFileName(key: string): string {
+  const name = key.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120);
+  return name === '' || name.startsWith('.') ? `_${name}` : name;
 }
 
 function newId(): string {

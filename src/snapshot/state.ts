@@ -86,6 +86,12 @@ export interface Manifest {
   head?: HeadState;
   /** Set when the snapshot is an agent's turn (hooks): its number in the session, and whether the agent ended it. */
   turn?: TurnRecord;
+  /**
+   * What a shell command of the turn removed or changed that no snapshot holds: ignored
+   * directories (never captured) and hand-kept ignored files over the size limit. A rewind names
+   * them: it cannot bring them back.
+   */
+  uncovered?: string[];
 }
 
 /**
@@ -207,6 +213,17 @@ export function validateManifest(raw: unknown, format: ObjectFormat): Manifest {
   if (m.turn !== undefined) {
     const t = m.turn as TurnRecord;
     if (!t || typeof t !== 'object' || !Number.isSafeInteger(t.number) || t.number < 1 || typeof t.ended !== 'boolean') fail('bad turn record');
+  }
+  if (m.uncovered !== undefined) {
+    if (!Array.isArray(m.uncovered)) fail('bad uncovered list');
+    for (const p of m.uncovered) {
+      if (typeof p !== 'string') fail('uncovered path is not a string');
+      try {
+        checkScopeRoot(p);
+      } catch (e) {
+        fail(`hostile path ${JSON.stringify(p)} (${(e as Error).message})`);
+      }
+    }
   }
   checkState(m.captured, 'captured state');
   if (m.seal !== null) {

@@ -1,0 +1,424 @@
+import { ScalpelError } from '../errors/index.js';
+import { encodePath, utf8Decode, utf8Encode } from '../bytes/text.js';
+import type { FileStat, Fs } from '../fs/types.js';
+import { joinPath } from '../fs/path.js';
+import { decodeIndex, type GitIndex } from '../index/decode.js';
+import type { IndexEntry } from '../index/entry.js';
+import { compareBytes, equalBytes } from '../bytes/compare.js';
+import { rowsOf, rowsUnder, type IndexRows } from '../index/rows.js';
+import { objectId } from '../object/loose.js';
+import type { ObjectWriter } from '../repo/odb.js';
+import type { Repository } from '../repo/repository.js';
+import { isGitDirName, loadIgnoreRules, type DirRules, type IgnoreRules } from '../ignore/index.js';
+import { ignoreOptionsFromConfig } from '../ignore/index.js';
+import { GitConfig } from '../repo/config.js';
+import { indexRecordsUnder, reucUnder } from './capture.js';
+import { compareRel, covers, isAncestor, minimalRoots, parentOf, sortByPath } from './scope.js';
+import type { AbsentParents, PathState, WorktreeItem } from './state.js';
+
+/**
+ * Shell commands (issue 12, DESIGN "Agent integration"). A command changes paths nobody
+ * declares, so before it runs the turn records git's view of the worktree — every tracked path,
+ * every untracked path git does not ignore, the ignored files a person keeps by hand (`.env`, up
+ * to `scalpel.shellIgnoredMax` bytes, 1 MiB by default) and the whole index — as a *baseline*;
+ * after it, what differs from the baseline is what the command changed, and exactly those paths
+ * join the turn with their state from before the command. Clean tracked files cost a stat: their
+ * bytes are the index's blobs, already in the object database, and the index itself is kept as
+ * a copy of its file. Ignored directories (node_modules, dist, build output) are not captured:
+ * the baseline lists them, and what a command removed of them is named as not brought back.
+ */
+
+/** What one walk of the worktree found besides its files (which it hands to a visitor as it goes). */
+interface WalkResult {
+  /** Every directory walked (not ignored, or holding tracked paths). */
+  dirs: Set<string>;
+  /** Ignored directories not walked (holding no tracked path), the topmost ones. */
+  ignoredDirs: string[];
+  /** Directories holding `.git`: other repositories, neither walked nor touched. */
+  nested: string[];
+}
+
+/** A walk's visitor: a file or symlink git sees (tracked, untracked, or hand-kept ignored). */
+type Visit = (rel: string, st: FileStat, handKept: boolean) => void;
+
+/** One entry of a baseline that is not a clean tracked file: its state before the command. */
+type BaselineEntry =
+  /** [path, 'f', mode, oid | null (not read: the turn holds it already), size, stat key] */
+  | [string, 'f', number, string | null, number, string]
+  | [string, 'l', string, string, string];
+
+export interface ShellBaseline {
+  format: 'git-scalpel-shell/1';
+  session: string;
+  command: string;
+  at: string;
+  /** The index file as it was, copied beside the baseline (null: there was none). */
+  indexFile: string | null;
+  /** Non-clean files and links, with what they held. */
+  entries: BaselineEntry[];
+  dirs: string[];
+  ignoredDirs: string[];
+  /** Hand-kept ignored files over the size limit: not captured. */
+  tooLarge: string[];
+  nested: string[];
+}
+
+/** What a command changed, from its baseline: the paths, their state before it, what could not be captured. */
+export interface ShellChanges {
+  paths: string[];
+  state: PathState;
+  /** Ignored directories and oversized hand-kept files that existed before and are gone or changed: not brought back by a rewind. */
+  uncovered: string[];
+}
+
+/** A key of the stat fields a change shows in (git's ie_match_stat, with nanoseconds). */
+function statKey(st: FileStat): string {
+  return `${st.size}:${st.mtimeSeconds}.${st.mtimeNanoseconds}:${st.ctimeSeconds}.${st.ctimeNanoseconds}:${st.ino}:${st.mode}`;
+}
+
+/**
+ * The ignore rules git applies here. core.excludesFile usually lives in the person's global
+ * config (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`), read here as git reads them, the
+ * repository's own setting winning.
+ */
+async function rulesOf(repo: Repository, env: { HOME?: string; XDG_CONFIG_HOME?: string } | undefined): Promise<IgnoreRules> {
+  let { excludesFile, ignoreCase } = ignoreOptionsFromConfig(repo.config);
+  if (excludesFile === undefined && env) {
+    // git reads $XDG_CONFIG_HOME/git/config, then ~/.gitconfig: a setting in the latter wins
+    const globals = [env.XDG_CONFIG_HOME ? joinPath(env.XDG_CONFIG_HOME, 'git', 'config') : env.HOME ? joinPath(env.HOME, '.config', 'git', 'config') : null, env.HOME ? joinPath(env.HOME, '.gitconfig') : null];
+    for (const file of globals) {
+      if (!file || !(await repo.fs.lstat(file))) continue;
+      const v = ignoreOptionsFromConfig(GitConfig.parse(await repo.fs.readFile(file), file)).excludesFile;
+      if (v !== undefined) excludesFile = v;
+    }
+  }
+  return loadIgnoreRules(repo.fs, { worktree: repo.worktree, gitDir: repo.loc.commonDir, excludesFile, ignoreCase, env });
+}
+
+/**
+ * Walk the worktree as `git status --untracked-files=all --ignored` sees it: `.git` never, an
+ * ignored directory only when the index has paths beneath it (a tracked file is tracked whatever
+ * the patterns say), a directory holding `.git` (a nested repository, a submodule's checkout) not.
+ * Files go to `visit` as they are found: a 100,000-file tree is not held as stat objects.
+ */
+async function walk(repo: Repository, index: TrackedPaths, rules: IgnoreRules, visit: Visit): Promise<WalkResult> {
+  const fs = repo.fs;
+  const out: WalkResult = { dirs: new Set(), ignoredDirs: [], nested: [] };
+  const root = repo.worktree;
+  const abs = (rel: string) => (rel === '' ? root : root === '/' ? `/${rel}` : `${root}/${rel}`);
+  const lstat = fs.lstatSync ? (fs.lstatSync.bind(fs) as (p: string) => FileStat | null) : null;
+  const readdir = fs.readdirSync ? (fs.readdirSync.bind(fs) as (p: string) => string[]) : null;
+  const stack: Array<{ rel: string; rules: DirRules }> = [{ rel: '', rules: rules.root }];
+  while (stack.length > 0) {
+    const { rel, rules: here } = stack.pop() as { rel: string; rules: DirRules };
+    const names = readdir ? readdir(abs(rel)) : await fs.readdir(abs(rel));
+    if (rel !== '' && names.some((n) => isGitDirName(n, rules.ignoreCase))) {
+      out.nested.push(rel);
+      continue;
+    }
+    for (const name of names) {
+      if (isGitDirName(name, rules.ignoreCase)) continue;
+      const child = rel === '' ? name : `${rel}/${name}`;
+      const st = lstat ? lstat(abs(child)) : await fs.lstat(abs(child));
+      if (!st) continue;
+      if (st.type === 'directory') {
+        const sub = await here.enter(name);
+        if (sub.excluded && !index.dirs.has(child) && !index.rows.has(child)) {
+          out.ignoredDirs.push(child);
+          continue;
+        }
+        out.dirs.add(child);
+        stack.push({ rel: child, rules: sub });
+        continue;
+      }
+      if (index.rows.has(child)) visit(child, st, false);
+      else if (!here.excluded) visit(child, st, here.isIgnored(name, false));
+      // else: untracked inside an ignored directory that holds tracked paths: ignored
+    }
+  }
+  return out;
+}
+
+/** The index's paths: the row of each path's stage-0 entry (or first stage), and every directory above one. */
+interface TrackedPaths {
+  rows: Map<string, number>;
+  zero: Map<string, number>;
+  dirs: Set<string>;
+  table: IndexRows | null;
+}
+
+function trackedPaths(index: GitIndex | null): TrackedPaths {
+  const rows = new Map<string, number>();
+  const zero = new Map<string, number>();
+  const dirs = new Set<string>();
+  const table = index ? rowsOf(index) : null;
+  if (table) {
+    let lastDir: string | null = null;
+    for (let i = 0; i < table.count; i++) {
+      const e = table.entry(i);
+      const p = e.path;
+      if (!rows.has(p)) rows.set(p, i);
+      if (e.stage === 0) zero.set(p, i);
+      const dir = parentOf(p);
+      if (dir === lastDir) continue;
+      lastDir = dir;
+      for (let d = dir; d !== '' && !dirs.has(d); d = parentOf(d)) dirs.add(d);
+    }
+  }
+  return { rows, zero, dirs, table };
+}
+
+/** The stage-0 entry's id when `st` says the file is that entry's content (as capture's clean check). */
+function cleanOid(e: IndexEntry | undefined, st: FileStat, indexStat: FileStat | null): string | null {
+  if (!e || !indexStat || e.stage !== 0 || e.assumeValid || e.skipWorktree || e.intentToAdd || st.type !== 'file') return null;
+  const exec = (st.mode & 0o111) !== 0;
+  if (e.mode !== (exec ? 0o100755 : 0o100644)) return null;
+  if (!e.statEquals(st) || st.size >>> 0 === 0) return null;
+  const ms = e.mtimeSeconds;
+  if (indexStat.mtimeSeconds < ms || (indexStat.mtimeSeconds === ms && indexStat.mtimeNanoseconds <= e.mtimeNanoseconds)) return null;
+  return e.oid;
+}
+
+export interface BaselineOptions {
+  session: string;
+  command: string;
+  /** Paths the turn already holds: their bytes need not be read again (the first capture wins). */
+  held: readonly string[];
+  /** Where blobs go (a batch, flushed before the command runs). */
+  writer: ObjectWriter;
+  now: Date;
+  env?: { HOME?: string; XDG_CONFIG_HOME?: string };
+}
+
+/** Record the baseline before a shell command: returns it, with the index bytes to keep beside it. */
+export async function takeBaseline(repo: Repository, read: { index: GitIndex; bytes: Uint8Array; stat: FileStat } | null, opts: BaselineOptions): Promise<{ baseline: ShellBaseline; indexBytes: Uint8Array | null; warnings: string[] }> {
+  const rules = await rulesOf(repo, opts.env);
+  const idx = trackedPaths(read?.index ?? null);
+  const max = Math.max(0, repo.config.getInt('scalpel.shellIgnoredMax', 1 << 20));
+  const held = (p: string) => opts.held.some((r) => covers(r, p));
+  const tooLarge: string[] = [];
+  // files whose content is not the index's: read after the walk
+  const toRead: Array<{ rel: string; st: FileStat }> = [];
+  const w = await walk(repo, idx, rules, (rel, st, handKept) => {
+    const z = idx.zero.get(rel);
+    if (z !== undefined && idx.table && cleanOid(idx.table.entry(z), st, read?.stat ?? null)) return;
+    if (handKept && st.type === 'file' && st.size > max) tooLarge.push(rel);
+    else if (st.type === 'file' || st.type === 'symlink') toRead.push({ rel, st });
+  });
+  const entries: BaselineEntry[] = [];
+  for (const { rel, st } of toRead) {
+    const abs = joinPath(repo.worktree, rel);
+    if (st.type === 'symlink') {
+      const target = await repo.fs.readlink(abs);
+      entries.push([rel, 'l', target, await opts.writer.write('blob', encodePath(target)), statKey(st)]);
+      continue;
+    }
+    const mode = st.mode & 0o111 ? 0o100755 : 0o100644;
+    if (held(rel)) entries.push([rel, 'f', mode, null, st.size, statKey(st)]);
+    else {
+      const bytes = await repo.fs.readFile(abs);
+      entries.push([rel, 'f', mode, await opts.writer.write('blob', bytes), bytes.length, statKey(st)]);
+    }
+  }
+  entries.sort((x, y) => compareRel(x[0], y[0]));
+  const baseline: ShellBaseline = {
+    format: 'git-scalpel-shell/1',
+    session: opts.session,
+    command: opts.command,
+    at: opts.now.toISOString(),
+    indexFile: read ? 'index' : null,
+    entries,
+    dirs: [...w.dirs].sort(compareRel),
+    ignoredDirs: w.ignoredDirs.sort(compareRel),
+    tooLarge: tooLarge.sort(compareRel),
+    nested: w.nested.sort(compareRel),
+  };
+  return { baseline, indexBytes: read ? read.bytes : null, warnings: [...rules.warnings] };
+}
+
+export function encodeBaseline(b: ShellBaseline): Uint8Array {
+  return utf8Encode(JSON.stringify(b));
+}
+
+export function decodeBaseline(bytes: Uint8Array): ShellBaseline {
+  let b: ShellBaseline;
+  try {
+    b = JSON.parse(utf8Decode(bytes)) as ShellBaseline;
+  } catch (e) {
+    throw new ScalpelError('SNAPSHOT_CORRUPT', `shell baseline is not JSON: ${(e as Error).message}`, { reason: 'baseline-json' });
+  }
+  if (!b || b.format !== 'git-scalpel-shell/1' || !Array.isArray(b.entries) || !Array.isArray(b.dirs) || !Array.isArray(b.ignoredDirs)) {
+    throw new ScalpelError('SNAPSHOT_CORRUPT', 'shell baseline is malformed', { reason: 'baseline-shape' });
+  }
+  return b;
+}
+
+/**
+ * The paths whose index entries (any stage: mode, id, flags) or resolve-undo record differ
+ * between two indexes. Both are sorted the same way: one merge walk, ids compared as bytes.
+ */
+function indexDiff(a: GitIndex | null, b: GitIndex | null, out: Set<string>): void {
+  const ra = a ? rowsOf(a) : null;
+  const rb = b ? rowsOf(b) : null;
+  const na = ra?.count ?? 0;
+  const nb = rb?.count ?? 0;
+  let i = 0;
+  let j = 0;
+  while (i < na || j < nb) {
+    if (i >= na) {
+      out.add((rb as IndexRows).path(j++));
+      continue;
+    }
+    if (j >= nb) {
+      out.add((ra as IndexRows).path(i++));
+      continue;
+    }
+    const x = (ra as IndexRows).entry(i);
+    const y = (rb as IndexRows).entry(j);
+    const c = compareBytes(x.pathBytes, y.pathBytes) || x.stage - y.stage;
+    if (c < 0) {
+      out.add(x.path);
+      i++;
+    } else if (c > 0) {
+      out.add(y.path);
+      j++;
+    } else {
+      if (x.mode !== y.mode || x.flagsWord !== y.flagsWord || x.skipWorktree !== y.skipWorktree || x.intentToAdd !== y.intentToAdd || !equalBytes(x.oidBytes, y.oidBytes)) out.add(x.path);
+      i++;
+      j++;
+    }
+  }
+  const ua = new Map((a ? reucUnder(a, ['']) : []).map((r) => [r.path, JSON.stringify(r)] as const));
+  const ub = new Map((b ? reucUnder(b, ['']) : []).map((r) => [r.path, JSON.stringify(r)] as const));
+  for (const [p, v] of ua) if (ub.get(p) !== v) out.add(p);
+  for (const p of ub.keys()) if (!ua.has(p)) out.add(p);
+}
+
+/**
+ * What the command changed since `baseline`: every path whose worktree state, index entries or
+ * resolve-undo record differs, with the state before the command (for the turn), and what of
+ * the uncaptured part (ignored directories, oversized hand-kept files) it touched.
+ */
+export async function shellChanges(repo: Repository, baseline: ShellBaseline, oldIndexBytes: Uint8Array | null, now: { index: GitIndex; stat: FileStat } | null, env?: { HOME?: string; XDG_CONFIG_HOME?: string }): Promise<ShellChanges> {
+  const fs: Fs = repo.fs;
+  const old = oldIndexBytes ? decodeIndex(oldIndexBytes, { objectFormat: repo.objectFormat, verifyChecksum: false, lenient: true, hash: repo.hash }) : null;
+  const oldIdx = trackedPaths(old);
+  const rules = await rulesOf(repo, env);
+  const before = new Map(baseline.entries.map((e) => [e[0], e] as const));
+  const tooLarge = new Set(baseline.tooLarge);
+  const changed = new Set<string>();
+  // a path beneath a directory the baseline did not walk (ignored, another repository) is not
+  // ours to judge; one that took the place of such a directory is (it is new, and git sees it)
+  const ignoredBefore = (p: string) => baseline.ignoredDirs.some((d) => isAncestor(d, p)) || baseline.nested.some((d) => isAncestor(d, p));
+  // what the walk leaves to read: files whose stat moved (the content decides)
+  const toHash: Array<{ rel: string; st: FileStat; oid: string }> = [];
+  const seen = new Set<string>();
+  const w = await walk(repo, trackedPaths(now?.index ?? null), rules, (rel, st) => {
+    const e = before.get(rel);
+    if (e) {
+      seen.add(rel);
+      if (e[1] === 'l') {
+        if (st.type !== 'symlink') changed.add(rel);
+        else if (statKey(st) !== e[4]) toHash.push({ rel, st, oid: e[3] });
+        return;
+      }
+      if (st.type !== 'file' || e[2] !== (st.mode & 0o111 ? 0o100755 : 0o100644)) changed.add(rel);
+      else if (statKey(st) !== e[5]) {
+        // the turn holds it already (no id was taken): it just joins again
+        if (e[3] === null) changed.add(rel);
+        else toHash.push({ rel, st, oid: e[3] });
+      }
+      return;
+    }
+    const z = oldIdx.zero.get(rel);
+    if (z !== undefined && oldIdx.table && !ignoredBefore(rel)) {
+      // clean at the baseline (it has no entry of its own): the old index entry is what it held
+      seen.add(rel);
+      const x = oldIdx.table.entry(z);
+      if (x.mode === 0o160000) return;
+      if (st.type !== 'file' || x.mode !== (st.mode & 0o111 ? 0o100755 : 0o100644)) changed.add(rel);
+      else if (!x.statEquals(st)) toHash.push({ rel, st, oid: x.oid });
+      return;
+    }
+    // new since the baseline
+    if (!tooLarge.has(rel) && !ignoredBefore(rel)) changed.add(rel);
+  });
+  for (const t of toHash) {
+    const abs = joinPath(repo.worktree, t.rel);
+    const bytes = t.st.type === 'symlink' ? encodePath(await fs.readlink(abs)) : await fs.readFile(abs);
+    if (objectId('blob', bytes, repo.objectFormat, repo.hash) !== t.oid) changed.add(t.rel);
+  }
+  // what was there and is gone
+  for (const p of before.keys()) if (!seen.has(p)) changed.add(p);
+  if (oldIdx.table) {
+    for (const [p, z] of oldIdx.zero) {
+      if (seen.has(p) || before.has(p) || ignoredBefore(p) || (oldIdx.table.entry(z).mode === 0o160000)) continue;
+      changed.add(p);
+    }
+  }
+  const dirsBefore = new Set(baseline.dirs);
+  for (const d of w.dirs) if (!dirsBefore.has(d) && !ignoredBefore(d)) changed.add(d);
+  for (const d of dirsBefore) if (!w.dirs.has(d)) changed.add(d);
+  indexDiff(old, now?.index ?? null, changed);
+
+  // what was not captured and is not as it was
+  const uncovered: string[] = [];
+  const currentIgnored = new Set(w.ignoredDirs);
+  for (const d of baseline.ignoredDirs) if (!currentIgnored.has(d) && !w.dirs.has(d)) uncovered.push(d);
+  for (const p of baseline.tooLarge) if (!(await fs.lstat(joinPath(repo.worktree, p)))) uncovered.push(p);
+  const paths = minimalRoots([...changed].filter((p) => !tooLarge.has(p)));
+  return { paths, state: await stateBefore(repo, baseline, old, paths), uncovered: uncovered.sort(compareRel) };
+}
+
+/** The state of `roots` before the command, from the baseline and the index as it was. */
+async function stateBefore(repo: Repository, baseline: ShellBaseline, old: GitIndex | null, roots: string[]): Promise<PathState> {
+  const inRoots = (p: string) => roots.some((r) => covers(r, p));
+  const items: WorktreeItem[] = [];
+  const seen = new Set<string>();
+  for (const e of baseline.entries) {
+    if (!inRoots(e[0])) continue;
+    seen.add(e[0]);
+    if (e[1] === 'l') items.push({ path: e[0], kind: 'symlink', target: e[2], oid: e[3] });
+    else if (e[3] !== null) items.push({ path: e[0], kind: 'file', mode: e[2] as 0o100644 | 0o100755, oid: e[3], size: e[4] });
+  }
+  const dirs = new Set(baseline.dirs);
+  for (const d of baseline.dirs) if (inRoots(d)) items.push({ path: d, kind: 'dir' });
+  if (old) {
+    // clean tracked files (no baseline entry): what the old index says, a link's target from its blob
+    const rows = rowsOf(old);
+    for (const r of roots) {
+      for (const i of rowsUnder(rows, r)) {
+        const e = rows.entry(i);
+        const p = e.path;
+        if (e.stage !== 0 || seen.has(p) || e.mode === 0o160000 || baseline.ignoredDirs.some((d) => covers(d, p))) continue;
+        if (p !== r && !dirs.has(parentOf(p))) continue; // its directory was not there: it was not either
+        seen.add(p);
+        if (e.mode === 0o120000) {
+          const blob = await repo.odb.read(e.oid);
+          items.push({ path: p, kind: 'symlink', target: utf8Decode(blob.content), oid: e.oid });
+        } else if (e.mode === 0o100644 || e.mode === 0o100755) items.push({ path: p, kind: 'file', mode: e.mode, oid: e.oid, size: e.cachedSize });
+      }
+    }
+  }
+  const state: PathState = {
+    roots,
+    items: sortByPath(items),
+    index: old ? indexRecordsUnder(old, roots) : [],
+    reuc: old ? reucUnder(old, roots) : [],
+  };
+  // roots the command created in directories that were not there: the deepest ancestor that was
+  // (a file counts: nothing was beneath it, and it is not a directory a restore would remove)
+  const files = new Set(baseline.entries.map((e) => e[0]));
+  const oldFiles = old && roots.some((r) => parentOf(r) !== '' && !dirs.has(parentOf(r))) ? trackedPaths(old).zero : new Map<string, number>();
+  const existed = (p: string) => dirs.has(p) || files.has(p) || oldFiles.has(p);
+  const absentParents: AbsentParents[] = [];
+  for (const r of roots) {
+    const parent = parentOf(r);
+    if (parent === '' || existed(parent)) continue;
+    let d = parentOf(parent);
+    while (d !== '' && !existed(d)) d = parentOf(d);
+    absentParents.push({ root: r, existing: d });
+  }
+  if (absentParents.length) state.absentParents = absentParents;
+  return state;
+}
