@@ -65,7 +65,7 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
       }
       const s = await repo.snapshot(inside, { session, turn: true, cwd: event.cwd });
       await repo.record({ event: 'tool', session, ids: [s.id], paths: s.paths.filter((r) => inside.some((p) => covers(r, p, repo.worktree, event.cwd))), detail: { tool: event.tool, phase: 'before', toolUseId: event.toolUseId } });
-      await startCall(repo, session, event.toolUseId, s.id, now());
+      await startCall(repo, session, event.toolUseId, s.id, now(), inside.map((q) => relative(repo.worktree, event.cwd, q)));
       return { ok: true, action: 'captured', turn: s.id, paths: inside, ignored: outside.length ? outside : undefined, warnings: repo.takeWarnings() };
     }
     case 'before-shell': {
@@ -79,6 +79,8 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
       const started = await endCall(repo, session, event.toolUseId);
       // a shell command: what it changed since its baseline joins the turn
       const shell = await repo.shellAfter({ session, key: event.toolUseId ?? LAST_CALL });
+      // a file tool: what it wrote is sealed as the agent left it (someone else's later change is told apart)
+      if (started?.paths?.length) await repo.sealPaths({ session, paths: started.paths });
       const turn = shell?.turn?.id ?? started?.turn ?? (await repo.currentTurn(session))?.id ?? null;
       const durationMs = started ? Math.max(0, now().getTime() - started.at) : undefined;
       await repo.record({
@@ -128,10 +130,15 @@ function splitPaths(worktree: string, cwd: string, paths: readonly string[]): { 
   return { inside, outside };
 }
 
+/** A payload path inside the worktree (absolute, or relative to the payload's cwd) as a worktree-relative one. */
+function relative(worktree: string, cwd: string, p: string): string {
+  const abs = resolvePath(cwd, p);
+  return abs === worktree ? '' : abs.slice(worktree === '/' ? 1 : worktree.length + 1);
+}
+
 /** Does scope root `root` (worktree-relative) cover payload path `p`? */
 function covers(root: string, p: string, worktree: string, cwd: string): boolean {
-  const abs = resolvePath(cwd, p);
-  const rel = abs === worktree ? '' : abs.slice(worktree === '/' ? 1 : worktree.length + 1);
+  const rel = relative(worktree, cwd, p);
   return root === '' || rel === root || rel.startsWith(`${root}/`);
 }
 
@@ -156,11 +163,11 @@ function callPath(repo: ScalpelRepository, session: string, toolUseId: string): 
   return joinPath(repo.repo.stateDir, 'calls', session, name || '_');
 }
 
-async function startCall(repo: ScalpelRepository, session: string, toolUseId: string | undefined, turn: string | null, at: Date): Promise<void> {
+async function startCall(repo: ScalpelRepository, session: string, toolUseId: string | undefined, turn: string | null, at: Date, paths: string[] = []): Promise<void> {
   if (!toolUseId) return;
   const path = callPath(repo, session, toolUseId);
   const fs: Fs = repo.repo.fs;
-  const data = utf8Encode(JSON.stringify({ at: at.getTime(), turn }));
+  const data = utf8Encode(JSON.stringify({ at: at.getTime(), turn, paths }));
   try {
     await fs.writeFile(path, data, { mode: 0o644 });
   } catch (e) {
@@ -170,14 +177,15 @@ async function startCall(repo: ScalpelRepository, session: string, toolUseId: st
   }
 }
 
-async function endCall(repo: ScalpelRepository, session: string, toolUseId: string | undefined): Promise<{ at: number; turn: string | null } | null> {
+async function endCall(repo: ScalpelRepository, session: string, toolUseId: string | undefined): Promise<{ at: number; turn: string | null; paths: string[] } | null> {
   if (!toolUseId) return null;
   const path = callPath(repo, session, toolUseId);
   const fs: Fs = repo.repo.fs;
   try {
-    const v = JSON.parse(utf8Decode(await fs.readFile(path))) as { at: unknown; turn: unknown };
+    const v = JSON.parse(utf8Decode(await fs.readFile(path))) as { at: unknown; turn: unknown; paths: unknown };
     await fs.unlink(path).catch(() => undefined);
-    return typeof v.at === 'number' ? { at: v.at, turn: typeof v.turn === 'string' ? v.turn : null } : null;
+    const paths = Array.isArray(v.paths) ? v.paths.filter((p): p is string => typeof p === 'string') : [];
+    return typeof v.at === 'number' ? { at: v.at, turn: typeof v.turn === 'string' ? v.turn : null, paths } : null;
   } catch {
     return null;
   }

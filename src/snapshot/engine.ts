@@ -20,7 +20,7 @@ import { applyRestore, planRestore, type Conflict, type PathPlan } from './resto
 import { rewindTarget, toolCallsByTurn, type ToolCall } from './turns.js';
 import { decodeBaseline, encodeBaseline, shellChanges, takeBaseline } from './shell.js';
 import { compareRel, covers, isAncestor, minimalRoots, parentOf, toScopeRoot } from './scope.js';
-import { shallowestAbsent, type AbsentParents, type Manifest, type PathState, type TurnRecord } from './state.js';
+import { contests, mergeStates, shallowestAbsent, withoutRoots, type AbsentParents, type Contest, type Manifest, type PathState, type TurnRecord } from './state.js';
 
 export interface OpenOptions {
   /**
@@ -200,7 +200,7 @@ export class ScalpelRepository {
       // the usual tool call of a turn writes a path the turn already holds: nothing to capture
       // (looked at without the lock; the capture below decides again under it)
       const top = await this.openTurnOf(this.stack(session));
-      if (top && !top.manifest.seal && roots.every((r) => top.manifest.captured.roots.some((o) => covers(o, r)))) return info(top.manifest, top.commit);
+      if (top && roots.every((r) => top.manifest.captured.roots.some((o) => covers(o, r)) && !sealTouches(top.manifest.seal, r))) return info(top.manifest, top.commit);
     }
     // Read as git reads it, trailer unchecked: a snapshot writes no index, and restore checks the
     // trailer of the index it is about to rewrite. Structural damage is still a typed error here.
@@ -235,7 +235,7 @@ export class ScalpelRepository {
       if (opts.turn) {
         // the decision and the write under one lock: parallel tool calls of a turn join one snapshot
         const top = tx.current ? await stack.load(tx.current) : null;
-        if (top && top.manifest.turn && !top.manifest.turn.ended) return { joined: await this.extendLocked(stack, tx, [top], state, undefined, batch, warnings) };
+        if (top && top.manifest.turn && !top.manifest.turn.ended) return { joined: await this.extendLocked(stack, tx, [top], state, undefined, batch, warnings, [], { turn: true }) };
         turn = { number: (top?.manifest.turn?.number ?? 0) + 1, ended: false };
       }
       const manifest: Manifest = {
@@ -340,23 +340,84 @@ export class ScalpelRepository {
   }
 
   /**
-   * `top` sealed with what its paths hold now, ended when `final`. A path that can no longer be
-   * read without going through a symbolic link (a command made its parent one) cannot be sealed:
-   * the turn still ends, unsealed, with a warning (a rewind of it refuses that path anyway).
+   * `top` sealed, ended when `final`. What its tools recorded when they finished stays sealed as
+   * the agent left it (a path someone else changed since is recorded as contested); every other
+   * path is sealed with what it holds now. A path that can no longer be read without going
+   * through a symbolic link (a command made its parent one) cannot be sealed: the turn still
+   * ends, unsealed, with a warning (a rewind of it refuses that path anyway).
    */
   private async sealedTurn(top: StackEntry, final: boolean): Promise<Manifest> {
     const turn = { number: (top.manifest.turn as TurnRecord).number, ended: final };
     try {
-      const state = await this.repo.withIndex({ verify: false }, (read) => {
-        this.readPast(read);
-        return captureState(this.repo, read?.index ?? null, top.manifest.captured.roots, { writeObjects: false, indexStat: read?.stat ?? null });
-      });
-      return { ...top.manifest, seal: { sealedAt: this.now().toISOString(), state }, turn };
+      const now = await this.captureNow(top.manifest.captured.roots);
+      const was = top.manifest.seal;
+      const contested = was ? mergeContests(top.manifest.contested ?? [], contests(was.state, now)) : (top.manifest.contested ?? []);
+      const state = was ? mergeStates(now, was.state) : now;
+      return { ...top.manifest, seal: { sealedAt: this.now().toISOString(), state }, turn, ...(contested.length ? { contested } : {}) };
     } catch (e) {
       if (!isScalpelError(e, 'BAD_PATH')) throw e;
       this.warnings.push(`turn ${turn.number} of session '${top.manifest.session}' ends unsealed: ${e.message}`);
       return { ...top.manifest, turn };
     }
+  }
+
+  /** What `roots` hold now (nothing written to the object database). */
+  private captureNow(roots: readonly string[]): Promise<PathState> {
+    return this.repo.withIndex({ verify: false }, (read) => {
+      this.readPast(read);
+      return captureState(this.repo, read?.index ?? null, roots, { writeObjects: false, indexStat: read?.stat ?? null });
+    });
+  }
+
+  /**
+   * A tool of the session's open turn finished writing `paths` (worktree-relative): seal them with
+   * what they hold now, as the agent left them. A later change by someone else is then told apart
+   * (contested, or refused after the turn). Nothing when no turn is open.
+   */
+  async sealPaths(opts: { session: string; paths: readonly string[] }): Promise<void> {
+    checkSession(opts.session);
+    if (opts.paths.length === 0) return;
+    const stack = this.stack(opts.session);
+    await stack.locked(async (tx) => {
+      const top = await this.openTurnOf(stack, tx.current);
+      if (!top) return;
+      // the turn's roots at or beneath the paths, or the paths beneath its roots
+      const roots = minimalRoots(opts.paths.filter((p) => top.manifest.captured.roots.some((r) => covers(r, p))));
+      if (roots.length === 0) return;
+      let now: PathState;
+      try {
+        now = await this.captureNow(roots);
+      } catch (e) {
+        if (isScalpelError(e, 'BAD_PATH')) return; // beneath a symbolic link now: not sealed, refused at rewind
+        throw e;
+      }
+      const state = mergeStates(top.manifest.seal?.state ?? null, now);
+      await stack.replace(tx, [top], top, { ...top.manifest, seal: { sealedAt: this.now().toISOString(), state } });
+    });
+  }
+
+  /**
+   * Before a shell command: the open turn's sealed paths someone else changed since the agent's
+   * tools left them are recorded as contested (what the command then does to them is its own).
+   */
+  private async recordContests(session: string): Promise<void> {
+    const stack = this.stack(session);
+    const top = await this.openTurnOf(stack);
+    if (!top?.manifest.seal) return;
+    let now: PathState;
+    try {
+      now = await this.captureNow(top.manifest.seal.state.roots);
+    } catch (e) {
+      if (isScalpelError(e, 'BAD_PATH')) return;
+      throw e;
+    }
+    const found = contests(top.manifest.seal.state, now);
+    if (found.length === 0) return;
+    await stack.locked(async (tx) => {
+      const t = await this.openTurnOf(stack, tx.current);
+      if (!t || t.commit !== top.commit) return; // it moved: the next call looks again
+      await stack.replace(tx, [t], t, { ...t.manifest, contested: mergeContests(t.manifest.contested ?? [], found) });
+    });
   }
 
   /**
@@ -408,6 +469,7 @@ export class ScalpelRepository {
   async shellBefore(opts: { session: string; key: string; command: string }): Promise<{ turn: SnapshotInfo; ignoredDirs: string[]; warnings: string[] }> {
     checkSession(opts.session);
     this.repo.odb.forgetKnown();
+    await this.recordContests(opts.session);
     const turn = await this.snapshot([], { session: opts.session, turn: true });
     const batch = this.repo.odb.batch();
     const taken = await this.repo.withIndex({ verify: false }, async (read) => {
@@ -449,7 +511,8 @@ export class ScalpelRepository {
       const batch = this.repo.odb.batch();
       turn = await stack.locked(async (tx) => {
         const top = await this.openTurnOf(stack, tx.current);
-        if (top) return this.extendLocked(stack, tx, [top], changes.state, undefined, batch, [], changes.uncovered);
+        // the command's changes are not a new write to contest: the baseline was taken just before it
+        if (top) return this.extendLocked(stack, tx, [top], changes.state, undefined, batch, [], changes.uncovered, { turn: true, noContest: true });
         // the turn ended while the command ran: the command's changes open one of their own
         const head = await readHead(this.repo);
         const prev = tx.current ? await stack.load(tx.current) : null;
@@ -473,6 +536,11 @@ export class ScalpelRepository {
         return info(manifest, commit);
       });
     }
+    // the command's result is the agent's: what it changed, and every path sealed before it (what
+    // it did there, in ignored directories too, happened in the agent's window: contests were
+    // looked for just before it ran), sealed as it left them
+    const sealedBefore = (await this.openTurnOf(this.stack(opts.session)))?.manifest.seal?.state.roots ?? [];
+    if (changes.paths.length || sealedBefore.length) await this.sealPaths({ session: opts.session, paths: [...changes.paths, ...sealedBefore] });
     await removeTree(this.repo.fs, jsonPath);
     await removeTree(this.repo.fs, indexPath);
     return { turn, paths: changes.paths, uncovered: changes.uncovered };
@@ -496,7 +564,12 @@ export class ScalpelRepository {
   }
 
   /** Add `state` to the oldest snapshot of `chain` (newest first, from the locked head): paths it already holds keep their first capture. */
-  private async extendLocked(stack: SnapshotStack, tx: RefTransaction, chain: StackEntry[], state: PathState, label: string | undefined, batch: ObjectBatch, warnings: string[], uncovered: string[] = []): Promise<SnapshotInfo> {
+  /**
+   * In a turn (`turn.turn`), the seal is kept for every path but those about to be written again,
+   * and a sealed path someone else changed since the agent's tools left it (its state now, in
+   * `state`, is not the sealed one) is recorded as contested; any other extend drops the seal.
+   */
+  private async extendLocked(stack: SnapshotStack, tx: RefTransaction, chain: StackEntry[], state: PathState, label: string | undefined, batch: ObjectBatch, warnings: string[], uncovered: string[] = [], turn: { turn: boolean; noContest?: boolean } = { turn: false }): Promise<SnapshotInfo> {
     {
       const target = chain[chain.length - 1];
       const old = target.manifest.captured;
@@ -519,7 +592,16 @@ export class ScalpelRepository {
       captured.index.sort((a, b) => byPath(a, b) || a.stage - b.stage);
       captured.reuc.sort(byPath);
       const lost = [...new Set([...(target.manifest.uncovered ?? []), ...uncovered])].sort(compareRel);
-      const manifest: Manifest = { ...target.manifest, captured, seal: null, label: label ?? target.manifest.label, ...(lost.length ? { uncovered: lost } : {}) };
+      let seal: Manifest['seal'] = null;
+      let contested = target.manifest.contested ?? [];
+      const was = target.manifest.seal;
+      if (turn.turn && was) {
+        const rewritten = (p: string) => state.roots.some((r) => covers(r, p));
+        if (!turn.noContest) contested = mergeContests(contested, contests(was.state, state, rewritten));
+        const rest = withoutRoots(was.state, state.roots);
+        seal = rest.roots.length ? { sealedAt: was.sealedAt, state: rest } : null;
+      }
+      const manifest: Manifest = { ...target.manifest, captured, seal, label: label ?? target.manifest.label, ...(lost.length ? { uncovered: lost } : {}), ...(contested.length ? { contested } : {}) };
       const { commit } = await stack.replace(tx, chain, target, manifest, batch);
       await this.appendLog({ event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(warnings) });
       return info(manifest, commit);
@@ -943,6 +1025,18 @@ function mergeAbsentParents(roots: readonly string[], oldRoots: ReadonlySet<stri
     if (rec) out.push({ root, existing: rec.existing });
   }
   return out;
+}
+
+/** Does a (partial) seal hold anything at or beneath `root`, or above it? */
+function sealTouches(seal: Manifest['seal'], root: string): boolean {
+  return !!seal && seal.state.roots.some((r) => covers(r, root) || covers(root, r));
+}
+
+/** Contests, each path and part once (the first record, the agent's state then, stays). */
+function mergeContests(a: readonly Contest[], b: readonly Contest[]): Contest[] {
+  const out = [...a];
+  for (const c of b) if (!out.some((x) => x.path === c.path && x.part === c.part)) out.push(c);
+  return out.sort((x, y) => compareRel(x.path, y.path));
 }
 
 /** A tool call's id as a file name (the harness's, so kept to safe characters). */

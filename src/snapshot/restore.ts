@@ -20,7 +20,7 @@ import type { StackEntry } from '../store/stack.js';
 import { captureState, sparseDirContaining } from './capture.js';
 import { rowsAt, rowsOf, rowsUnder } from '../index/rows.js';
 import { checkNoSymlinkParent, compareRel, covers, isAncestor, minimalRoots, parentOf } from './scope.js';
-import { describeEntries, describeItem, sameEntries, sameItem, sameReuc, shallowestAbsent, type IndexRecord, type PathState, type ReucRecord, type WorktreeItem } from './state.js';
+import { describeEntries, describeItem, sameEntries, sameItem, sameReuc, sealCovers, shallowestAbsent, type Manifest, type IndexRecord, type PathState, type ReucRecord, type WorktreeItem } from './state.js';
 
 /** What a restore does to a worktree path; 'prune' removes an empty directory the edit created to hold a declared path. */
 export type WorktreeAction = 'write' | 'symlink' | 'mkdir' | 'chmod' | 'delete' | 'prune';
@@ -151,7 +151,7 @@ export async function planRestore(repo: Repository, chain: StackEntry[], read: R
   for (const p of wtPaths) {
     const tgt = targets.get(p);
     const cur = curItems.get(p);
-    const seal = newest(p)?.manifest.seal;
+    const seal = sealOf(newest(p), p);
     if (seal && !sameItem(cur, tgt)) {
       const sealed = itemsOf(seal.state).get(p);
       if (!sameItem(cur, sealed)) {
@@ -271,7 +271,7 @@ export async function planRestore(repo: Repository, chain: StackEntry[], read: R
     targetIndex.set(p, tgt);
     targetReuc.set(p, tgtR);
     const n = newest(p) as Owner;
-    const seal = n.manifest.seal;
+    const seal = sealOf(n, p);
     if (!sameEntries(cur, tgt)) {
       changedIndexPaths.push(p);
       planFor(p).index = { from: describeEntries(cur), to: describeEntries(tgt) };
@@ -307,6 +307,17 @@ export async function planRestore(repo: Repository, chain: StackEntry[], read: R
     }
   }
 
+  // what someone else changed mid-turn, after the agent's last write (a turn's contested paths):
+  // refused like a sealed path changed after the seal, where the restore would change it
+  for (const s of chain) {
+    for (const c of s.manifest.contested ?? []) {
+      const plan = plans.get(c.path);
+      if (!plan) continue;
+      const part = c.part === 'worktree' ? plan.worktree : c.part === 'index' ? plan.index : plan.resolveUndo;
+      if (!part || conflicts.some((x) => x.path === c.path && x.part === c.part)) continue;
+      conflicts.push({ path: c.path, part: c.part, expected: `${c.expected} (the agent's last write)`, found: c.found, restoring: part.to, snapshot: s.manifest.id });
+    }
+  }
   const paths = [...plans.values()].sort((a, b) => compareRel(a.path, b.path));
   return {
     roots,
@@ -687,6 +698,12 @@ async function prunableDirs(repo: Repository, chain: StackEntry[], targets: Map<
     if (!keeps) empty.add(d);
   }
   return candidates.filter((d) => empty.has(d));
+}
+
+/** The seal of `owner` when it holds `p` (a turn's seal may hold only some of its paths: those its tools finished). */
+function sealOf(owner: Owner | undefined, p: string): Manifest['seal'] {
+  const seal = owner?.manifest.seal ?? null;
+  return sealCovers(seal, p) ? seal : null;
 }
 
 function groupIndex(list: readonly IndexRecord[]): Map<string, IndexRecord[]> {

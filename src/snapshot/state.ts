@@ -92,6 +92,20 @@ export interface Manifest {
    * them: it cannot bring them back.
    */
   uncovered?: string[];
+  /**
+   * Paths of a turn that someone else changed after the agent's last write of them and before its
+   * next tool call or its stop (a person saving in an editor mid-turn): a rewind refuses them, as
+   * it refuses a sealed path changed after the seal.
+   */
+  contested?: Contest[];
+}
+
+/** A path's state as the agent's tools left it (`expected`), and what someone else made of it (`found`). */
+export interface Contest {
+  path: string;
+  part: 'worktree' | 'index' | 'resolve-undo';
+  expected: string;
+  found: string;
 }
 
 /**
@@ -225,12 +239,73 @@ export function validateManifest(raw: unknown, format: ObjectFormat): Manifest {
       }
     }
   }
+  if (m.contested !== undefined) {
+    if (!Array.isArray(m.contested)) fail('bad contested list');
+    for (const c of m.contested) {
+      if (!c || typeof c.path !== 'string' || !['worktree', 'index', 'resolve-undo'].includes(c.part) || typeof c.expected !== 'string' || typeof c.found !== 'string') fail('bad contested record');
+      try {
+        checkScopeRoot(c.path);
+      } catch (e) {
+        fail(`hostile path ${JSON.stringify(c.path)} (${(e as Error).message})`);
+      }
+    }
+  }
   checkState(m.captured, 'captured state');
   if (m.seal !== null) {
     if (!m.seal || typeof m.seal.sealedAt !== 'string') fail('bad seal');
     checkState(m.seal.state, 'sealed state');
   }
   return m;
+}
+
+/** Does a (possibly partial) seal hold the path `p`, i.e. did the agent's tools leave a recorded state there? */
+export function sealCovers(seal: Manifest['seal'], p: string): boolean {
+  return !!seal && seal.state.roots.some((r) => covers(r, p));
+}
+
+/** `base` with the roots of `next` replaced by what `next` holds for them (roots, items, index, resolve-undo). */
+export function mergeStates(base: PathState | null, next: PathState): PathState {
+  const replaced = (p: string) => next.roots.some((r) => covers(r, p));
+  const keep = <T extends { path: string }>(l: readonly T[]) => l.filter((x) => !replaced(x.path));
+  const roots = [...new Set([...(base?.roots ?? []).filter((r) => !replaced(r)), ...next.roots])].sort(compareRel);
+  const minimal = roots.filter((r) => !roots.some((o) => o !== r && covers(o, r)));
+  const byPath = (a: { path: string }, b: { path: string }) => compareRel(a.path, b.path);
+  return {
+    roots: minimal,
+    items: [...keep(base?.items ?? []), ...next.items].sort(byPath),
+    index: [...keep(base?.index ?? []), ...next.index].sort((a, b) => byPath(a, b) || a.stage - b.stage),
+    reuc: [...keep(base?.reuc ?? []), ...next.reuc].sort(byPath),
+  };
+}
+
+/** `state` without what lies under `roots` (those paths are about to change again: unsealed). */
+export function withoutRoots(state: PathState, roots: readonly string[]): PathState {
+  const gone = (p: string) => roots.some((r) => covers(r, p));
+  return { roots: state.roots.filter((r) => !gone(r)), items: state.items.filter((i) => !gone(i.path)), index: state.index.filter((e) => !gone(e.path)), reuc: state.reuc.filter((r) => !gone(r.path)) };
+}
+
+/** Where `now` differs from `sealed` over `sealed`'s roots (and `scope`): each path and part, as refusals name them. */
+export function contests(sealed: PathState, now: PathState, scope: (p: string) => boolean = () => true): Contest[] {
+  const out: Contest[] = [];
+  const items = (s: PathState) => new Map(s.items.map((i) => [i.path, i] as const));
+  const index = (s: PathState) => {
+    const m = new Map<string, IndexRecord[]>();
+    for (const e of s.index) m.set(e.path, [...(m.get(e.path) ?? []), e]);
+    return m;
+  };
+  const reuc = (s: PathState) => new Map(s.reuc.map((r) => [r.path, r] as const));
+  const [ia, ib, xa, xb, ra, rb] = [items(sealed), items(now), index(sealed), index(now), reuc(sealed), reuc(now)];
+  const inScope = (p: string) => scope(p) && sealed.roots.some((r) => covers(r, p));
+  for (const p of new Set([...ia.keys(), ...ib.keys()])) {
+    if (inScope(p) && !sameItem(ia.get(p), ib.get(p))) out.push({ path: p, part: 'worktree', expected: describeItem(ia.get(p)), found: describeItem(ib.get(p)) });
+  }
+  for (const p of new Set([...xa.keys(), ...xb.keys()])) {
+    if (inScope(p) && !sameEntries(xa.get(p) ?? [], xb.get(p) ?? [])) out.push({ path: p, part: 'index', expected: describeEntries(xa.get(p) ?? []), found: describeEntries(xb.get(p) ?? []) });
+  }
+  for (const p of new Set([...ra.keys(), ...rb.keys()])) {
+    if (inScope(p) && !sameReuc(ra.get(p), rb.get(p))) out.push({ path: p, part: 'resolve-undo', expected: ra.get(p) ? 'a resolve-undo record' : 'no resolve-undo record', found: rb.get(p) ? 'a resolve-undo record' : 'no resolve-undo record' });
+  }
+  return out;
 }
 
 /** A short text naming a worktree item's state, for plans and refusals ("file 100644 <id>", "absent"). */

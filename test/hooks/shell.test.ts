@@ -120,6 +120,30 @@ describe('shell commands in a turn', () => {
     }
   });
 
+  it('a person who changes a path the agent changed, mid-turn (between two tool calls, before the stop): rewind refuses it, naming the agent\'s last write; --force works', () => {
+    const dir = personRepo();
+    const v0 = view(dir);
+    const c = claudeSession(dir);
+    expect(runHook(dir, 'claude-code', c.prompt('p'))).toEqual(ok);
+    bash(dir, c, "printf 'agent\\n' > notes.txt");
+    // a file tool too: its write is the agent's once its PostToolUse came
+    const wrote = c.tool('Write', { file_path: join(dir, 'gen.txt'), content: 'agent\n' }, () => w(dir, 'gen.txt', 'agent\n'));
+    expect(wrote.post).toEqual(ok);
+    // the person saves both in an editor while the agent goes on
+    w(dir, 'notes.txt', 'the person, mid-turn\n');
+    w(dir, 'gen.txt', 'the person kept this\n');
+    bash(dir, c, 'true');
+    expect(runHook(dir, 'claude-code', c.stop())).toEqual(ok);
+    const r = runCli(dir, ['rewind']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('notes.txt');
+    expect(r.stderr).toContain('gen.txt');
+    expect(r.stderr).toContain("the agent's last write");
+    expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('the person, mid-turn\n');
+    expect(runCli(dir, ['rewind', '--force']).code).toBe(0);
+    expect(view(dir)).toEqual(v0);
+  });
+
   it('a person who changes a path the agent changed, after the turn: rewind refuses; --force works', () => {
     const dir = personRepo();
     const c = claudeSession(dir);
