@@ -3,8 +3,10 @@
  * Bundle the command line: dist/cli.cjs is src/cli/bin.ts with everything but node:* inlined
  * (the library, pako, @noble/hashes), as CommonJS; dist/git-scalpel.cjs (the package's `bin`,
  * from src/cli/loader.cjs) runs it through a V8 code cache, so a hook's fresh process does not
- * compile 0.5 MB of JavaScript every time. Run by `npm run build` after tsc; the unbundled
- * dist/cli/bin.js behaves the same.
+ * compile 0.5 MB of JavaScript every time. dist/mcp.cjs is the MCP server (`git-scalpel mcp`,
+ * src/mcp/cli.ts) with the MCP SDK and zod, bundled apart so that no other command loads them
+ * (loaded by the `mcp` command from beside dist/cli.cjs). Run by `npm run build` after tsc; the
+ * unbundled dist/cli/bin.js behaves the same.
  */
 import { build } from 'esbuild';
 import { chmodSync, copyFileSync } from 'node:fs';
@@ -14,6 +16,16 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 await build({
   entryPoints: [`${root}dist/cli/bin.js`],
   outfile: `${root}dist/cli.cjs`,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  logLevel: 'warning',
+  legalComments: 'none',
+});
+await build({
+  entryPoints: [`${root}dist/mcp/cli.js`],
+  outfile: `${root}dist/mcp.cjs`,
   bundle: true,
   platform: 'node',
   format: 'cjs',

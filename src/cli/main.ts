@@ -33,6 +33,8 @@ agent harnesses (one snapshot a turn; a turn is a prompt and everything the agen
   install  claude-code|codex|gemini [--user] [--uninstall] [--json]
                          write the harness's hook configuration (.claude/settings.json,
                          .codex/hooks.json, .gemini/settings.json; --user: the one in HOME)
+  mcp                    a Model Context Protocol server on stdio (tools: snapshot, seal, restore,
+                         list, show, turns, rewind, log; session 'mcp' unless a call names one)
 
 exit codes: 0 done, 1 error, 2 usage, 3 refused (nothing was written)
 `;
@@ -82,6 +84,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       return cmdRewind(rest, ctx);
     case 'install':
       return cmdInstall(rest, ctx);
+    case 'mcp':
+      // the MCP SDK is large: only this command loads it, from its own bundle (dist/mcp.cjs beside
+      // dist/cli.cjs; unbundled, the module) — a literal import would inline it into every command
+      return ((typeof require === 'function' ? require(`${__dirname}/mcp.cjs`) : await import(['..', 'mcp', 'cli.js'].join('/'))) as typeof import('../mcp/cli.js')).cmdMcp(rest, ctx);
     case undefined:
     case 'help':
     case '-h':
