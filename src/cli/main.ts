@@ -7,6 +7,7 @@ import { cmdIndex, type CliIo } from './cmd-index.js';
 import { cmdSnapshot, cmdSeal, cmdRestore, cmdList, cmdShow, cmdDrop, cmdPrune, cmdLog } from './cmd-stack.js';
 import { cmdHook, cmdRewind, cmdTurns } from './cmd-turns.js';
 import { cmdInstall } from './cmd-install.js';
+import { cmdApply } from './cmd-apply.js';
 
 const USAGE = `usage: git-scalpel [-C DIR] <command> [options]
 
@@ -23,6 +24,10 @@ const USAGE = `usage: git-scalpel [-C DIR] <command> [options]
   prune    [--session S] [--keep N] [--json]
   log      [--session S] [--json]        every snapshot, seal, restore and refusal
   index    [--json] [--verify]           print the index like \`git ls-files --stage --debug\`
+  apply    [--session S] [--label L] [--index | --cached] [--check CMD] [--keep-on-failure]
+           [--dry-run] [--json] [PATCH | -]
+                         apply a patch (git diff, format-patch, Codex) with its rollback armed:
+                         snapshot every path it touches, write it, run CMD, roll back if it fails (exit 4)
 
 agent harnesses (one snapshot a turn; a turn is a prompt and everything the agent did for it):
   hook     claude-code|codex|gemini|generic [--fail-open]
@@ -84,6 +89,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       return cmdRewind(rest, ctx);
     case 'install':
       return cmdInstall(rest, ctx);
+    case 'apply':
+      return cmdApply(rest, ctx);
     case 'mcp':
       // the MCP SDK is large: only this command loads it, from its own bundle (dist/mcp.cjs beside
       // dist/cli.cjs; unbundled, the module) — a literal import would inline it into every command

@@ -19,6 +19,8 @@ import { captureState, sparseDirContaining } from './capture.js';
 import { applyRestore, planRestore, type Conflict, type PathPlan } from './restore.js';
 import { rewindTarget, toolCallsByTurn, type ToolCall } from './turns.js';
 import { decodeBaseline, encodeBaseline, shellChanges, takeBaseline } from './shell.js';
+import { patchPaths, planApply, type ApplyPlan, type ApplyTo } from './apply.js';
+import { parsePatch } from '../patch/parse.js';
 import { compareRel, covers, isAncestor, minimalRoots, parentOf, toScopeRoot } from './scope.js';
 import { contests, mergeStates, shallowestAbsent, withoutRoots, type AbsentParents, type Contest, type Manifest, type PathState, type TurnRecord } from './state.js';
 
@@ -131,9 +133,33 @@ export interface TurnInfo extends SnapshotInfo {
   rewind: { refused: boolean; reasons: string[]; changes: number; pruned: number; headMoved: boolean };
 }
 
+export interface ApplyOptions {
+  session?: string;
+  label?: string;
+  /** 'worktree' (default, as `git apply`), 'index' (`git apply --index`), 'cached' (`git apply --cached`). */
+  to?: ApplyTo;
+  /** Run after the patch is written; a non-zero code rolls it back (the library runs no process: the caller does). */
+  check?: () => Promise<{ code: number; output: string }>;
+  /** A failed check leaves the patch in place (to fix forward); the snapshot stays on the stack. */
+  keepOnFailure?: boolean;
+  /** Say what would be written, write nothing. */
+  dryRun?: boolean;
+}
+
+export interface ApplyReport {
+  session: string;
+  /** The snapshot holding what the patch replaced (restore undoes the patch); null for a dry run. */
+  snapshot: string | null;
+  dryRun: boolean;
+  files: Array<{ path: string; from: string | null; deleted: boolean; mode: string | null }>;
+  check: { code: number; output: string } | null;
+  /** The check failed and the patch was rolled back (the snapshot popped). */
+  rolledBack: boolean;
+}
+
 export interface LogRecord {
   at: string;
-  event: 'snapshot' | 'extend' | 'seal' | 'restore' | 'refused' | 'drop' | 'prune' | 'turn-start' | 'turn-end' | 'tool' | 'session-start' | 'session-end';
+  event: 'snapshot' | 'extend' | 'seal' | 'restore' | 'refused' | 'drop' | 'prune' | 'turn-start' | 'turn-end' | 'tool' | 'session-start' | 'session-end' | 'apply';
   session: string;
   ids: string[];
   paths: string[];
@@ -548,6 +574,55 @@ export class ScalpelRepository {
 
   private shellDir(session: string): string {
     return joinPath(this.repo.stateDir, 'shell', session);
+  }
+
+  /**
+   * Apply a patch (git's unified diff, `git diff --binary`, `git format-patch`, or Codex's
+   * `*** Begin Patch`) with its rollback armed (issue 13): every path it touches, both sides of
+   * a rename, is snapshotted first as one snapshot; then the patch is written to the worktree
+   * (`to: 'index'`: worktree and index, as `git apply --index`; `'cached'`: the index alone).
+   * A patch that does not apply writes nothing (BAD_ARGUMENT naming the file and hunk). With
+   * `check`, a failure rolls the patch back exactly (a restore) unless `keepOnFailure`.
+   */
+  async apply(patch: Uint8Array, opts: ApplyOptions = {}): Promise<ApplyReport> {
+    const session = opts.session ?? DEFAULT_SESSION;
+    checkSession(session);
+    this.repo.odb.forgetKnown();
+    const files = parsePatch(patch);
+    if (files.length === 0) throw new ScalpelError('BAD_ARGUMENT', 'the patch changes no file', { name: 'patch', reason: 'empty' });
+    const roots = patchPaths(this.repo.worktree, files);
+    const to = opts.to ?? 'worktree';
+    const summary = (r: ApplyPlan) => r.files.map((f) => ({ path: f.path, from: f.oldPath, deleted: f.deleted, mode: f.mode }));
+    if (opts.dryRun) {
+      const plan = await this.repo.withIndex({ verify: false }, (read) => planApply(this.repo, read, files, roots, to, null));
+      return { session, snapshot: null, dryRun: true, files: summary(plan), check: null, rolledBack: false };
+    }
+    // computed before anything is stored: a patch that does not apply leaves no snapshot either
+    await this.repo.withIndex({ verify: false }, (read) => planApply(this.repo, read, files, roots, to, null));
+    const snap = await this.snapshot(roots, { session, label: opts.label ?? `apply: ${files.map((f) => f.newPath ?? f.oldPath).join(', ').slice(0, 100)}` });
+    const stack = this.stack(session);
+    const plan = await stack.locked(async () => {
+      const lock = await this.repo.lockIndex();
+      try {
+        return await this.repo.withIndex({ verify: true }, async (read) => {
+          const batch = this.repo.odb.batch();
+          const p = await planApply(this.repo, read, files, roots, to, batch);
+          await batch.flush();
+          const manifest: Manifest = { ...(await stack.load(snap.commit)).manifest, captured: p.target, seal: null };
+          const restore = await planRestore(this.repo, [{ commit: snap.commit, parent: null, manifest }], read, read?.stat ?? null);
+          await applyRestore(this.repo, restore, read, lock, read?.stat ?? null);
+          return p;
+        });
+      } finally {
+        await lock.release();
+      }
+    });
+    await this.appendLog({ event: 'apply', session, ids: [snap.id], paths: roots, detail: { to, files: plan.files.length } });
+    if (!opts.check) return { session, snapshot: snap.id, dryRun: false, files: summary(plan), check: null, rolledBack: false };
+    const check = await opts.check();
+    if (check.code === 0 || opts.keepOnFailure) return { session, snapshot: snap.id, dryRun: false, files: summary(plan), check, rolledBack: false };
+    await this.restore({ session, id: snap.id });
+    return { session, snapshot: snap.id, dryRun: false, files: summary(plan), check, rolledBack: true };
   }
 
   /** The session's open turn (the agent has not ended it), or null. */
