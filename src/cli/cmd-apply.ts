@@ -1,35 +1,13 @@
-import { spawn } from 'node:child_process';
 import { ScalpelError } from '../errors/index.js';
 import { resolvePath } from '../fs/path.js';
 import { openRepository } from '../snapshot/engine.js';
 import { parseArgs, UsageError } from './args.js';
 import { toJsonText } from './json.js';
 import type { CliIo } from './cmd-index.js';
+import { outputTail as tail, runCheck } from '../process/check.js';
 
 /** Exit code of a check that failed (the patch was rolled back, or kept with --keep-on-failure). */
 export const CHECK_FAILED = 4;
-
-/** The last lines of a check's output, as shown. */
-function tail(text: string, lines = 20): string {
-  const all = text.replace(/\n$/, '').split('\n');
-  return all.slice(-lines).join('\n');
-}
-
-/** Run `command` through the shell in `cwd`, its stdout and stderr captured together (capped at 1 MiB, the tail kept). */
-function runCheck(command: string, cwd: string): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', command], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const take = (b: Buffer) => {
-      out += b.toString('utf8');
-      if (out.length > 1 << 20) out = out.slice(-(1 << 19));
-    };
-    child.stdout.on('data', take);
-    child.stderr.on('data', take);
-    child.on('error', (e) => resolve({ code: 127, output: `${out}${e.message}\n` }));
-    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), output: out }));
-  });
-}
 
 /**
  * `git-scalpel apply [--session S] [--label L] [--index | --cached] [--check CMD]

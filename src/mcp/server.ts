@@ -11,6 +11,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { runCheck, outputTail } from '../process/check.js';
 import { z } from 'zod';
 import { ScalpelError } from '../errors/index.js';
 import { headRefusal, openRepository, type RestoreReport, type ScalpelRepository, type SnapshotInfo } from '../snapshot/engine.js';
@@ -241,6 +242,41 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
     tool<{ turn?: string | number; session?: string; dry_run?: boolean; force?: boolean }>('rewind', async (repo, a) => {
       const r = await repo.rewind({ session: a.session ?? MCP_SESSION, turn: a.turn === undefined ? undefined : String(a.turn), dryRun: a.dry_run, force: a.force });
       return { text: reportText(r, 'rewind'), result: json(r) };
+    }),
+  );
+
+  server.registerTool(
+    'apply',
+    {
+      title: 'Apply a patch with its rollback armed',
+      description:
+        `Apply a patch (git's unified diff as git diff --binary / format-patch write it, or the *** Begin Patch format) exactly as git apply would: every path it touches is snapshotted first (session default '${MCP_SESSION}'), then it is written (index: true also stages it, like git apply --index). ` +
+        `A patch that does not apply writes nothing and says which file and hunk. With check (a shell command run in the worktree), a failing check rolls the patch back exactly, unless keep_on_failure: true (then fix forward; restore still undoes it).`,
+      inputSchema: {
+        patch: z.string().min(1).max(LIMITS.label * 64 * 1024).describe('The patch text.'),
+        check: z.string().max(LIMITS.path).optional().describe('A shell command that must succeed after the patch is written (e.g. the tests).'),
+        index: z.boolean().optional().describe('Stage the result too, as git apply --index.'),
+        cached: z.boolean().optional().describe('Change only the index, as git apply --cached.'),
+        keep_on_failure: z.boolean().optional().describe('Keep the patch when the check fails.'),
+        dry_run: dryRun,
+        label: z.string().max(LIMITS.label).optional(),
+        session,
+      },
+    },
+    tool<{ patch: string; check?: string; index?: boolean; cached?: boolean; keep_on_failure?: boolean; dry_run?: boolean; label?: string; session?: string }>('apply', async (repo, a) => {
+      if (a.index && a.cached) throw new ScalpelError('BAD_ARGUMENT', 'index and cached do not go together', { name: 'cached' });
+      const check = a.check;
+      const r = await repo.apply(new TextEncoder().encode(a.patch), {
+        session: a.session ?? MCP_SESSION,
+        label: a.label,
+        to: a.index ? 'index' : a.cached ? 'cached' : 'worktree',
+        check: check ? () => runCheck(check, repo.worktree) : undefined,
+        keepOnFailure: a.keep_on_failure,
+        dryRun: a.dry_run,
+      });
+      const head = `${r.dryRun ? 'would apply' : 'applied'} ${r.files.length} file(s): ${r.files.map((f) => f.path).join(', ')}${r.snapshot ? ` (snapshot ${r.snapshot}; restore undoes it)` : ''}`;
+      const checked = r.check ? `\ncheck exited ${r.check.code}${r.check.code === 0 ? '' : r.rolledBack ? ': the patch was rolled back, the worktree and index are as before' : ': the patch is kept (keep_on_failure)'}${r.check.code === 0 ? '' : `\n${outputTail(r.check.output)}`}` : '';
+      return { text: head + checked, result: json(r) };
     }),
   );
 

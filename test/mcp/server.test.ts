@@ -19,7 +19,7 @@ import { createMcpServer, MCP_SESSION } from '../../src/mcp/server.js';
 import { nodeFs } from '../../src/node.js';
 
 const BIN = join(process.cwd(), 'dist/git-scalpel.cjs');
-const TOOLS = ['list', 'log', 'restore', 'rewind', 'seal', 'show', 'snapshot', 'turns'];
+const TOOLS = ['apply', 'list', 'log', 'restore', 'rewind', 'seal', 'show', 'snapshot', 'turns'];
 
 type Result = CallToolResult & { structuredContent?: Record<string, any> };
 
@@ -241,5 +241,28 @@ describe('createMcpServer in-process (InMemoryTransport)', () => {
     expect(gitView(dir)).toEqual(beforeGit);
     const t = (await client.callTool({ name: 'turns', arguments: {} })) as Result;
     expect(t.structuredContent).toEqual({ session: MCP_SESSION, turns: [] });
+  });
+
+  it('apply with a failing check: rolled back, the check output in the result; a patch that does not apply is a tool error', async () => {
+    const dir = personRepo();
+    const server = createMcpServer({ dir, fs: nodeFs() });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 't', version: '0' });
+    await Promise.all([server.connect(b), client.connect(a)]);
+    open.push(client);
+    const before = { git: gitView(dir), tree: worktreeView(dir) };
+    const patch = ['*** Begin Patch', '*** Add File: gen/x.ts', '+export const x = 1;', '*** Update File: src/lib/util.ts', '@@', '-export function u() { return 1; }', '+export function u() { return 2; }', '*** End Patch', ''].join('\n');
+    const r = (await client.callTool({ name: 'apply', arguments: { patch, index: true, check: 'echo 1 test failed; exit 1' } })) as Result;
+    expect(r.isError, text(r)).toBeFalsy();
+    expect(text(r)).toContain('rolled back');
+    expect(text(r)).toContain('1 test failed');
+    expect(r.structuredContent).toMatchObject({ rolledBack: true, check: { code: 1 } });
+    expect({ git: gitView(dir), tree: worktreeView(dir) }).toEqual(before);
+    const ok = (await client.callTool({ name: 'apply', arguments: { patch, check: 'true' } })) as Result;
+    expect(ok.isError, text(ok)).toBeFalsy();
+    expect(readFileSync(join(dir, 'gen/x.ts'), 'utf8')).toBe('export const x = 1;\n');
+    const bad = (await client.callTool({ name: 'apply', arguments: { patch } })) as Result;
+    expect(bad.isError).toBe(true);
+    expect(text(bad)).toContain('does not apply to \'src/lib/util.ts\' (hunk 1)');
   });
 });
