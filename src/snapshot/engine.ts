@@ -597,26 +597,27 @@ export class ScalpelRepository {
       const plan = await this.repo.withIndex({ verify: false }, (read) => planApply(this.repo, read, files, roots, to, null));
       return { session, snapshot: null, dryRun: true, files: summary(plan), check: null, rolledBack: false };
     }
-    // computed before anything is stored: a patch that does not apply leaves no snapshot either
-    await this.repo.withIndex({ verify: false }, (read) => planApply(this.repo, read, files, roots, to, null));
-    const snap = await this.snapshot(roots, { session, label: opts.label ?? `apply: ${files.map((f) => f.newPath ?? f.oldPath).join(', ').slice(0, 100)}` });
-    const stack = this.stack(session);
-    const plan = await stack.locked(async () => {
-      const lock = await this.repo.lockIndex();
-      try {
-        return await this.repo.withIndex({ verify: true }, async (read) => {
-          const batch = this.repo.odb.batch();
-          const p = await planApply(this.repo, read, files, roots, to, batch);
-          await batch.flush();
-          const manifest: Manifest = { ...(await stack.load(snap.commit)).manifest, captured: p.target, seal: null };
-          const restore = await planRestore(this.repo, [{ commit: snap.commit, parent: null, manifest }], read, read?.stat ?? null);
-          await applyRestore(this.repo, restore, read, lock, read?.stat ?? null);
-          return p;
-        });
-      } finally {
-        await lock.release();
-      }
-    });
+    // one read of the index, under its lock: the patch is applied in memory first (a patch that
+    // does not apply leaves nothing, not even a snapshot), then the snapshot, then the write. The
+    // trailer is not checked, as git apply does not check it.
+    const lock = await this.repo.lockIndex();
+    let snap: SnapshotInfo;
+    let plan: ApplyPlan;
+    try {
+      ({ snap, plan } = await this.repo.withIndex({ verify: false }, async (read) => {
+        const batch = this.repo.odb.batch();
+        const p = await planApply(this.repo, read, files, roots, to, batch);
+        const s = await this.capture(roots, read, { session, label: opts.label ?? `apply: ${files.map((f) => f.newPath ?? f.oldPath).join(', ').slice(0, 100)}` });
+        await batch.flush();
+        const stack = this.stack(session);
+        const manifest: Manifest = { ...(await stack.load(s.commit)).manifest, captured: p.target, seal: null };
+        const restore = await planRestore(this.repo, [{ commit: s.commit, parent: null, manifest }], read, read?.stat ?? null);
+        await applyRestore(this.repo, restore, read, lock, read?.stat ?? null);
+        return { snap: s, plan: p };
+      }));
+    } finally {
+      await lock.release();
+    }
     await this.appendLog({ event: 'apply', session, ids: [snap.id], paths: roots, detail: { to, files: plan.files.length } });
     if (!opts.check) return { session, snapshot: snap.id, dryRun: false, files: summary(plan), check: null, rolledBack: false };
     const check = await opts.check();
