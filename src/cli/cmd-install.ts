@@ -4,7 +4,8 @@ import { writeFileAtomic } from '../fs/atomic.js';
 import { dirname, joinPath, resolvePath } from '../fs/path.js';
 import type { Fs } from '../fs/types.js';
 import { discoverRepository } from '../repo/discover.js';
-import { INSTALLABLE, HARNESS_SPECS, hookCommand, isInstallable, planInstall, resolveBin, userConfigFile, type InstallableHarness, type InstallPlan } from '../hooks/install.js';
+import { INSTALLABLE, HARNESS_SPECS, hookCommand, isInstallable, planInstall, resolveBin, shellQuote, userConfigFile, type InstallableHarness, type InstallPlan } from '../hooks/install.js';
+import { MCP_SERVER_NAME, MCP_SPECS, mcpServerCommand, mcpUserConfigFile, planMcpInstall, type McpInstallPlan } from '../hooks/install-mcp.js';
 import { parseArgs, UsageError } from './args.js';
 import { toJsonText } from './json.js';
 import type { CliIo } from './cmd-index.js';
@@ -28,7 +29,7 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * exact removal, the command — is src/hooks/install.ts.
  */
 export async function cmdInstall(args: string[], io: CliIo & InstallIo): Promise<number> {
-  const { flags, positionals } = parseArgs(args, { switches: ['json', 'user', 'uninstall'] });
+  const { flags, positionals } = parseArgs(args, { switches: ['json', 'user', 'uninstall', 'mcp'] });
   if (positionals.length !== 1) throw new UsageError(`install takes one harness: ${INSTALLABLE.join(', ')}`);
   const harness = positionals[0];
   if (!isInstallable(harness)) throw new UsageError(`unknown harness '${harness}' (one of ${INSTALLABLE.join(', ')})`);
@@ -36,6 +37,7 @@ export async function cmdInstall(args: string[], io: CliIo & InstallIo): Promise
   const script = io.script ?? process.argv[1] ?? '';
   const user = flags.has('user');
   const uninstall = flags.has('uninstall');
+  if (flags.has('mcp')) return installMcp(harness, { user, uninstall, json: flags.has('json') }, io, env, script);
 
   const projectRoot = user ? null : (await discoverRepository(io.fs, io.cwd)).worktree;
   const ownFile = HARNESS_SPECS[harness].projectFile;
@@ -67,6 +69,78 @@ export async function cmdInstall(args: string[], io: CliIo & InstallIo): Promise
   }
   io.out(describe(harness, file, plan, removed, user));
   return 0;
+}
+
+/**
+ * `git-scalpel install <harness> --mcp [--user] [--uninstall] [--json]`: add (or remove) the
+ * `git-scalpel` MCP server (`git-scalpel mcp`) in the harness's MCP configuration — `.mcp.json`
+ * (user: `~/.claude.json`), `.codex/config.toml` (user: `~/.codex/config.toml`),
+ * `.gemini/settings.json` (user: `~/.gemini/settings.json`). Planning: src/hooks/install-mcp.ts.
+ */
+async function installMcp(
+  harness: InstallableHarness,
+  o: { user: boolean; uninstall: boolean; json: boolean },
+  io: CliIo & InstallIo,
+  env: Readonly<Record<string, string | undefined>>,
+  script: string,
+): Promise<number> {
+  const spec = MCP_SPECS[harness];
+  const projectRoot = o.user ? null : (await discoverRepository(io.fs, io.cwd)).worktree;
+  const file = projectRoot === null ? mcpUserConfigFile(harness, env) : joinPath(projectRoot, spec.projectFile);
+  // only `.codex/` and `.gemini/` of the project or home may be removed when emptied; never the
+  // worktree root (.mcp.json), HOME (~/.claude.json), $CODEX_HOME or $CLAUDE_CONFIG_DIR
+  const ownDir = spec.projectFile.includes('/') && (projectRoot !== null || (env.HOME !== undefined && file === joinPath(env.HOME, spec.projectFile)));
+  const target = await followLinks(io.fs, file);
+  const current = await readText(io.fs, target, file);
+  const onPath = script !== '' && (await firstOnPathIs(io.fs, env.PATH, script));
+  const server = mcpServerCommand({ script: resolvePath(io.cwd, script), projectRoot, onPath });
+  const plan = planMcpInstall(current, { harness, server, uninstall: o.uninstall, file });
+
+  let removedDir = false;
+  if (plan.changed) {
+    if (plan.text === null && target === file) {
+      await io.fs.unlink(target);
+      removedDir = ownDir && (await removeIfEmpty(io.fs, dirname(file)));
+    } else {
+      await ensureDir(io.fs, dirname(target));
+      await writeFileAtomic(io.fs, target, utf8Encode(plan.text ?? (spec.format === 'json' ? '{}\n' : '')));
+    }
+  }
+  if (o.json) {
+    io.out(toJsonText({ file, action: plan.action, name: MCP_SERVER_NAME, server: plan.server, replaced: plan.replaced }) + '\n');
+    return 0;
+  }
+  io.out(describeMcp(harness, file, plan, removedDir, o.user));
+  return 0;
+}
+
+function describeMcp(harness: InstallableHarness, file: string, plan: McpInstallPlan, removedDir: boolean, user: boolean): string {
+  const spec = MCP_SPECS[harness];
+  const where = spec.format === 'toml' ? `[mcp_servers.${MCP_SERVER_NAME}]` : `"mcpServers"."${MCP_SERVER_NAME}"`;
+  const argv = (s: { command: string; args: string[] }) => [s.command, ...s.args].map(shellQuote).join(' ');
+  const lines: string[] = [];
+  switch (plan.action) {
+    case 'installed':
+      lines.push(`${plan.replaced ? 'replaced' : 'added'} git-scalpel's MCP server for ${spec.title} in ${file}`, `  entry:   ${where}`, `  command: ${argv(plan.server!)}`);
+      break;
+    case 'already-installed':
+      lines.push(`git-scalpel's MCP server is already in ${file} (${where}); nothing changed`, `  command: ${argv(plan.server!)}`);
+      break;
+    case 'uninstalled':
+      lines.push(`removed git-scalpel's MCP server (${where}) from ${file}`);
+      if (plan.server) lines.push(`  command: ${argv(plan.server)}`);
+      if (plan.text === null) lines.push(`  the file held nothing else and was removed${removedDir ? ', with its empty directory' : ''}`);
+      break;
+    case 'not-installed':
+      lines.push(`git-scalpel's MCP server is not in ${file}; nothing changed`);
+      break;
+  }
+  if (plan.action === 'installed' || plan.action === 'already-installed') {
+    lines.push(`check:   ${spec.check}`);
+    if (user && harness === 'claude-code') lines.push('  Claude Code rewrites ~/.claude.json while it runs: if a session was open, check the entry is still there.');
+    lines.push(`  ${spec.title} starts MCP servers when a session starts: restart sessions already running.`);
+  }
+  return lines.join('\n') + '\n';
 }
 
 function describe(harness: InstallableHarness, file: string, plan: InstallPlan, removedDir: boolean, user: boolean): string {

@@ -35,9 +35,11 @@ agent harnesses (one snapshot a turn; a turn is a prompt and everything the agen
   turns    [--session S] [--json]        the agent's turns, newest first, and what a rewind would do
   rewind   [--session S] [--dry-run] [--force] [--json] [TURN]
                          undo the newest turn (or TURN and every later one of its session)
-  install  claude-code|codex|gemini [--user] [--uninstall] [--json]
+  install  claude-code|codex|gemini [--user] [--uninstall] [--mcp] [--json]
                          write the harness's hook configuration (.claude/settings.json,
-                         .codex/hooks.json, .gemini/settings.json; --user: the one in HOME)
+                         .codex/hooks.json, .gemini/settings.json; --user: the one in HOME);
+                         --mcp: its MCP server configuration instead (.mcp.json, config.toml,
+                         settings.json mcpServers)
   mcp                    a Model Context Protocol server on stdio (tools: snapshot, seal, restore,
                          list, show, turns, rewind, log; session 'mcp' unless a call names one)
 

@@ -220,29 +220,29 @@ export function resolveBin(harness: InstallableHarness, ctx: BinContext): string
 // ---------------------------------------------------------------------------------------------
 // JSON with the spans of every value
 
-interface Span {
+export interface Span {
   start: number;
   end: number;
 }
-type JNode = JObject | JArray | JScalar;
-interface JObject extends Span {
+export type JNode = JObject | JArray | JScalar;
+export interface JObject extends Span {
   kind: 'object';
   members: JMember[];
 }
-interface JMember extends Span {
+export interface JMember extends Span {
   key: string;
   value: JNode;
 }
-interface JArray extends Span {
+export interface JArray extends Span {
   kind: 'array';
   items: JNode[];
 }
-interface JScalar extends Span {
+export interface JScalar extends Span {
   kind: 'scalar';
   value: string | number | boolean | null;
 }
 
-class JsonSyntaxError extends Error {
+export class JsonSyntaxError extends Error {
   constructor(
     message: string,
     readonly offset: number,
@@ -255,7 +255,7 @@ const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 
 /** RFC 8259 JSON, plus `//` and `/* *\/` comments where whitespace may be when `comments`. */
-function parseJson(text: string, comments: boolean): JNode {
+export function parseJson(text: string, comments: boolean): JNode {
   let i = 0;
   const n = text.length;
   const fail = (what: string, at = i): never => {
@@ -354,7 +354,7 @@ function parseJson(text: string, comments: boolean): JNode {
 }
 
 /** A node's value as plain data (own properties even for a key like `__proto__`). */
-function toValue(node: JNode): unknown {
+export function toValue(node: JNode): unknown {
   if (node.kind === 'scalar') return node.value;
   if (node.kind === 'array') return node.items.map(toValue);
   const o: Record<string, unknown> = {};
@@ -363,12 +363,12 @@ function toValue(node: JNode): unknown {
 }
 
 /** The member JSON.parse would keep for `key`: the last one. */
-function member(obj: JObject, key: string): JMember | undefined {
+export function member(obj: JObject, key: string): JMember | undefined {
   for (let k = obj.members.length - 1; k >= 0; k--) if (obj.members[k].key === key) return obj.members[k];
   return undefined;
 }
 
-function lineCol(text: string, offset: number): string {
+export function lineCol(text: string, offset: number): string {
   const before = text.slice(0, offset);
   const line = before.split('\n').length;
   return `line ${line}, column ${offset - before.lastIndexOf('\n')}`;
@@ -437,7 +437,7 @@ function parseConfig(text: string, opts: InstallOptions): Parsed {
   return { root, hooksMember, hooks: hooksMember ? (hooksMember.value as JObject) : null };
 }
 
-function kindOf(node: JNode): string {
+export function kindOf(node: JNode): string {
   if (node.kind !== 'scalar') return `an ${node.kind}`;
   return node.value === null ? 'null' : `a ${typeof node.value}`;
 }
@@ -463,13 +463,13 @@ function findOurs(p: Parsed, harness: InstallableHarness): Ours[] {
   return out;
 }
 
-interface Edit {
+export interface Edit {
   start: number;
   end: number;
   text: string;
 }
 
-function applyEdits(text: string, edits: Edit[]): string {
+export function applyEdits(text: string, edits: Edit[]): string {
   const sorted = [...edits].sort((a, b) => b.start - a.start);
   for (let k = 1; k < sorted.length; k++) {
     if (sorted[k].end > sorted[k - 1].start) throw new Error('git-scalpel install: overlapping edits (a bug)');
@@ -484,7 +484,7 @@ function applyEdits(text: string, edits: Edit[]): string {
  * goes with the separator after it, or, ending the container, with the one before it — the inverse
  * of `insertEdit`'s append. All of them: the inside is emptied when only whitespace would remain.
  */
-function removeItems(text: string, container: JObject | JArray, drop: ReadonlySet<number>): Edit[] {
+export function removeItems(text: string, container: JObject | JArray, drop: ReadonlySet<number>): Edit[] {
   const items: Span[] = container.kind === 'object' ? container.members : container.items;
   if (drop.size === items.length) {
     const first = items[0].start;
@@ -553,13 +553,13 @@ function planRemoval(text: string, p: Parsed, ours: Ours[]): Removal {
   return { edits, events };
 }
 
-interface Format {
+export interface Format {
   unit: string;
   nl: string;
 }
 
 /** The whitespace that starts the line `offset` is on, and whether only it precedes `offset` there. */
-function lineIndent(text: string, offset: number): { indent: string; alone: boolean } {
+export function lineIndent(text: string, offset: number): { indent: string; alone: boolean } {
   const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
   const before = text.slice(lineStart, offset);
   const indent = /^[ \t]*/.exec(before)![0];
@@ -567,7 +567,7 @@ function lineIndent(text: string, offset: number): { indent: string; alone: bool
 }
 
 /** The file's indentation unit (that of the top level's first member) and line ending. */
-function detectFormat(text: string, root: JObject): Format {
+export function detectFormat(text: string, root: JObject): Format {
   const nl = text.includes('\r\n') ? '\r\n' : '\n';
   let unit = '';
   const first = root.members[0];
@@ -580,7 +580,7 @@ function detectFormat(text: string, root: JObject): Format {
   return { unit, nl };
 }
 
-interface NewItem {
+export interface NewItem {
   key?: string;
   value: unknown;
 }
@@ -591,7 +591,7 @@ function render(item: NewItem, fmt: Format, indent: string): string {
 }
 
 /** An edit appending `items` to a container, laid out as the container already is. */
-function insertEdit(text: string, container: JObject | JArray, items: NewItem[], fmt: Format): Edit {
+export function insertEdit(text: string, container: JObject | JArray, items: NewItem[], fmt: Format): Edit {
   const existing: Span[] = container.kind === 'object' ? container.members : container.items;
   const own = lineIndent(text, container.start).indent;
   if (existing.length === 0) {

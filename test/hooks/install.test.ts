@@ -459,7 +459,7 @@ describe('git-scalpel install (CLI)', () => {
 
   it('usage errors: no harness, an unknown one, an unknown flag', async () => {
     const dir = makeTempRepo();
-    for (const args of [['install'], ['install', 'cursor'], ['install', 'codex', 'gemini'], ['install', 'codex', '--mcp']]) expect((await cli(dir, args)).code).toBe(2);
+    for (const args of [['install'], ['install', 'cursor'], ['install', 'codex', 'gemini'], ['install', 'codex', '--bogus'], ['install', '--mcp']]) expect((await cli(dir, args)).code).toBe(2);
     expect(existsSync(join(dir, '.codex'))).toBe(false);
   });
 });
