@@ -13,26 +13,10 @@ import { chmodSync, copyFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-await build({
-  entryPoints: [`${root}dist/cli/bin.js`],
-  outfile: `${root}dist/cli.cjs`,
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  logLevel: 'warning',
-  legalComments: 'none',
-});
-await build({
-  entryPoints: [`${root}dist/mcp/cli.js`],
-  outfile: `${root}dist/mcp.cjs`,
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  logLevel: 'warning',
-  legalComments: 'none',
-});
+/** One CommonJS bundle of a compiled entry: node:* stays imported, everything else is inlined. */
+const bundle = (entry, out) => build({ entryPoints: [`${root}dist/${entry}`], outfile: `${root}dist/${out}`, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', legalComments: 'none' });
+await bundle('cli/bin.js', 'cli.cjs');
+await bundle('mcp/cli.js', 'mcp.cjs');
 const bin = `${root}dist/git-scalpel.cjs`;
 copyFileSync(`${root}src/cli/loader.cjs`, bin);
 chmodSync(bin, 0o755);

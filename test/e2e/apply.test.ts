@@ -4,25 +4,13 @@ import { join } from 'node:path';
 import { git, makeTempDir, makeTempRepo } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
 import { w } from './scenario.js';
-import { run } from '../../src/cli/main.js';
-import { errorExitCode } from '../../src/cli/args.js';
-import { nodeFs } from '../../src/node.js';
+import { cli } from '../helpers/cli.js';
 
 /**
  * `git-scalpel apply` (issue 13) against `git apply`: the same patch on two copies of one
  * repository gives the same worktree and index; a failing check rolls the patch back exactly.
  */
 
-async function cli(cwd: string, args: string[], stdin?: Uint8Array): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  try {
-    const code = await run(args, { fs: nodeFs(), cwd, out: (t) => void (out += t), err: (t) => void (err += t), stdin: async () => stdin ?? new Uint8Array() });
-    return { code, out, err };
-  } catch (e) {
-    return { code: errorExitCode(e), out, err: err + String((e as Error).message) };
-  }
-}
 
 const view = (dir: string) => ({ git: gitView(dir), tree: worktreeView(dir) });
 

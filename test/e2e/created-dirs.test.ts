@@ -4,10 +4,8 @@ import { join } from 'node:path';
 import { git } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
 import { open, personRepo, roundTrip, w } from './scenario.js';
-import { run } from '../../src/cli/main.js';
-import { errorExitCode } from '../../src/cli/args.js';
-import { nodeFs } from '../../src/node.js';
 import type { ObjectFormat } from '../helpers/git.js';
+import { cli } from '../helpers/cli.js';
 
 /**
  * DESIGN I1, "ancestors created to hold it": an agent's `mkdir -p gen/api && write
@@ -15,16 +13,6 @@ import type { ObjectFormat } from '../helpers/git.js';
  * the edit created, when they are empty afterwards, and never one that existed or holds anything.
  */
 
-async function cli(cwd: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  try {
-    const code = await run(args, { fs: nodeFs(), cwd, out: (t) => void (out += t), err: (t) => void (err += t) });
-    return { code, out, err };
-  } catch (e) {
-    return { code: errorExitCode(e), out, err: err + String((e as Error).message) };
-  }
-}
 
 /** The agent adds a module three directories deep in a new package, stages it, and edits the person's half-staged file. */
 const newPackage = (d: string) => {

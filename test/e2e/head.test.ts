@@ -4,9 +4,7 @@ import { join } from 'node:path';
 import { git, makeTempRepo } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
 import { open, personRepo, w } from './scenario.js';
-import { run } from '../../src/cli/main.js';
-import { errorExitCode } from '../../src/cli/args.js';
-import { nodeFs } from '../../src/node.js';
+import { cli } from '../helpers/cli.js';
 
 /**
  * DESIGN I2 and I5: a restore never moves HEAD or a branch; when the edit committed, the report
@@ -14,16 +12,6 @@ import { nodeFs } from '../../src/node.js';
  * reachable from a remote-tracking ref), the restore refuses and writes nothing.
  */
 
-async function cli(cwd: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  try {
-    const code = await run(args, { fs: nodeFs(), cwd, out: (t) => void (out += t), err: (t) => void (err += t) });
-    return { code, out, err };
-  } catch (e) {
-    return { code: errorExitCode(e), out, err: err + String((e as Error).message) };
-  }
-}
 
 const rev = (dir: string, what = 'HEAD') => git(dir, ['rev-parse', what]).trim();
 const refs = (dir: string) => git(dir, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/remotes', 'refs/tags']);

@@ -5,10 +5,8 @@ import { git } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
 import { parseTree, serializeTree, withPayload, type Format } from '../helpers/index-damage.js';
 import { personRepo, w } from './scenario.js';
-import { run } from '../../src/cli/main.js';
-import { errorExitCode } from '../../src/cli/args.js';
-import { nodeFs } from '../../src/node.js';
 import { decodeIndex } from '../../src/index.js';
+import { cli } from '../helpers/cli.js';
 
 /**
  * DESIGN "Read what git reads": an optional cache git would throw away (a TREE that does not
@@ -16,16 +14,6 @@ import { decodeIndex } from '../../src/index.js';
  * restore; it is named as a warning, and the index a restore writes leaves it out, as git would.
  */
 
-async function cli(cwd: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  try {
-    const code = await run(args, { fs: nodeFs(), cwd, out: (t) => void (out += t), err: (t) => void (err += t) });
-    return { code, out, err };
-  } catch (e) {
-    return { code: errorExitCode(e), out, err: err + String((e as Error).message) };
-  }
-}
 
 /** A TREE whose counts are written with a leading zero ("00"), as a non-git writer may: git's strtol reads it. */
 function treeLeadingZero(p: Uint8Array, fmt: Format): Uint8Array {

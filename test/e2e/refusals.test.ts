@@ -4,20 +4,8 @@ import { join } from 'node:path';
 import { git, makeTempDir } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
 import { open, personRepo, w } from './scenario.js';
-import { run } from '../../src/cli/main.js';
-import { errorExitCode } from '../../src/cli/args.js';
-import { nodeFs } from '../../src/node.js';
+import { cli } from '../helpers/cli.js';
 
-async function cli(cwd: string, args: string[], stdin?: Uint8Array): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  try {
-    const code = await run(args, { fs: nodeFs(), cwd, out: (t) => void (out += t), err: (t) => void (err += t), stdin: async () => stdin ?? new Uint8Array() });
-    return { code, out, err };
-  } catch (e) {
-    return { code: errorExitCode(e), out, err: err + String((e as Error).message) };
-  }
-}
 
 function frozen(dir: string) {
   return { git: gitView(dir), tree: worktreeView(dir, { mtimes: true }), index: readFileSync(join(dir, '.git/index')) };

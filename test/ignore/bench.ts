@@ -23,6 +23,7 @@ import ignore from 'ignore';
 import { nodeFs } from '../../src/fs/node.js';
 import { loadIgnoreRules, type DirRules } from '../../src/ignore/index.js';
 import { newMemoryFs } from '../helpers/memfs.js';
+import { prng } from '../helpers/prng.js';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -31,16 +32,6 @@ const arg = (name: string, fallback: number) => {
 const FILES = arg('files', 100_000);
 const DIRS = arg('dirs', 2_000);
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = 'api app auth base build cache cli client common config core crypto data db debug dist docs engine event fixtures format handler helpers http lib loader log main model net node parser pkg plugin queue render router runtime schema scripts server service session shared src store stream style sync task test tests theme tools types ui util utils vendor view web worker coverage tmp out logs'.split(' ');
 const TOP = ['src', 'lib', 'test', 'docs', 'packages', 'tools', 'vendor', 'apps', 'internal', 'scripts', 'examples', 'node_modules', 'dist', 'coverage'];
@@ -122,7 +113,7 @@ interface Tree {
 }
 
 function makeTree(): Tree {
-  const rnd = mulberry32(42);
+  const rnd = prng(42);
   const pick = <T>(a: T[]) => a[Math.floor(rnd() * a.length)];
   const dirs: string[] = [...TOP];
   const seen = new Set(dirs);
