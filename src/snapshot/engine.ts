@@ -138,6 +138,10 @@ export interface ApplyOptions {
   label?: string;
   /** 'worktree' (default, as `git apply`), 'index' (`git apply --index`), 'cached' (`git apply --cached`). */
   to?: ApplyTo;
+  /** The same as `to: 'index'` (`git apply --index`). */
+  index?: boolean;
+  /** The same as `to: 'cached'` (`git apply --cached`). */
+  cached?: boolean;
   /** Run after the patch is written; a non-zero code rolls it back (the library runs no process: the caller does). */
   check?: () => Promise<{ code: number; output: string }>;
   /** A failed check leaves the patch in place (to fix forward); the snapshot stays on the stack. */
@@ -591,7 +595,8 @@ export class ScalpelRepository {
     const files = parsePatch(patch);
     if (files.length === 0) throw new ScalpelError('BAD_ARGUMENT', 'the patch changes no file', { name: 'patch', reason: 'empty' });
     const roots = patchPaths(this.repo.worktree, files);
-    const to = opts.to ?? 'worktree';
+    if (opts.index && opts.cached) throw new ScalpelError('BAD_ARGUMENT', 'index and cached do not go together', { name: 'cached' });
+    const to = opts.to ?? (opts.index ? 'index' : opts.cached ? 'cached' : 'worktree');
     const summary = (r: ApplyPlan) => r.files.map((f) => ({ path: f.path, from: f.oldPath, deleted: f.deleted, mode: f.mode }));
     if (opts.dryRun) {
       const plan = await this.repo.withIndex({ verify: false }, (read) => planApply(this.repo, read, files, roots, to, null));

@@ -243,12 +243,9 @@ describe('createMcpServer in-process (InMemoryTransport)', () => {
     expect(t.structuredContent).toEqual({ session: MCP_SESSION, turns: [] });
   });
 
-  it('apply with a failing check: rolled back, the check output in the result; a patch that does not apply is a tool error', async () => {
+  it('apply over stdio with a failing check: rolled back, the check output in the result; a patch that does not apply, or 50 MB of garbage, is a tool error', async () => {
     const dir = personRepo();
-    const server = createMcpServer({ dir, fs: nodeFs() });
-    const [a, b] = InMemoryTransport.createLinkedPair();
-    const client = new Client({ name: 't', version: '0' });
-    await Promise.all([server.connect(b), client.connect(a)]);
+    const { client } = await stdioClient(dir);
     open.push(client);
     const before = { git: gitView(dir), tree: worktreeView(dir) };
     const patch = ['*** Begin Patch', '*** Add File: gen/x.ts', '+export const x = 1;', '*** Update File: src/lib/util.ts', '@@', '-export function u() { return 1; }', '+export function u() { return 2; }', '*** End Patch', ''].join('\n');
@@ -263,6 +260,10 @@ describe('createMcpServer in-process (InMemoryTransport)', () => {
     expect(readFileSync(join(dir, 'gen/x.ts'), 'utf8')).toBe('export const x = 1;\n');
     const bad = (await client.callTool({ name: 'apply', arguments: { patch } })) as Result;
     expect(bad.isError).toBe(true);
+    const afterOk = { git: gitView(dir), tree: worktreeView(dir) };
+    const huge = (await client.callTool({ name: 'apply', arguments: { patch: 'x'.repeat(50 << 20) } })) as Result;
+    expect(huge.isError).toBe(true);
+    expect({ git: gitView(dir), tree: worktreeView(dir) }).toEqual(afterOk);
     expect(text(bad)).toContain('does not apply to \'src/lib/util.ts\' (hunk 1)');
   });
 });
