@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { git } from '../helpers/git.js';
+import { spawnSync } from 'node:child_process';
+import { git, gitEnv } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
 import { personRepo, w } from '../e2e/scenario.js';
 import { claudeSession, runCli, runHook } from './helpers.js';
@@ -169,5 +170,21 @@ describe('Claude Code hooks, run as processes: turns and rewind', () => {
     expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
     const turns = JSON.parse(runCli(dir, ['turns', '--json']).stdout);
     expect(turns[0].paths).toEqual(['big.txt']);
+  });
+});
+
+describe('install, then the harness runs what it wrote', () => {
+  it('the command install writes into .claude/settings.json runs through the shell as Claude Code runs it, and opens a turn', () => {
+    const dir = personRepo();
+    const r = runCli(dir, ['install', 'claude-code', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const settings = JSON.parse(readFileSync(join(dir, '.claude/settings.json'), 'utf8')) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
+    const command = settings.hooks.UserPromptSubmit[0].hooks[0].command;
+    expect(command).toMatch(/ hook claude-code$/);
+    const c = claudeSession(dir);
+    const p = spawnSync('/bin/sh', ['-c', command], { cwd: dir, input: JSON.stringify(c.prompt('through the installed command')), env: { ...gitEnv(), CLAUDE_PROJECT_DIR: dir }, encoding: 'utf8' });
+    expect({ code: p.status, stdout: p.stdout, stderr: p.stderr }).toEqual({ code: 0, stdout: '', stderr: '' });
+    const turns = JSON.parse(runCli(dir, ['turns', '--json']).stdout) as Array<{ label: string }>;
+    expect(turns.map((t) => t.label)).toEqual(['through the installed command']);
   });
 });
