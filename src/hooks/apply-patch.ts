@@ -1,4 +1,5 @@
 import { badField } from './fields.js';
+import { ADD, BEGIN, DELETE, END, EOF_MARKER, MOVE, UPDATE, lines, trim } from '../patch/codex.js';
 
 /**
  * The paths an OpenAI Codex `apply_patch` touches, read from the patch text the way Codex's own
@@ -26,26 +27,7 @@ import { badField } from './fields.js';
  * as tool_input.command").
  */
 
-const BEGIN = '*** Begin Patch';
-const END = '*** End Patch';
-const ADD = '*** Add File: ';
-const DELETE = '*** Delete File: ';
-const UPDATE = '*** Update File: ';
-const MOVE = '*** Move to: ';
-const EOF_MARKER = '*** End of File';
 
-/** Rust's str::trim: Unicode White_Space at both ends (JavaScript's trim also strips U+FEFF and not U+0085). */
-function rtrim(s: string): string {
-  return s.replace(/^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g, '');
-}
-
-/** Rust's str::lines: split at LF, one CR before each LF dropped; no empty line after a final LF. */
-function lines(s: string): string[] {
-  if (s === '') return [];
-  const out = s.split('\n');
-  if (out[out.length - 1] === '') out.pop();
-  return out.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
-}
 
 function fail(reason: string, message: string, line?: number): never {
   throw badField('patch', reason, `invalid patch: ${message}${line !== undefined ? ` (line ${line})` : ''}`, line !== undefined ? { line } : {});
@@ -59,7 +41,7 @@ function checkPath(path: string, line: number): string {
 
 export function applyPatchPaths(text: string): string[] {
   if (typeof text !== 'string') fail('wrong-type', 'the patch is not text');
-  const all = lines(rtrim(text));
+  const all = lines(trim(text));
   let body: string[];
   let first = 2; // line number of body[0]
   if (isEnvelope(all)) body = all.slice(1, -1);
@@ -67,7 +49,7 @@ export function applyPatchPaths(text: string): string[] {
     body = all.slice(2, -2);
     first = 3;
   } else {
-    const start = all.length ? rtrim(all[0]) : '';
+    const start = all.length ? trim(all[0]) : '';
     if (start !== BEGIN) fail('missing-begin', `the first line of the patch must be '${BEGIN}'`, 1);
     fail('missing-end', `the last line of the patch must be '${END}'`, all.length);
   }
@@ -83,7 +65,7 @@ export function applyPatchPaths(text: string): string[] {
   let i = 0;
   while (i < body.length) {
     const at = first + i;
-    const header = rtrim(body[i]);
+    const header = trim(body[i]);
     if (header.startsWith(ADD)) {
       add(checkPath(header.slice(ADD.length), at));
       i++;
@@ -100,7 +82,7 @@ export function applyPatchPaths(text: string): string[] {
       }
       let chunks = 0;
       while (i < body.length) {
-        if (rtrim(body[i]) === '') {
+        if (trim(body[i]) === '') {
           i++;
           continue;
         }
@@ -118,7 +100,7 @@ export function applyPatchPaths(text: string): string[] {
 }
 
 function isEnvelope(l: readonly string[]): boolean {
-  return l.length >= 2 && rtrim(l[0]) === BEGIN && rtrim(l[l.length - 1]) === END;
+  return l.length >= 2 && trim(l[0]) === BEGIN && trim(l[l.length - 1]) === END;
 }
 
 /** One chunk of an update hunk starting at body[i]: how many lines it takes. */

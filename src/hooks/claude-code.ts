@@ -1,5 +1,5 @@
 import type { HookEvent } from './events.js';
-import { cwdField, harnessId, harnessSession, ignoredEvent, optString, optToolUseId, own, reqObject, reqPath, reqString, turnLabel, type Obj } from './fields.js';
+import { cwdField, harnessId, harnessSession, ignoredEvent, optToolUseId, own, reqObject, reqPath, reqString, type Obj, notOurs, promptLabel, sessionEvent } from './fields.js';
 
 /**
  * Claude Code hook payloads → HookEvent.
@@ -39,7 +39,7 @@ export function parseClaudeCode(p: Obj): HookEvent {
   switch (event) {
     case 'UserPromptSubmit': {
       const c = ctx();
-      return { kind: 'turn-start', ...c, label: turnLabel(reqString(p, 'prompt', '', { allowEmpty: true, allowNul: true })) };
+      return { kind: 'turn-start', ...c, label: promptLabel(p) };
     }
     case 'PreToolUse': {
       const tool = reqString(p, 'tool_name');
@@ -66,18 +66,13 @@ export function parseClaudeCode(p: Obj): HookEvent {
       return { kind: 'turn-end', ...ctx(), final: false };
     case 'SessionStart':
     case 'SessionEnd': {
-      const c = ctx();
-      const detail = optString(p, event === 'SessionStart' ? 'source' : 'reason', '', { allowNul: true });
-      return { kind: event === 'SessionStart' ? 'session-start' : 'session-end', ...c, ...(detail !== undefined ? { detail } : {}) };
+      return sessionEvent(p, event, ctx());
     }
     default:
       return ignoredEvent(p, PREFIX, `event ${event} is not one git-scalpel acts on`);
   }
 }
 
-function notOurs(tool: string): string {
-  return tool.startsWith('mcp__') ? `MCP tool ${tool}` : `tool ${tool} neither writes files nor runs a shell`;
-}
 
 /** PostToolUse runs after a tool succeeded; a response that says `success: false` is taken at its word. */
 function failedResponse(r: unknown): boolean {

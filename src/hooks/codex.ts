@@ -1,7 +1,7 @@
 import type { HookEvent } from './events.js';
 import { applyPatchPaths, shellApplyPatch } from './apply-patch.js';
 import { ScalpelError } from '../errors/index.js';
-import { badField, cwdField, harnessId, harnessSession, ignoredEvent, optString, optToolUseId, own, reqObject, reqString, turnLabel, type Obj } from './fields.js';
+import { badField, cwdField, harnessId, harnessSession, ignoredEvent, optString, optToolUseId, own, reqObject, reqString, type Obj, notOurs, promptLabel } from './fields.js';
 
 /**
  * OpenAI Codex CLI hook payloads → HookEvent.
@@ -33,7 +33,7 @@ export function parseCodex(p: Obj): HookEvent {
   switch (event) {
     case 'UserPromptSubmit': {
       const c = ctx();
-      return { kind: 'turn-start', ...c, label: turnLabel(reqString(p, 'prompt', '', { allowEmpty: true, allowNul: true })) };
+      return { kind: 'turn-start', ...c, label: promptLabel(p) };
     }
     case 'PreToolUse': {
       const tool = reqString(p, 'tool_name');
@@ -75,9 +75,6 @@ export function parseCodex(p: Obj): HookEvent {
   }
 }
 
-function notOurs(tool: string): string {
-  return tool.startsWith('mcp__') ? `MCP tool ${tool}` : `tool ${tool} neither writes files nor runs a shell`;
-}
 
 /** The patch's paths; its errors name the payload field. */
 function patchPaths(command: string): string[] {

@@ -1,6 +1,7 @@
 import { ScalpelError } from '../errors/index.js';
 import { decodePath } from '../bytes/text.js';
 import { checkSession } from '../store/stack.js';
+import type { HookEvent } from './events.js';
 
 /**
  * Reading a hook payload: the JSON object on stdin and the fields an adapter uses, each one
@@ -245,4 +246,20 @@ export function ignoredEvent(o: Obj, prefix: string | null, reason: string): { k
     cwd = null;
   }
   return { kind: 'ignored', session, cwd, reason };
+}
+
+/** Why a tool's events are ignored: it neither writes files nor runs a shell (or it is an MCP tool). */
+export function notOurs(tool: string): string {
+  return tool.startsWith('mcp__') ? `MCP tool ${tool}` : `tool ${tool} neither writes files nor runs a shell`;
+}
+
+/** A prompt's event (`prompt` field, as all three harnesses name it): the turn it opens, labelled with its first line. */
+export function promptLabel(p: Obj): string {
+  return turnLabel(reqString(p, 'prompt', '', { allowEmpty: true, allowNul: true }));
+}
+
+/** SessionStart (its `source`) or SessionEnd (its `reason`), as Claude Code and Gemini CLI send them. */
+export function sessionEvent(p: Obj, event: 'SessionStart' | 'SessionEnd', c: { session: string; cwd: string }): HookEvent {
+  const detail = optString(p, event === 'SessionStart' ? 'source' : 'reason', '', { allowNul: true });
+  return { kind: event === 'SessionStart' ? 'session-start' : 'session-end', ...c, ...(detail !== undefined ? { detail } : {}) };
 }

@@ -1,5 +1,5 @@
 import type { HookEvent } from './events.js';
-import { cwdField, harnessId, harnessSession, ignoredEvent, optString, own, reqObject, reqPath, reqString, turnLabel, type Obj } from './fields.js';
+import { cwdField, harnessId, harnessSession, ignoredEvent, own, reqObject, reqPath, reqString, type Obj, notOurs, promptLabel, sessionEvent } from './fields.js';
 
 /**
  * Gemini CLI hook payloads → HookEvent.
@@ -35,7 +35,7 @@ export function parseGemini(p: Obj): HookEvent {
   switch (event) {
     case 'BeforeAgent': {
       const c = ctx();
-      return { kind: 'turn-start', ...c, label: turnLabel(reqString(p, 'prompt', '', { allowEmpty: true, allowNul: true })) };
+      return { kind: 'turn-start', ...c, label: promptLabel(p) };
     }
     case 'BeforeTool': {
       const tool = reqString(p, 'tool_name');
@@ -57,18 +57,13 @@ export function parseGemini(p: Obj): HookEvent {
       return { kind: 'turn-end', ...ctx(), final: true };
     case 'SessionStart':
     case 'SessionEnd': {
-      const c = ctx();
-      const detail = optString(p, event === 'SessionStart' ? 'source' : 'reason', '', { allowNul: true });
-      return { kind: event === 'SessionStart' ? 'session-start' : 'session-end', ...c, ...(detail !== undefined ? { detail } : {}) };
+      return sessionEvent(p, event, ctx());
     }
     default:
       return ignoredEvent(p, PREFIX, `event ${event} is not one git-scalpel acts on`);
   }
 }
 
-function notOurs(tool: string): string {
-  return tool.startsWith('mcp__') ? `MCP tool ${tool}` : `tool ${tool} neither writes files nor runs a shell`;
-}
 
 /** What a finished call was called with, for the log: best effort. */
 function calledWith(p: Obj, tool: string): { paths?: string[]; command?: string } {

@@ -39,14 +39,13 @@
  */
 import { ScalpelError } from '../errors/index.js';
 import {
+  parseSettingsObject,
   applyEdits,
   detectFormat,
   insertEdit,
-  JsonSyntaxError,
   kindOf,
   lineCol,
   member,
-  parseJson,
   removeItems,
   toValue,
   type BinContext,
@@ -190,15 +189,7 @@ function planJson(current: string | null, opts: McpInstallOptions): McpInstallPl
     return { action: 'installed', changed: true, text: JSON.stringify({ mcpServers: { [MCP_SERVER_NAME]: entry } }, null, 2) + '\n', replaced: false, server: opts.server };
   }
   const parse = (text: string) => {
-    let root;
-    try {
-      root = parseJson(text, spec.comments);
-    } catch (e) {
-      if (!(e instanceof JsonSyntaxError)) throw e;
-      const strict = spec.comments ? '' : ` (${spec.title} reads it as strict JSON: no comments, no trailing commas)`;
-      refuse(opts, 'invalid-json', `not valid JSON${strict}: ${e.message} at ${lineCol(text, e.offset)}`, { offset: e.offset });
-    }
-    if (root.kind !== 'object') refuse(opts, 'not-an-object', 'the top-level value is not a JSON object');
+    const root = parseSettingsObject(text, opts.harness, (reason, message, extra) => refuse(opts, reason, message, extra));
     const servers = member(root, 'mcpServers');
     if (servers && servers.value.kind !== 'object') refuse(opts, 'servers-not-object', `"mcpServers" is ${kindOf(servers.value)}, not an object mapping server names to servers`);
     const table = servers ? (servers.value as JObject) : null;

@@ -419,17 +419,26 @@ function refuse(opts: InstallOptions, reason: string, message: string, extra: Re
   throw new ScalpelError('UNSUPPORTED', `${file}: ${message}; nothing was changed`, { path: opts.file, capability: 'hook-config', reason, ...extra });
 }
 
-function parseConfig(text: string, opts: InstallOptions): Parsed {
-  const spec = HARNESS_SPECS[opts.harness];
+/**
+ * A harness's settings file as a JSON object (JSONC where the harness reads comments), or a clear
+ * refusal through `fail`: the hook and the MCP installs both start here.
+ */
+export function parseSettingsObject(text: string, harness: InstallableHarness, fail: (reason: string, message: string, extra?: Record<string, unknown>) => never): JObject {
+  const spec = HARNESS_SPECS[harness];
   let root: JNode;
   try {
     root = parseJson(text, spec.comments);
   } catch (e) {
     if (!(e instanceof JsonSyntaxError)) throw e;
     const strict = spec.comments ? '' : ` (${spec.title} reads it as strict JSON: no comments, no trailing commas)`;
-    refuse(opts, 'invalid-json', `not valid JSON${strict}: ${e.message} at ${lineCol(text, e.offset)}`, { offset: e.offset });
+    fail('invalid-json', `not valid JSON${strict}: ${e.message} at ${lineCol(text, e.offset)}`, { offset: e.offset });
   }
-  if (root.kind !== 'object') refuse(opts, 'not-an-object', 'the top-level value is not a JSON object');
+  if (root.kind !== 'object') fail('not-an-object', 'the top-level value is not a JSON object');
+  return root as JObject;
+}
+
+function parseConfig(text: string, opts: InstallOptions): Parsed {
+  const root = parseSettingsObject(text, opts.harness, (reason, message, extra) => refuse(opts, reason, message, extra));
   const hooksMember = member(root, 'hooks') ?? null;
   if (hooksMember && hooksMember.value.kind !== 'object') {
     refuse(opts, 'hooks-not-object', `"hooks" is ${kindOf(hooksMember.value)}, not an object mapping event names to arrays`);

@@ -243,14 +243,8 @@ class Rules implements IgnoreRules {
       return null;
     }
     if (st.type !== 'file') return null;
-    let bytes: Uint8Array;
-    try {
-      bytes = await this.fs.readFile(file);
-    } catch (e) {
-      this.warnings.push(`unable to access '${file}': ${fsErrorCode(e) ?? String(e)}`);
-      return null;
-    }
-    return this.list(file, dir, bytes, 'gitignore');
+    const bytes = await this.readOrWarn(file);
+    return bytes ? this.list(file, dir, bytes, 'gitignore') : null;
   }
 
   /** info/exclude or the excludes file: followed through symlinks; a directory is fatal, as in git. */
@@ -258,14 +252,18 @@ class Rules implements IgnoreRules {
     const st = await this.fs.stat(file);
     if (!st) return null;
     if (st.type !== 'file') throw new ScalpelError('BAD_PATH', `cannot use ${file} as an exclude file`, { path: file, reason: 'exclude-file-not-a-file' });
-    let bytes: Uint8Array;
+    const bytes = await this.readOrWarn(file);
+    return bytes ? this.list(file, '', bytes, kind) : null;
+  }
+
+  /** A pattern file's bytes; one git cannot read is skipped with git's warning, as git skips it. */
+  private async readOrWarn(file: string): Promise<Uint8Array | null> {
     try {
-      bytes = await this.fs.readFile(file);
+      return await this.fs.readFile(file);
     } catch (e) {
       this.warnings.push(`unable to access '${file}': ${fsErrorCode(e) ?? String(e)}`);
       return null;
     }
-    return this.list(file, '', bytes, kind);
   }
 
   async dir(rel: string): Promise<Dir> {

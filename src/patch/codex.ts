@@ -7,24 +7,27 @@
  * punctuation folded to ASCII; the result always ends with a newline.
  */
 import { decodePath, encodePath } from '../bytes/text.js';
-import { patchError } from './parse.js';
+import { emptyPatch, patchError } from './parse.js';
 import type { CodexChunk, FilePatch } from './types.js';
 
-const BEGIN = '*** Begin Patch';
-const END = '*** End Patch';
-const ADD = '*** Add File: ';
-const DELETE = '*** Delete File: ';
-const UPDATE = '*** Update File: ';
-const MOVE = '*** Move to: ';
-const EOF_MARKER = '*** End of File';
+/** The markers of Codex's patch format (also read by the hook, src/hooks/apply-patch.ts, for its paths). */
+export const BEGIN = '*** Begin Patch';
+export const END = '*** End Patch';
+export const ADD = '*** Add File: ';
+export const DELETE = '*** Delete File: ';
+export const UPDATE = '*** Update File: ';
+export const MOVE = '*** Move to: ';
+export const EOF_MARKER = '*** End of File';
 
 const WS = '[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
 const TRIM = new RegExp(`^${WS}+|${WS}+$`, 'g');
 const TRIM_END = new RegExp(`${WS}+$`);
-const trim = (s: string) => s.replace(TRIM, '');
+/** Rust's str::trim: Unicode White_Space at both ends (JavaScript's trim also strips U+FEFF and not U+0085). */
+export const trim = (s: string) => s.replace(TRIM, '');
 const trimEnd = (s: string) => s.replace(TRIM_END, '');
 
-function lines(s: string): string[] {
+/** Rust's str::lines: split at LF, one CR before each LF dropped; no empty line after a final LF. */
+export function lines(s: string): string[] {
   if (s === '') return [];
   const out = s.split('\n');
   if (out[out.length - 1] === '') out.pop();
@@ -39,22 +42,6 @@ export function isCodexPatch(bytes: Uint8Array): boolean {
   return true;
 }
 
-function empty(line: number): FilePatch {
-  return {
-    format: 'codex',
-    status: 'modify',
-    oldPath: null,
-    newPath: null,
-    oldMode: null,
-    newMode: null,
-    similarity: null,
-    dissimilarity: null,
-    oldOid: null,
-    newOid: null,
-    hunks: [],
-    line,
-  };
-}
 
 function checkPath(p: string, line: number): string {
   if (p === '') throw patchError('empty-path', 'a file header names no path', line);
@@ -74,7 +61,7 @@ export function parseCodexPatch(bytes: Uint8Array): FilePatch[] {
     const at = first + i;
     const header = trim(body[i]);
     if (header.startsWith(ADD)) {
-      const fp = empty(at);
+      const fp = emptyPatch('codex', at);
       fp.status = 'add';
       fp.newPath = checkPath(header.slice(ADD.length), at);
       fp.newMode = '100644';
@@ -84,13 +71,13 @@ export function parseCodexPatch(bytes: Uint8Array): FilePatch[] {
       fp.codexContent = encodePath(content);
       out.push(fp);
     } else if (header.startsWith(DELETE)) {
-      const fp = empty(at);
+      const fp = emptyPatch('codex', at);
       fp.status = 'delete';
       fp.oldPath = checkPath(header.slice(DELETE.length), at);
       i++;
       out.push(fp);
     } else if (header.startsWith(UPDATE)) {
-      const fp = empty(at);
+      const fp = emptyPatch('codex', at);
       fp.oldPath = fp.newPath = checkPath(header.slice(UPDATE.length), at);
       i++;
       if (i < body.length && body[i].startsWith(MOVE)) {

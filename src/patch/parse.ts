@@ -303,7 +303,8 @@ function parseBinaryHunk(L: Lines, i: number): { hunk: BinaryHunk; next: number 
 
 // ─────────────────────────────────────────────────────────────── files
 
-function emptyPatch(format: FilePatch['format'], line: number): FilePatch {
+/** A FilePatch with nothing said yet, for a parser to fill. */
+export function emptyPatch(format: FilePatch['format'], line: number): FilePatch {
   return {
     format,
     status: 'modify',

@@ -669,20 +669,20 @@ class Walker {
       if (!tip) continue;
       const entries = await reach(tip);
       if (entries.length === 0) continue;
-      const todo = [...entries];
-      for (const i of todo) stamp[i] = k;
-      for (let t = 0; t < todo.length; t++) {
-        for (const p of newNodes[todo[t]].parents) {
+      const reached = [...entries];
+      for (const i of reached) stamp[i] = k;
+      for (let t = 0; t < reached.length; t++) {
+        for (const p of newNodes[reached[t]].parents) {
           const pn = this.nodes.get(p);
           const j = pn === undefined ? undefined : index.get(pn);
           if (j !== undefined && stamp[j] !== k) {
             stamp[j] = k;
-            todo.push(j);
+            reached.push(j);
           }
         }
       }
-      todo.sort((a, b) => a - b);
-      out.push({ ref, commits: todo.map((i) => newNodes[i].oid) });
+      reached.sort((a, b) => a - b);
+      out.push({ ref, commits: reached.map((i) => newNodes[i].oid) });
     }
     return out;
   }
