@@ -123,7 +123,9 @@ export class PatternList {
     let body = raw.body;
     let noDir = raw.noDir;
     if (!noDir) {
+      // match_pathname drops ONE leading '/' (analyzePattern must not drop another: `//*` matches nothing)
       if (body[0] === SLASH) body = body.subarray(1);
+      if (body.length === 0 || body[0] === SLASH) return undefined;
       // `**/x` (x without a slash) is the nodir pattern `x`
       if (body.length > 3 && body[0] === STAR && body[1] === STAR && body[2] === SLASH && body.subarray(3).indexOf(SLASH) < 0) {
         body = body.subarray(3);
@@ -134,7 +136,6 @@ export class PatternList {
     while (plain < body.length && !isGlobSpecial(body[plain])) plain++;
     const dirOnly = raw.mustBeDir;
     if (plain === body.length) {
-      if (!noDir && (body.length === 0 || body[0] === SLASH)) return undefined;
       return { kind: noDir ? 'name' : 'path', key: this.fold(bytesKey(body)), dirOnly };
     }
     if (noDir && body[0] === STAR) {

@@ -281,3 +281,21 @@ describe('gitignore corpus against git', () => {
     expect(await rules.isHandKept('sub/keep.log')).toBe(false);
   });
 });
+
+describe('shrunk counterexamples of the random property', () => {
+  // property.test.ts seed 2019823748: `//*` in core.excludesFile ignored the directory `a`. git's
+  // match_pathname drops one leading '/', and no path starts with the second one.
+  it('a doubled leading slash matches nothing (`//*`, `//a`, `//a/`, `!//a`), in every pattern file', async () => {
+    const repo = makeTempRepo();
+    const globalDir = makeTempDir('scalpel-xf-');
+    const patterns = '//*\n//a\n//b/\n/*/x\n!//keep\n';
+    writeRaw(repo, '.gitignore', patterns);
+    writeRaw(repo, 'sub/.gitignore', patterns);
+    writeRaw(repo, '.git/info/exclude', patterns);
+    writeFileSync(join(globalDir, 'ignore'), patterns);
+    git(repo, ['config', 'core.excludesFile', join(globalDir, 'ignore')]);
+    for (const f of ['a/f', 'b/f', 'keep', 'sub/a/f', 'sub/b/f', 'sub/x', 'c/x', 'top']) writeRaw(repo, f);
+    const entries = await check(repo);
+    expect(entries.filter((e) => e.ignored).map((e) => e.path)).toEqual(['c/x', 'sub/x']);
+  });
+});
