@@ -38,5 +38,5 @@ export type { TurnInfo } from './snapshot/engine.js';
 export type { ToolCall } from './snapshot/turns.js';
 export { handleHookEvent, type HookOptions, type HookOutcome } from './hooks/handle.js';
 export { parseHookPayload, hookResponse, applyPatchPaths, HARNESSES, type Harness, type HookEvent, type HookResult, type HookAnswer } from './hooks/harness.js';
-export type { Manifest, PathState, WorktreeItem, IndexRecord, ReucRecord } from './snapshot/state.js';
+export type { Manifest, PathState, WorktreeItem, IndexRecord, ReucRecord } from './model/state.js';
 export { Repository } from './repo/repository.js';

@@ -2,7 +2,7 @@ import { ScalpelError } from '../errors/index.js';
 import { resolvePath } from '../fs/path.js';
 import { openRepository } from '../snapshot/engine.js';
 import { parseArgs, UsageError } from './args.js';
-import { toJsonText } from './json.js';
+import { toJsonText } from '../bytes/json.js';
 import type { CliIo } from './cmd-index.js';
 import { outputTail as tail, runCheck } from '../process/check.js';
 

@@ -5,7 +5,7 @@ import { encodeIndex } from '../index/encode.js';
 import { equalBytes } from '../bytes/compare.js';
 import { formatStageDebug, inMemoryFlags } from '../index/format.js';
 import { parseArgs } from './args.js';
-import { toJsonText } from './json.js';
+import { toJsonText } from '../bytes/json.js';
 import type { GitIndex } from '../index/decode.js';
 import type { IndexExtension } from '../index/types.js';
 

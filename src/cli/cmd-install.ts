@@ -7,7 +7,7 @@ import { discoverRepository } from '../repo/discover.js';
 import { INSTALLABLE, HARNESS_SPECS, hookCommand, isInstallable, planInstall, resolveBin, shellQuote, userConfigFile, type InstallableHarness, type InstallPlan } from '../hooks/install.js';
 import { MCP_SERVER_NAME, MCP_SPECS, mcpServerCommand, mcpUserConfigFile, planMcpInstall, type McpInstallPlan } from '../hooks/install-mcp.js';
 import { parseArgs, UsageError } from './args.js';
-import { toJsonText } from './json.js';
+import { toJsonText } from '../bytes/json.js';
 import type { CliIo } from './cmd-index.js';
 
 /** What `install` reads of the process beyond CliIo; main() leaves it to the defaults. */

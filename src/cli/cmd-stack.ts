@@ -3,7 +3,7 @@ import { decodePath } from '../bytes/text.js';
 import { resolvePath } from '../fs/path.js';
 import { headRefusal, openRepository, type LogRecord, type RestoreReport, type SnapshotInfo } from '../snapshot/engine.js';
 import { parseArgs, UsageError } from './args.js';
-import { toJsonText } from './json.js';
+import { toJsonText } from '../bytes/json.js';
 import type { CliIo } from './cmd-index.js';
 
 /** git's C-style unquoting for --pathspec-from-file lines ("a\tb", "\303\251", ...). */

@@ -3,7 +3,7 @@ import { openRepository, type TurnInfo } from '../snapshot/engine.js';
 import { handleHookEvent } from '../hooks/handle.js';
 import { HARNESSES, hookResponse, parseHookPayload, type Harness, type HookEvent } from '../hooks/harness.js';
 import { parseArgs, UsageError } from './args.js';
-import { toJsonText } from './json.js';
+import { toJsonText } from '../bytes/json.js';
 import { formatReport } from './cmd-stack.js';
 import type { CliIo } from './cmd-index.js';
 

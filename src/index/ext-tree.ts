@@ -1,7 +1,7 @@
 import { ScalpelError } from '../errors/index.js';
 import type { ByteWriter } from '../bytes/writer.js';
 import { toHex, fromHex } from '../bytes/hex.js';
-import { asciiBytes } from '../bytes/text.js';
+import { asciiBytes, decodePath } from '../bytes/text.js';
 import { concatBytes } from '../bytes/compare.js';
 import { oidLength, type ObjectFormat } from '../hash/index.js';
 import type { CacheTreeNode } from './types.js';
@@ -254,4 +254,20 @@ export function cacheTreeExtension(payload: Uint8Array, format: ObjectFormat): {
 export function untouchedCacheTree(ext: object): { payload: Uint8Array; layout: CacheTreeLayout } | null {
   const s = treeStates.get(ext);
   return s && s.nodes === null ? s : null;
+}
+
+/** The valid nodes of a TREE extension by their directory path ('' for the root). */
+export function cacheTreeByPath(nodes: readonly CacheTreeNode[]): Map<string, CacheTreeNode> {
+  const out = new Map<string, CacheTreeNode>();
+  const stack: Array<{ path: string; left: number }> = [];
+  for (const n of nodes) {
+    while (stack.length && stack[stack.length - 1].left === 0) stack.pop();
+    const parent = stack[stack.length - 1];
+    const name = decodePath(n.name);
+    const path = parent ? (parent.path ? `${parent.path}/${name}` : name) : '';
+    if (parent) parent.left--;
+    if (n.entryCount >= 0 && n.oid) out.set(path, n);
+    stack.push({ path, left: n.subtreeCount });
+  }
+  return out;
 }

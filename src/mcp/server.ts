@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { ScalpelError } from '../errors/index.js';
 import { headRefusal, openRepository, type RestoreReport, type ScalpelRepository, type SnapshotInfo } from '../snapshot/engine.js';
 import type { Conflict } from '../snapshot/restore.js';
-import { toJsonText } from '../cli/json.js';
+import { toJsonText } from '../bytes/json.js';
 
 /** The session the server's snapshots go to unless a call names another. */
 export const MCP_SESSION = 'mcp';

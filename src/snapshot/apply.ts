@@ -10,8 +10,8 @@ import type { Repository } from '../repo/repository.js';
 import { applyPatch, type FileState } from '../patch/apply.js';
 import type { FilePatch, FileResult } from '../patch/types.js';
 import { captureState } from './capture.js';
-import { compareRel, covers, minimalRoots, sortByPath, toScopeRoot } from './scope.js';
-import type { IndexRecord, PathState, WorktreeItem } from './state.js';
+import { compareRel, covers, minimalRoots, sortByPath, toScopeRoot } from '../model/scope.js';
+import type { IndexRecord, PathState, WorktreeItem } from '../model/state.js';
 
 /**
  * `apply` (issue 13): a patch applied as `git apply` applies it — to the worktree, to the worktree

@@ -8,8 +8,8 @@ import { objectId } from '../object/loose.js';
 import { CHUNK, canStream, hashBlobStream, writeBlobStream } from '../repo/odb-stream.js';
 import type { ObjectWriter } from '../repo/odb.js';
 import type { Repository } from '../repo/repository.js';
-import { checkNoSymlinkParent, compareRel, parentInRun, sortByPath } from './scope.js';
-import type { AbsentParents, IndexRecord, PathState, ReucRecord, WorktreeItem } from './state.js';
+import { checkNoSymlinkParent, compareRel, parentInRun, sortByPath } from '../model/scope.js';
+import type { AbsentParents, IndexRecord, PathState, ReucRecord, WorktreeItem } from '../model/state.js';
 
 export interface CaptureOptions {
   /** Write file contents and symlink targets as blobs (snapshot), or only hash them (seal, restore check). */

@@ -1,7 +1,6 @@
 import { ScalpelError, isScalpelError } from '../errors/index.js';
-import { utf8Decode, utf8Encode } from '../bytes/text.js';
 import { randomHex } from '../bytes/random.js';
-import { fsErrorCode, type Fs } from '../fs/types.js';
+import type { Fs } from '../fs/types.js';
 import { joinPath } from '../fs/path.js';
 import { mkdirp, removeTree, writeFileAtomic, type Lock } from '../fs/atomic.js';
 import type { HashProvider } from '../hash/index.js';
@@ -14,15 +13,17 @@ import { describeDropped, type ReadIndexResult } from '../repo/index-file.js';
 import type { RefTransaction } from '../repo/refs.js';
 import type { ObjectBatch } from '../repo/odb.js';
 import { toFs } from '../fs/adapt.js';
-import { SnapshotStack, cacheTreeByPath, checkSession, type StackEntry } from '../store/stack.js';
+import { SnapshotStack, checkSession, type StackEntry } from '../store/stack.js';
+import { cacheTreeByPath } from '../index/ext-tree.js';
+import { EventLog, type LogRecord } from '../store/log.js';
 import { captureState, sparseDirContaining } from './capture.js';
 import { applyRestore, planRestore, type Conflict, type PathPlan } from './restore.js';
 import { rewindTarget, toolCallsByTurn, type ToolCall } from './turns.js';
 import { decodeBaseline, encodeBaseline, shellChanges, takeBaseline } from './shell.js';
 import { patchPaths, planApply, type ApplyPlan, type ApplyTo } from './apply.js';
 import { parsePatch } from '../patch/parse.js';
-import { compareRel, covers, isAncestor, minimalRoots, parentOf, toScopeRoot } from './scope.js';
-import { contests, mergeStates, shallowestAbsent, withoutRoots, type AbsentParents, type Contest, type Manifest, type PathState, type TurnRecord } from './state.js';
+import { compareRel, covers, isAncestor, minimalRoots, parentOf, toScopeRoot } from '../model/scope.js';
+import { contests, mergeStates, shallowestAbsent, withoutRoots, type AbsentParents, type Contest, type Manifest, type PathState, type TurnRecord } from '../model/state.js';
 
 export interface OpenOptions {
   /**
@@ -161,14 +162,7 @@ export interface ApplyReport {
   rolledBack: boolean;
 }
 
-export interface LogRecord {
-  at: string;
-  event: 'snapshot' | 'extend' | 'seal' | 'restore' | 'refused' | 'drop' | 'prune' | 'turn-start' | 'turn-end' | 'tool' | 'session-start' | 'session-end' | 'apply';
-  session: string;
-  ids: string[];
-  paths: string[];
-  detail?: Record<string, unknown>;
-}
+export type { LogRecord };
 
 const DEFAULT_SESSION = 'default';
 
@@ -208,7 +202,11 @@ export class ScalpelRepository {
     readonly repo: Repository,
     private readonly now: () => Date,
     private readonly env?: OpenOptions['env'],
-  ) {}
+  ) {
+    this.events = new EventLog(repo.fs, repo.stateDir, now);
+  }
+
+  private readonly events: EventLog;
 
   get worktree(): string {
     return this.repo.worktree;
@@ -485,7 +483,7 @@ export class ScalpelRepository {
         if (tx.current !== oid) return; // it moved meanwhile: not idle
         await tx.set(null);
       });
-      await removeTree(this.repo.fs, this.logDir(session));
+      await this.events.remove(session);
       await this.appendLog({ event: 'drop', session: except, ids: [], paths: [], detail: { idleSession: session, days } });
     }
   }
@@ -950,39 +948,15 @@ export class ScalpelRepository {
     return this.readLog(opts.session ?? DEFAULT_SESSION);
   }
 
-  private logDir(session: string): string {
-    return joinPath(this.repo.stateDir, 'log', session);
-  }
-
   /**
-   * One small file per event (names sort by time): appending never rewrites a growing file.
-   * Best effort: the log records what happened, it never decides whether it happens, so a failed
-   * append is reported in `warnings` instead of failing a snapshot or restore that is done.
+   * Best effort (store/log.ts): a record that could not be written becomes a warning instead of
+   * failing a snapshot or restore that is done.
    */
   private async appendLog(rec: Omit<LogRecord, 'at'>): Promise<void> {
-    try {
-      const at = this.now().toISOString();
-      const dir = this.logDir(rec.session);
-      if (!this.logDirs.has(dir)) {
-        await mkdirp(this.repo.fs, dir);
-        this.logDirs.add(dir);
-      }
-      // a new file written once: a record cut short by a crash is skipped when the log is read
-      const name = `${at.replace(/[:.]/g, '-')}-${newId()}.json`;
-      const data = utf8Encode(JSON.stringify({ at, ...rec }));
-      try {
-        await this.repo.fs.writeFile(joinPath(dir, name), data, { mode: 0o644, exclusive: true });
-      } catch (e) {
-        if (fsErrorCode(e) !== 'ENOENT') throw e;
-        await mkdirp(this.repo.fs, dir); // the log directory was removed meanwhile
-        await this.repo.fs.writeFile(joinPath(dir, name), data, { mode: 0o644, exclusive: true });
-      }
-    } catch (e) {
-      this.warnings.push(`could not append to the log: ${(e as Error).message}`);
-    }
+    const problem = await this.events.append(rec);
+    if (problem) this.warnings.push(problem);
   }
 
-  private readonly logDirs = new Set<string>();
 
   /** Problems that did not stop an operation (a log record that could not be written). Cleared by takeWarnings(). */
   private warnings: string[] = [];
@@ -1002,21 +976,10 @@ export class ScalpelRepository {
     return this.warnings.splice(0);
   }
 
-  private async readLog(session: string): Promise<LogRecord[]> {
-    checkSession(session);
-    const dir = this.logDir(session);
-    if (!(await this.repo.fs.lstat(dir))) return [];
-    const names = (await this.repo.fs.readdir(dir)).filter((n) => n.endsWith('.json')).sort();
-    const out: LogRecord[] = [];
-    for (const n of names) {
-      try {
-        out.push(JSON.parse(utf8Decode(await this.repo.fs.readFile(joinPath(dir, n)))) as LogRecord);
-      } catch {
-        // a record cut short by a crash is skipped, not fatal
-      }
-    }
-    return out;
+  private readLog(session: string): Promise<LogRecord[]> {
+    return this.events.read(session);
   }
+
 }
 
 function refusal(conflicts: Conflict[], session: string): ScalpelError {

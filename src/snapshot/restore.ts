@@ -19,8 +19,8 @@ import type { ReadIndexResult } from '../repo/index-file.js';
 import type { StackEntry } from '../store/stack.js';
 import { captureState, sparseDirContaining } from './capture.js';
 import { rowsAt, rowsOf, rowsUnder } from '../index/rows.js';
-import { checkNoSymlinkParent, compareRel, covers, isAncestor, minimalRoots, parentOf } from './scope.js';
-import { describeEntries, describeItem, sameEntries, sameItem, sameReuc, sealCovers, shallowestAbsent, type Manifest, type IndexRecord, type PathState, type ReucRecord, type WorktreeItem } from './state.js';
+import { checkNoSymlinkParent, compareRel, covers, isAncestor, minimalRoots, parentOf } from '../model/scope.js';
+import { describeEntries, describeItem, sameEntries, sameItem, sameReuc, sealCovers, shallowestAbsent, type Manifest, type IndexRecord, type PathState, type ReucRecord, type WorktreeItem } from '../model/state.js';
 
 /** What a restore does to a worktree path; 'prune' removes an empty directory the edit created to hold a declared path. */
 export type WorktreeAction = 'write' | 'symlink' | 'mkdir' | 'chmod' | 'delete' | 'prune';

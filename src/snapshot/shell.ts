@@ -13,8 +13,8 @@ import { isGitDirName, loadIgnoreRules, type DirRules, type IgnoreRules } from '
 import { ignoreOptionsFromConfig } from '../ignore/index.js';
 import { GitConfig } from '../repo/config.js';
 import { indexRecordsUnder, reucUnder } from './capture.js';
-import { compareRel, covers, isAncestor, minimalRoots, parentOf, sortByPath } from './scope.js';
-import type { AbsentParents, PathState, WorktreeItem } from './state.js';
+import { compareRel, covers, isAncestor, minimalRoots, parentOf, sortByPath } from '../model/scope.js';
+import type { AbsentParents, PathState, WorktreeItem } from '../model/state.js';
 
 /**
  * Shell commands (issue 12, DESIGN "Agent integration"). A command changes paths nobody

@@ -2,7 +2,7 @@ import { utf8Decode, utf8Encode } from '../bytes/text.js';
 import { removeStaleTemps, mkdirp } from '../fs/atomic.js';
 import { dirname, joinPath } from '../fs/path.js';
 import { fsErrorCode, type Fs } from '../fs/types.js';
-import { checkScopeRoot } from './scope.js';
+import { checkScopeRoot } from '../model/scope.js';
 
 /**
  * The directories a restore is about to write temp files in, recorded before the first one is

@@ -1,12 +1,12 @@
 import { ScalpelError } from '../errors/index.js';
-import { decodePath, encodePath, utf8Decode, utf8Encode } from '../bytes/text.js';
+import { encodePath, utf8Decode, utf8Encode } from '../bytes/text.js';
 import { decodeCommit, encodeCommit, formatIdentity, parseIdentity, type Commit } from '../object/commit.js';
 import { decodeTree, encodeTree, type TreeEntry } from '../object/tree.js';
 import { objectId } from '../object/loose.js';
 import type { Repository } from '../repo/repository.js';
-import type { Manifest, PathState } from '../snapshot/state.js';
-import { decodeManifest, encodeManifest } from '../snapshot/manifest.js';
-import { compareRel, parentInRun } from '../snapshot/scope.js';
+import type { Manifest, PathState } from '../model/state.js';
+import { decodeManifest, encodeManifest } from '../model/manifest.js';
+import { compareRel, parentInRun } from '../model/scope.js';
 import type { RefTransaction } from '../repo/refs.js';
 import type { CacheTreeNode } from '../index/types.js';
 import type { ObjectWriter } from '../repo/odb.js';
@@ -393,22 +393,6 @@ function depth(d: string): number {
   let n = 1;
   for (let i = 0; i < d.length; i++) if (d.charCodeAt(i) === 0x2f) n++;
   return n;
-}
-
-/** The valid nodes of a TREE extension by their directory path ('' for the root). */
-export function cacheTreeByPath(nodes: readonly CacheTreeNode[]): Map<string, CacheTreeNode> {
-  const out = new Map<string, CacheTreeNode>();
-  const stack: Array<{ path: string; left: number }> = [];
-  for (const n of nodes) {
-    while (stack.length && stack[stack.length - 1].left === 0) stack.pop();
-    const parent = stack[stack.length - 1];
-    const name = decodePath(n.name);
-    const path = parent ? (parent.path ? `${parent.path}/${name}` : name) : '';
-    if (parent) parent.left--;
-    if (n.entryCount >= 0 && n.oid) out.set(path, n);
-    stack.push({ path, left: n.subtreeCount });
-  }
-  return out;
 }
 
 function corrupt(reason: string, commit: string): ScalpelError {

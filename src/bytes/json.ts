@@ -1,6 +1,6 @@
-import { decodePath } from '../bytes/text.js';
+import { decodePath } from './text.js';
 
-/** JSON for CLI output: bytes become strings (paths, surrogate-escaped), bigints decimal strings. */
+/** JSON for output (the CLI's --json, the MCP server's results): bytes become strings (paths, surrogate-escaped), bigints decimal strings. */
 export function toJsonText(value: unknown): string {
   return JSON.stringify(
     value,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { decodeManifest, encodeManifest } from '../../src/snapshot/manifest.js';
-import { compareRel } from '../../src/snapshot/scope.js';
-import type { IndexRecord, Manifest, PathState, WorktreeItem } from '../../src/snapshot/state.js';
+import { decodeManifest, encodeManifest } from '../../src/model/manifest.js';
+import { compareRel } from '../../src/model/scope.js';
+import type { IndexRecord, Manifest, PathState, WorktreeItem } from '../../src/model/state.js';
 import { git } from '../helpers/git.js';
 import { open, personRepo, w } from '../e2e/scenario.js';
 import { gitView, worktreeView } from '../helpers/view.js';
@@ -197,7 +197,7 @@ describe('manifest storage', () => {
 
 describe('scope path check', () => {
   it('the fast path accepts exactly what the full check accepts', async () => {
-    const { checkScopeRoot } = await import('../../src/snapshot/scope.js');
+    const { checkScopeRoot } = await import('../../src/model/scope.js');
     const verdict = (p: string) => {
       try {
         checkScopeRoot(p);
@@ -222,7 +222,7 @@ describe('scope path check', () => {
 
 describe('sorting by path', () => {
   it('sortByPath orders exactly as compareRel (byte order), with ASCII, UTF-8 and escaped bytes mixed', async () => {
-    const { sortByPath, compareRel: cmp } = await import('../../src/snapshot/scope.js');
+    const { sortByPath, compareRel: cmp } = await import('../../src/model/scope.js');
     const unit = fc.constantFrom('a', 'b', 'z', '-', '.', '/', '0', '\u00e9', '\u00ff', '\u0100', '\ue000', '\uffff', '\ud83d\ude00', '\udc80', '\udcff');
     fc.assert(
       fc.property(fc.array(fc.array(unit, { minLength: 1, maxLength: 6 }).map((u) => u.join('')), { maxLength: 40 }), (paths) => {
