@@ -13,8 +13,8 @@ import { nodeFs } from '../src/fs/node.js';
 import type { Fs } from '../src/fs/types.js';
 import { Repository } from '../src/repo/repository.js';
 import { captureState } from '../src/snapshot/capture.js';
-import { compareRel } from '../src/snapshot/scope.js';
-import type { PathState } from '../src/snapshot/state.js';
+import { compareRel } from '../src/model/scope.js';
+import type { PathState } from '../src/model/state.js';
 import { ScalpelError } from '../src/errors/index.js';
 import { cleanupTempDirs, git, makeTempRepo } from '../test/helpers/git.js';
 
