@@ -38,7 +38,7 @@ function payloads(dir) {
 }
 
 /** A 50-file repository: the small-project case, where only process start-up should count. */
-function smallRepo(log) {
+export function smallRepo(log) {
   let made = null;
   return async () => {
     if (made) return made;
