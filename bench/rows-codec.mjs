@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import git from 'isomorphic-git';
-import { decodeIndex, encodeIndex, forEachEntry, entryCount } from '../dist/node.js'; // installs node:crypto as the default hash
+import { decodeIndex, encodeIndex, forEachEntry, entryCount } from '../dist/node.js'; // node:crypto as these functions' default hash
 import { pureHash } from '../dist/index.js';
 import { sink, runChild, stats } from './lib.mjs';
 

@@ -6,7 +6,8 @@ import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, rmSync, existsSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { Repository, nodeFs, encodeTree, encodeCommit, formatIdentity, encodeIndex, IndexEntry, compareEntries } from '../dist/node.js';
+import { nodeFs, encodeTree, encodeCommit, formatIdentity, encodeIndex, IndexEntry, compareEntries } from '../dist/node.js';
+import { Repository } from '../dist/internal.js';
 import { run } from '../dist/cli/main.js';
 
 const enc = new TextEncoder();

@@ -158,16 +158,10 @@ export function asciiBytes(s: string): Uint8Array {
 }
 
 /**
- * A fast whole-buffer Latin-1 decoder, when the platform has one (Node: Buffer#latin1Slice; the
- * Node entry installs it). Used to turn many ASCII paths into strings with one call; browsers
- * fall back to one UTF-8 TextDecoder call over the copied path bytes.
+ * @deprecated A fast whole-buffer Latin-1 decoder now comes with the platform (`Platform.latin1`,
+ * passed in the codec options). Kept so that older callers compile: always null (use the portable
+ * path), since nothing may install one into module state.
  */
-let latin1: ((b: Uint8Array) => string) | null = null;
-
-export function setLatin1Decoder(f: ((b: Uint8Array) => string) | null): void {
-  latin1 = f;
-}
-
 export function latin1Decoder(): ((b: Uint8Array) => string) | null {
-  return latin1;
+  return null;
 }

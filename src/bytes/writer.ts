@@ -1,20 +1,20 @@
-let alloc: (n: number) => Uint8Array = (n) => new Uint8Array(n);
-
-/**
- * Where writers get their buffers. Every byte of a writer's output is written before it is read,
- * so a platform may hand out memory that is not zeroed (the Node entry uses Buffer.allocUnsafeSlow:
- * zero-filling a 10 MB index buffer costs more than copying it).
- */
-export function setByteAllocator(f: (n: number) => Uint8Array): void {
-  alloc = f;
-}
+/** Zeroed memory: what every runtime has. */
+export const zeroedBytes = (n: number): Uint8Array => new Uint8Array(n);
 
 /** Growable big-endian writer. `finish()` returns a view of exactly the bytes written. */
 export class ByteWriter {
   private buf: Uint8Array;
   pos = 0;
 
-  constructor(initial = 1024) {
+  /**
+   * `alloc`: where the buffers come from. Every byte of the output is written before it is read,
+   * so it may hand out memory that is not zeroed (`Platform.alloc`, as Node's platform does:
+   * zero-filling a 10 MB index buffer costs more than copying it).
+   */
+  constructor(
+    initial = 1024,
+    private readonly alloc: (n: number) => Uint8Array = zeroedBytes,
+  ) {
     this.buf = alloc(Math.max(16, initial));
   }
 
@@ -24,7 +24,7 @@ export class ByteWriter {
     if (need <= this.buf.length) return;
     let size = this.buf.length * 2;
     while (size < need) size *= 2;
-    const next = alloc(size);
+    const next = this.alloc(size);
     next.set(this.buf.subarray(0, this.pos));
     this.buf = next;
   }

@@ -10,7 +10,7 @@ export interface HashState {
   digest(): Uint8Array;
 }
 
-/** Injected hashing: pure JS by default, `node:crypto` from the Node entry. */
+/** Injected hashing: `pureHash` when a call passes none; the platform brings `node:crypto` in Node. */
 export interface HashProvider {
   readonly name: string;
   create(format: ObjectFormat): HashState;
@@ -30,7 +30,7 @@ export function checkObjectFormat(format: unknown): ObjectFormat {
 }
 
 /** Pure-JS hashing (@noble/hashes); works in every JavaScript runtime. */
-export const pureHash: HashProvider = {
+export const pureHash: HashProvider = Object.freeze({
   name: 'noble',
   create(format: ObjectFormat): HashState {
     const h = format === 'sha256' ? nobleSha256.create() : nobleSha1.create();
@@ -45,19 +45,17 @@ export const pureHash: HashProvider = {
     };
     return state;
   },
-};
+});
 
-let defaultProvider: HashProvider = pureHash;
-
-/** The provider used when a call does not pass one. The Node entry installs node:crypto here. */
+/**
+ * @deprecated Pass a provider (`hash` or `platform` options) instead; a call that passes none uses
+ * `pureHash`. Kept so that callers written against the old module default compile; it returns the
+ * pure constant and nothing can change it.
+ */
 export function defaultHash(): HashProvider {
-  return defaultProvider;
+  return pureHash;
 }
 
-export function setDefaultHash(p: HashProvider): void {
-  defaultProvider = p;
-}
-
-export function hashBytes(format: ObjectFormat, data: Uint8Array, provider: HashProvider = defaultProvider): Uint8Array {
+export function hashBytes(format: ObjectFormat, data: Uint8Array, provider: HashProvider = pureHash): Uint8Array {
   return provider.create(format).update(data).digest();
 }

@@ -1,12 +1,12 @@
 /**
  * Node adapter: hashing through `node:crypto` (OpenSSL), about 10× faster than the pure provider
- * for SHA-1. Only the Node entry (src/node.ts) may import this file; the root entry stays free of
- * Node built-ins.
+ * for SHA-1. Only Node's platform (src/platform/node.ts) and the Node entries import this file; the
+ * browser root entry stays free of Node built-ins.
  */
 import { createHash } from 'node:crypto';
 import type { HashProvider, HashState, ObjectFormat } from './index.js';
 
-export const nodeHash: HashProvider = {
+export const nodeHash: HashProvider = Object.freeze({
   name: 'node:crypto',
   create(format: ObjectFormat): HashState {
     const h = createHash(format === 'sha256' ? 'sha256' : 'sha1');
@@ -22,4 +22,4 @@ export const nodeHash: HashProvider = {
     };
     return state;
   },
-};
+});

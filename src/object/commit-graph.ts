@@ -30,7 +30,7 @@
  */
 import { compareRange, hexInto, readU32, toHex } from '../bytes/index.js';
 import { ScalpelError } from '../errors/index.js';
-import { defaultHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
+import { pureHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
 
 const SIGNATURE = 0x43475048; // "CGPH"
 const CHUNK_OIDF = 0x4f494446;
@@ -149,7 +149,7 @@ export function parseCommitGraphLayer(bytes: Uint8Array, format: ObjectFormat, o
   const dataEnd = bytes.length - hashLen;
   const checksum = toHex(bytes, dataEnd, bytes.length);
   if (opts.verifyChecksum !== false) {
-    const found = toHex((opts.hash ?? defaultHash()).create(format).update(bytes.subarray(0, dataEnd)).digest());
+    const found = toHex((opts.hash ?? pureHash).create(format).update(bytes.subarray(0, dataEnd)).digest());
     if (found !== checksum) throw new ScalpelError('CHECKSUM_MISMATCH', 'commit-graph: trailing checksum does not match the content', { what: 'commit-graph', expected: checksum, found });
   }
 

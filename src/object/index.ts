@@ -4,8 +4,6 @@ export {
   type ZlibFailure,
   pakoZlib,
   pakoClassicZlib,
-  defaultZlib,
-  setDefaultZlib,
   LOOSE_COMPRESSION_DEFAULT,
 } from './zlib.js';
 export {

@@ -6,8 +6,8 @@
  */
 import { asciiBytes, toHex } from '../bytes/index.js';
 import { ScalpelError } from '../errors/index.js';
-import { checkObjectFormat, defaultHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
-import { defaultZlib, LOOSE_COMPRESSION_DEFAULT, type ZlibProvider } from './zlib.js';
+import { checkObjectFormat, pureHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
+import { pakoZlib, LOOSE_COMPRESSION_DEFAULT, type ZlibProvider } from './zlib.js';
 
 export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
 
@@ -132,7 +132,7 @@ export function parseFramed(bytes: Uint8Array): Framed {
 }
 
 /** The object id (lowercase hex) of `content` as an object of `type`. */
-export function objectId(type: ObjectType, content: Uint8Array, format: ObjectFormat = 'sha1', hash: HashProvider = defaultHash()): string {
+export function objectId(type: ObjectType, content: Uint8Array, format: ObjectFormat = 'sha1', hash: HashProvider = pureHash): string {
   const state = hash.create(checkObjectFormat(format));
   state.update(frameHeader(type, content.length)).update(content);
   return toHex(state.digest());
@@ -146,7 +146,7 @@ export interface EncodeLooseOptions {
 
 /** The bytes of a loose object file. */
 export function encodeLooseObject(type: ObjectType, content: Uint8Array, opts: EncodeLooseOptions = {}): Uint8Array {
-  const zlib = opts.zlib ?? defaultZlib();
+  const zlib = opts.zlib ?? pakoZlib;
   return zlib.deflate(frameObject(type, content), opts.level ?? LOOSE_COMPRESSION_DEFAULT);
 }
 
@@ -174,10 +174,10 @@ export function decodeLooseObject(bytes: Uint8Array, opts: DecodeLooseOptions = 
   const oid = opts.expectOid;
   if (oid !== undefined) checkOid(oid, format);
   try {
-    const raw = (opts.zlib ?? defaultZlib()).inflate(bytes);
+    const raw = (opts.zlib ?? pakoZlib).inflate(bytes);
     const framed = parseFramed(raw);
     if (oid !== undefined) {
-      const found = toHex((opts.hash ?? defaultHash()).create(format).update(raw).digest());
+      const found = toHex((opts.hash ?? pureHash).create(format).update(raw).digest());
       if (found !== oid) throw badObject('oid-mismatch', `object hashes to ${found}, expected ${oid}`, { expected: oid, found });
     }
     return framed;
@@ -192,7 +192,7 @@ export function decodeLooseObject(bytes: Uint8Array, opts: DecodeLooseOptions = 
  * and stops once the header's NUL is out, so a large blob's body is never inflated.
  */
 export function readLooseHeader(bytes: Uint8Array, opts: { zlib?: ZlibProvider } = {}): FrameHeader {
-  const inflater = (opts.zlib ?? defaultZlib()).createInflate();
+  const inflater = (opts.zlib ?? pakoZlib).createInflate();
   const out = new Uint8Array(MAX_HEADER_LENGTH);
   let have = 0;
   let pos = 0;

@@ -1,6 +1,6 @@
 /**
- * Node adapter: zlib through `node:zlib`, 2–3× faster than pako for deflate. Only the Node entry
- * (src/node.ts) may import this file. Output is byte-identical to `pakoZlib` (see zlib.ts).
+ * Node adapter: zlib through `node:zlib`, 2–3× faster than pako for deflate. Only Node's platform
+ * (src/platform/node.ts) and the Node entries import this file. Output is byte-identical to `pakoZlib` (see zlib.ts).
  */
 import * as zlib from 'node:zlib';
 import { deflateSync, inflateSync } from 'node:zlib';
@@ -27,7 +27,7 @@ function mapError(e: unknown): Error {
   return zlibError('internal', detail);
 }
 
-export const nodeZlib: ZlibProvider = {
+export const nodeZlib: ZlibProvider = Object.freeze({
   name: 'node:zlib',
   deflate(data: Uint8Array, level: number): Uint8Array {
     return toUint8(deflateSync(data, { level: checkLevel(level) }));
@@ -49,4 +49,4 @@ export const nodeZlib: ZlibProvider = {
     return pakoZlib.createInflate();
   },
   ...(typeof nativeCrc32 === 'function' ? { crc32: (data: Uint8Array, crc = 0) => nativeCrc32(data, crc) } : {}),
-};
+});

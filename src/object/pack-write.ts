@@ -12,10 +12,10 @@
 import { fromHex, toHex, writeU32 } from '../bytes/index.js';
 import { ScalpelError } from '../errors/index.js';
 import { crc32 } from '../hash/crc32.js';
-import { checkObjectFormat, defaultHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
+import { checkObjectFormat, pureHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
 import { frameHeader, isObjectType, type ObjectType } from './loose.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, PACK_IDX_SIGNATURE, PACK_SIGNATURE } from './pack.js';
-import { checkLevel, defaultZlib, type ZlibProvider } from './zlib.js';
+import { checkLevel, pakoZlib, type ZlibProvider } from './zlib.js';
 
 const TYPE_CODE: Record<ObjectType, number> = { commit: OBJ_COMMIT, tree: OBJ_TREE, blob: OBJ_BLOB, tag: OBJ_TAG };
 
@@ -53,7 +53,7 @@ export interface PackIndexEntry {
 }
 
 /** A version 2 `.idx` for a pack whose trailing checksum is `packChecksum`. `entries` in any order; ids must be distinct. */
-export function encodePackIndex(entries: readonly PackIndexEntry[], packChecksum: Uint8Array, format: ObjectFormat, hash: HashProvider = defaultHash()): Uint8Array {
+export function encodePackIndex(entries: readonly PackIndexEntry[], packChecksum: Uint8Array, format: ObjectFormat, hash: HashProvider = pureHash): Uint8Array {
   const fmt = checkObjectFormat(format);
   const h = oidLength(fmt);
   if (!(packChecksum instanceof Uint8Array) || packChecksum.length !== h) {
@@ -147,8 +147,8 @@ export interface EncodedPack {
 export function encodePack(objects: readonly PackObjectInput[], opts: EncodePackOptions = {}): EncodedPack {
   const fmt = checkObjectFormat(opts.format);
   const h = oidLength(fmt);
-  const hash = opts.hash ?? defaultHash();
-  const zlib = opts.zlib ?? defaultZlib();
+  const hash = opts.hash ?? pureHash;
+  const zlib = opts.zlib ?? pakoZlib;
   const level = checkLevel(opts.level ?? -1);
   const crc = zlib.crc32 ? (b: Uint8Array) => (zlib.crc32 as NonNullable<ZlibProvider['crc32']>)(b, 0) : (b: Uint8Array) => crc32(b);
   const n = objects.length;

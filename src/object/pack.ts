@@ -19,7 +19,7 @@
 import { hexInto } from '../bytes/hex.js';
 import { readU32, toHex } from '../bytes/index.js';
 import { ScalpelError } from '../errors/index.js';
-import { checkObjectFormat, defaultHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
+import { checkObjectFormat, pureHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
 import { isObjectType, type ObjectType } from './loose.js';
 import { ExactInflate } from './pack-inflate.js';
 
@@ -267,7 +267,7 @@ export function parsePackIndex(bytes: Uint8Array, format: ObjectFormat): PackInd
  * Full check of an idx: its trailing checksum (CHECKSUM_MISMATCH), ids strictly ascending and each
  * in its fanout bucket, every offset readable (BAD_OBJECT). O(count).
  */
-export function verifyPackIndex(index: PackIndex, hash: HashProvider = defaultHash()): void {
+export function verifyPackIndex(index: PackIndex, hash: HashProvider = pureHash): void {
   const b = index.bytes;
   const h = oidLength(index.format);
   const found = toHex(hash.create(index.format).update(b.subarray(0, b.length - h)).digest());
@@ -999,7 +999,7 @@ export async function verifyPackChecksum(
   const h = oidLength(fmt);
   if (pack.size < PACK_HEADER_SIZE + h) throw truncated('pack', pack.size, PACK_HEADER_SIZE + h - pack.size);
   const header = parsePackHeader(await pack.read(0, PACK_HEADER_SIZE));
-  const state = (opts.hash ?? defaultHash()).create(fmt);
+  const state = (opts.hash ?? pureHash).create(fmt);
   const end = pack.size - h;
   const step = 1 << 20;
   for (let pos = 0; pos < end; pos += step) {

@@ -26,6 +26,8 @@ export const MODE_FILE = 0o100644;
 export const MODE_EXECUTABLE = 0o100755;
 export const MODE_SYMLINK = 0o120000;
 export const MODE_GITLINK = 0o160000;
+/** A group-writable file: old git wrote it in trees and indexes, and git still reads it as a regular file. */
+export const MODE_FILE_GROUP_WRITABLE = 0o100664;
 
 const S_IFMT = 0o170000;
 const S_IFDIR = 0o040000;

@@ -1,6 +1,6 @@
 /**
- * Injected zlib. The root entry defaults to pure JS (pako); the Node entry installs node:zlib
- * (see node-zlib.ts). Every provider reads and writes the zlib format (RFC 1950: header, deflate
+ * Injected zlib: a call that passes no provider uses `pakoZlib` (pure JS, a constant); the
+ * platform (src/platform/) brings node:zlib in Node (see node-zlib.ts). Every provider reads and writes the zlib format (RFC 1950: header, deflate
  * data, adler32) that git's loose objects use, never raw deflate or gzip.
  *
  * Byte identity, measured with Node 20.20 (zlib 1.3.1 from Chromium) and pako 3.0.3 on x64:
@@ -25,29 +25,9 @@ import {
 import { concatBytes } from '../bytes/index.js';
 import { ScalpelError } from '../errors/index.js';
 
-/** Incremental inflate of one zlib stream, so a caller can stop after a loose object's header. */
-export interface InflateStream {
-  /** Feeds compressed bytes; returns the bytes they inflate to (possibly none). Throws BAD_ZLIB. */
-  push(chunk: Uint8Array): Uint8Array;
-  /** True once the stream's end, with a valid adler32, has been read. */
-  readonly ended: boolean;
-  /** Number of pushed bytes that came after the end of the stream. */
-  readonly trailing: number;
-  /** Declares the input complete: BAD_ZLIB `truncated` if the stream has not ended, `trailing-data` if bytes followed it. */
-  finish(): void;
-}
+import type { InflateStream, ZlibProvider } from '../platform/types.js';
 
-export interface ZlibProvider {
-  readonly name: string;
-  /** zlib-wrapped deflate; `level` -1 (zlib's default, 6) or 0..9. */
-  deflate(data: Uint8Array, level: number): Uint8Array;
-  /** Inflates exactly one zlib stream that spans all of `data`; corrupt, truncated or trailing input → BAD_ZLIB. */
-  inflate(data: Uint8Array): Uint8Array;
-  /** Streaming inflate of a loose object's header and body, for reading a header without its body. */
-  createInflate(): InflateStream;
-  /** zlib's CRC-32 of `data` continuing from `crc`, where the platform has a native one (the pure `crc32` otherwise). */
-  crc32?(data: Uint8Array, crc?: number): number;
-}
+export type { InflateStream, ZlibProvider };
 
 /** Reasons carried in BAD_ZLIB's `data.reason`. */
 export type ZlibFailure = 'corrupt' | 'truncated' | 'trailing-data' | 'needs-dictionary' | 'internal';
@@ -135,7 +115,7 @@ class PakoInflateStream implements InflateStream {
 }
 
 function makePakoZlib(name: string, legacyHash: boolean): ZlibProvider {
-  return {
+  return Object.freeze({
     name,
     deflate(data: Uint8Array, level: number): Uint8Array {
       return pakoDeflate(data, { level: checkLevel(level), legacyHash });
@@ -149,7 +129,7 @@ function makePakoZlib(name: string, legacyHash: boolean): ZlibProvider {
     createInflate(): InflateStream {
       return new PakoInflateStream();
     },
-  };
+  });
 }
 
 /** Pure JS (pako); deflates to the same bytes as node:zlib in Node 20. */
@@ -158,13 +138,11 @@ export const pakoZlib: ZlibProvider = makePakoZlib('pako', false);
 /** Pure JS (pako) with canonical zlib's hash: deflates to the bytes stock zlib (and so git) writes. */
 export const pakoClassicZlib: ZlibProvider = makePakoZlib('pako-classic', true);
 
-let defaultProvider: ZlibProvider = pakoZlib;
-
-/** The provider used when a call does not pass one. The Node entry installs node:zlib here. */
+/**
+ * @deprecated Pass a provider (`zlib` or `platform` options) instead; a call that passes none uses
+ * `pakoZlib`. Kept so that callers written against the old module default compile; it returns the
+ * pure constant and nothing can change it.
+ */
 export function defaultZlib(): ZlibProvider {
-  return defaultProvider;
-}
-
-export function setDefaultZlib(p: ZlibProvider): void {
-  defaultProvider = p;
+  return pakoZlib;
 }

@@ -3,22 +3,10 @@ import { fsErrorCode, type Fs } from '../fs/types.js';
 import { joinPath } from '../fs/path.js';
 import { mkdirp, writeFileAtomic, type Lock } from '../fs/atomic.js';
 
-/** Who we are and whether another process still runs (injected: Node has pids, a browser does not). */
-export interface ProcessInfo {
-  pid: number;
-  isAlive(pid: number): boolean;
-}
+import type { ProcessInfo } from '../platform/types.js';
 
-let defaultProc: ProcessInfo | undefined;
-
-/** The Node entry installs process information here; elsewhere there is none. */
-export function setDefaultProcessInfo(p: ProcessInfo | undefined): void {
-  defaultProc = p;
-}
-
-export function defaultProcessInfo(): ProcessInfo | undefined {
-  return defaultProc;
-}
+/** Who we are and whether another process still runs: part of the platform (Node has pids, a browser does not). */
+export type { ProcessInfo };
 
 interface JournalFile {
   pid: number;

@@ -1,12 +1,14 @@
 import type { Fs } from '../fs/types.js';
 import { basename, joinPath } from '../fs/path.js';
-import { defaultHash, type HashProvider, type ObjectFormat } from '../hash/index.js';
-import { defaultZlib, type ZlibProvider } from '../object/zlib.js';
+import type { HashProvider, ObjectFormat } from '../hash/index.js';
+import type { ZlibProvider } from '../object/zlib.js';
+import type { Platform } from '../platform/types.js';
+import { purePlatform } from '../platform/pure.js';
 import { encodeIndex } from '../index/encode.js';
 import type { GitIndex } from '../index/decode.js';
 import { acquireLock, type Lock } from '../fs/atomic.js';
 import { ScalpelError } from '../errors/index.js';
-import { LockJournal, defaultProcessInfo, lockMarker, type ProcessInfo } from './journal.js';
+import { LockJournal, lockMarker, type ProcessInfo } from './journal.js';
 import type { GitConfig } from './config.js';
 import { discoverRepository, objectFormatOf, readRepoConfig, type RepoLocation } from './discover.js';
 import { readIndexFile, type ReadIndexResult } from './index-file.js';
@@ -29,6 +31,13 @@ function packThresholdOf(config: GitConfig): number | undefined {
   return n > 0 ? n : Infinity;
 }
 
+/** The options' platform (the pure one by default) with their hash, zlib and proc overrides applied. */
+export function resolvePlatform(opts: { platform?: Platform; hash?: HashProvider; zlib?: ZlibProvider; proc?: ProcessInfo }): Platform {
+  const base = opts.platform ?? purePlatform;
+  if (!opts.hash && !opts.zlib && !opts.proc) return base;
+  return Object.freeze({ ...base, hash: opts.hash ?? base.hash, zlib: opts.zlib ?? base.zlib, proc: opts.proc ?? base.proc });
+}
+
 /** How Repository.readIndex and withIndex read the index file. */
 export interface IndexReadOptions {
   /** Check the trailer (default true). */
@@ -41,9 +50,13 @@ export interface RepositoryOptions {
   fs: Fs;
   /** Any directory inside the worktree (the repository is found upwards from it). */
   dir: string;
+  /** Hashing, zlib, process information (default: the pure platform, which has no process information). */
+  platform?: Platform;
+  /** Overrides the platform's hash. */
   hash?: HashProvider;
+  /** Overrides the platform's zlib. */
   zlib?: ZlibProvider;
-  /** Process information for recovering our own locks after a crash (Node: installed by git-scalpel/node). */
+  /** Overrides the platform's process information (for recovering our own locks after a crash). */
   proc?: ProcessInfo;
   /** Files at least this large are streamed, never held whole (when the filesystem can). Default 16 MiB. */
   streamThreshold?: number;
@@ -63,6 +76,8 @@ export class Repository {
   readonly loc: RepoLocation;
   readonly config: GitConfig;
   readonly objectFormat: ObjectFormat;
+  /** The platform, with the options' hash, zlib and proc overrides applied. */
+  readonly platform: Platform;
   readonly hash: HashProvider;
   readonly zlib: ZlibProvider;
   readonly odb: ObjectDatabase;
@@ -76,8 +91,10 @@ export class Repository {
   private indexBuffer: Uint8Array | null = null;
   private indexBufferLent = false;
 
-  private constructor(fs: Fs, loc: RepoLocation, config: GitConfig, hash: HashProvider, zlib: ZlibProvider, proc: ProcessInfo | undefined, packThreshold: number | undefined) {
+  private constructor(fs: Fs, loc: RepoLocation, config: GitConfig, platform: Platform, packThreshold: number | undefined) {
+    const { hash, zlib, proc } = platform;
     this.fs = fs;
+    this.platform = platform;
     this.proc = proc;
     this.journal = new LockJournal(fs, joinPath(loc.commonDir, 'scalpel', 'journal'), proc);
     this.loc = loc;
@@ -103,7 +120,7 @@ export class Repository {
   static async open(opts: RepositoryOptions): Promise<Repository> {
     const loc = await discoverRepository(opts.fs, opts.dir);
     const config = await readRepoConfig(opts.fs, loc);
-    const repo = new Repository(opts.fs, loc, config, opts.hash ?? defaultHash(), opts.zlib ?? defaultZlib(), opts.proc ?? defaultProcessInfo(), opts.packThreshold);
+    const repo = new Repository(opts.fs, loc, config, resolvePlatform(opts), opts.packThreshold);
     if (opts.streamThreshold !== undefined) repo.streamThreshold = opts.streamThreshold;
     return repo;
   }

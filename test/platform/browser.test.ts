@@ -9,7 +9,10 @@ import { chromium } from 'playwright-core';
 import { personRepo } from '../e2e/scenario.js';
 import { git, makeTempDir } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
+import { deflateSync, inflateSync } from 'node:zlib';
+import { createHash } from 'node:crypto';
 import type { FileSpec } from './browser/page.js';
+import type { ProviderReport } from './browser/providers-page.js';
 
 /**
  * DESIGN "Tests": the package in headless Chromium against an in-browser filesystem. The root
@@ -53,8 +56,8 @@ function materialize(files: FileSpec[], dir: string): void {
   }
 }
 
-async function bundle(): Promise<string> {
-  const entry = fileURLToPath(new URL('./browser/page.ts', import.meta.url));
+async function bundle(page = './browser/page.ts'): Promise<string> {
+  const entry = fileURLToPath(new URL(page, import.meta.url));
   const result = await build({ entryPoints: [entry], bundle: true, platform: 'browser', format: 'iife', write: false, logLevel: 'silent', metafile: true });
   for (const [, meta] of Object.entries(result.metafile.inputs)) {
     for (const imp of meta.imports) expect(imp.path.startsWith('node:'), imp.path).toBe(false);
@@ -75,18 +78,63 @@ function serve(script: string): Promise<Server> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
+const LAUNCH_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
 run('in headless Chromium', () => {
+  it('every provider gives the same bytes: pure hash and WebCrypto, pako and DecompressionStream (and how fast each is)', async () => {
+    const z = deflateSync(Buffer.alloc(300_000, 'abcdefghij'), { level: 1 });
+    const big = Buffer.alloc(2 << 20);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 2654435761) >>> 27;
+    const corrupt = Buffer.from(z);
+    corrupt[corrupt.length - 1] ^= 1;
+    const streams: Record<string, string> = {
+      small: deflateSync(Buffer.from('hello, git')).toString('base64'),
+      level1: z.toString('base64'),
+      level9: deflateSync(big, { level: 9 }).toString('base64'),
+      stored: deflateSync(big.subarray(0, 100_000), { level: 0 }).toString('base64'),
+      truncated: z.subarray(0, z.length - 5).toString('base64'),
+      trailing: Buffer.concat([z, Buffer.from('junk')]).toString('base64'),
+      corrupt: corrupt.toString('base64'),
+      dictionary: Buffer.from([0x78, 0xbb, 0, 0, 0, 1, 0x03, 0x00]).toString('base64'),
+    };
+    const sizes = [0, 1, 55, 56, 64, 1000, 65_535, 65_536, 1 << 20, (3 << 20) + 17];
+    const server = await serve(await bundle('./browser/providers-page.ts'));
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: LAUNCH_ARGS });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      await page.waitForFunction(() => typeof (globalThis as { providers?: unknown }).providers === 'function');
+      const r = (await page.evaluate(
+        ([s, n]) => (globalThis as unknown as { providers: (s: Record<string, string>, n: number[]) => Promise<unknown> }).providers(s, n),
+        [streams, sizes] as [Record<string, string>, number[]],
+      )) as ProviderReport;
+      expect(r.platform).toEqual({ name: 'web', digest: true, inflate: true });
+      expect(r.digests.length).toBe(sizes.length * 2);
+      for (const [format, n, pure, web, whole] of r.digests) {
+        expect(web, `${format} ${n}`).toBe(pure);
+        expect(whole, `${format} ${n}`).toBe(pure);
+      }
+      const want = (name: string) => createHash('sha1').update(inflateSync(Buffer.from(streams[name], 'base64'))).digest('hex');
+      const byName = Object.fromEntries(r.inflates.map(([n, ...rest]) => [n, rest]));
+      for (const name of ['small', 'level1', 'level9', 'stored']) expect(byName[name], name).toEqual([want(name), want(name), want(name)]);
+      expect(byName.truncated).toEqual(['error:truncated', 'error:truncated', 'error:truncated']);
+      expect(byName.trailing).toEqual(['error:trailing-data', 'error:trailing-data', 'error:trailing-data']);
+      expect(byName.corrupt).toEqual(['error:corrupt', 'error:corrupt', 'error:corrupt']);
+      expect(byName.dictionary).toEqual(['error:needs-dictionary', 'error:needs-dictionary', 'error:needs-dictionary']);
+      console.log(`Chromium, 10 MB: SHA-1 pure ${r.timing.sha1Pure} ms, WebCrypto ${r.timing.sha1WebCrypto} ms; SHA-256 pure ${r.timing.sha256Pure} ms, WebCrypto ${r.timing.sha256WebCrypto} ms; inflate pako ${r.timing.inflatePako} ms, DecompressionStream ${r.timing.inflateStream} ms`);
+    } finally {
+      await browser.close();
+      server.close();
+    }
+  }, 60_000);
+
   it('snapshot, agent edit and restore on an IndexedDB filesystem leave what git saw before', async () => {
     const dir = personRepo();
     const before = { tree: worktreeView(dir), git: gitView(dir) };
     const files = collect(dir);
     const server = await serve(await bundle());
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      // as root, without the sandbox; no background traffic on a closed network
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    // as root, without the sandbox; no background traffic on a closed network
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: LAUNCH_ARGS });
     try {
       const page = await browser.newPage();
       const errors: string[] = [];

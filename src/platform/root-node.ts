@@ -1,0 +1,44 @@
+/**
+ * git-scalpel's root entry under the `node` export condition (Node, Bun, Deno, a WebContainer's
+ * Node): the root API of src/index.ts with Node's platform (node:crypto, node:zlib, process ids,
+ * Buffer helpers) as the default, so `import { openRepository } from 'git-scalpel'` runs at full
+ * speed without knowing about platforms. Bundlers targeting browsers never take this condition.
+ * Same exports as src/index.ts (its declarations serve both); local exports shadow the `export *`.
+ */
+import {
+  openRepositoryWith,
+  handleHookEventWith,
+  decodeIndexWith,
+  encodeIndexWith,
+  readIndexFileWith,
+  hashBytesWith,
+  objectIdWith,
+  encodeLooseObjectWith,
+  decodeLooseObjectWith,
+  readLooseHeaderWith,
+  encodePackWith,
+  encodePackIndexWith,
+  verifyPackIndexWith,
+  verifyPackChecksumWith,
+  parseCommitGraphLayerWith,
+} from './bind.js';
+import { nodePlatform } from './node.js';
+
+export * from '../index.js';
+
+
+export const openRepository = /* @__PURE__ */ openRepositoryWith(nodePlatform);
+export const handleHookEvent = /* @__PURE__ */ handleHookEventWith(nodePlatform);
+export const decodeIndex = /* @__PURE__ */ decodeIndexWith(nodePlatform);
+export const encodeIndex = /* @__PURE__ */ encodeIndexWith(nodePlatform);
+export const readIndexFile = /* @__PURE__ */ readIndexFileWith(nodePlatform);
+export const hashBytes = /* @__PURE__ */ hashBytesWith(nodePlatform);
+export const objectId = /* @__PURE__ */ objectIdWith(nodePlatform);
+export const encodeLooseObject = /* @__PURE__ */ encodeLooseObjectWith(nodePlatform);
+export const decodeLooseObject = /* @__PURE__ */ decodeLooseObjectWith(nodePlatform);
+export const readLooseHeader = /* @__PURE__ */ readLooseHeaderWith(nodePlatform);
+export const encodePack = /* @__PURE__ */ encodePackWith(nodePlatform);
+export const encodePackIndex = /* @__PURE__ */ encodePackIndexWith(nodePlatform);
+export const verifyPackIndex = /* @__PURE__ */ verifyPackIndexWith(nodePlatform);
+export const verifyPackChecksum = /* @__PURE__ */ verifyPackChecksumWith(nodePlatform);
+export const parseCommitGraphLayer = /* @__PURE__ */ parseCommitGraphLayerWith(nodePlatform);
