@@ -1,0 +1,245 @@
+import { describe, expect, it } from 'vitest';
+import { build } from 'esbuild';
+import { createServer, type Server } from 'node:http';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { open, personRepo } from '../e2e/scenario.js';
+import { git, makeTempDir } from '../helpers/git.js';
+import { gitView, worktreeView } from '../helpers/view.js';
+import type { FileSpec } from './browser/opfs-page.js';
+
+/**
+ * The package in headless Chromium on the Origin Private File System (src/fs/opfs.ts), the
+ * pattern of browser.test.ts. OPFS has no symlinks and no modes, so the repository is what git
+ * checks out on such a filesystem (core.symlinks=false: a link is a file holding its target;
+ * core.fileMode=false: every file 0644, the index keeps 100755): the page snapshots a scope,
+ * edits worktree and index as an agent would, restores, and sends every file back; written to
+ * disk, git must report what it reported before. A snapshot that holds a real symlink (taken on
+ * disk) refuses to restore there, naming the capability, and writes nothing.
+ *
+ * Chromium comes from Debian's package. Without it the test is skipped, except in CI.
+ */
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
+const run = CHROMIUM || process.env.CI ? describe : describe.skip;
+
+/** Every file of `dir` for the page; symlinks become files holding their target (core.symlinks=false). */
+function collect(dir: string, rel = ''): FileSpec[] {
+  const out: FileSpec[] = [];
+  for (const name of readdirSync(join(dir, rel)).sort()) {
+    const r = rel ? `${rel}/${name}` : name;
+    if (r === '.git/hooks') continue; // sample hooks: large and beside the point
+    const st = lstatSync(join(dir, r));
+    if (st.isSymbolicLink()) out.push({ path: r, kind: 'file', data: Buffer.from(readlinkSync(join(dir, r))).toString('base64'), mode: 0o644 });
+    else if (st.isDirectory()) {
+      out.push({ path: r, kind: 'dir' });
+      out.push(...collect(dir, r));
+    } else out.push({ path: r, kind: 'file', data: readFileSync(join(dir, r)).toString('base64'), mode: st.mode & 0o777 });
+  }
+  return out;
+}
+
+function materialize(files: FileSpec[], dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  for (const f of files) {
+    const p = join(dir, f.path);
+    if (f.kind === 'dir') mkdirSync(p, { recursive: true });
+    else {
+      writeFileSync(p, Buffer.from(f.data as string, 'base64'));
+      chmodSync(p, (f.mode ?? 0o644) & 0o111 ? 0o755 : 0o644);
+    }
+  }
+}
+
+/** The repository as git leaves it on a filesystem without symlinks and modes. */
+function withoutLinksAndModes(dir: string): void {
+  git(dir, ['config', 'core.symlinks', 'false']);
+  git(dir, ['config', 'core.fileMode', 'false']);
+  const walk = (rel: string) => {
+    for (const name of readdirSync(join(dir, rel))) {
+      const r = rel ? `${rel}/${name}` : name;
+      if (r === '.git') continue;
+      const p = join(dir, r);
+      const st = lstatSync(p);
+      if (st.isSymbolicLink()) {
+        const target = readlinkSync(p);
+        rmSync(p);
+        writeFileSync(p, target);
+      } else if (st.isDirectory()) walk(r);
+      else chmodSync(p, 0o644);
+    }
+  };
+  walk('');
+}
+
+async function bundle(): Promise<string> {
+  const entry = fileURLToPath(new URL('./browser/opfs-page.ts', import.meta.url));
+  const result = await build({ entryPoints: [entry], bundle: true, platform: 'browser', format: 'iife', write: false, logLevel: 'silent', metafile: true });
+  for (const [, meta] of Object.entries(result.metafile.inputs)) {
+    for (const imp of meta.imports) expect(imp.path.startsWith('node:'), imp.path).toBe(false);
+  }
+  return result.outputFiles[0].text;
+}
+
+function serve(script: string): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.url === '/bundle.js') {
+      res.writeHead(200, { 'content-type': 'text/javascript' });
+      res.end(script);
+    } else {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><meta charset="utf-8"><title>git-scalpel opfs</title><script src="/bundle.js"></script>');
+    }
+  });
+  // 127.0.0.1 is a secure context: OPFS and Web Locks are there
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+async function withPage<T>(f: (page: Page, errors: string[]) => Promise<T>): Promise<T> {
+  const server = await serve(await bundle());
+  let browser: Browser | undefined;
+  try {
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    await page.waitForFunction(() => typeof (globalThis as { scenario?: unknown }).scenario === 'function');
+    return await f(page, errors);
+  } finally {
+    await browser?.close();
+    server.close();
+  }
+}
+
+type Call = (...args: unknown[]) => Promise<unknown>;
+const call = <T>(page: Page, name: string, ...args: unknown[]): Promise<T> =>
+  page.evaluate(([n, a]) => ((globalThis as unknown as Record<string, Call>)[n as string])(...(a as unknown[])), [name, args] as [string, unknown[]]) as Promise<T>;
+
+run('in headless Chromium on OPFS', () => {
+  it('opfsFs keeps the Fs contract, and refuses what OPFS cannot do by name', async () => {
+    await withPage(async (page, errors) => {
+      const r = await call<Record<string, unknown>>(page, 'contract');
+      expect(errors).toEqual([]);
+      const caps = { symlinks: false, modes: false, exclusiveCreate: true, renameFollowsSymlinks: true, renameReplaces: true };
+      expect(r.capabilities).toEqual(caps);
+      expect(r.withoutLocks).toEqual({ ...caps, exclusiveCreate: false });
+      // the adapter's probe finds what opfsFs declares, and cleans up after itself
+      expect(r.probe).toEqual(caps);
+      expect(r.probeLeft).toEqual([]);
+      expect(r.exclusiveOnExisting).toBe('EEXIST');
+      expect(r.afterExclusive).toBe('A');
+      expect(r.exclusiveOnNew).toBe('ok');
+      expect(r.raceWinners).toBe(1);
+      expect(r.raceLosers).toEqual(['EEXIST']);
+      expect(r).toMatchObject({
+        readMissing: 'ENOENT',
+        readDir: 'EISDIR',
+        readThroughFile: 'ENOTDIR',
+        lstatMissing: null,
+        lstatThroughFile: null,
+        writeMissingParent: 'ENOENT',
+        writeOntoDir: 'EISDIR',
+        mkdirExisting: 'EEXIST',
+        mkdirOnFile: 'EEXIST',
+        mkdirMissingParent: 'ENOENT',
+        rmdirNonEmpty: 'ENOTEMPTY',
+        rmdirFile: 'ENOTDIR',
+        unlinkDir: 'EISDIR',
+        unlinkMissing: 'ENOENT',
+        readdirFile: 'ENOTDIR',
+        renameOntoDir: 'EISDIR',
+        renameMissing: 'ENOENT',
+        renameIntoMissingDir: 'ENOENT',
+        renameDirOntoFile: 'ENOTDIR',
+        renameDirIntoItself: 'EINVAL',
+        symlink: 'UNSUPPORTED:symlinks',
+        chmod: 'UNSUPPORTED:modes',
+        readlinkFile: 'EINVAL',
+        readlinkMissing: 'ENOENT',
+        nonUtf8: 'UNSUPPORTED:nonUtf8Names',
+        backslash: 'EINVAL',
+      });
+      expect(r.readdir).toEqual(['a', 'd', 'new', 'race']);
+      expect(r.fileStat).toEqual({ type: 'file', mode: 0o100644, size: 5, ino: 0, ctimeIsMtime: true, mtimeNearNow: true });
+      expect(r.dirStat).toMatchObject({ type: 'directory', mode: 0o040755 });
+      expect(r.rootStat).toBe('directory');
+      expect(r['rename-move']).toEqual({ dst: 'new-move', src: null });
+      expect(r['rename-copy']).toEqual({ dst: 'new-copy', src: null });
+      expect(r.renameDir).toEqual({ old: null, leaf: 'L' });
+      expect(r.chunks).toEqual({ pieces: 3, same: true });
+      expect(r.cacheGone).toBeNull();
+      expect(r.cacheAgain).toEqual({ two: '2', names: ['two'] });
+    });
+  }, 120_000);
+
+  it('snapshot, agent edit and restore leave what git saw before (core.symlinks=false, core.fileMode=false)', async () => {
+    const dir = personRepo();
+    withoutLinksAndModes(dir);
+    const before = { tree: worktreeView(dir), git: gitView(dir) };
+    // the degraded checkout is still clean where it was: the links and run.sh are not modified
+    expect(before.git.status).not.toMatch(/ (link|dangling|run\.sh)\n/);
+    expect(before.git.lsFiles).toMatch(/^H 120000 [0-9a-f]{40} 0\tlink$/m);
+    expect(before.git.lsFiles).toMatch(/^H 100755 [0-9a-f]{40} 0\trun\.sh$/m);
+    const files = collect(dir);
+    await withPage(async (page, errors) => {
+      // rename by move() with loose objects, then by copy + delete with the snapshot as a pack
+      for (const opts of [{}, { noMove: true, packThreshold: 1 }]) {
+        const result = await call<{
+          snapshot: { paths: string[]; entries: number };
+          restored: number;
+          indexWritten: boolean;
+          editedIndex: { readme: boolean; runSh: number };
+          runSh: { indexMode: number; worktreeMode: number };
+          files: FileSpec[];
+          globals: string[];
+        }>(page, 'scenario', files, ['src', 'README.md', 'run.sh', 'link'], opts);
+        expect(errors).toEqual([]);
+        expect(result.globals).toEqual(['undefined', 'undefined']);
+        expect(result.snapshot.paths).toEqual(['README.md', 'link', 'run.sh', 'src']);
+        expect(result.snapshot.entries).toBeGreaterThanOrEqual(5);
+        expect(result.restored).toBe(1);
+        expect(result.indexWritten).toBe(true);
+        // the agent's index edit took effect before the restore
+        expect(result.editedIndex).toEqual({ readme: false, runSh: 0o100644 });
+        // core.fileMode=false: the index entry is 100755 again, the worktree file has no mode
+        expect(result.runSh).toEqual({ indexMode: 0o100755, worktreeMode: 0o644 });
+        const packs = result.files.filter((f) => /^\.git\/objects\/pack\/pack-[0-9a-f]{40}\.(pack|idx)$/.test(f.path)).map((f) => f.path.slice(-4));
+        expect(packs.sort()).toEqual(opts.packThreshold === 1 ? ['.idx', 'pack'] : []);
+        // no swap file or temp file of a write is left behind
+        expect(result.files.filter((f) => /\.crswap$|scalpel-tmp|\.lock$/.test(f.path))).toEqual([]);
+        const out = join(makeTempDir('scalpel-opfs-'), 'repo');
+        materialize(result.files, out);
+        expect(existsSync(join(out, 'src/generated'))).toBe(false);
+        expect(worktreeView(out)).toEqual(before.tree);
+        expect(gitView(out)).toEqual(before.git);
+        for (const f of result.files.filter((x) => x.path.endsWith('.idx'))) git(out, ['verify-pack', join(out, f.path)]);
+      }
+    });
+  }, 180_000);
+
+  it('a snapshot holding a symlink refuses to restore on OPFS, naming the capability, and writes nothing', async () => {
+    const dir = personRepo();
+    // taken on disk, where `link` is a symlink; then the agent replaces it with a file
+    const repo = await open(dir);
+    await repo.snapshot(['link'], { label: 'on disk' });
+    rmSync(join(dir, 'link'));
+    writeFileSync(join(dir, 'link'), 'not a link\n');
+    const files = collect(dir);
+    await withPage(async (page, errors) => {
+      const r = await call<{ error: { name: string; code: string; capability: string; path: string; message: string } | null; files: FileSpec[]; stack: number }>(page, 'restoreOnly', files);
+      expect(errors).toEqual([]);
+      expect(r.error).toMatchObject({ name: 'ScalpelError', code: 'UNSUPPORTED', capability: 'symlinks', path: 'link' });
+      expect(r.error?.message).toMatch(/symbolic link 'link'.*opfs.*no symlinks/);
+      // nothing written: every file (the index, the snapshot's ref, `link`) as it was copied in, the snapshot still there
+      expect(r.files).toEqual(files.map((f) => (f.kind === 'file' ? { ...f, mode: 0o644 } : f)));
+      expect(r.stack).toBe(1);
+    });
+  }, 120_000);
+});
