@@ -78,7 +78,7 @@ function pathArenaCap(fileSize: number): number {
  * With `lenient`, an optional cache extension that does not decode is left out and named in
  * `dropped` instead (DecodeOptions.lenient).
  */
-export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitIndex {
+export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): DecodedIndex {
   const objectFormat = checkObjectFormat(opts.objectFormat);
   const hashLen = oidLength(objectFormat);
   if (bytes.length < 12 + hashLen) {
@@ -181,9 +181,7 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): GitInd
     const i = cols.pathLen.indexOf(0);
     throw badEntry(cols.off[i], i, 'empty path (only allowed for replaced entries of a split index)');
   }
-  const index = { version, objectFormat, extensions, skipHash, checksum: skipHash ? undefined : toHex(trailer) } as GitIndex;
-  if (dropped) index.dropped = dropped;
-  return withLazyEntries(index, table);
+  return new DecodedIndex(table, { version, objectFormat, extensions, skipHash, checksum: skipHash ? undefined : toHex(trailer) }, dropped);
 }
 
 interface Columns {
@@ -193,7 +191,7 @@ interface Columns {
   pathLen: Uint32Array;
 }
 
-/** What a row scan found. A class (with one instance kept for good) so its shape outlives collections. */
+/** What a row scan found. */
 class Scan {
   constructor(
     readonly end: number,
@@ -202,8 +200,6 @@ class Scan {
     readonly pathBuf: Uint8Array,
   ) {}
 }
-const SCAN_SHAPE = new Scan(0, 0, 0, new Uint8Array(0));
-void SCAN_SHAPE;
 
 /** v2/v3 rows: names in place, length from the flags (or up to the NUL when 0xFFF). */
 function scanRowsV2(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: number, offs: Uint32Array, sizes: Uint32Array, pathOff: Uint32Array, pathLen: Uint32Array): Scan {
@@ -304,46 +300,89 @@ function scanRowsV4(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: 
   return new Scan(off, emptyNames, extendedCount, arena);
 }
 
-interface LazyState {
-  table: EntryTable;
-  entries: IndexEntry[] | null;
-  replaced: boolean;
-}
-
-const lazyStates = new WeakMap<GitIndex, LazyState>();
-
 /**
- * `entries` is made on first use: one small object per entry is the largest cost of a decode
- * (and of the garbage collections after it), and many readers never need them (forEachEntry
- * visits rows without them; an untouched index re-encodes by copying its bytes).
+ * A decoded index file, as gix-index's `State` with its `path_backing`: the rows of the file as
+ * they sit in its bytes (`rows`), and `entries` made from them on first use. One small object per
+ * entry is the largest cost of a decode (and of the garbage collections after it), and many
+ * readers never need them: forEachEntry and rowsOf read the rows, and an index that is still
+ * `untouched` re-encodes by copying its bytes.
+ *
+ * Everything the fast paths rely on is in this object's own fields, not in a side table keyed by
+ * its identity. A copy (a spread, structuredClone) is a plain GitIndex holding the materialized
+ * entries: it encodes to the same bytes, by the general path.
  */
-function withLazyEntries(index: GitIndex, table: EntryTable): GitIndex {
-  const state: LazyState = { table, entries: null, replaced: false };
-  lazyStates.set(index, state);
-  Object.defineProperty(index, 'entries', {
+export class DecodedIndex implements GitIndex {
+  version: 2 | 3 | 4;
+  objectFormat: ObjectFormat;
+  /**
+   * Made from the rows on first use (and then no longer `untouched`); may be replaced. An own,
+   * enumerable accessor rather than a getter on the prototype, because a spread, JSON.stringify
+   * and structuredClone copy only own enumerable properties and must see the entries.
+   */
+  declare entries: IndexEntry[];
+  extensions: IndexExtension[];
+  skipHash: boolean;
+  checksum: string | undefined;
+  declare dropped?: DroppedExtension[];
+  declare split?: GitIndex['split'];
+  readonly #rows: EntryTable;
+  #entries: IndexEntry[] | null = null;
+  #untouched = true;
+
+  /**
+   * One descriptor for every instance: the same accessor pair lets V8 give every decoded index
+   * one hidden class (a getter closure per index gave each its own).
+   */
+  static readonly #ENTRIES: PropertyDescriptor = Object.freeze({
     enumerable: true,
     configurable: true,
-    get(): IndexEntry[] {
-      if (state.entries === null) {
-        const n = table.count;
-        const list = new Array<IndexEntry>(n);
-        for (let i = 0; i < n; i++) list[i] = new IndexEntry(table, i);
-        state.entries = list;
-      }
-      return state.entries;
+    get(this: DecodedIndex): IndexEntry[] {
+      this.#untouched = false;
+      return (this.#entries ??= materialize(this.#rows));
     },
-    set(v: IndexEntry[]) {
-      state.entries = v;
-      state.replaced = true;
+    set(this: DecodedIndex, v: IndexEntry[]): void {
+      this.#untouched = false;
+      this.#entries = v;
     },
   });
-  return index;
+
+  /** @internal */
+  constructor(rows: EntryTable, head: { version: 2 | 3 | 4; objectFormat: ObjectFormat; extensions: IndexExtension[]; skipHash: boolean; checksum: string | undefined }, dropped: DroppedExtension[] | undefined) {
+    this.version = head.version;
+    this.objectFormat = head.objectFormat;
+    this.extensions = head.extensions;
+    this.skipHash = head.skipHash;
+    this.checksum = head.checksum;
+    if (dropped) this.dropped = dropped;
+    this.#rows = rows;
+    Object.defineProperty(this, 'entries', DecodedIndex.#ENTRIES);
+  }
+
+  /**
+   * True while `entries` was never read or assigned: the rows are then all there is, and the
+   * encoder copies the decoded bytes without making entry objects. Reading `entries` ends it
+   * (the list handed out may be changed in place), as does assigning them.
+   */
+  get untouched(): boolean {
+    return this.#untouched;
+  }
+
+  /** @internal The decoded rows (what `entries` are made from; no longer what they are once touched). */
+  get rows(): EntryTable {
+    return this.#rows;
+  }
 }
 
-/** The decoded rows of `index` when its entries were never materialized or replaced (else null). */
+function materialize(table: EntryTable): IndexEntry[] {
+  const n = table.count;
+  const list = new Array<IndexEntry>(n);
+  for (let i = 0; i < n; i++) list[i] = new IndexEntry(table, i);
+  return list;
+}
+
+/** @internal The decoded rows of `index` while it is an untouched DecodedIndex (else null). */
 export function untouchedTable(index: GitIndex): EntryTable | null {
-  const s = lazyStates.get(index);
-  return s && !s.replaced && s.entries === null ? s.table : null;
+  return index instanceof DecodedIndex && index.untouched ? index.rows : null;
 }
 
 /** Number of entries, without materializing them. */

@@ -218,42 +218,62 @@ export function invalidateCacheTreeBytes(layout: CacheTreeLayout, paths: readonl
 }
 
 
-interface TreeState {
-  layout: CacheTreeLayout;
-  payload: Uint8Array;
-  nodes: CacheTreeNode[] | null;
-}
-
-const treeStates = new WeakMap<object, TreeState>();
-
 /**
- * A TREE extension read from `payload`: checked now (a malformed one is a typed error at decode
- * time), its `nodes` made on first use. Until then the encoder copies the payload and restore
- * edits it as bytes (invalidateCacheTreeBytes).
+ * A TREE extension read from a payload: checked when made (a malformed one is a typed error at
+ * decode time), its `nodes` made on first use. Until then it is `untouched`: the encoder copies
+ * the payload and restore edits it as bytes (invalidateCacheTreeBytes). A copy (a spread,
+ * structuredClone) is a plain extension holding the nodes, encoded from them to the same bytes.
  */
-export function cacheTreeExtension(payload: Uint8Array, format: ObjectFormat): { signature: 'TREE'; nodes: CacheTreeNode[] } {
-  const layout = scanCacheTree(payload, 0, payload.length, format);
-  const state: TreeState = { layout, payload, nodes: null };
-  const ext = { signature: 'TREE' } as { signature: 'TREE'; nodes: CacheTreeNode[] };
-  Object.defineProperty(ext, 'nodes', {
+export class DecodedCacheTree {
+  readonly signature = 'TREE';
+  /** An own, enumerable accessor for the reason DecodedIndex's `entries` is one: copies must see it. */
+  declare nodes: CacheTreeNode[];
+  readonly #payload: Uint8Array;
+  readonly #layout: CacheTreeLayout;
+  readonly #format: ObjectFormat;
+  #nodes: CacheTreeNode[] | null = null;
+  #untouched = true;
+
+  /** Shared by every instance, so they share one hidden class (see DecodedIndex). */
+  static readonly #NODES: PropertyDescriptor = Object.freeze({
     enumerable: true,
     configurable: true,
-    get(): CacheTreeNode[] {
-      state.nodes ??= decodeCacheTree(payload, 0, payload.length, format);
-      return state.nodes;
+    get(this: DecodedCacheTree): CacheTreeNode[] {
+      this.#untouched = false;
+      return (this.#nodes ??= decodeCacheTree(this.#payload, 0, this.#payload.length, this.#format));
     },
-    set(v: CacheTreeNode[]) {
-      state.nodes = v;
+    set(this: DecodedCacheTree, v: CacheTreeNode[]): void {
+      this.#untouched = false;
+      this.#nodes = v;
     },
   });
-  treeStates.set(ext, state);
-  return ext;
+
+  constructor(payload: Uint8Array, format: ObjectFormat) {
+    this.#layout = scanCacheTree(payload, 0, payload.length, format);
+    this.#payload = payload;
+    this.#format = format;
+    Object.defineProperty(this, 'nodes', DecodedCacheTree.#NODES);
+  }
+
+  /** True while `nodes` was never read or assigned: the payload is then exactly what to write. */
+  get untouched(): boolean {
+    return this.#untouched;
+  }
+
+  /** The payload as read and its layout, while untouched; else null. */
+  get untouchedPayload(): { payload: Uint8Array; layout: CacheTreeLayout } | null {
+    return this.#untouched ? { payload: this.#payload, layout: this.#layout } : null;
+  }
+}
+
+/** A TREE extension read from `payload` (see DecodedCacheTree). */
+export function cacheTreeExtension(payload: Uint8Array, format: ObjectFormat): DecodedCacheTree {
+  return new DecodedCacheTree(payload, format);
 }
 
 /** The payload and layout of a TREE extension whose nodes were never made (so never changed), else null. */
 export function untouchedCacheTree(ext: object): { payload: Uint8Array; layout: CacheTreeLayout } | null {
-  const s = treeStates.get(ext);
-  return s && s.nodes === null ? s : null;
+  return ext instanceof DecodedCacheTree ? ext.untouchedPayload : null;
 }
 
 /** The valid nodes of a TREE extension by their directory path ('' for the root). */

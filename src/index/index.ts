@@ -1,4 +1,4 @@
-export { decodeIndex, forEachEntry, entryCount, type GitIndex, type DecodeOptions } from './decode.js';
+export { decodeIndex, forEachEntry, entryCount, DecodedIndex, type GitIndex, type DecodeOptions } from './decode.js';
 export { encodeIndex, type EncodeOptions } from './encode.js';
 export {
   IndexEntry,

@@ -38,7 +38,7 @@ export function mergeSplitIndex(split: GitIndex, shared: GitIndex): GitIndex {
     if (pos >= base.length) throw mismatch(`position for replacement ${pos} exceeds base index size ${base.length}`, pos);
     if (nrRep >= own.length) throw mismatch(`too many replacements (${nrRep} vs ${own.length})`, pos);
     const src = own[nrRep];
-    if (src._t.pathLen[src._i] !== 0) throw mismatch(`corrupt link extension, entry ${pos} should have zero length name`, pos);
+    if (src.pathBytes.length !== 0) throw mismatch(`corrupt link extension, entry ${pos} should have zero length name`, pos);
     base[pos] = src.with({ path: base[pos].pathBytes });
     replaced.add(base[pos]);
     nrRep++;
@@ -52,7 +52,7 @@ export function mergeSplitIndex(split: GitIndex, shared: GitIndex): GitIndex {
 
   const added = own.slice(nrRep);
   for (let i = 0; i < added.length; i++) {
-    if (added[i]._t.pathLen[added[i]._i] === 0) throw mismatch(`corrupt link extension, entry ${nrRep + i} should have non-zero length name`, nrRep + i);
+    if (added[i].pathBytes.length === 0) throw mismatch(`corrupt link extension, entry ${nrRep + i} should have non-zero length name`, nrRep + i);
   }
   // stable sort; already sorted in any index git wrote
   added.sort(compareEntries);
