@@ -3,7 +3,7 @@ import { resolvePath } from '../fs/path.js';
 import { openRepository } from '../snapshot/engine.js';
 import { parseArgs, UsageError } from './args.js';
 import { toJsonText } from '../bytes/json.js';
-import type { CliIo } from './cmd-index.js';
+import type { CliIo } from './io.js';
 import { outputTail as tail, runCheck } from '../process/check.js';
 
 /** Exit code of a check that failed (the patch was rolled back, or kept with --keep-on-failure). */

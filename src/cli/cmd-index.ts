@@ -1,4 +1,4 @@
-import type { Fs } from '../fs/types.js';
+import type { CliIo } from './io.js';
 import { discoverRepository, objectFormatOf, readRepoConfig } from '../repo/discover.js';
 import { readIndexFile } from '../repo/index-file.js';
 import { encodeIndex } from '../index/encode.js';
@@ -8,17 +8,6 @@ import { parseArgs } from './args.js';
 import { toJsonText } from '../bytes/json.js';
 import type { GitIndex } from '../index/decode.js';
 import type { IndexExtension } from '../index/types.js';
-
-export interface CliIo {
-  fs: Fs;
-  cwd: string;
-  out(text: string): void;
-  err(text: string): void;
-  /** Standard input, for `--pathspec-from-file=-`. */
-  stdin?: () => Promise<Uint8Array>;
-  /** HOME and XDG_CONFIG_HOME (the ignore rules of a shell command's capture read core.excludesFile's default there). */
-  env?: { HOME?: string; XDG_CONFIG_HOME?: string };
-}
 
 /**
  * `git-scalpel index [--json] [--verify]`: print the index as `git ls-files --stage --debug`

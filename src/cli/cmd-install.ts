@@ -8,7 +8,7 @@ import { INSTALLABLE, HARNESS_SPECS, hookCommand, isInstallable, planInstall, re
 import { MCP_SERVER_NAME, MCP_SPECS, mcpServerCommand, mcpUserConfigFile, planMcpInstall, type McpInstallPlan } from '../hooks/install-mcp.js';
 import { parseArgs, UsageError } from './args.js';
 import { toJsonText } from '../bytes/json.js';
-import type { CliIo } from './cmd-index.js';
+import type { CliIo } from './io.js';
 
 /** What `install` reads of the process beyond CliIo; main() leaves it to the defaults. */
 export interface InstallIo {

@@ -1,32 +1,24 @@
 import { ScalpelError } from '../errors/index.js';
-import { decodePath } from '../bytes/text.js';
+import { decodePath, encodePath } from '../bytes/text.js';
+import { unquoteC } from '../bytes/c-quote.js';
 import { resolvePath } from '../fs/path.js';
-import { headRefusal, openRepository, type LogRecord, type RestoreReport, type SnapshotInfo } from '../snapshot/engine.js';
+import { openRepository, type LogRecord, type RestoreReport, type SnapshotInfo } from '../snapshot/engine.js';
+import { headRefusal } from '../snapshot/refusals.js';
 import { parseArgs, UsageError } from './args.js';
 import { toJsonText } from '../bytes/json.js';
-import type { CliIo } from './cmd-index.js';
+import type { CliIo } from './io.js';
 
-/** git's C-style unquoting for --pathspec-from-file lines ("a\tb", "\303\251", ...). */
+/**
+ * A --pathspec-from-file line as git reads it: a line quoted C-style ("a\tb", "\303\251", as
+ * core.quotePath prints names) is unquoted (bytes/c-quote.ts), any other is taken as it is.
+ */
 export function unquoteCStyle(line: string): string {
   if (!(line.length >= 2 && line.startsWith('"') && line.endsWith('"'))) return line;
-  const bytes: number[] = [];
-  const body = line.slice(1, -1);
-  const simple: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, '\\': 92 };
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i];
-    if (c !== '\\') {
-      for (const b of new TextEncoder().encode(c)) bytes.push(b);
-      continue;
-    }
-    const n = body[++i];
-    if (n === undefined) throw new UsageError(`bad quoting in pathspec: ${line}`);
-    if (n in simple) bytes.push(simple[n]);
-    else if (/[0-3]/.test(n) && /[0-7]{2}/.test(body.slice(i + 1, i + 3))) {
-      bytes.push(parseInt(body.slice(i, i + 3), 8));
-      i += 2;
-    } else throw new UsageError(`bad escape \\${n} in pathspec: ${line}`);
-  }
-  return decodePath(Uint8Array.from(bytes));
+  const bytes = encodePath(line);
+  const r = unquoteC(bytes);
+  // a quote before the last one ends the name early: git would drop the rest silently
+  if (r === null || r.end !== bytes.length) throw new UsageError(`bad quoting in pathspec: ${line}`);
+  return decodePath(r.bytes);
 }
 
 async function readPathspecFile(io: CliIo, file: string, nul: boolean): Promise<string[]> {

@@ -5,7 +5,7 @@ import { HARNESSES, hookResponse, parseHookPayload, type Harness, type HookEvent
 import { parseArgs, UsageError } from './args.js';
 import { toJsonText } from '../bytes/json.js';
 import { formatReport } from './cmd-stack.js';
-import type { CliIo } from './cmd-index.js';
+import type { CliIo } from './io.js';
 
 /** A hook payload larger than this is refused before it is parsed (a Write of a large file is still far below). */
 const MAX_PAYLOAD = 256 << 20;

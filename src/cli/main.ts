@@ -3,7 +3,9 @@ import { nodeFs } from '../fs/node.js';
 import { resolvePath } from '../fs/path.js';
 import { ScalpelError } from '../errors/index.js';
 import { UsageError, errorExitCode } from './args.js';
-import { cmdIndex, type CliIo } from './cmd-index.js';
+import { cmdIndex } from './cmd-index.js';
+import type { CliIo } from './io.js';
+import { withCliHint } from './hints.js';
 import { cmdSnapshot, cmdSeal, cmdRestore, cmdList, cmdShow, cmdDrop, cmdPrune, cmdLog } from './cmd-stack.js';
 import { cmdHook, cmdRewind, cmdTurns } from './cmd-turns.js';
 import { cmdInstall } from './cmd-install.js';
@@ -62,8 +64,16 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     } else break;
   }
   const cmd = argv[i];
-  const rest = argv.slice(i + 1);
-  const ctx = { ...io, cwd };
+  try {
+    return await dispatch(cmd, argv.slice(i + 1), { ...io, cwd });
+  } catch (e) {
+    // the library's errors get their command-line words (the flag that helps) on the way out
+    throw withCliHint(e, cmd);
+  }
+}
+
+/** One command, its arguments after `-C DIR`. */
+async function dispatch(cmd: string | undefined, rest: string[], ctx: CliIo): Promise<number> {
   switch (cmd) {
     case 'index':
       return cmdIndex(rest, ctx);
@@ -101,7 +111,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     case 'help':
     case '-h':
     case '--help':
-      io.out(USAGE);
+      ctx.out(USAGE);
       return cmd === undefined ? 2 : 0;
     default:
       throw new UsageError(`unknown command '${cmd}'`);

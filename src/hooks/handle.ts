@@ -1,8 +1,6 @@
 import { ScalpelError, isScalpelError } from '../errors/index.js';
-import { utf8Decode, utf8Encode } from '../bytes/text.js';
-import { fsErrorCode, type Fs } from '../fs/types.js';
-import { joinPath, resolvePath } from '../fs/path.js';
-import { mkdirp, removeTree } from '../fs/atomic.js';
+import { fsErrorCode } from '../fs/types.js';
+import { resolvePath } from '../fs/path.js';
 import { openRepository, type OpenOptions, type ScalpelRepository } from '../snapshot/engine.js';
 import type { HookEvent } from './events.js';
 
@@ -65,18 +63,18 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
       }
       const s = await repo.snapshot(inside, { session, turn: true, cwd: event.cwd });
       await repo.record({ event: 'tool', session, ids: [s.id], paths: s.paths.filter((r) => inside.some((p) => covers(r, p, repo.worktree, event.cwd))), detail: { tool: event.tool, phase: 'before', toolUseId: event.toolUseId } });
-      await startCall(repo, session, event.toolUseId, s.id, now(), inside.map((q) => relative(repo.worktree, event.cwd, q)));
+      if (event.toolUseId) await repo.callStarted({ session, toolUseId: event.toolUseId, turn: s.id, at: now(), paths: inside.map((q) => relative(repo.worktree, event.cwd, q)) });
       return { ok: true, action: 'captured', turn: s.id, paths: inside, ignored: outside.length ? outside : undefined, warnings: repo.takeWarnings() };
     }
     case 'before-shell': {
       // git's view of the worktree before the command: what it changes is found after it
       const taken = await repo.shellBefore({ session, key: event.toolUseId ?? LAST_CALL, command: event.command });
       await repo.record({ event: 'tool', session, ids: [taken.turn.id], paths: [], detail: { tool: event.tool, phase: 'before', command: event.command, toolUseId: event.toolUseId, ...(taken.ignoredDirs.length ? { notCovered: taken.ignoredDirs } : {}) } });
-      await startCall(repo, session, event.toolUseId, taken.turn.id, now());
+      if (event.toolUseId) await repo.callStarted({ session, toolUseId: event.toolUseId, turn: taken.turn.id, at: now() });
       return { ok: true, action: 'shell-captured', turn: taken.turn.id, warnings: [...taken.warnings, ...repo.takeWarnings()] };
     }
     case 'after-tool': {
-      const started = await endCall(repo, session, event.toolUseId);
+      const started = event.toolUseId ? await repo.callEnded({ session, toolUseId: event.toolUseId }) : null;
       // a shell command: what it changed since its baseline joins the turn
       const shell = await repo.shellAfter({ session, key: event.toolUseId ?? LAST_CALL });
       // a file tool: what it wrote is sealed as the agent left it (someone else's later change is told apart)
@@ -103,7 +101,7 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
     case 'turn-end': {
       const t = await repo.closeTurn({ session, final: event.final });
       // every call of the turn is over: what a killed tool left in flight goes too
-      if (event.final) await removeTree(repo.repo.fs, joinPath(repo.repo.stateDir, 'calls', session)).catch(() => undefined);
+      if (event.final) await repo.forgetCalls(session);
       return { ok: true, action: t ? (event.final ? 'turn-end' : 'turn-sealed') : 'no-open-turn', turn: t?.id };
     }
     case 'session-start':
@@ -151,42 +149,4 @@ function failure(event: HookEvent, e: unknown, opts: HookOptions): HookOutcome {
   // only a write about to happen unprotected is worth stopping the agent for
   const block = (event.kind === 'before-write' || event.kind === 'before-shell') && !opts.failOpen;
   return { ok: false, block, reason: block ? `git-scalpel could not capture the paths before this write, so it is blocked: ${reason}` : `git-scalpel: ${reason}`, error: err ?? undefined };
-}
-
-/**
- * Tool calls in flight, one small file each under `.git/scalpel/calls/<session>/`: the after-tool
- * event learns from it the turn and when the call started (harnesses give no duration).
- */
-function callPath(repo: ScalpelRepository, session: string, toolUseId: string): string {
-  // a tool-use id is the harness's; keep it to a safe file name
-  const name = toolUseId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120);
-  return joinPath(repo.repo.stateDir, 'calls', session, name || '_');
-}
-
-async function startCall(repo: ScalpelRepository, session: string, toolUseId: string | undefined, turn: string | null, at: Date, paths: string[] = []): Promise<void> {
-  if (!toolUseId) return;
-  const path = callPath(repo, session, toolUseId);
-  const fs: Fs = repo.repo.fs;
-  const data = utf8Encode(JSON.stringify({ at: at.getTime(), turn, paths }));
-  try {
-    await fs.writeFile(path, data, { mode: 0o644 });
-  } catch (e) {
-    if (fsErrorCode(e) !== 'ENOENT') return;
-    await mkdirp(fs, joinPath(repo.repo.stateDir, 'calls', session));
-    await fs.writeFile(path, data, { mode: 0o644 }).catch(() => undefined);
-  }
-}
-
-async function endCall(repo: ScalpelRepository, session: string, toolUseId: string | undefined): Promise<{ at: number; turn: string | null; paths: string[] } | null> {
-  if (!toolUseId) return null;
-  const path = callPath(repo, session, toolUseId);
-  const fs: Fs = repo.repo.fs;
-  try {
-    const v = JSON.parse(utf8Decode(await fs.readFile(path))) as { at: unknown; turn: unknown; paths: unknown };
-    await fs.unlink(path).catch(() => undefined);
-    const paths = Array.isArray(v.paths) ? v.paths.filter((p): p is string => typeof p === 'string') : [];
-    return typeof v.at === 'number' ? { at: v.at, turn: typeof v.turn === 'string' ? v.turn : null, paths } : null;
-  } catch {
-    return null;
-  }
 }

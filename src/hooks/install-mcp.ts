@@ -133,7 +133,7 @@ export function mcpUserConfigFile(harness: InstallableHarness, env: Readonly<Rec
   if (harness === 'claude-code' && dir(env.CLAUDE_CONFIG_DIR)) return within(dir(env.CLAUDE_CONFIG_DIR)!, '.claude.json');
   if (harness === 'codex' && dir(env.CODEX_HOME)) return within(dir(env.CODEX_HOME)!, 'config.toml');
   const home = dir(env.HOME);
-  if (!home) throw new ScalpelError('UNSUPPORTED', 'cannot find the home directory for --user: HOME is not set to an absolute path', { capability: 'home', reason: 'no-home' });
+  if (!home) throw new ScalpelError('UNSUPPORTED', 'cannot find the home directory for a user-level install: HOME is not set to an absolute path', { capability: 'home', reason: 'no-home' });
   return within(home, harness === 'claude-code' ? '.claude.json' : MCP_SPECS[harness].projectFile);
 }
 
@@ -220,7 +220,7 @@ function planJson(current: string | null, opts: McpInstallOptions): McpInstallPl
     if (p.ours.length === 0) return { action: 'not-installed', changed: false, text: current, replaced: false, server: null };
     const text = applyEdits(current, removal(p, current));
     const q = parse(text);
-    if (q.ours.length || invariant(q) !== before) throw new Error('git-scalpel install --mcp: the uninstall plan changed more than our entry (a bug)');
+    if (q.ours.length || invariant(q) !== before) throw new Error('MCP install: the uninstall plan changed more than our entry (a bug)');
     return { action: 'uninstalled', changed: true, text: /^\s*\{\s*\}\s*$/.test(text) ? null : text, replaced: false, server: existing };
   }
 
@@ -242,7 +242,7 @@ function planJson(current: string | null, opts: McpInstallOptions): McpInstallPl
   const edit = q.table ? insertEdit(base, q.table, [{ key: MCP_SERVER_NAME, value: entry }], fmt) : insertEdit(base, q.root, [{ key: 'mcpServers', value: { [MCP_SERVER_NAME]: entry } }], fmt);
   const text = applyEdits(base, [edit]);
   const r = parse(text);
-  if (r.ours.length !== 1 || !sameServer(asServer(toValue(r.ours[0][0].value)), opts.server) || invariant(r) !== before) throw new Error('git-scalpel install --mcp: the install plan changed more than our entry (a bug)');
+  if (r.ours.length !== 1 || !sameServer(asServer(toValue(r.ours[0][0].value)), opts.server) || invariant(r) !== before) throw new Error('MCP install: the install plan changed more than our entry (a bug)');
   return { action: 'installed', changed: true, text, replaced: p.ours.length > 0, server: opts.server };
 }
 
@@ -574,7 +574,7 @@ function planToml(current: string | null, opts: McpInstallOptions): McpInstallPl
     if (!ours.length) return { action: 'not-installed', changed: false, text: current, replaced: false, server: null };
     const text = remove(current, ours);
     const after = scan(text);
-    if (after.some((s) => startsWith(s.path, OURS)) || invariant(after, text) !== before) throw new Error('git-scalpel install --mcp: the uninstall plan changed more than our table (a bug)');
+    if (after.some((s) => startsWith(s.path, OURS)) || invariant(after, text) !== before) throw new Error('MCP install: the uninstall plan changed more than our table (a bug)');
     return { action: 'uninstalled', changed: true, text: text === '' ? null : text, replaced: false, server: existing };
   }
 
@@ -587,6 +587,6 @@ function planToml(current: string | null, opts: McpInstallOptions): McpInstallPl
   const text = base + sep + block(nl);
   const after = scan(text);
   const mine = after.filter((s): s is TomlHeader => s.kind === 'header' && startsWith(s.path, OURS));
-  if (mine.length !== 1 || invariant(after, text) !== before) throw new Error('git-scalpel install --mcp: the install plan changed more than our table (a bug)');
+  if (mine.length !== 1 || invariant(after, text) !== before) throw new Error('MCP install: the install plan changed more than our table (a bug)');
   return { action: 'installed', changed: true, text, replaced: ours.length > 0, server: opts.server };
 }

@@ -145,7 +145,7 @@ export function userConfigFile(harness: InstallableHarness, env: Readonly<Record
   const override = harness === 'claude-code' ? dir(env.CLAUDE_CONFIG_DIR) : harness === 'codex' ? dir(env.CODEX_HOME) : undefined;
   if (override) return within(override, harness === 'codex' ? 'hooks.json' : 'settings.json');
   const home = dir(env.HOME);
-  if (!home) throw new ScalpelError('UNSUPPORTED', 'cannot find the home directory for --user: HOME is not set to an absolute path', { capability: 'home', reason: 'no-home' });
+  if (!home) throw new ScalpelError('UNSUPPORTED', 'cannot find the home directory for a user-level install: HOME is not set to an absolute path', { capability: 'home', reason: 'no-home' });
   return within(home, HARNESS_SPECS[harness].projectFile);
 }
 

@@ -5,7 +5,7 @@
  * stdin; stdout carries only protocol messages, so nothing else may print there.
  */
 import '../node.js';
-import type { CliIo } from '../cli/cmd-index.js';
+import type { CliIo } from '../cli/io.js';
 import { createMcpServer } from './server.js';
 import { LineStdioTransport } from './stdio.js';
 

@@ -14,7 +14,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { runCheck, outputTail } from '../process/check.js';
 import { z } from 'zod';
 import { ScalpelError } from '../errors/index.js';
-import { headRefusal, openRepository, type RestoreReport, type ScalpelRepository, type SnapshotInfo } from '../snapshot/engine.js';
+import { openRepository, type RestoreReport, type ScalpelRepository, type SnapshotInfo } from '../snapshot/engine.js';
+import { headRefusal } from '../snapshot/refusals.js';
 import type { Conflict } from '../snapshot/restore.js';
 import { toJsonText } from '../bytes/json.js';
 

@@ -1,7 +1,57 @@
 import { ScalpelError } from '../errors/index.js';
 import type { ObjectFormat } from '../hash/index.js';
+import { MODE_SYMLINK } from '../object/tree.js';
 import { compareRel } from './scope.js';
-import { validateManifest, type IndexRecord, type Manifest, type PathState, type ReucRecord, type WorktreeItem } from './state.js';
+import type { HeadState } from '../repo/history.js';
+import { validateManifest, type FileMode, type IndexRecord, type Manifest, type PathState, type ReucRecord, type TurnRecord, type WorktreeItem } from './state.js';
+
+/** What a new snapshot records about itself when it is made; the rest of its manifest starts empty. */
+export interface NewManifest {
+  id: string;
+  session: string;
+  worktreeId: string;
+  objectFormat: ObjectFormat;
+  label: string | null;
+  createdAt: string;
+  /** The pre-image: what the snapshot's paths hold now. */
+  captured: PathState;
+  head: HeadState;
+  /** Set when the snapshot is an agent's turn. */
+  turn?: TurnRecord;
+  /** What a shell command changed that no snapshot holds (kept only when there is some). */
+  uncovered?: string[];
+}
+
+/**
+ * The manifest of a new snapshot: not sealed. Every manifest the engine makes starts here, and
+ * changes through `sealed` and `withCaptured` (the keys keep this order in manifest.json).
+ */
+export function newManifest(n: NewManifest): Manifest {
+  return {
+    format: 'git-scalpel/1',
+    id: n.id,
+    session: n.session,
+    worktreeId: n.worktreeId,
+    objectFormat: n.objectFormat,
+    label: n.label,
+    createdAt: n.createdAt,
+    captured: n.captured,
+    seal: null,
+    head: n.head,
+    ...(n.turn ? { turn: n.turn } : {}),
+    ...(n.uncovered?.length ? { uncovered: n.uncovered } : {}),
+  };
+}
+
+/** `m` sealed: what its paths hold at `sealedAt` (the post-image a later restore checks them against). */
+export function sealed(m: Manifest, sealedAt: string, state: PathState): Manifest {
+  return { ...m, seal: { sealedAt, state } };
+}
+
+/** `m` holding `captured` as its pre-image, with `seal` (none unless given: a seal is of the paths it was taken of). */
+export function withCaptured(m: Manifest, captured: PathState, seal: Manifest['seal'] = null): Manifest {
+  return { ...m, captured, seal };
+}
 
 /**
  * How a manifest is stored in `manifest.json`.
@@ -79,7 +129,7 @@ export function decodeManifest(text: string, objectFormat: ObjectFormat): Manife
 /** Is `e` (the path's only index record) exactly what the item implies? */
 function implied(it: Exclude<WorktreeItem, { kind: 'dir' }>, e: IndexRecord): boolean {
   if (e.stage !== 0 || e.flags.assumeValid || e.flags.skipWorktree || e.flags.intentToAdd) return false;
-  return e.oid === it.oid && e.mode === (it.kind === 'file' ? it.mode : 0o120000);
+  return e.oid === it.oid && e.mode === (it.kind === 'file' ? it.mode : MODE_SYMLINK);
 }
 
 function encodeState(s: PathState): StoredState {
@@ -135,12 +185,12 @@ function decodeState(raw: unknown, what: string): PathState {
     const path = t[0];
     if (t[1] === 'd' && t.length === 2) return { path, kind: 'dir' };
     if (t[1] === 'f' && (t.length === 5 || (t.length === 6 && t[5] === 1)) && typeof t[2] === 'number' && typeof t[3] === 'string' && typeof t[4] === 'number') {
-      const it = { path, kind: 'file' as const, mode: t[2] as 0o100644 | 0o100755, oid: t[3], size: t[4] };
+      const it = { path, kind: 'file' as const, mode: t[2] as FileMode, oid: t[3], size: t[4] };
       if (t.length === 6) index.push(cleanRecord(path, it.mode, it.oid));
       return it;
     }
     if (t[1] === 'l' && (t.length === 4 || (t.length === 5 && t[4] === 1)) && typeof t[2] === 'string' && typeof t[3] === 'string') {
-      if (t.length === 5) index.push(cleanRecord(path, 0o120000, t[3]));
+      if (t.length === 5) index.push(cleanRecord(path, MODE_SYMLINK, t[3]));
       return { path, kind: 'symlink', target: t[2], oid: t[3] };
     }
     return bad(t);

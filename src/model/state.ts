@@ -1,13 +1,22 @@
 import { ScalpelError } from '../errors/index.js';
 import { isHex } from '../bytes/hex.js';
+import { MODE_EXECUTABLE, MODE_FILE, MODE_FILE_GROUP_WRITABLE, MODE_GITLINK, MODE_SYMLINK, MODE_TREE } from '../object/tree.js';
 import type { ObjectFormat } from '../hash/index.js';
 import { checkRefName } from '../repo/refs.js';
 import type { HeadState } from '../repo/history.js';
 import { checkScopeRoot, compareRel, covers, isAncestor } from './scope.js';
 
+/** The mode of a regular file as git records it: executable or not. */
+export type FileMode = typeof MODE_FILE | typeof MODE_EXECUTABLE;
+
+/** The mode git records for a regular file whose st_mode is `statMode` (executable when any x bit is set, as git's `ce_mode_from_stat`). */
+export function fileModeOf(statMode: number): FileMode {
+  return statMode & 0o111 ? MODE_EXECUTABLE : MODE_FILE;
+}
+
 /** What one worktree path holds. A path under a scope root with no item was absent. */
 export type WorktreeItem =
-  | { path: string; kind: 'file'; mode: 0o100644 | 0o100755; oid: string; size: number }
+  | { path: string; kind: 'file'; mode: FileMode; oid: string; size: number }
   | { path: string; kind: 'symlink'; target: string; oid: string }
   | { path: string; kind: 'dir' };
 
@@ -118,7 +127,8 @@ export interface TurnRecord {
   ended: boolean;
 }
 
-const MODES = new Set([0o100644, 0o100755, 0o120000, 0o160000, 0o040000, 0o100664]);
+/** The modes an index record may have: what git writes, and the group-writable file old git wrote. */
+const MODES = new Set([MODE_FILE, MODE_EXECUTABLE, MODE_SYMLINK, MODE_GITLINK, MODE_TREE, MODE_FILE_GROUP_WRITABLE]);
 
 /**
  * Validate a manifest read from the repository. It is untrusted input: every path is checked
@@ -161,7 +171,7 @@ export function validateManifest(raw: unknown, format: ObjectFormat): Manifest {
       if (prev !== null && compareRel(prev, it.path) >= 0) fail(`${what}: items not sorted or duplicated at ${JSON.stringify(it.path)}`);
       prev = it.path;
       if (it.kind === 'file') {
-        if (it.mode !== 0o100644 && it.mode !== 0o100755) fail(`${what}: bad file mode for ${it.path}`);
+        if (it.mode !== MODE_FILE && it.mode !== MODE_EXECUTABLE) fail(`${what}: bad file mode for ${it.path}`);
         if (!isHex(it.oid, hexLen)) fail(`${what}: bad id for ${it.path}`);
         if (!Number.isSafeInteger(it.size) || it.size < 0) fail(`${what}: bad size for ${it.path}`);
       } else if (it.kind === 'symlink') {

@@ -18,7 +18,7 @@
 import { ScalpelError } from '../errors/index.js';
 import { decodePath, utf8Encode } from '../bytes/text.js';
 import { toHex } from '../bytes/hex.js';
-import { defaultHash } from '../hash/index.js';
+import { pureHash } from '../hash/index.js';
 import { applyDelta } from '../object/pack.js';
 import { applyCodexChunks } from './codex.js';
 import type { FilePatch, FileResult, Hunk } from './types.js';
@@ -151,7 +151,7 @@ function applyHunks(old: Uint8Array, hunks: readonly Hunk[], path: string): Uint
 // ─────────────────────────────────────────────────────────────── binary
 
 function blobOid(content: Uint8Array, hexLength: number): string {
-  const h = defaultHash().create(hexLength === 64 ? 'sha256' : 'sha1');
+  const h = pureHash.create(hexLength === 64 ? 'sha256' : 'sha1');
   h.update(utf8Encode(`blob ${content.length}\0`));
   h.update(content);
   return toHex(h.digest());

@@ -12,7 +12,8 @@
  */
 import { ScalpelError } from '../errors/index.js';
 import { decodePath, latin1Text } from '../bytes/text.js';
-import { defaultZlib } from '../object/zlib.js';
+import { unquoteC } from '../bytes/c-quote.js';
+import { pakoZlib } from '../object/zlib.js';
 import { decode85 } from './base85.js';
 import { parseCodexPatch, isCodexPatch } from './codex.js';
 import type { BinaryHunk, FilePatch, Hunk, HunkLine } from './types.js';
@@ -61,47 +62,27 @@ class Lines {
 
 // ─────────────────────────────────────────────────────────────── names
 
-const C_ESCAPES: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '\\': 92, '"': 34 };
-
 /**
- * git's `unquote_c_style` on a latin1 string starting with '"': the unquoted bytes (as latin1)
- * and the index just after the closing quote, or null when it is not a valid quoted name.
+ * git's `unquote_c_style` (bytes/c-quote.ts) on a latin1 string (one char per byte) starting with
+ * '"' at `from`: the unquoted bytes (as latin1) and the index just after the closing quote, or
+ * null when it is not a valid quoted name.
  */
 function unquote(s: string, from: number): { value: string; end: number } | null {
   if (s[from] !== '"') return null;
-  let out = '';
-  let i = from + 1;
-  while (i < s.length) {
-    const c = s[i];
-    if (c === '"') return { value: out, end: i + 1 };
-    if (c === '\\') {
-      const d = s[i + 1];
-      if (d === undefined) return null;
-      if (d in C_ESCAPES) {
-        out += String.fromCharCode(C_ESCAPES[d]);
-        i += 2;
-        continue;
-      }
-      if (d >= '0' && d <= '3') {
-        const o = s.slice(i + 1, i + 4);
-        if (!/^[0-7]{3}$/.test(o)) return null;
-        out += String.fromCharCode(parseInt(o, 8));
-        i += 4;
-        continue;
-      }
-      return null;
-    }
-    out += c;
-    i++;
-  }
-  return null;
+  const r = unquoteC(latin1Bytes(s), from);
+  return r && { value: latin1Text(r.bytes), end: r.end };
+}
+
+/** latin1 (one char per byte) → its bytes. */
+function latin1Bytes(latin1: string): Uint8Array {
+  const b = new Uint8Array(latin1.length);
+  for (let i = 0; i < latin1.length; i++) b[i] = latin1.charCodeAt(i);
+  return b;
 }
 
 /** latin1 (one char per byte) → the project's path string. */
 function toPath(latin1: string): string {
-  const b = new Uint8Array(latin1.length);
-  for (let i = 0; i < latin1.length; i++) b[i] = latin1.charCodeAt(i);
-  return decodePath(b);
+  return decodePath(latin1Bytes(latin1));
 }
 
 /**
@@ -293,7 +274,7 @@ function parseBinaryHunk(L: Lines, i: number): { hunk: BinaryHunk; next: number 
   }
   let data: Uint8Array;
   try {
-    data = defaultZlib().inflate(z);
+    data = pakoZlib.inflate(z);
   } catch {
     throw patchError('bad-binary', 'corrupt binary patch: the data does not inflate', i + 1);
   }

@@ -5,13 +5,14 @@ import { joinPath } from '../fs/path.js';
 import type { GitIndex } from '../index/decode.js';
 import { rowsAt, rowsOf } from '../index/rows.js';
 import { objectId } from '../object/loose.js';
-import type { ObjectWriter } from '../repo/odb.js';
+import type { ObjectWriter } from '../repo/object-batch.js';
+import { MODE_EXECUTABLE, MODE_FILE, MODE_SYMLINK } from '../object/tree.js';
 import type { Repository } from '../repo/repository.js';
 import { applyPatch, type FileState } from '../patch/apply.js';
 import type { FilePatch, FileResult } from '../patch/types.js';
 import { captureState } from './capture.js';
 import { compareRel, covers, minimalRoots, sortByPath, toScopeRoot } from '../model/scope.js';
-import type { IndexRecord, PathState, WorktreeItem } from '../model/state.js';
+import { fileModeOf, type IndexRecord, type PathState, type WorktreeItem } from '../model/state.js';
 
 /**
  * `apply` (issue 13): a patch applied as `git apply` applies it — to the worktree, to the worktree
@@ -31,7 +32,7 @@ export function patchPaths(worktree: string, files: readonly FilePatch[]): strin
   return [...out].sort(compareRel);
 }
 
-const MODE_TEXT: Record<number, string> = { 0o100644: '100644', 0o100755: '100755', 0o120000: '120000' };
+const MODE_TEXT: Record<number, string> = { [MODE_FILE]: '100644', [MODE_EXECUTABLE]: '100755', [MODE_SYMLINK]: '120000' };
 
 /**
  * What the patch's paths hold now, for the applier: the worktree's files (and, with `index`, a
@@ -61,7 +62,7 @@ async function currentFiles(repo: Repository, index: GitIndex | null, paths: rea
     const st = await repo.fs.lstat(abs);
     let state: FileState | null = null;
     if (st?.type === 'symlink') state = { content: encodePath(await repo.fs.readlink(abs)), mode: '120000' };
-    else if (st?.type === 'file') state = { content: await repo.fs.readFile(abs), mode: st.mode & 0o111 ? '100755' : '100644' };
+    else if (st?.type === 'file') state = { content: await repo.fs.readFile(abs), mode: MODE_TEXT[fileModeOf(st.mode)] };
     if (to === 'index') {
       const e = entryOf(p);
       const same = state === null ? e === null : e !== null && MODE_TEXT[e.mode] === state.mode && e.oid === objectId('blob', state.content, repo.objectFormat, repo.hash);
@@ -97,8 +98,8 @@ export async function planApply(repo: Repository, read: { index: GitIndex; stat:
     let record: IndexRecord | null = null;
     if (state) {
       const oid = writer ? await writer.write('blob', state.content) : objectId('blob', state.content, repo.objectFormat, repo.hash);
-      const mode = state.mode === '120000' ? 0o120000 : state.mode === '100755' ? 0o100755 : 0o100644;
-      item = mode === 0o120000 ? { path: p, kind: 'symlink', target: decodePath(state.content), oid } : { path: p, kind: 'file', mode: mode as 0o100644 | 0o100755, oid, size: state.content.length };
+      const mode = state.mode === '120000' ? MODE_SYMLINK : state.mode === '100755' ? MODE_EXECUTABLE : MODE_FILE;
+      item = mode === MODE_SYMLINK ? { path: p, kind: 'symlink', target: decodePath(state.content), oid } : { path: p, kind: 'file', mode, oid, size: state.content.length };
       record = { path: p, stage: 0, mode, oid, flags: { assumeValid: false, skipWorktree: false, intentToAdd: false } };
     }
     if (to !== 'cached') {

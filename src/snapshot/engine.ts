@@ -1,28 +1,32 @@
 import { ScalpelError, isScalpelError } from '../errors/index.js';
 import { randomHex } from '../bytes/random.js';
-import type { Fs } from '../fs/types.js';
+import type { Fs, FsCapabilities } from '../fs/types.js';
 import { joinPath } from '../fs/path.js';
 import { mkdirp, removeTree, writeFileAtomic, type Lock } from '../fs/atomic.js';
 import type { HashProvider } from '../hash/index.js';
 import type { ZlibProvider } from '../object/zlib.js';
 import { Repository } from '../repo/repository.js';
+import type { Platform } from '../platform/types.js';
 import { discoverRepository } from '../repo/discover.js';
-import { headMovement, readHead, type HeadMovement } from '../repo/history.js';
+import { headMovement, readHead, type HeadMovement, type HeadState } from '../repo/history.js';
 import type { ProcessInfo } from '../repo/journal.js';
 import { describeDropped, type ReadIndexResult } from '../repo/index-file.js';
 import type { RefTransaction } from '../repo/refs.js';
-import type { ObjectBatch } from '../repo/odb.js';
+import type { ObjectBatch } from '../repo/object-batch.js';
 import { toFs } from '../fs/adapt.js';
 import { SnapshotStack, checkSession, type StackEntry } from '../store/stack.js';
 import { cacheTreeByPath } from '../index/ext-tree.js';
 import { EventLog, type LogRecord } from '../store/log.js';
+import { CallsInFlight, type CallRecord } from '../store/calls.js';
 import { captureState, sparseDirContaining } from './capture.js';
 import { applyRestore, planRestore, type Conflict, type PathPlan } from './restore.js';
+import { headRefusal, pushedRefusal, refusal } from './refusals.js';
 import { rewindTarget, toolCallsByTurn, type ToolCall } from './turns.js';
 import { decodeBaseline, encodeBaseline, shellChanges, takeBaseline } from './shell.js';
 import { patchPaths, planApply, type ApplyPlan, type ApplyTo } from './apply.js';
 import { parsePatch } from '../patch/parse.js';
 import { compareRel, covers, isAncestor, minimalRoots, parentOf, toScopeRoot } from '../model/scope.js';
+import { newManifest, sealed, withCaptured } from '../model/manifest.js';
 import { contests, mergeStates, shallowestAbsent, withoutRoots, type AbsentParents, type Contest, type Manifest, type PathState, type TurnRecord } from '../model/state.js';
 
 export interface OpenOptions {
@@ -198,22 +202,45 @@ function isFsContract(x: unknown): x is Fs {
 }
 
 export class ScalpelRepository {
+  /** @internal Made by openRepository, which finds the repository and probes its filesystem. */
   constructor(
-    readonly repo: Repository,
+    private readonly repo: Repository,
     private readonly now: () => Date,
     private readonly env?: OpenOptions['env'],
   ) {
     this.events = new EventLog(repo.fs, repo.stateDir, now);
+    this.calls = new CallsInFlight(repo.fs, repo.stateDir);
   }
 
   private readonly events: EventLog;
+  private readonly calls: CallsInFlight;
 
   get worktree(): string {
     return this.repo.worktree;
   }
 
+  /** The hashing, zlib and process information in use (what openRepository picked for this runtime, with the options' overrides). */
+  get platform(): Platform {
+    return this.repo.platform;
+  }
+
+  /** What the filesystem does (symlinks, modes, exclusive create, ...), as probed when the repository was opened. */
+  get capabilities(): FsCapabilities {
+    return { ...this.repo.fs.capabilities };
+  }
+
+  /** The ref holding the session's stack, newest snapshot first (`git show <ref>:worktree/<path>` shows a pre-image). */
+  sessionRef(session = DEFAULT_SESSION): string {
+    return this.stack(session).ref;
+  }
+
   private stack(session = DEFAULT_SESSION): SnapshotStack {
     return new SnapshotStack(this.repo, session);
+  }
+
+  /** The manifest of a new snapshot of `session` in this worktree, made now (model/manifest.ts). */
+  private newSnapshot(session: string, label: string | null, captured: PathState, head: HeadState, more: { turn?: TurnRecord; uncovered?: string[] } = {}): Manifest {
+    return newManifest({ id: newId(), session, worktreeId: this.repo.worktreeId, objectFormat: this.repo.objectFormat, label, createdAt: this.now().toISOString(), captured, head, ...more });
   }
 
   /** Capture exactly `paths` (and everything beneath them): worktree bytes, modes, links, index entries, resolve-undo. */
@@ -266,19 +293,7 @@ export class ScalpelRepository {
         if (top && top.manifest.turn && !top.manifest.turn.ended) return { joined: await this.extendLocked(stack, tx, [top], state, undefined, batch, warnings, [], { turn: true }) };
         turn = { number: (top?.manifest.turn?.number ?? 0) + 1, ended: false };
       }
-      const manifest: Manifest = {
-        format: 'git-scalpel/1',
-        id: newId(),
-        session,
-        worktreeId: this.repo.worktreeId,
-        objectFormat: this.repo.objectFormat,
-        label: opts.label ?? (opts.turn ? OUTSIDE_PROMPT : null),
-        createdAt: this.now().toISOString(),
-        captured: state,
-        seal: null,
-        head,
-        ...(turn ? { turn } : {}),
-      };
+      const manifest = this.newSnapshot(session, opts.label ?? (opts.turn ? OUTSIDE_PROMPT : null), state, head, { turn });
       const commit = await stack.writeCommit(manifest, tx.current, cacheTree, batch);
       await batch.flush();
       await tx.set(commit);
@@ -321,19 +336,7 @@ export class ScalpelRepository {
         parent = await stack.writeCommit(closed, top.parent, undefined, batch);
         ended = top.manifest.id;
       }
-      const m: Manifest = {
-        format: 'git-scalpel/1',
-        id: newId(),
-        session,
-        worktreeId: this.repo.worktreeId,
-        objectFormat: this.repo.objectFormat,
-        label: opts.label,
-        createdAt: this.now().toISOString(),
-        captured: { roots: [], items: [], index: [], reuc: [] },
-        seal: null,
-        head,
-        turn: { number: (top?.manifest.turn?.number ?? 0) + 1, ended: false },
-      };
+      const m = this.newSnapshot(session, opts.label, { roots: [], items: [], index: [], reuc: [] }, head, { turn: { number: (top?.manifest.turn?.number ?? 0) + 1, ended: false } });
       const c = await stack.writeCommit(m, parent, undefined, batch);
       await batch.flush();
       await tx.set(c);
@@ -381,7 +384,7 @@ export class ScalpelRepository {
       const was = top.manifest.seal;
       const contested = was ? mergeContests(top.manifest.contested ?? [], contests(was.state, now)) : (top.manifest.contested ?? []);
       const state = was ? mergeStates(now, was.state) : now;
-      return { ...top.manifest, seal: { sealedAt: this.now().toISOString(), state }, turn, ...(contested.length ? { contested } : {}) };
+      return { ...sealed(top.manifest, this.now().toISOString(), state), turn, ...(contested.length ? { contested } : {}) };
     } catch (e) {
       if (!isScalpelError(e, 'BAD_PATH')) throw e;
       this.warnings.push(`turn ${turn.number} of session '${top.manifest.session}' ends unsealed: ${e.message}`);
@@ -420,7 +423,7 @@ export class ScalpelRepository {
         throw e;
       }
       const state = mergeStates(top.manifest.seal?.state ?? null, now);
-      await stack.replace(tx, [top], top, { ...top.manifest, seal: { sealedAt: this.now().toISOString(), state } });
+      await stack.replace(tx, [top], top, sealed(top.manifest, this.now().toISOString(), state));
     });
   }
 
@@ -544,20 +547,7 @@ export class ScalpelRepository {
         // the turn ended while the command ran: the command's changes open one of their own
         const head = await readHead(this.repo);
         const prev = tx.current ? await stack.load(tx.current) : null;
-        const manifest: Manifest = {
-          format: 'git-scalpel/1',
-          id: newId(),
-          session: opts.session,
-          worktreeId: this.repo.worktreeId,
-          objectFormat: this.repo.objectFormat,
-          label: OUTSIDE_PROMPT,
-          createdAt: this.now().toISOString(),
-          captured: changes.state,
-          seal: null,
-          head,
-          turn: { number: (prev?.manifest.turn?.number ?? 0) + 1, ended: false },
-          ...(changes.uncovered.length ? { uncovered: changes.uncovered } : {}),
-        };
+        const manifest = this.newSnapshot(opts.session, OUTSIDE_PROMPT, changes.state, head, { turn: { number: (prev?.manifest.turn?.number ?? 0) + 1, ended: false }, uncovered: changes.uncovered });
         const commit = await stack.writeCommit(manifest, tx.current, undefined, batch);
         await batch.flush();
         await tx.set(commit);
@@ -613,7 +603,7 @@ export class ScalpelRepository {
         const s = await this.capture(roots, read, { session, label: opts.label ?? `apply: ${files.map((f) => f.newPath ?? f.oldPath).join(', ').slice(0, 100)}` });
         await batch.flush();
         const stack = this.stack(session);
-        const manifest: Manifest = { ...(await stack.load(s.commit)).manifest, captured: p.target, seal: null };
+        const manifest = withCaptured((await stack.load(s.commit)).manifest, p.target);
         const restore = await planRestore(this.repo, [{ commit: s.commit, parent: null, manifest }], read, read?.stat ?? null);
         await applyRestore(this.repo, restore, read, lock, read?.stat ?? null);
         return { snap: s, plan: p };
@@ -640,6 +630,27 @@ export class ScalpelRepository {
   async record(rec: Omit<LogRecord, 'at'>): Promise<void> {
     checkSession(rec.session);
     await this.appendLog(rec);
+  }
+
+  /**
+   * A hook's tool call `toolUseId` starts: its turn, start time and paths are kept until its end
+   * (callEnded; another process, and harnesses give no duration). Best effort (store/calls.ts).
+   */
+  async callStarted(opts: { session: string; toolUseId: string; turn: string | null; at: Date; paths?: string[] }): Promise<void> {
+    checkSession(opts.session);
+    await this.calls.start(opts.session, opts.toolUseId, { at: opts.at.getTime(), turn: opts.turn, paths: opts.paths ?? [] });
+  }
+
+  /** What callStarted kept for the call (now forgotten), or null when nothing readable was kept. */
+  async callEnded(opts: { session: string; toolUseId: string }): Promise<CallRecord | null> {
+    checkSession(opts.session);
+    return this.calls.end(opts.session, opts.toolUseId);
+  }
+
+  /** Forget every call of the session in flight (its turn is over; what a killed tool left goes too). */
+  async forgetCalls(session: string): Promise<void> {
+    checkSession(session);
+    await this.calls.clear(session);
   }
 
   /** Add `state` to the oldest snapshot of `chain` (newest first, from the locked head): paths it already holds keep their first capture. */
@@ -680,7 +691,7 @@ export class ScalpelRepository {
         const rest = withoutRoots(was.state, state.roots);
         seal = rest.roots.length ? { sealedAt: was.sealedAt, state: rest } : null;
       }
-      const manifest: Manifest = { ...target.manifest, captured, seal, label: label ?? target.manifest.label, ...(lost.length ? { uncovered: lost } : {}), ...(contested.length ? { contested } : {}) };
+      const manifest: Manifest = { ...withCaptured(target.manifest, captured, seal), label: label ?? target.manifest.label, ...(lost.length ? { uncovered: lost } : {}), ...(contested.length ? { contested } : {}) };
       const { commit } = await stack.replace(tx, chain, target, manifest, batch);
       await this.appendLog({ event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(warnings) });
       return info(manifest, commit);
@@ -700,7 +711,7 @@ export class ScalpelRepository {
         warnings = this.readPast(read);
         return captureState(this.repo, read?.index ?? null, target.manifest.captured.roots, { writeObjects: false, indexStat: read?.stat ?? null });
       });
-      const manifest: Manifest = { ...target.manifest, seal: { sealedAt: this.now().toISOString(), state } };
+      const manifest = sealed(target.manifest, this.now().toISOString(), state);
       const { commit } = await stack.replace(tx, chain, target, manifest);
       await this.appendLog({ event: 'seal', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(warnings) });
       return withWarnings(info(manifest, commit), warnings);
@@ -770,18 +781,7 @@ export class ScalpelRepository {
     if (opts.force) {
       const batch = this.repo.odb.batch();
       const state = await captureState(this.repo, read?.index ?? null, plan.roots, { writeObjects: true, indexStat, writer: batch });
-      saved = {
-        format: 'git-scalpel/1',
-        id: newId(),
-        session,
-        worktreeId: this.repo.worktreeId,
-        objectFormat: this.repo.objectFormat,
-        label: `state before forced restore of ${ids.join(', ')}`,
-        createdAt: this.now().toISOString(),
-        captured: state,
-        seal: null,
-        head: await readHead(this.repo),
-      };
+      saved = this.newSnapshot(session, `state before forced restore of ${ids.join(', ')}`, state, await readHead(this.repo));
       savedCommit = await stack.writeCommit(saved, oldest.parent, undefined, batch);
       // stored before the worktree is touched: a failure here leaves everything as it was
       await batch.flush();
@@ -927,7 +927,7 @@ export class ScalpelRepository {
   /** Keep the newest `keep` snapshots of the session; drop the older ones. */
   async prune(opts: { session?: string; keep: number }): Promise<string[]> {
     this.repo.odb.forgetKnown();
-    if (!Number.isInteger(opts.keep) || opts.keep < 0) throw new ScalpelError('BAD_ARGUMENT', `--keep must be a whole number, got ${opts.keep}`, { name: 'keep' });
+    if (!Number.isInteger(opts.keep) || opts.keep < 0) throw new ScalpelError('BAD_ARGUMENT', `keep must be a whole number, got ${opts.keep}`, { name: 'keep' });
     const stack = this.stack(opts.session);
     return stack.locked(async (tx) => {
       const all = await stack.walk(undefined, tx.current);
@@ -980,40 +980,6 @@ export class ScalpelRepository {
     return this.events.read(session);
   }
 
-}
-
-function refusal(conflicts: Conflict[], session: string): ScalpelError {
-  const lines = conflicts.map((c) => `  ${c.path} (${c.part}): sealed ${c.expected}, found ${c.found}`);
-  return new ScalpelError(
-    'REFUSED',
-    `restore refused: ${conflicts.length} path(s) changed after the snapshot was sealed (someone else wrote them):\n${lines.join('\n')}\n` +
-      `Nothing was written. To overwrite them anyway, run restore again with --force; their current state is saved first as a new snapshot on session '${session}', so the forced restore can be undone with another restore.`,
-    { conflicts, session },
-  );
-}
-
-/** Does HEAD's movement make a restore unsafe (I5): commits made since were pushed, or that cannot be told? */
-export function headRefusal(h: HeadMovement): boolean {
-  return h.pushed.length > 0 || !h.complete;
-}
-
-function short(oid: string): string {
-  return oid.slice(0, 12);
-}
-
-function pushedRefusal(h: HeadMovement, session: string): ScalpelError {
-  const lines = h.pushed.map((p) => `  ${p.ref}: ${p.commits.map(short).join(', ')}`);
-  const why = h.complete
-    ? `${h.pushed.length === 1 ? 'a remote-tracking ref holds' : `${h.pushed.length} remote-tracking refs hold`} commits made since the snapshot:\n${lines.join('\n')}\n` +
-      'Putting the files back here would leave the remote holding the version being undone; that is for the people sharing the branch to decide (git revert, or rewriting the remote).'
-    : `HEAD moved from ${h.from.commit ? short(h.from.commit) : 'an unborn branch'} to ${h.to.commit ? short(h.to.commit) : 'an unborn branch'} and the commits in between could not all be examined (${h.warnings[0] ?? 'the walk stopped at its limit'}), so whether they were pushed is unknown.`;
-  return new ScalpelError('REFUSED', `restore refused: ${why}\nNothing was written. To restore the paths anyway (HEAD and branches stay where they are), run restore again with --force; the current state is saved first as a new snapshot on session '${session}'.`, {
-    reason: h.complete ? 'pushed' : 'history-unknown',
-    pushed: h.pushed,
-    head: { from: h.from, to: h.to, count: h.count },
-    session,
-    conflicts: [],
-  });
 }
 
 /** HEAD's movement as the log keeps it. */

@@ -7,14 +7,15 @@ import type { IndexEntry } from '../index/entry.js';
 import { compareBytes, equalBytes } from '../bytes/compare.js';
 import { rowsOf, rowsUnder, type IndexRows } from '../index/rows.js';
 import { objectId } from '../object/loose.js';
-import type { ObjectWriter } from '../repo/odb.js';
+import type { ObjectWriter } from '../repo/object-batch.js';
+import { MODE_EXECUTABLE, MODE_FILE, MODE_GITLINK, MODE_SYMLINK } from '../object/tree.js';
 import type { Repository } from '../repo/repository.js';
 import { isGitDirName, loadIgnoreRules, type DirRules, type IgnoreRules } from '../ignore/index.js';
 import { ignoreOptionsFromConfig } from '../ignore/index.js';
 import { GitConfig } from '../repo/config.js';
 import { indexRecordsUnder, reucUnder } from './capture.js';
 import { compareRel, covers, isAncestor, minimalRoots, parentOf, sortByPath } from '../model/scope.js';
-import type { AbsentParents, PathState, WorktreeItem } from '../model/state.js';
+import { fileModeOf, type AbsentParents, type FileMode, type PathState, type WorktreeItem } from '../model/state.js';
 
 /**
  * Shell commands (issue 12, DESIGN "Agent integration"). A command changes paths nobody
@@ -171,8 +172,7 @@ function trackedPaths(index: GitIndex | null): TrackedPaths {
 /** The stage-0 entry's id when `st` says the file is that entry's content (as capture's clean check). */
 function cleanOid(e: IndexEntry | undefined, st: FileStat, indexStat: FileStat | null): string | null {
   if (!e || !indexStat || e.stage !== 0 || e.assumeValid || e.skipWorktree || e.intentToAdd || st.type !== 'file') return null;
-  const exec = (st.mode & 0o111) !== 0;
-  if (e.mode !== (exec ? 0o100755 : 0o100644)) return null;
+  if (e.mode !== fileModeOf(st.mode)) return null;
   if (!e.statEquals(st) || st.size >>> 0 === 0) return null;
   const ms = e.mtimeSeconds;
   if (indexStat.mtimeSeconds < ms || (indexStat.mtimeSeconds === ms && indexStat.mtimeNanoseconds <= e.mtimeNanoseconds)) return null;
@@ -213,7 +213,7 @@ export async function takeBaseline(repo: Repository, read: { index: GitIndex; by
       entries.push([rel, 'l', target, await opts.writer.write('blob', encodePath(target)), statKey(st)]);
       continue;
     }
-    const mode = st.mode & 0o111 ? 0o100755 : 0o100644;
+    const mode = fileModeOf(st.mode);
     if (held(rel)) entries.push([rel, 'f', mode, null, st.size, statKey(st)]);
     else {
       const bytes = await repo.fs.readFile(abs);
@@ -322,7 +322,7 @@ export async function shellChanges(repo: Repository, baseline: ShellBaseline, ol
         else if (statKey(st) !== e[4]) toHash.push({ rel, st, oid: e[3] });
         return;
       }
-      if (st.type !== 'file' || e[2] !== (st.mode & 0o111 ? 0o100755 : 0o100644)) changed.add(rel);
+      if (st.type !== 'file' || e[2] !== fileModeOf(st.mode)) changed.add(rel);
       else if (statKey(st) !== e[5]) {
         // the turn holds it already (no id was taken): it just joins again
         if (e[3] === null) changed.add(rel);
@@ -335,8 +335,8 @@ export async function shellChanges(repo: Repository, baseline: ShellBaseline, ol
       // clean at the baseline (it has no entry of its own): the old index entry is what it held
       seen.add(rel);
       const x = oldIdx.table.entry(z);
-      if (x.mode === 0o160000) return;
-      if (st.type !== 'file' || x.mode !== (st.mode & 0o111 ? 0o100755 : 0o100644)) changed.add(rel);
+      if (x.mode === MODE_GITLINK) return;
+      if (st.type !== 'file' || x.mode !== fileModeOf(st.mode)) changed.add(rel);
       else if (!x.statEquals(st)) toHash.push({ rel, st, oid: x.oid });
       return;
     }
@@ -352,7 +352,7 @@ export async function shellChanges(repo: Repository, baseline: ShellBaseline, ol
   for (const p of before.keys()) if (!seen.has(p)) changed.add(p);
   if (oldIdx.table) {
     for (const [p, z] of oldIdx.zero) {
-      if (seen.has(p) || before.has(p) || ignoredBefore(p) || (oldIdx.table.entry(z).mode === 0o160000)) continue;
+      if (seen.has(p) || before.has(p) || ignoredBefore(p) || oldIdx.table.entry(z).mode === MODE_GITLINK) continue;
       changed.add(p);
     }
   }
@@ -379,7 +379,7 @@ async function stateBefore(repo: Repository, baseline: ShellBaseline, old: GitIn
     if (!inRoots(e[0])) continue;
     seen.add(e[0]);
     if (e[1] === 'l') items.push({ path: e[0], kind: 'symlink', target: e[2], oid: e[3] });
-    else if (e[3] !== null) items.push({ path: e[0], kind: 'file', mode: e[2] as 0o100644 | 0o100755, oid: e[3], size: e[4] });
+    else if (e[3] !== null) items.push({ path: e[0], kind: 'file', mode: e[2] as FileMode, oid: e[3], size: e[4] });
   }
   const dirs = new Set(baseline.dirs);
   for (const d of baseline.dirs) if (inRoots(d)) items.push({ path: d, kind: 'dir' });
@@ -390,13 +390,13 @@ async function stateBefore(repo: Repository, baseline: ShellBaseline, old: GitIn
       for (const i of rowsUnder(rows, r)) {
         const e = rows.entry(i);
         const p = e.path;
-        if (e.stage !== 0 || seen.has(p) || e.mode === 0o160000 || baseline.ignoredDirs.some((d) => covers(d, p))) continue;
+        if (e.stage !== 0 || seen.has(p) || e.mode === MODE_GITLINK || baseline.ignoredDirs.some((d) => covers(d, p))) continue;
         if (p !== r && !dirs.has(parentOf(p))) continue; // its directory was not there: it was not either
         seen.add(p);
-        if (e.mode === 0o120000) {
+        if (e.mode === MODE_SYMLINK) {
           const blob = await repo.odb.read(e.oid);
           items.push({ path: p, kind: 'symlink', target: utf8Decode(blob.content), oid: e.oid });
-        } else if (e.mode === 0o100644 || e.mode === 0o100755) items.push({ path: p, kind: 'file', mode: e.mode, oid: e.oid, size: e.cachedSize });
+        } else if (e.mode === MODE_FILE || e.mode === MODE_EXECUTABLE) items.push({ path: p, kind: 'file', mode: e.mode, oid: e.oid, size: e.cachedSize });
       }
     }
   }

@@ -1,7 +1,7 @@
 import { ScalpelError } from '../errors/index.js';
 import { encodePath, utf8Decode, utf8Encode } from '../bytes/text.js';
 import { decodeCommit, encodeCommit, formatIdentity, parseIdentity, type Commit } from '../object/commit.js';
-import { decodeTree, encodeTree, type TreeEntry } from '../object/tree.js';
+import { decodeTree, encodeTree, MODE_FILE, MODE_GITLINK, MODE_SYMLINK, MODE_TREE, type TreeEntry } from '../object/tree.js';
 import { objectId } from '../object/loose.js';
 import type { Repository } from '../repo/repository.js';
 import type { Manifest, PathState } from '../model/state.js';
@@ -9,7 +9,7 @@ import { decodeManifest, encodeManifest } from '../model/manifest.js';
 import { compareRel, parentInRun } from '../model/scope.js';
 import type { RefTransaction } from '../repo/refs.js';
 import type { CacheTreeNode } from '../index/types.js';
-import type { ObjectWriter } from '../repo/odb.js';
+import type { ObjectWriter } from '../repo/object-batch.js';
 
 /**
  * Snapshot stacks. Each snapshot is a commit whose tree holds
@@ -126,11 +126,11 @@ export class SnapshotStack {
   async writeCommit(manifest: Manifest, parent: string | null, cacheTree: Map<string, CacheTreeNode> | undefined, out: ObjectWriter): Promise<string> {
     const fmt = this.repo.objectFormat;
     const manifestOid = await out.write('blob', utf8Encode(encodeManifest(manifest)));
-    const root: TreeEntry[] = [{ mode: 0o100644, name: utf8Encode('manifest.json'), oid: manifestOid }];
+    const root: TreeEntry[] = [{ mode: MODE_FILE, name: utf8Encode('manifest.json'), oid: manifestOid }];
     const wt = await this.worktreeTree(manifest.captured, cacheTree, out);
-    if (wt) root.push({ mode: 0o040000, name: utf8Encode('worktree'), oid: wt });
+    if (wt) root.push({ mode: MODE_TREE, name: utf8Encode('worktree'), oid: wt });
     const ix = await this.indexTree(manifest.captured, out);
-    if (ix) root.push({ mode: 0o040000, name: utf8Encode('index'), oid: ix });
+    if (ix) root.push({ mode: MODE_TREE, name: utf8Encode('index'), oid: ix });
     const tree = await out.write('tree', encodeTree(root, fmt));
     const when = Math.floor(Date.parse(manifest.createdAt) / 1000);
     const ident = formatIdentity({ name: 'git-scalpel', email: 'git-scalpel@localhost', timestamp: Number.isFinite(when) && when >= 0 ? when : 0 });
@@ -212,7 +212,7 @@ export class SnapshotStack {
     const files: Array<{ path: string; mode: number; oid: string }> = [];
     for (const it of state.items) {
       if (it.kind === 'file') files.push({ path: it.path, mode: it.mode, oid: it.oid });
-      else if (it.kind === 'symlink') files.push({ path: it.path, mode: 0o120000, oid: it.oid });
+      else if (it.kind === 'symlink') files.push({ path: it.path, mode: MODE_SYMLINK, oid: it.oid });
     }
     if (!files.length) return null;
     const reuse = cacheTree ? reusableTrees(files, state, cacheTree) : new Map<string, string>();
@@ -235,8 +235,8 @@ export class SnapshotStack {
     for (const it of state.items) if (it.kind === 'file' || it.kind === 'symlink') inWorktree.add(it.oid);
     const byOid = new Map<string, number>();
     const add = (oid: string | null, mode: number) => {
-      if (!oid || mode === 0o160000 || mode === 0 || inWorktree.has(oid)) return;
-      byOid.set(oid, mode === 0o040000 ? 0o040000 : 0o100644);
+      if (!oid || mode === MODE_GITLINK || mode === 0 || inWorktree.has(oid)) return;
+      byOid.set(oid, mode === MODE_TREE ? MODE_TREE : MODE_FILE);
     };
     for (const e of state.index) add(e.oid, e.mode);
     for (const r of state.reuc) r.modes.forEach((m, i) => add(r.oids[i], m));
@@ -309,7 +309,7 @@ export class SnapshotStack {
       const known = reuse.get(path);
       if (known) return known;
       const entries = [...d.files];
-      for (const [name, sub] of d.dirs) entries.push({ mode: 0o040000, name: encodePath(name), oid: await write(sub, path ? `${path}/${name}` : name) });
+      for (const [name, sub] of d.dirs) entries.push({ mode: MODE_TREE, name: encodePath(name), oid: await write(sub, path ? `${path}/${name}` : name) });
       return out.write('tree', encodeTree(entries, this.repo.objectFormat));
     };
     return write(root, '');

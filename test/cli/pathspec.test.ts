@@ -18,6 +18,8 @@ describe('--pathspec-from-file quoting (core.quotePath style, as git reads it)',
   });
 
   it('rejects broken quoting as a usage error', () => {
-    expect(() => unquoteCStyle('"bad\\q"')).toThrow(/bad escape/);
+    expect(() => unquoteCStyle('"bad\\q"')).toThrow(/bad quoting/);
+    // a quote inside ends the name early (git drops the rest): refused rather than guessed at
+    expect(() => unquoteCStyle('"a"b"')).toThrow(/bad quoting/);
   });
 });

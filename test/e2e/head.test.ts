@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, makeTempRepo } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
-import { open, personRepo, w } from './scenario.js';
+import { open, openWatched, personRepo, w } from './scenario.js';
 import { cli } from '../helpers/cli.js';
 
 /**
@@ -143,11 +143,11 @@ describe('HEAD moved since the snapshot', () => {
 
   it('HEAD did not move in a 10,000-commit history: the restore reads no commit beyond what it read with one commit', async () => {
     const readsOfRestore = async (dir: string) => {
-      const repo = await open(dir);
+      const { repo, inner } = await openWatched(dir);
       await repo.snapshot(['README.md']);
       w(dir, 'README.md', 'agent\n');
       let reads = 0;
-      const odb = repo.repo.odb;
+      const odb = inner.odb;
       const read = odb.read.bind(odb);
       odb.read = (oid: string) => {
         reads++;

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { git, makeTempRepo, type ObjectFormat } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
-import { openRepository, nodeFs, type ScalpelRepository } from '../../src/node.js';
+import { openRepository, nodeFs, nodePlatform, ScalpelRepository } from '../../src/node.js';
+import { Repository } from '../../src/repo/repository.js';
 
 export function w(dir: string, rel: string, content: string | Uint8Array, mode?: number): void {
   const abs = join(dir, rel);
@@ -43,6 +44,15 @@ export function personRepo(opts: { objectFormat?: ObjectFormat; before?: (dir: s
 
 export async function open(dir: string): Promise<ScalpelRepository> {
   return openRepository({ fs: nodeFs(), dir });
+}
+
+/**
+ * Open as `open` does, keeping the Repository underneath (the ScalpelRepository keeps its own
+ * private): for a test that watches what the object database reads or writes.
+ */
+export async function openWatched(dir: string): Promise<{ repo: ScalpelRepository; inner: Repository }> {
+  const inner = await Repository.open({ fs: nodeFs(), dir, platform: nodePlatform() });
+  return { repo: new ScalpelRepository(inner, () => new Date()), inner };
 }
 
 /** Snapshot `paths`, run the edit, restore; git's view and the worktree must be what they were. */

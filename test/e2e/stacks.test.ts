@@ -4,7 +4,8 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, makeTempRepo } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
-import { open, personRepo, w, rm } from './scenario.js';
+import { open, openWatched, personRepo, w, rm } from './scenario.js';
+import type { Repository } from '../../src/repo/repository.js';
 
 /**
  * The agent stages and commits `src`, then it is all thrown away: `git reset --hard HEAD~1`
@@ -231,8 +232,8 @@ describe('housekeeping', () => {
 });
 
 /** Ids of the trees the repository's object database stores from now on (every write of a snapshot goes through writeNew). */
-function treesWritten(repo: Awaited<ReturnType<typeof open>>): string[] & { stop(): void } {
-  const odb = repo.repo.odb;
+function treesWritten(inner: Repository): string[] & { stop(): void } {
+  const odb = inner.odb;
   const writeNew = odb.writeNew.bind(odb);
   const trees = Object.assign([] as string[], { stop: () => void (odb.writeNew = writeNew) });
   odb.writeNew = async (objects, opts) => {
@@ -249,8 +250,8 @@ describe('snapshot trees reuse the index cache tree where nothing differs', () =
     git(dir, ['stash', '-q', '-u']);
     git(dir, ['write-tree']); // TREE valid everywhere
     w(dir, 'pkg/b/two.txt', 'untracked, in the scope\n');
-    const repo = await open(dir);
-    const writes = treesWritten(repo);
+    const { repo, inner } = await openWatched(dir);
+    const writes = treesWritten(inner);
     await repo.snapshot(['pkg', 'src']);
     writes.stop();
     // worktree/, worktree/pkg, worktree/pkg/b and the root: pkg/a and src come from the cache tree,
@@ -280,8 +281,8 @@ describe('snapshot trees reuse the index cache tree where nothing differs', () =
     git(dir, ['add', '-A']);
     git(dir, ['commit', '-qm', 'base']);
     const ref = 'refs/scalpel/main/default';
-    const repo = await open(dir);
-    const trees = treesWritten(repo);
+    const { repo, inner } = await openWatched(dir);
+    const trees = treesWritten(inner);
     await repo.snapshot(['.']);
     expect(git(dir, ['rev-parse', `${ref}:worktree`]).trim()).toBe(git(dir, ['rev-parse', 'HEAD^{tree}']).trim());
     expect(trees.length).toBe(1); // the snapshot's own root; worktree/ is the cache tree's root

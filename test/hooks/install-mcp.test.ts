@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { makeTempDir, makeTempRepo } from '../helpers/git.js';
 import { run } from '../../src/cli/main.js';
 import { errorExitCode } from '../../src/cli/args.js';
-import type { CliIo } from '../../src/cli/cmd-index.js';
+import type { CliIo } from '../../src/cli/io.js';
 import type { InstallIo } from '../../src/cli/cmd-install.js';
 import { nodeFs } from '../../src/node.js';
 import { ScalpelError } from '../../src/errors/index.js';

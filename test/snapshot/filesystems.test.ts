@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openRepository } from '../../src/snapshot/engine.js';
-import { toFs } from '../../src/fs/adapt.js';
+import { toFs, withCapabilities } from '../../src/fs/adapt.js';
 import { mkdirp } from '../../src/fs/atomic.js';
 import type { Fs } from '../../src/fs/types.js';
 import { utf8Encode, utf8Decode } from '../../src/bytes/text.js';
@@ -23,7 +23,7 @@ describe('snapshot and restore on the filesystems a browser or sandbox offers', 
     const fs = await toFs(raw);
     await seed(fs, true);
     const repo = await openRepository({ fs: raw, dir: '/r' });
-    expect(repo.repo.fs.capabilities.renameFollowsSymlinks).toBe(true);
+    expect(repo.capabilities.renameFollowsSymlinks).toBe(true);
     await repo.snapshot(['src']);
     await fs.writeFile('/r/src/a.txt', utf8Encode('agent\n'));
     await fs.unlink('/r/src/link');
@@ -42,8 +42,8 @@ describe('snapshot and restore on the filesystems a browser or sandbox offers', 
     const fs = await toFs(raw);
     await seed(fs, false);
     const repo = await openRepository({ fs: raw, dir: '/r' });
-    expect(repo.repo.fs.capabilities.symlinks).toBe(false);
-    expect(repo.repo.fs.capabilities.modes).toBe(false);
+    expect(repo.capabilities.symlinks).toBe(false);
+    expect(repo.capabilities.modes).toBe(false);
     await repo.snapshot(['src']);
     await fs.writeFile('/r/src/a.txt', utf8Encode('agent\n'));
     await fs.writeFile('/r/src/b.txt', utf8Encode('new\n'));
@@ -62,7 +62,8 @@ describe('snapshot and restore on the filesystems a browser or sandbox offers', 
     await fs.unlink('/r/src/link');
     await fs.writeFile('/r/src/a.txt', utf8Encode('agent\n'));
     // the same store opened through a filesystem that says it has no symlinks
-    const noLinks = { ...repo.repo.fs, capabilities: { ...repo.repo.fs.capabilities, symlinks: false } } as Fs;
+    const probed = await toFs(withLinks, { probeDir: '/r/.git/scalpel/probe' });
+    const noLinks = withCapabilities(probed, { ...probed.capabilities, symlinks: false });
     const other = await openRepository({ fs: noLinks, dir: '/r' });
     await expect(other.restore()).rejects.toMatchObject({ code: 'UNSUPPORTED', data: { capability: 'symlinks' } });
     expect(utf8Decode(await fs.readFile('/r/src/a.txt'))).toBe('agent\n');
