@@ -1,7 +1,7 @@
 /**
  * git-scalpel — the root entry, for every runtime. Nothing reachable from here imports a Node
  * built-in. In Node (and Bun, Deno, a WebContainer's Node) the package's `node` export condition
- * loads src/platform/root-node.ts instead: the same API with node:crypto and node:zlib as the
+ * loads src/entry/root-node.ts instead: the same API with node:crypto and node:zlib as the
  * default platform. Here the default is the web platform: WebCrypto and DecompressionStream for
  * whole buffers where the runtime has them, pure JS (@noble/hashes, pako) for everything else.
  * Every function also takes an explicit `platform` (or `hash` / `zlib`); none sets module state.
@@ -23,7 +23,7 @@ import {
   verifyPackIndexWith,
   verifyPackChecksumWith,
   parseCommitGraphLayerWith,
-} from './platform/bind.js';
+} from './entry/bind.js';
 import { webPlatform } from './platform/web.js';
 
 export { ScalpelError, isScalpelError, type ErrorCode } from './errors/index.js';
@@ -36,7 +36,7 @@ export type { Platform, ProcessInfo } from './platform/types.js';
 export { purePlatform } from './platform/pure.js';
 export { webPlatform } from './platform/web.js';
 export { digestWhole, inflateWhole } from './platform/whole.js';
-export type { OpenOptions, HookOptions, WithPlatform } from './platform/bind.js';
+export type { OpenOptions, HookOptions, WithPlatform } from './entry/bind.js';
 
 // the index codec
 export { forEachEntry, entryCount, type GitIndex, type DecodeOptions } from './index/decode.js';

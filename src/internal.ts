@@ -7,7 +7,7 @@ export { Repository, resolvePlatform, type RepositoryOptions, type IndexReadOpti
 export { GitConfig } from './repo/config.js';
 export { readRepoConfig, objectFormatOf } from './repo/discover.js';
 export { readHead, headMovement, loadCommitGraph, type HistoryRepo } from './repo/history.js';
-export { openWithPlatform, bindPlatform, type BoundApi } from './platform/bind.js';
+export { openWithPlatform, bindPlatform, type BoundApi } from './entry/bind.js';
 export { DIGEST_ASYNC_MIN, INFLATE_ASYNC_MIN } from './platform/whole.js';
 export type { ZlibProvider, InflateStream } from './platform/types.js';
 // `git ls-files --stage --debug` formatting and the in-memory flags it prints

@@ -3,7 +3,7 @@
  * gives under the `node` export condition), plus the node:fs adapter and Node's providers by name.
  * Importing it changes nothing anywhere: every default is bound, not installed.
  */
-export * from './platform/root-node.js';
+export * from './entry/root-node.js';
 export { nodePlatform, nodeProcessInfo } from './platform/node.js';
 export { nodeHash } from './hash/node-crypto.js';
 export { nodeZlib } from './object/node-zlib.js';

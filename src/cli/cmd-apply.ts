@@ -1,6 +1,6 @@
 import { ScalpelError } from '../errors/index.js';
 import { resolvePath } from '../fs/path.js';
-import { openRepository } from '../snapshot/engine.js';
+import { openRepository } from '../entry/root-node.js';
 import { parseArgs, UsageError } from './args.js';
 import { toJsonText } from '../bytes/json.js';
 import type { CliIo } from './io.js';

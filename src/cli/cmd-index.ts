@@ -1,6 +1,6 @@
 import type { CliIo } from './io.js';
 import { discoverRepository, objectFormatOf, readRepoConfig } from '../repo/discover.js';
-import { readIndexFile } from '../repo/index-file.js';
+import { readIndexFile } from '../entry/root-node.js';
 import { encodeIndex } from '../index/encode.js';
 import { equalBytes } from '../bytes/compare.js';
 import { formatStageDebug, inMemoryFlags } from '../index/format.js';

@@ -1,6 +1,6 @@
 import { ScalpelError } from '../errors/index.js';
-import { openRepository, type TurnInfo } from '../snapshot/engine.js';
-import { handleHookEvent } from '../hooks/handle.js';
+import type { TurnInfo } from '../snapshot/engine.js';
+import { handleHookEvent, openRepository } from '../entry/root-node.js';
 import { HARNESSES, hookResponse, parseHookPayload, type Harness, type HookEvent } from '../hooks/harness.js';
 import { parseArgs, UsageError } from './args.js';
 import { toJsonText } from '../bytes/json.js';

@@ -1,4 +1,3 @@
-import '../node.js';
 import { nodeFs } from '../fs/node.js';
 import { resolvePath } from '../fs/path.js';
 import { ScalpelError } from '../errors/index.js';

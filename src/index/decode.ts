@@ -1,7 +1,7 @@
 import { ScalpelError } from '../errors/index.js';
 import { ByteReader, readU16, readU32 } from '../bytes/reader.js';
 import { toHex, equalBytes } from '../bytes/index.js';
-import { checkObjectFormat, defaultHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
+import { checkObjectFormat, pureHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
 import { CE_EXTENDED, CE_EXTENDED_KNOWN, CE_NAMEMASK, EntryTable, IndexEntry } from './entry.js';
 import { cacheTreeExtension } from './ext-tree.js';
 import { decodeResolveUndo } from './ext-resolve-undo.js';
@@ -104,7 +104,7 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): Decode
   }
   const verified = !skipHash && opts.verifyChecksum !== false;
   if (verified) {
-    const h = (opts.hash ?? defaultHash()).create(objectFormat).update(bytes.subarray(0, bodyEnd)).digest();
+    const h = (opts.hash ?? pureHash).create(objectFormat).update(bytes.subarray(0, bodyEnd)).digest();
     if (!equalBytes(h, trailer)) {
       throw new ScalpelError('CHECKSUM_MISMATCH', 'index: trailing checksum does not match the content', {
         offset: bodyEnd,

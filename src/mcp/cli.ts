@@ -4,7 +4,6 @@
  * dist/cli.cjs requires in its `mcp` branch, so no other command reads the SDK. Runs until the client closes
  * stdin; stdout carries only protocol messages, so nothing else may print there.
  */
-import '../node.js';
 import type { CliIo } from '../cli/io.js';
 import { createMcpServer } from './server.js';
 import { LineStdioTransport } from './stdio.js';

@@ -20,7 +20,7 @@ import { purePlatform } from '../../src/platform/pure.js';
 import { webDigest, webInflate, webPlatform } from '../../src/platform/web.js';
 import { nodePlatform } from '../../src/platform/node.js';
 import { digestWhole, inflateWhole, DIGEST_ASYNC_MIN, INFLATE_ASYNC_MIN } from '../../src/platform/whole.js';
-import { bindPlatform } from '../../src/platform/bind.js';
+import { bindPlatform } from '../../src/entry/bind.js';
 import type { Platform } from '../../src/platform/types.js';
 import { resolvePlatform } from '../../src/repo/repository.js';
 import { loadIndexFixtures } from '../helpers/fixtures.js';
@@ -189,7 +189,7 @@ describe('the package entries', () => {
   const node = (code: string) => execFileSync(process.execPath, ['--input-type=module', '-e', code], { cwd: process.cwd(), encoding: 'utf8' }).trim();
 
   it("Node resolves `git-scalpel` through the `node` condition to Node's platform; the default condition is the web entry", () => {
-    expect(node(`console.log(import.meta.resolve('git-scalpel'))`)).toMatch(/\/dist\/platform\/root-node\.js$/);
+    expect(node(`console.log(import.meta.resolve('git-scalpel'))`)).toMatch(/\/dist\/entry\/root-node\.js$/);
     expect(node(`console.log(import.meta.resolve('git-scalpel/node'))`)).toMatch(/\/dist\/node\.js$/);
     expect(node(`console.log(import.meta.resolve('git-scalpel/internal'))`)).toMatch(/\/dist\/internal\.js$/);
     const pkg = JSON.parse(node(`import p from 'git-scalpel/package.json' with { type: 'json' }; console.log(JSON.stringify(p))`));

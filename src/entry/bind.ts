@@ -1,11 +1,11 @@
 /**
  * The root API with one platform as its default: what the package's entries export (src/index.ts
- * with the web platform, src/platform/root-node.ts and git-scalpel/node with Node's). Unlike the
+ * with the web platform, src/entry/root-node.ts and git-scalpel/node with Node's). Unlike the
  * rest of src/platform/ this file stands at the top of the layers, beside the entries: it wraps
  * the engine and the codecs. An explicit option (`platform`, `hash`, `zlib`, `proc`) always wins
  * over the bound default; nothing is installed anywhere.
  */
-import type { Platform } from './types.js';
+import type { Platform } from '../platform/types.js';
 import { hashBytes as rawHashBytes, type HashProvider, type ObjectFormat } from '../hash/index.js';
 import { decodeIndex as rawDecodeIndex, type DecodeOptions, type GitIndex } from '../index/decode.js';
 import { encodeIndex as rawEncodeIndex, type EncodeOptions } from '../index/encode.js';

@@ -22,7 +22,7 @@ import {
   verifyPackChecksumWith,
   parseCommitGraphLayerWith,
 } from './bind.js';
-import { nodePlatform } from './node.js';
+import { nodePlatform } from '../platform/node.js';
 
 export * from '../index.js';
 
