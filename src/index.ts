@@ -83,6 +83,7 @@ export { type PackIndexEntry, type PackObjectInput, type EncodePackOptions, type
 
 // repositories, snapshots, restores
 export type { Fs, FileStat, FileType, FsCapabilities } from './fs/types.js';
+export { opfsFs, type OpfsOptions } from './fs/opfs.js';
 export { discoverRepository, type RepoLocation } from './repo/discover.js';
 export { describeDropped, type ReadIndexResult, type DroppedIndexExtension } from './repo/index-file.js';
 export type { HeadState, HeadMovement, HeadMovementOptions, PushedCommits } from './repo/history.js';
