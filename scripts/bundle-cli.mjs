@@ -5,11 +5,12 @@
  * from src/cli/loader.cjs) runs it through a V8 code cache, so a hook's fresh process does not
  * compile 0.5 MB of JavaScript every time. dist/mcp.cjs is the MCP server (`git-scalpel mcp`,
  * src/mcp/cli.ts) with the MCP SDK and zod, bundled apart so that no other command loads them
- * (loaded by the `mcp` command from beside dist/cli.cjs). Run by `npm run build` after tsc; the
+ * (loaded by the `mcp` command from beside dist/cli.cjs). dist/usage.txt is the command reference,
+ * which the loader prints for `--help` on its own. Run by `npm run build` after tsc; the
  * unbundled dist/cli/bin.js behaves the same.
  */
 import { build } from 'esbuild';
-import { chmodSync, copyFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -17,6 +18,9 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const bundle = (entry, out) => build({ entryPoints: [`${root}dist/${entry}`], outfile: `${root}dist/${out}`, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', legalComments: 'none' });
 await bundle('cli/bin.js', 'cli.cjs');
 await bundle('mcp/cli.js', 'mcp.cjs');
+// the loader prints this for `--help` without loading dist/cli.cjs
+const { USAGE } = await import(`${root}dist/cli/usage.js`);
+writeFileSync(`${root}dist/usage.txt`, USAGE);
 const bin = `${root}dist/git-scalpel.cjs`;
 copyFileSync(`${root}src/cli/loader.cjs`, bin);
 chmodSync(bin, 0o755);

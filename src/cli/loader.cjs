@@ -14,6 +14,23 @@ const os = require('node:os');
 
 const file = path.join(__dirname, 'cli.cjs');
 
+// `--help` (and a bare `git-scalpel`) prints the command reference and nothing else: no reason to
+// load 0.7 MB of command line for it. Same text and exit codes as src/cli/main.ts.
+const args = process.argv.slice(2);
+if (args.length === 0 || (args.length === 1 && ['--help', '-h', 'help'].includes(args[0]))) {
+  let usage = null;
+  try {
+    usage = fs.readFileSync(path.join(__dirname, 'usage.txt'), 'utf8');
+  } catch {
+    // not built beside us: the command line prints it
+  }
+  if (usage !== null) {
+    process.stdout.write(usage);
+    process.exitCode = args.length === 0 ? 2 : 0;
+    return;
+  }
+}
+
 /**
  * A cache directory only this user can write (a code cache is code: one planted by someone else
  * would run as us). null when there is none to be had; the CLI then runs without a cache.
