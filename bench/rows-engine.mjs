@@ -279,7 +279,7 @@ async function captureRowMeasure({ runs, dir, row }) {
       (s === 'deep' ? deep : fresh).push(ms);
     }
   }
-  const depth = Number(git(dir, ['rev-list', '--count', `refs/scalpel/${repo.repo.worktreeId}/deep`]).trim());
+  const depth = Number(git(dir, ['rev-list', '--count', repo.sessionRef('deep')]).trim());
   if (depth !== CAPTURES + runs) throw new Error(`deep session holds ${depth} snapshots, expected ${CAPTURES + runs}`);
   const indexAfter = { sha: sha1(fs.readFileSync(indexPath)), mtimeMs: fs.statSync(indexPath).mtimeMs };
   if (indexAfter.sha !== indexBefore.sha || indexAfter.mtimeMs !== indexBefore.mtimeMs) throw new Error('the index changed during the capture row');
