@@ -4,7 +4,7 @@ import { fromHex } from '../bytes/hex.js';
 import { concatBytes } from '../bytes/compare.js';
 import { asciiBytes } from '../bytes/text.js';
 import { checkObjectFormat, defaultHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
-import { CE_EXTENDED, CE_NAMEMASK, IndexEntry, type EntryTable } from './entry.js';
+import { CE_EXTENDED, CE_NAMEMASK, ENTRY_OID, type EntryTable, type IndexEntry } from './entry.js';
 import { untouchedTable, type GitIndex } from './decode.js';
 import { encodeCacheTree, untouchedCacheTree } from './ext-tree.js';
 import { encodeResolveUndo } from './ext-resolve-undo.js';
@@ -18,6 +18,12 @@ export interface EncodeOptions {
   hash?: HashProvider;
 }
 
+/** What the writer needs of an index besides its entries. */
+export type IndexHead = Pick<GitIndex, 'version' | 'objectFormat' | 'extensions' | 'skipHash'>;
+
+/** A run of consecutive rows of one table, or one entry (a run of one row of its own table). */
+export type Segment = { t: EntryTable; start: number; end: number } | { e: IndexEntry };
+
 /**
  * Encode an index the way git's `do_write_index` does. For every index git writes,
  * `encodeIndex(decodeIndex(b))` is byte-identical to `b`:
@@ -27,100 +33,175 @@ export interface EncodeOptions {
  * - EOIE and IEOT are recomputed from what is written (IEOT keeps its block sizes when they still
  *   fit the entries, otherwise it is re-split into the same number of blocks like git);
  * - entries decoded from bytes with the same layout are copied byte for byte.
+ * The same writer as an index splice (splice.ts): the entries go in as segments either way.
  */
 export function encodeIndex(index: GitIndex, opts: EncodeOptions = {}): Uint8Array {
+  return joinParts(encodeIndexParts(index, indexSegments(index), opts));
+}
+
+/**
+ * Encode an index whose entries are given as segments instead of `index.entries`: runs of a
+ * decoded table are copied as they sit in its bytes. Same result as encodeIndex over the same entries.
+ */
+export function encodeIndexSegments(index: IndexHead | GitIndex, segments: readonly Segment[], opts: EncodeOptions = {}): Uint8Array {
+  return joinParts(encodeIndexParts(index, segments, opts));
+}
+
+/** An index's entries as segments: the decoded rows as one run when they were never materialized. */
+export function indexSegments(index: GitIndex): Segment[] {
+  const t = untouchedTable(index);
+  if (t) return t.count > 0 ? [{ t, start: 0, end: t.count }] : [];
+  return toSegments(index.entries);
+}
+
+/** Entries as segments: consecutive rows of one table coalesce into one run. */
+export function toSegments(entries: readonly IndexEntry[]): Segment[] {
+  const out: Segment[] = [];
+  let cur: { t: EntryTable; start: number; end: number } | null = null;
+  for (const e of entries) {
+    if (cur && e._t === cur.t && e._i === cur.end) cur.end++;
+    else {
+      if (cur) out.push(cur);
+      cur = { t: e._t, start: e._i, end: e._i + 1 };
+    }
+  }
+  if (cur) out.push(cur);
+  return out;
+}
+
+/**
+ * The one index writer: header, entries (from segments), extensions in the order given (EOIE and
+ * IEOT recomputed) and the trailer, as the parts of the file, without copying them together:
+ * long runs of v2/v3 rows are views of the bytes they were decoded from, so a restore that
+ * changes 3 entries of 100,000 writes the index without a 10 MB copy.
+ */
+export function encodeIndexParts(index: IndexHead, segments: readonly Segment[], opts: EncodeOptions = {}): Uint8Array[] {
   const objectFormat = checkObjectFormat(opts.objectFormat ?? index.objectFormat);
   const hashLen = oidLength(objectFormat);
-  // entries never materialized: the decoded rows as they are, without making entry objects
-  const untouched = untouchedTable(index);
-  const entries: readonly IndexEntry[] = untouched ? [] : index.entries;
-  const n = untouched ? untouched.count : entries.length;
-
   let version: 2 | 3 | 4 = index.version;
   if (version !== 2 && version !== 3 && version !== 4) {
     throw new ScalpelError('BAD_ARGUMENT', `index version must be 2, 3 or 4, got ${String(version)}`, { name: 'version', value: version });
   }
+  const runs = segments.map(runOf);
+  let n = 0;
+  let copyBytes = 0; // what goes through the writer rather than as views: its first size
+  for (const s of runs) {
+    n += s.end - s.start;
+    const bytes = runBytes(s);
+    if (version === 4 || s.t.version === 4) copyBytes += s.t.version === 4 ? bytes * 2 : bytes;
+    else if (bytes < VIEW_MIN) copyBytes += bytes;
+  }
+  if (version !== 4) version = runs.some(runExtended) ? 3 : 2;
   let hasLink = false;
   for (const x of index.extensions) if (x.signature === 'link') hasLink = true;
-  // The entries exactly as one decoded file held them (same table, same order)? Then its bytes can be reused.
-  const src = untouched && untouched.hashLen === hashLen ? untouched : unchangedSource(entries, hashLen);
-  if (version !== 4) {
-    let extended = false;
-    if (src) extended = (src.source as { extended: number }).extended > 0;
-    else {
-      for (let i = 0; i < n; i++) {
-        const e = entries[i];
-        // rows of a decoded file without extended flags need no look
-        if (e._t.source !== null && e._t.source.extended === 0) continue;
-        if (e.extendedWord !== 0) {
-          extended = true;
-          break;
-        }
-      }
-    }
-    version = extended ? 3 : 2;
-  }
-
   // IEOT block boundaries must be known before v4 names are compressed.
   const ieot = index.extensions.find((x): x is Extract<IndexExtension, { signature: 'IEOT' }> => x.signature === 'IEOT');
-  let blockCounts: number[] | null = null;
-  if (ieot) blockCounts = ieotCounts(ieot.blocks, n);
+  const blockCounts = ieot ? ieotCounts(ieot.blocks, n) : null;
 
-  // Size estimate: the source file when the first entry came from one, else a guess; the writer grows as needed.
-  const firstTable = untouched ?? (n > 0 ? entries[0]._t : null);
-  const w = new ByteWriter(firstTable && firstTable.count > 1 ? firstTable.bytes.length + 64 : 12 + n * 96 + 1024);
-  w.u32(0x44495243);
-  w.u32(version);
-  w.u32(n);
-
+  const whole = wholeSource(runs, hashLen, version, index, blockCounts);
+  const src = whole ? (whole.source as NonNullable<EntryTable['source']>) : null;
+  // the writer's first size: what follows the entries of a whole file, or what is copied
+  const out = new Parts(src ? src.bodyEnd - src.entriesEnd + 64 : 12 + copyBytes + 1024);
   const blockOffsets: number[] = [];
-  const copied = src !== null && src.version === version && sameBlocks(src, index, blockCounts);
-  if (!copied && untouched) return encodeIndex({ ...index, entries: index.entries }, opts);
-  if (copied) {
-    // header and entries as they were: one copy; IEOT blocks start where they started
-    const t = src as EntryTable;
-    w.pos = 0;
-    w.bytes(t.bytes.subarray(0, (t.source as { entriesEnd: number }).entriesEnd));
-    if (blockCounts) for (let i = 0, at = 0; i < blockCounts.length; at += blockCounts[i++]) blockOffsets.push(t.off[at]);
-  } else if (version === 4) {
-    encodeV4(w, entries, hashLen, blockCounts, blockOffsets, hasLink);
+  if (whole && src) {
+    // header and entries as they were: one view (the writer then holds only what follows them); IEOT blocks start where they started
+    out.view(whole.bytes.subarray(0, src.entriesEnd));
+    if (blockCounts) for (let i = 0, at = 0; i < blockCounts.length; at += blockCounts[i++]) blockOffsets.push(whole.off[at]);
   } else {
-    writeSegmentsV23(w, toSegments(entries), n, hashLen, blockCounts, blockOffsets, hasLink);
+    out.w.u32(0x44495243);
+    out.w.u32(version);
+    out.w.u32(n);
+    if (version === 4) writeRowsV4(out, runs, n, hashLen, blockCounts, blockOffsets, hasLink);
+    else writeRunsV23(out, runs, n, hashLen, blockCounts, blockOffsets, hasLink);
   }
-  return finishIndex(w, index, objectFormat, w.pos, blockCounts, blockOffsets, opts, copied ? (src as EntryTable) : null);
+  return finishIndex(out, index, objectFormat, out.at, blockCounts, blockOffsets, opts, whole);
+}
+
+function joinParts(parts: Uint8Array[]): Uint8Array {
+  return parts.length === 1 ? parts[0] : concatBytes(parts);
+}
+
+type Run = { t: EntryTable; start: number; end: number };
+
+function runOf(s: Segment): Run {
+  return 'e' in s ? { t: s.e._t, start: s.e._i, end: s.e._i + 1 } : s;
+}
+
+/** The run's bytes in its table (consecutive rows sit back to back). */
+function runBytes(s: Run): number {
+  return s.end > s.start ? s.t.off[s.end - 1] + s.t.size[s.end - 1] - s.t.off[s.start] : 0;
+}
+
+function runExtended(s: Run): boolean {
+  const src = s.t.source;
+  // a decoded file counted its rows with extended flags: none, or all of its rows, need no look
+  if (src !== null && (src.extended === 0 || (s.start === 0 && s.end === s.t.count))) return src.extended > 0;
+  for (let r = s.start; r < s.end; r++) if (s.t.extendedWord(r) !== 0) return true;
+  return false;
+}
+
+/**
+ * The decoded file whose rows the runs are, all of them in order, in the layout being written:
+ * then its header and entries are written as they are (and its trailer may be reused).
+ */
+function wholeSource(runs: readonly Run[], hashLen: number, version: number, index: IndexHead, blockCounts: number[] | null): EntryTable | null {
+  if (runs.length !== 1) return null;
+  const { t, start, end } = runs[0];
+  if (!t.source || start !== 0 || end !== t.count || t.hashLen !== hashLen || t.version !== version) return null;
+  return sameBlocks(t, index, blockCounts) ? t : null;
+}
+
+/** Runs shorter than this are copied into the writer; longer ones are output as views. */
+const VIEW_MIN = 4096;
+
+/** The file being written, as parts: views of decoded bytes, and what the writer collected between them. */
+class Parts {
+  readonly list: Uint8Array[] = [];
+  /** Bytes in `list`. */
+  private done = 0;
+  w: ByteWriter;
+  constructor(initial: number) {
+    this.w = new ByteWriter(initial);
+  }
+  /** Offset in the file of the next byte. */
+  get at(): number {
+    return this.done + this.w.pos;
+  }
+  /** Bytes that are written as they are: long ones as views (not copied), short ones copied. */
+  put(b: Uint8Array): void {
+    if (b.length < VIEW_MIN) this.w.bytes(b);
+    else this.view(b);
+  }
+  /** Bytes written as they are, as a view: what the writer holds goes before them, and it starts afresh. */
+  view(b: Uint8Array): void {
+    if (this.w.pos > 0) {
+      this.list.push(this.w.finish());
+      this.done += this.w.pos;
+      this.w = new ByteWriter(4096);
+    }
+    this.list.push(b);
+    this.done += b.length;
+  }
+  finish(): Uint8Array[] {
+    if (this.w.pos > 0 || this.list.length === 0) this.list.push(this.w.finish());
+    return this.list;
+  }
 }
 
 /** Extensions (in the order given; EOIE and IEOT recomputed) and the trailer, after the entries. */
 function finishIndex(
-  w: ByteWriter,
-  index: GitIndex,
+  out: Parts,
+  index: IndexHead,
   objectFormat: ObjectFormat,
   entriesEnd: number,
   blockCounts: number[] | null,
   blockOffsets: number[],
   opts: EncodeOptions,
-  copiedFrom: EntryTable | null,
-): Uint8Array {
-  return finishIndexParts(w, [], index, objectFormat, entriesEnd, blockCounts, blockOffsets, opts, copiedFrom)[0];
-}
-
-/**
- * finishIndex when the header and entries are already `prefix` (parts not in `w`, which then
- * holds only what follows them): returns the parts of the whole file, prefix first.
- */
-function finishIndexParts(
-  w: ByteWriter,
-  prefix: readonly Uint8Array[],
-  index: GitIndex,
-  objectFormat: ObjectFormat,
-  entriesEnd: number,
-  blockCounts: number[] | null,
-  blockOffsets: number[],
-  opts: EncodeOptions,
-  copiedFrom: EntryTable | null,
+  whole: EntryTable | null,
 ): Uint8Array[] {
   const hashLen = oidLength(objectFormat);
-  // Extensions, in the order given.
+  // from here on only the writer is written to: `w` holds everything after the last view
+  const w = out.w;
   const headers: Array<[string, number]> = [];
   for (const x of index.extensions) {
     if (x.signature === 'EOIE') {
@@ -150,44 +231,31 @@ function finishIndexParts(
   const body = w.pos;
   if (index.skipHash) {
     w.zeros(hashLen);
-  } else if (copiedFrom && prefix.length === 0 && sameAsSource(copiedFrom, w.finish(), entriesEnd)) {
+  } else if (whole && sameAsSource(whole, w.finish(), entriesEnd)) {
     // byte for byte the file that was decoded and whose trailer was verified: its trailer is right
-    w.bytes(copiedFrom.bytes.subarray(body, body + hashLen));
+    w.bytes(whole.bytes.subarray(entriesEnd + body, entriesEnd + body + hashLen));
   } else {
     const h = (opts.hash ?? defaultHash()).create(objectFormat);
-    for (const part of prefix) h.update(part);
-    const digest = h.update(w.finish().subarray(0, body)).digest();
-    w.bytes(digest);
+    for (const part of out.list) h.update(part);
+    w.bytes(h.update(w.finish().subarray(0, body)).digest());
   }
-  return prefix.length ? [...prefix, w.finish()] : [w.finish()];
-}
-
-/** The decoded table `entries` are, untouched and complete, or null. */
-function unchangedSource(entries: readonly IndexEntry[], hashLen: number): EntryTable | null {
-  if (entries.length === 0) return null;
-  const t = entries[0]._t;
-  if (!t.source || t.count !== entries.length || t.hashLen !== hashLen) return null;
-  for (let i = 0; i < entries.length; i++) {
-    const e = entries[i];
-    if (e._t !== t || e._i !== i) return null;
-  }
-  return t;
+  return out.finish();
 }
 
 /** v4 names restart at IEOT block starts: a copy is only right when the blocks are the source's. */
-function sameBlocks(t: EntryTable, index: GitIndex, blockCounts: number[] | null): boolean {
+function sameBlocks(t: EntryTable, index: IndexHead, blockCounts: number[] | null): boolean {
   if (t.version !== 4) return true;
   const ieot = index.extensions.find((x) => x.signature === 'IEOT');
   if (!blockCounts) return !ieot;
   return !!ieot && 'blocks' in ieot && ieot.blocks.length === blockCounts.length && ieot.blocks.every((b, i) => b.count === blockCounts[i]);
 }
 
-/** Is `out` (body only, no trailer yet) the decoded file's body? Entries were copied; compare what follows them. */
-function sameAsSource(t: EntryTable, out: Uint8Array, entriesEnd: number): boolean {
+/** Is `after` (what follows the entries, no trailer yet) what follows them in the decoded file? */
+function sameAsSource(t: EntryTable, after: Uint8Array, entriesEnd: number): boolean {
   const s = t.source;
-  if (!s || !s.trailerVerified || s.skipHash || out.length !== s.bodyEnd || entriesEnd !== s.entriesEnd) return false;
+  if (!s || !s.trailerVerified || s.skipHash || entriesEnd + after.length !== s.bodyEnd || entriesEnd !== s.entriesEnd) return false;
   const b = t.bytes;
-  for (let i = entriesEnd; i < out.length; i++) if (out[i] !== b[i]) return false;
+  for (let i = 0; i < after.length; i++) if (after[i] !== b[entriesEnd + i]) return false;
   return true;
 }
 
@@ -214,174 +282,56 @@ export function ieotCounts(blocks: readonly { count: number }[], n: number): num
   return out.length > 1 ? out : null;
 }
 
-function badLength(e: IndexEntry, i: number, hashLen: number): ScalpelError {
-  return new ScalpelError('BAD_ARGUMENT', `entry ${i} (${e.path}) has a ${e._t.hashLen}-byte id in a ${hashLen}-byte index`, { name: 'entries', index: i, path: e.path });
+function badLength(t: EntryTable, row: number, i: number, hashLen: number): ScalpelError {
+  const path = t.pathString(row);
+  return new ScalpelError('BAD_ARGUMENT', `entry ${i} (${path}) has a ${t.hashLen}-byte id in a ${hashLen}-byte index`, { name: 'entries', index: i, path });
 }
 
 function emptyPath(i: number): ScalpelError {
   return new ScalpelError('BAD_PATH', `entry ${i} has an empty path outside a split index`, { path: '', index: i, reason: 'empty' });
 }
 
-/** A run of consecutive rows of one decoded table, or one entry. */
-export type Segment = { t: EntryTable; start: number; end: number } | { e: IndexEntry };
-
-/** Entries as segments: consecutive rows of one table coalesce into one run (copied in one piece). */
-function toSegments(entries: readonly IndexEntry[]): Segment[] {
-  const out: Segment[] = [];
-  let cur: { t: EntryTable; start: number; end: number } | null = null;
-  for (const e of entries) {
-    if (cur && e._t === cur.t && e._i === cur.end) cur.end++;
-    else {
-      if (cur) out.push(cur);
-      cur = e._t.version === 4 ? null : { t: e._t, start: e._i, end: e._i + 1 };
-      if (!cur) out.push({ e });
-    }
-  }
-  if (cur) out.push(cur);
-  return out;
-}
-
-function segmentLength(s: Segment): number {
-  return 'e' in s ? 1 : s.end - s.start;
-}
-
-function segmentExtended(s: Segment): boolean {
-  if ('e' in s) return s.e.extendedWord !== 0;
-  if (s.t.source !== null && s.t.source.extended === 0) return false;
-  for (let r = s.start; r < s.end; r++) if (s.t.extendedWord(r) !== 0) return true;
-  return false;
-}
-
 /**
- * Encode an index given as segments instead of entries (v2/v3): runs of a decoded table are
- * copied as they sit in its bytes, so an index of 100,000 entries with a few changed costs a few
- * copies and no entry objects. Same result as encodeIndex over the same entries.
+ * v2/v3 entries: rows of v2/v3 tables already have this on-disk form, so runs of them are output
+ * as they are (cut at IEOT block starts, whose offsets are recorded); rows of v4 tables are
+ * re-serialised with padded names.
  */
-export function encodeIndexSegments(index: GitIndex, segments: readonly Segment[], opts: EncodeOptions = {}): Uint8Array {
-  const parts = encodeIndexSegmentsParts(index, segments, opts);
-  return parts.length === 1 ? parts[0] : concatBytes(parts);
-}
-
-/**
- * encodeIndexSegments as the parts of the file, without copying them together: the runs of
- * decoded rows are views of the old file's bytes, so writing the index costs no 10 MB copy.
- */
-export function encodeIndexSegmentsParts(index: GitIndex, segments: readonly Segment[], opts: EncodeOptions = {}): Uint8Array[] {
-  const objectFormat = checkObjectFormat(opts.objectFormat ?? index.objectFormat);
-  const hashLen = oidLength(objectFormat);
-  if (index.version === 4 || segments.some((s) => !('e' in s) && (s.t.version === 4 || s.t.hashLen !== hashLen))) {
-    const entries: IndexEntry[] = [];
-    for (const s of segments) {
-      if ('e' in s) entries.push(s.e);
-      else for (let r = s.start; r < s.end; r++) entries.push(new IndexEntry(s.t, r));
-    }
-    return [encodeIndex({ ...index, entries }, opts)];
-  }
-  let n = 0;
-  for (const s of segments) n += segmentLength(s);
-  const version = segments.some(segmentExtended) ? 3 : 2;
-  const hasLink = index.extensions.some((x) => x.signature === 'link');
-  const ieot = index.extensions.find((x): x is Extract<IndexExtension, { signature: 'IEOT' }> => x.signature === 'IEOT');
-  const blockCounts = ieot ? ieotCounts(ieot.blocks, n) : null;
-  const header = new Uint8Array(12);
-  writeU32(header, 0, 0x44495243);
-  writeU32(header, 4, version);
-  writeU32(header, 8, n);
-  const parts: Uint8Array[] = [header];
-  const blockOffsets: number[] = [];
-  let pos = 12;
-  let i = 0;
-  let nextBlock = blockCounts ? 0 : Infinity;
-  let blockIdx = 0;
-  const small = new ByteWriter(4096); // entries that are not runs, collected between runs
-  const flushSmall = () => {
-    if (small.pos) {
-      parts.push(small.finish().slice());
-      small.pos = 0;
-    }
-  };
-  for (const seg of segments) {
-    if ('e' in seg) {
-      if (i === nextBlock) {
-        blockOffsets.push(pos + small.pos);
-        nextBlock += (blockCounts as number[])[blockIdx++] ?? n;
-      }
-      writeOneV23(small, seg.e, i, hashLen, hasLink); // `pos` counts flushed bytes only
-      i++;
-      continue;
-    }
-    const t = seg.t;
-    if (t.hashLen !== hashLen) throw badLength(new IndexEntry(t, seg.start), i, hashLen);
-    if (!hasLink) for (let r = seg.start; r < seg.end; r++) if (t.pathLen[r] === 0) throw emptyPath(i + r - seg.start);
-    pos += small.pos;
-    flushSmall();
-    let r = seg.start;
-    while (r < seg.end) {
-      if (i === nextBlock) {
-        blockOffsets.push(pos);
-        nextBlock += (blockCounts as number[])[blockIdx++] ?? n;
-      }
-      const upto = Math.min(seg.end, r + (nextBlock - i));
-      const view = t.bytes.subarray(t.off[r], t.off[upto - 1] + t.size[upto - 1]);
-      parts.push(view);
-      pos += view.length;
-      i += upto - r;
-      r = upto;
-    }
-  }
-  pos += small.pos;
-  flushSmall();
-  return finishIndexParts(new ByteWriter(4096), parts, index, objectFormat, pos, blockCounts, blockOffsets, opts, null);
-}
-
-/**
- * v2/v3 entries: every entry already has this on-disk form in its table (decoded from a v2/v3
- * file, or built), so runs are copied; rows of v4 tables are re-serialised.
- */
-function writeSegmentsV23(w: ByteWriter, segments: readonly Segment[], n: number, hashLen: number, blockCounts: number[] | null, blockOffsets: number[], hasLink: boolean): void {
+function writeRunsV23(out: Parts, runs: readonly Run[], n: number, hashLen: number, blockCounts: number[] | null, blockOffsets: number[], hasLink: boolean): void {
   let i = 0; // entries written so far
   let nextBlock = blockCounts ? 0 : Infinity;
   let blockIdx = 0;
-  const boundary = () => {
-    blockOffsets.push(w.pos);
-    nextBlock += (blockCounts as number[])[blockIdx++] ?? n;
-  };
-  for (const seg of segments) {
-    if ('e' in seg) {
-      if (i === nextBlock) boundary();
-      writeOneV23(w, seg.e, i, hashLen, hasLink);
-      i++;
+  for (const { t, start, end } of runs) {
+    if (t.hashLen !== hashLen) throw badLength(t, start, i, hashLen);
+    if (!hasLink) for (let r = start; r < end; r++) if (t.pathLen[r] === 0) throw emptyPath(i + r - start);
+    if (t.version === 4) {
+      for (let r = start; r < end; r++, i++) {
+        if (i === nextBlock) {
+          blockOffsets.push(out.at);
+          nextBlock += (blockCounts as number[])[blockIdx++] ?? n;
+        }
+        writeRowV23(out.w, t, r, hashLen);
+      }
       continue;
     }
-    const t = seg.t;
-    if (t.hashLen !== hashLen) throw badLength(new IndexEntry(t, seg.start), i, hashLen);
-    if (!hasLink) for (let r = seg.start; r < seg.end; r++) if (t.pathLen[r] === 0) throw emptyPath(i + r - seg.start);
-    let r = seg.start;
-    while (r < seg.end) {
-      if (i === nextBlock) boundary();
-      // copy up to the segment's end or the next block start, whichever comes first
-      const upto = Math.min(seg.end, r + (nextBlock - i));
-      const from = t.off[r];
-      const to = t.off[upto - 1] + t.size[upto - 1];
-      w.bytes(t.bytes.subarray(from, to));
+    let r = start;
+    while (r < end) {
+      if (i === nextBlock) {
+        blockOffsets.push(out.at);
+        nextBlock += (blockCounts as number[])[blockIdx++] ?? n;
+      }
+      // up to the run's end or the next block start, whichever comes first
+      const upto = Math.min(end, r + (nextBlock - i));
+      out.put(t.bytes.subarray(t.off[r], t.off[upto - 1] + t.size[upto - 1]));
       i += upto - r;
       r = upto;
     }
   }
 }
 
-function writeOneV23(w: ByteWriter, e: IndexEntry, i: number, hashLen: number, hasLink: boolean): void {
-  const t = e._t;
-  const row = e._i;
-  if (t.hashLen !== hashLen) throw badLength(e, i, hashLen);
-  if (t.pathLen[row] === 0 && !hasLink) throw emptyPath(i);
-  if (t.version !== 4) {
-    w.bytes(t.bytes.subarray(t.off[row], t.off[row] + t.size[row]));
-    return;
-  }
+/** A row of a v4 table in v2/v3 form: the fixed part, the full name, NUL padding to a multiple of 8. */
+function writeRowV23(w: ByteWriter, t: EntryTable, row: number, hashLen: number): void {
   const len = t.pathLen[row];
-  const ext = e.extendedWord;
-  const head = writeFixed(w, e, hashLen, ext, len);
+  const head = writeFixed(w, t, row, hashLen, t.extendedWord(row), len);
   const size = (head + len + 8) & ~7;
   w.ensure(size - head);
   const po = t.pathOff[row];
@@ -390,16 +340,15 @@ function writeOneV23(w: ByteWriter, e: IndexEntry, i: number, hashLen: number, h
 }
 
 /** Stat words, mode, id, flags word (with name length) and the extended word; returns the bytes written. */
-function writeFixed(w: ByteWriter, e: IndexEntry, hashLen: number, ext: number, len: number): number {
-  const t = e._t;
-  const fixedLen = 40 + hashLen;
+function writeFixed(w: ByteWriter, t: EntryTable, row: number, hashLen: number, ext: number, len: number): number {
+  const fixedLen = ENTRY_OID + hashLen;
   const head = fixedLen + 2 + (ext ? 2 : 0);
   w.ensure(head);
   const buf = w.raw;
   const p = w.pos;
-  const off = t.off[e._i];
+  const off = t.off[row];
   buf.set(t.bytes.subarray(off, off + fixedLen), p);
-  const flags = (e.flagsWord & ~(CE_EXTENDED | CE_NAMEMASK)) | (ext ? CE_EXTENDED : 0) | (len < CE_NAMEMASK ? len : CE_NAMEMASK);
+  const flags = (t.flagsWord(row) & ~(CE_EXTENDED | CE_NAMEMASK)) | (ext ? CE_EXTENDED : 0) | (len < CE_NAMEMASK ? len : CE_NAMEMASK);
   buf[p + fixedLen] = flags >>> 8;
   buf[p + fixedLen + 1] = flags & 0xff;
   if (ext) {
@@ -410,40 +359,41 @@ function writeFixed(w: ByteWriter, e: IndexEntry, hashLen: number, ext: number, 
   return head;
 }
 
-function encodeV4(w: ByteWriter, entries: readonly IndexEntry[], hashLen: number, blockCounts: number[] | null, blockOffsets: number[], hasLink: boolean): void {
-  const n = entries.length;
+/** v4 entries: every row re-serialised, its name prefix-compressed against the previous one. */
+function writeRowsV4(out: Parts, runs: readonly Run[], n: number, hashLen: number, blockCounts: number[] | null, blockOffsets: number[], hasLink: boolean): void {
+  const w = out.w; // nothing is output as a view here: the writer stays the same
   let prevBuf: Uint8Array = new Uint8Array(0);
   let prevOff = 0;
   let prevLen = 0;
   let nextBlock = 0;
   let blockIdx = 0;
-  for (let i = 0; i < n; i++) {
-    const e = entries[i];
-    const t = e._t;
-    const row = e._i;
-    if (t.hashLen !== hashLen) throw badLength(e, i, hashLen);
-    const len = t.pathLen[row];
-    if (len === 0 && !hasLink) throw emptyPath(i);
-    let reset = false;
-    if (blockCounts && i === nextBlock) {
-      blockOffsets.push(w.pos);
-      nextBlock += blockCounts[blockIdx++] ?? n;
-      reset = i > 0; // git sets the previous name's first byte to NUL: nothing in common
-    }
+  let i = 0;
+  for (const { t, start, end } of runs) {
+    if (t.hashLen !== hashLen) throw badLength(t, start, i, hashLen);
     const pb = t.pathBuf;
-    const po = t.pathOff[row];
-    let common = 0;
-    if (!reset) {
-      const max = len < prevLen ? len : prevLen;
-      while (common < max && pb[po + common] === prevBuf[prevOff + common]) common++;
+    for (let row = start; row < end; row++, i++) {
+      const len = t.pathLen[row];
+      if (len === 0 && !hasLink) throw emptyPath(i);
+      let reset = false;
+      if (blockCounts && i === nextBlock) {
+        blockOffsets.push(out.at);
+        nextBlock += blockCounts[blockIdx++] ?? n;
+        reset = i > 0; // git sets the previous name's first byte to NUL: nothing in common
+      }
+      const po = t.pathOff[row];
+      let common = 0;
+      if (!reset) {
+        const max = len < prevLen ? len : prevLen;
+        while (common < max && pb[po + common] === prevBuf[prevOff + common]) common++;
+      }
+      writeFixed(w, t, row, hashLen, t.extendedWord(row), len);
+      w.varint(prevLen - common);
+      w.bytes(pb.subarray(po + common, po + len));
+      w.u8(0);
+      prevBuf = pb;
+      prevOff = po;
+      prevLen = len;
     }
-    writeFixed(w, e, hashLen, e.extendedWord, len);
-    w.varint(prevLen - common);
-    w.bytes(pb.subarray(po + common, po + len));
-    w.u8(0);
-    prevBuf = pb;
-    prevOff = po;
-    prevLen = len;
   }
 }
 

@@ -4,6 +4,8 @@ import type { FileStat } from '../fs/types.js';
 import type { GitIndex } from '../index/decode.js';
 import type { IndexEntry } from '../index/entry.js';
 import { rowsAt, rowsOf, rowsUnder, type IndexRows } from '../index/rows.js';
+import { isRacy } from '../index/racy.js';
+import { MODE_EXECUTABLE, MODE_FILE, MODE_TREE } from '../object/tree.js';
 import { objectId } from '../object/loose.js';
 import { CHUNK, canStream, hashBlobStream, writeBlobStream } from '../repo/odb-stream.js';
 import type { ObjectWriter } from '../repo/odb.js';
@@ -49,6 +51,8 @@ class Walk {
   /** Rows at or beneath the roots by directory, then by name (-1: several stages), made on first use. */
   byDir: RowsByDir | null = null;
   readonly out: WorktreeItem[] = [];
+  /** Directories found holding `.git`: another repository's, captured as directories and not entered. */
+  readonly nested: string[] = [];
   readonly rows: IndexRows | null;
   constructor(
     readonly repo: Repository,
@@ -69,7 +73,7 @@ export const WALK_KEEPER = {
   walk: new Walk(null as unknown as Repository, { writeObjects: false, indexStat: null }, new Limiter(1), null, []),
   items: [
     { path: '', kind: 'dir' },
-    { path: '', kind: 'file', mode: 0o100644, oid: '', size: 0 },
+    { path: '', kind: 'file', mode: MODE_FILE, oid: '', size: 0 },
     { path: '', kind: 'symlink', target: '', oid: '' },
   ] satisfies WorktreeItem[],
   rest: { rel: '', abs: '', st: null as FileStat | null },
@@ -126,6 +130,14 @@ function splitRel(rel: string): [string, string] {
  * its id is the entry's, as git's own refresh decides (`ie_match_stat`).
  */
 export async function captureState(repo: Repository, index: GitIndex | null, roots: readonly string[], opts: CaptureOptions): Promise<PathState> {
+  return (await captureScope(repo, index, roots, opts)).state;
+}
+
+/**
+ * captureState, and the directories of the scope that hold a repository of their own (`.git`),
+ * sorted: what a restore must not remove (it would take that repository's files with it).
+ */
+export async function captureScope(repo: Repository, index: GitIndex | null, roots: readonly string[], opts: CaptureOptions): Promise<{ state: PathState; nestedRepos: string[] }> {
   const w = new Walk(repo, opts, new Limiter(IN_FLIGHT), index, roots);
   let absentParents: AbsentParents[] | undefined;
   for (const root of roots) {
@@ -146,7 +158,7 @@ export async function captureState(repo: Repository, index: GitIndex | null, roo
   const state: PathState = { roots: [...roots], items, index: index ? indexRecordsUnder(index, roots) : [], reuc: index ? reucUnder(index, roots) : [] };
   // roots come sorted (minimalRoots), so the records are too
   if (absentParents) state.absentParents = absentParents;
-  return state;
+  return { state, nestedRepos: w.nested.sort(compareRel) };
 }
 
 async function visit(w: Walk, rel: string): Promise<void> {
@@ -166,7 +178,10 @@ async function visit(w: Walk, rel: string): Promise<void> {
   const names = await w.limit.run(() => repo.fs.readdir(abs));
   // a directory holding `.git` (a submodule's checkout, a nested repository) belongs to that
   // repository: it is captured as a directory, its content is neither captured nor touched
-  if (rel !== '' && names.some(isDotGit)) return;
+  if (rel !== '' && names.some(isDotGit)) {
+    w.nested.push(rel);
+    return;
+  }
   await Promise.all(
     names.filter((n) => !isDotGit(n)).map((n) => visit(w, rel === '' ? n : `${rel}/${n}`)),
   );
@@ -197,7 +212,10 @@ function walkSync(w: Walk, root: string, lstat: (p: string) => FileStat | null, 
       if (rel !== '') w.out.push({ path: rel, kind: 'dir' });
       const children = readdir(abs);
       // a directory holding `.git` belongs to another repository (see visit)
-      if (rel !== '' && children.some(isDotGit)) continue;
+      if (rel !== '' && children.some(isDotGit)) {
+        w.nested.push(rel);
+        continue;
+      }
       // pushed in reverse name order, so that they come off the stack in order: the items are
       // then nearly sorted already, and sorting them (sortByPath) takes few comparisons
       children.sort();
@@ -230,7 +248,7 @@ function isDotGit(n: string): boolean {
 function cleanFileItem(w: Walk, here: Map<string, number> | null, name: string, rel: string, st: FileStat): WorktreeItem | null {
   const at = here === null ? undefined : here.get(name);
   const known = at === undefined ? null : cleanEntryOid(w, at, st);
-  return known === null ? null : { path: rel, kind: 'file', mode: st.mode & 0o111 ? 0o100755 : 0o100644, oid: known, size: st.size };
+  return known === null ? null : { path: rel, kind: 'file', mode: fileMode(st), oid: known, size: st.size };
 }
 
 /** The stage-0 entry's id when the file's stat data says it is that entry's content. */
@@ -239,15 +257,17 @@ function cleanEntryOid(w: Walk, at: number, st: FileStat): string | null {
   if (!rows || !w.opts.indexStat || at < 0) return null;
   const e = rows.entry(at);
   if (e.stage !== 0 || e.assumeValid || e.skipWorktree || e.intentToAdd) return null;
-  const exec = (st.mode & 0o111) !== 0;
-  if (e.mode !== (exec ? 0o100755 : 0o100644)) return null;
+  if (e.mode !== fileMode(st)) return null;
   // git's ie_match_stat; a cached size of 0 is never trusted (git smudges racily clean entries so)
   if (!e.statEquals(st) || st.size >>> 0 === 0) return null;
   // racily clean: written in the same instant as the index, it may have changed unseen
-  const ix = w.opts.indexStat;
-  const ms = e.mtimeSeconds;
-  if (ix.mtimeSeconds < ms || (ix.mtimeSeconds === ms && ix.mtimeNanoseconds <= e.mtimeNanoseconds)) return null;
+  if (isRacy(e, w.opts.indexStat)) return null;
   return e.oid;
+}
+
+/** The git mode of a regular file: executable when any execute bit is set (git's `ce_mode_from_stat`). */
+function fileMode(st: FileStat): typeof MODE_FILE | typeof MODE_EXECUTABLE {
+  return st.mode & 0o111 ? MODE_EXECUTABLE : MODE_FILE;
 }
 
 /** An item from its content: a link read, a file read and hashed (and written when opts.writeObjects). */
@@ -260,7 +280,7 @@ export async function readItem(repo: Repository, rel: string, abs: string, st: F
     const oid = opts.writeObjects ? await run(() => (opts.writer ?? repo.odb).write('blob', bytes)) : objectId('blob', bytes, repo.objectFormat, repo.hash);
     return { path: rel, kind: 'symlink', target, oid };
   }
-  const mode = st.mode & 0o111 ? 0o100755 : 0o100644;
+  const mode = fileMode(st);
   if (st.type === 'file' && st.size >= repo.streamThreshold && canStream(repo.odb)) {
     // large: never held whole — hashed, then deflated to a loose object, piece by piece
     const fs = repo.fs;
@@ -315,7 +335,7 @@ export function sparseDirContaining(index: GitIndex, root: string): string | nul
     const dir = parts.slice(0, i).join('/') + '/';
     if (dir === root + '/') break;
     const rows = rowsOf(index);
-    if (rowsAt(rows, dir).some((k) => rows.entry(k).mode === 0o040000)) return dir;
+    if (rowsAt(rows, dir).some((k) => rows.entry(k).mode === MODE_TREE)) return dir;
   }
   return null;
 }

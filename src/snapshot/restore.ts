@@ -1,26 +1,32 @@
 import { ScalpelError } from '../errors/index.js';
-import { encodePath, decodePath } from '../bytes/text.js';
+import { encodePath } from '../bytes/text.js';
 import { joinPath, dirname } from '../fs/path.js';
 import { writeFileAtomic, writeChunksAtomic, replaceWithSymlink, mkdirp, pruneEmptyDirs, type Lock } from '../fs/atomic.js';
 import { TempLedger } from './temps.js';
 import { canStream, readBlobStream } from '../repo/odb-stream.js';
-import type { FileStat } from '../fs/types.js';
-import { IndexEntry, compareEntries } from '../index/entry.js';
-import { untouchedTable, type GitIndex } from '../index/decode.js';
-import { encodeIndex, encodeIndexSegmentsParts, type Segment } from '../index/encode.js';
-import { readU32 } from '../bytes/reader.js';
-import type { IndexExtension, ResolveUndoRecord } from '../index/types.js';
-import { invalidateCacheTree, invalidateUntracked } from '../index/edit.js';
-import { cacheTreeExtension, invalidateCacheTreeBytes, untouchedCacheTree } from '../index/ext-tree.js';
-import { ewahFromBits } from '../index/ewah.js';
+import type { FileStat, FileType } from '../fs/types.js';
+import { IndexEntry } from '../index/entry.js';
+import type { GitIndex } from '../index/decode.js';
+import { encodeSplice } from '../index/splice.js';
+import type { ResolveUndoRecord } from '../index/types.js';
+import { rowsAt, rowsOf } from '../index/rows.js';
 import { objectId } from '../object/loose.js';
+import { MODE_EXECUTABLE, MODE_FILE, MODE_SYMLINK } from '../object/tree.js';
 import type { Repository } from '../repo/repository.js';
 import type { ReadIndexResult } from '../repo/index-file.js';
 import type { StackEntry } from '../store/stack.js';
-import { captureState, sparseDirContaining } from './capture.js';
-import { rowsAt, rowsOf, rowsUnder } from '../index/rows.js';
+import { captureScope, sparseDirContaining } from './capture.js';
 import { checkNoSymlinkParent, compareRel, covers, isAncestor, minimalRoots, parentOf } from '../model/scope.js';
 import { describeEntries, describeItem, sameEntries, sameItem, sameReuc, sealCovers, shallowestAbsent, type Manifest, type IndexRecord, type PathState, type ReucRecord, type WorktreeItem } from '../model/state.js';
+
+/**
+ * A restore in three steps. GATHER (gatherRestoreFacts) reads what the plan needs from the
+ * filesystem and the index into plain data: the scope's current state, and the few facts about
+ * its surroundings a restore depends on. PLAN (planFromFacts) is pure and synchronous: from the
+ * snapshots and those facts it decides every action, every conflict and every refusal. Then the
+ * content the plan writes is read and checked (readContent), and APPLY (applyRestore) writes:
+ * worktree first, then the index, spliced (index/splice.ts).
+ */
 
 /** What a restore does to a worktree path; 'prune' removes an empty directory the edit created to hold a declared path. */
 export type WorktreeAction = 'write' | 'symlink' | 'mkdir' | 'chmod' | 'delete' | 'prune';
@@ -60,6 +66,7 @@ interface PlanWork {
   creations: Array<{ path: string; item: WorktreeItem; cur: WorktreeItem | undefined; chmodOnly: boolean }>;
   /** Directories outside the scope that the edit created to hold a root, empty after the restore: deepest first. */
   prune: string[];
+  /** Content of the files written, by id (read and checked before the first write); absent: streamed. */
   blobs: Map<string, Uint8Array>;
   targetIndex: Map<string, IndexRecord[]>;
   targetReuc: Map<string, ReucRecord | undefined>;
@@ -70,7 +77,28 @@ interface PlanWork {
   current: PathState;
 }
 
-type Owner = StackEntry;
+/**
+ * Everything planFromFacts needs, as plain data: the snapshots, the scope's current state, and
+ * what the filesystem and the index say around it. Read by gatherRestoreFacts; built by hand in tests.
+ */
+export interface RestoreFacts {
+  /** The snapshots restored, newest first: the last is the one restored to. */
+  chain: readonly Manifest[];
+  /** The union of their roots (minimalRoots). */
+  roots: string[];
+  /** What is under the roots now (worktree, index entries, resolve-undo records). */
+  current: PathState;
+  /** Directories under the roots that hold a repository of their own (`.git`). */
+  nestedRepos: ReadonlySet<string>;
+  /** Per root: its nearest existing ancestor (below the worktree itself), when that is not a directory. */
+  blockedParents: ReadonlyMap<string, { dir: string; type: FileType }>;
+  /** Directories outside the roots, above a path some snapshot captured index entries of, at which the index now holds an entry. */
+  indexEntriesAbove: ReadonlySet<string>;
+  /** The directories a restore might prune (pruneCandidates): the names in each, or null when it is not a directory now. */
+  listings: ReadonlyMap<string, readonly string[] | null>;
+  /** The filesystem: its name (for messages) and whether it has symlinks. */
+  fs: { name: string; symlinks: boolean };
+}
 
 /**
  * Plan a restore of `chain` (newest first; the last element is the snapshot restored to): for each
@@ -79,22 +107,76 @@ type Owner = StackEntry;
  * paths, parents, blobs, sparse directories — and finds conflicts with seals, without writing.
  */
 export async function planRestore(repo: Repository, chain: StackEntry[], read: ReadIndexResult | null, indexStat: FileStat | null = null): Promise<RestorePlan> {
-  const index = read?.index ?? null;
-  const roots = minimalRoots(chain.flatMap((s) => s.manifest.captured.roots));
+  const facts = await gatherRestoreFacts(repo, chain.map((s) => s.manifest), read?.index ?? null, indexStat);
+  const plan = planFromFacts(facts);
+  return { ...plan, work: { ...plan.work, blobs: await readContent(repo, plan.work.creations) } };
+}
+
+/**
+ * GATHER: the facts planFromFacts needs. Refuses here what makes the scope unreadable: a root
+ * beneath a symlinked directory, or inside a sparse-index directory entry.
+ */
+export async function gatherRestoreFacts(repo: Repository, chain: readonly Manifest[], index: GitIndex | null, indexStat: FileStat | null): Promise<RestoreFacts> {
+  const fs = repo.fs;
+  const roots = minimalRoots(chain.flatMap((m) => m.captured.roots));
   for (const r of roots) {
-    await checkNoSymlinkParent(repo.fs, repo.worktree, r);
+    await checkNoSymlinkParent(fs, repo.worktree, r);
     if (index) {
       const d = sparseDirContaining(index, r);
       if (d) throw sparse(r, d);
     }
   }
-  const current = await captureState(repo, index, roots, { writeObjects: false, indexStat });
+  const { state: current, nestedRepos } = await captureScope(repo, index, roots, { writeObjects: false, indexStat });
+  const inScope = (p: string) => roots.some((r) => covers(r, p));
 
-  const oldest = (p: string): Owner | undefined => {
-    for (let i = chain.length - 1; i >= 0; i--) if (chain[i].manifest.captured.roots.some((r) => covers(r, p))) return chain[i];
+  // each root's nearest existing ancestor, when it is not a directory (a restore cannot create the root there)
+  const blockedParents = new Map<string, { dir: string; type: FileType }>();
+  for (const r of roots) {
+    for (let dir = parentOf(r); dir !== ''; dir = parentOf(dir)) {
+      const st = await fs.lstat(joinPath(repo.worktree, dir));
+      if (!st) continue;
+      if (st.type !== 'directory') blockedParents.set(r, { dir, type: st.type });
+      break;
+    }
+  }
+
+  // index entries at directories above the scope's index paths: a restored entry beneath one would clash
+  const indexEntriesAbove = new Set<string>();
+  if (index) {
+    const rows = rowsOf(index);
+    const seen = new Set<string>();
+    for (const m of chain) {
+      for (const e of m.captured.index) {
+        for (let dir = parentOf(e.path); dir !== '' && !inScope(dir) && !seen.has(dir); dir = parentOf(dir)) {
+          seen.add(dir);
+          if (rowsAt(rows, dir).length > 0) indexEntriesAbove.add(dir);
+        }
+      }
+    }
+  }
+
+  const listings = new Map<string, readonly string[] | null>();
+  for (const d of pruneCandidates(chain, inScope)) {
+    const at = joinPath(repo.worktree, d);
+    const st = await fs.lstat(at);
+    listings.set(d, st && st.type === 'directory' ? await fs.readdir(at) : null);
+  }
+  return { chain, roots, current, nestedRepos: new Set(nestedRepos), blockedParents, indexEntriesAbove, listings, fs: { name: fs.name, symlinks: fs.capabilities.symlinks } };
+}
+
+/**
+ * PLAN: every action of the restore from the facts, pure and synchronous. Throws the refusals that
+ * no force overrides (a nested repository in the way, a parent that is now a file, a filesystem
+ * without symlinks); conflicts with seals are returned, for the caller to refuse or force.
+ * The returned plan holds no content yet (`work.blobs` is empty): readContent reads it.
+ */
+export function planFromFacts(facts: RestoreFacts): RestorePlan {
+  const { chain, roots, current } = facts;
+  const oldest = (p: string): Manifest | undefined => {
+    for (let i = chain.length - 1; i >= 0; i--) if (chain[i].captured.roots.some((r) => covers(r, p))) return chain[i];
     return undefined;
   };
-  const newest = (p: string): Owner | undefined => chain.find((s) => s.manifest.captured.roots.some((r) => covers(r, p)));
+  const newest = (p: string): Manifest | undefined => chain.find((m) => m.captured.roots.some((r) => covers(r, p)));
 
   const itemsOf = memo((st: PathState) => new Map(st.items.map((i) => [i.path, i] as const)));
   const indexOf = memo((st: PathState) => groupIndex(st.index));
@@ -106,10 +188,10 @@ export async function planRestore(repo: Repository, chain: StackEntry[], read: R
 
   const wtPaths = new Set<string>(curItems.keys());
   const ixPaths = new Set<string>([...curIndex.keys(), ...curReuc.keys()]);
-  for (const s of chain) {
-    for (const i of s.manifest.captured.items) wtPaths.add(i.path);
-    for (const e of s.manifest.captured.index) ixPaths.add(e.path);
-    for (const r of s.manifest.captured.reuc) ixPaths.add(r.path);
+  for (const m of chain) {
+    for (const i of m.captured.items) wtPaths.add(i.path);
+    for (const e of m.captured.index) ixPaths.add(e.path);
+    for (const r of m.captured.reuc) ixPaths.add(r.path);
   }
 
   const conflicts: Conflict[] = [];
@@ -130,15 +212,15 @@ export async function planRestore(repo: Repository, chain: StackEntry[], read: R
   // A snapshot older than a path's owner that saw a directory above its roots absent saw the
   // path absent too when it lies in that directory (an older edit created it): the oldest view wins.
   const absentDirs: Array<{ dir: string; at: number }> = [];
-  chain.forEach((s, at) => {
-    for (const a of s.manifest.captured.absentParents ?? []) absentDirs.push({ dir: shallowestAbsent(a), at });
+  chain.forEach((m, at) => {
+    for (const a of m.captured.absentParents ?? []) absentDirs.push({ dir: shallowestAbsent(a), at });
   });
   const targets = new Map<string, WorktreeItem | undefined>();
   for (const p of wtPaths) {
-    const owner = oldest(p) as Owner;
+    const owner = oldest(p) as Manifest;
     const at = chain.indexOf(owner);
     const absentBefore = absentDirs.length > 0 && absentDirs.some((a) => a.at > at && covers(a.dir, p));
-    targets.set(p, absentBefore ? undefined : itemsOf(owner.manifest.captured).get(p));
+    targets.set(p, absentBefore ? undefined : itemsOf(owner.captured).get(p));
   }
   const inScope = (p: string) => roots.some((r) => covers(r, p));
   for (const [p, t] of [...targets]) {
@@ -155,7 +237,7 @@ export async function planRestore(repo: Repository, chain: StackEntry[], read: R
     if (seal && !sameItem(cur, tgt)) {
       const sealed = itemsOf(seal.state).get(p);
       if (!sameItem(cur, sealed)) {
-        conflicts.push({ path: p, part: 'worktree', expected: describeItem(sealed), found: describeItem(cur), restoring: describeItem(tgt), snapshot: (newest(p) as Owner).manifest.id });
+        conflicts.push({ path: p, part: 'worktree', expected: describeItem(sealed), found: describeItem(cur), restoring: describeItem(tgt), snapshot: (newest(p) as Manifest).id });
       }
     }
     if (sameItem(cur, tgt)) continue;
@@ -171,52 +253,115 @@ export async function planRestore(repo: Repository, chain: StackEntry[], read: R
   }
   removals.sort((a, b) => compareRel(b.path, a.path));
   creations.sort((a, b) => compareRel(a.path, b.path));
-  const prune = await prunableDirs(repo, chain, targets, inScope);
+  const prune = prunableDirs(chain, targets, inScope, facts.listings);
   for (const d of prune) planFor(d).worktree = { action: 'prune', from: 'directory', to: 'absent' };
 
   // directories we would remove must not hold a nested repository (never captured, never touched)
   for (const r of removals) {
-    if (r.item.kind !== 'dir') continue;
-    if (await repo.fs.lstat(joinPath(repo.worktree, r.path, '.git'))) {
-      throw new ScalpelError('REFUSED', `restore would remove '${r.path}', which holds a nested repository (.git); move it away first`, {
-        path: r.path,
-        reason: 'nested-repository',
-        conflicts: [],
-      });
-    }
+    if (r.item.kind !== 'dir' || !facts.nestedRepos.has(r.path)) continue;
+    throw new ScalpelError('REFUSED', `restore would remove '${r.path}', which holds a nested repository (.git); move it away first`, {
+      path: r.path,
+      reason: 'nested-repository',
+      conflicts: [],
+    });
   }
 
   // parents outside the scope must be directories (or absent: they are created)
   for (const c of creations) {
-    if (!roots.includes(c.path)) continue;
-    let dir = parentOf(c.path);
-    while (dir !== '') {
-      const st = await repo.fs.lstat(joinPath(repo.worktree, dir));
-      if (st && st.type !== 'directory') {
-        throw new ScalpelError('REFUSED', `cannot restore '${c.path}': its parent '${dir}' is now a ${st.type}, outside the snapshot's paths`, {
-          path: c.path,
-          parent: dir,
-          reason: 'parent-not-directory',
-          conflicts: [],
-        });
-      }
-      if (st) break;
-      dir = parentOf(dir);
-    }
+    const blocked = roots.includes(c.path) ? facts.blockedParents.get(c.path) : undefined;
+    if (!blocked) continue;
+    throw new ScalpelError('REFUSED', `cannot restore '${c.path}': its parent '${blocked.dir}' is now a ${blocked.type}, outside the snapshot's paths`, {
+      path: c.path,
+      parent: blocked.dir,
+      reason: 'parent-not-directory',
+      conflicts: [],
+    });
   }
 
   // a filesystem without symlinks cannot restore one: refuse now, not halfway (git would need core.symlinks=false)
-  if (!repo.fs.capabilities.symlinks) {
+  if (!facts.fs.symlinks) {
     const link = creations.find((c) => c.item.kind === 'symlink');
     if (link) {
-      throw new ScalpelError('UNSUPPORTED', `cannot restore the symbolic link '${link.path}': this filesystem (${repo.fs.name}) has no symlinks`, {
+      throw new ScalpelError('UNSUPPORTED', `cannot restore the symbolic link '${link.path}': this filesystem (${facts.fs.name}) has no symlinks`, {
         path: link.path,
         capability: 'symlinks',
       });
     }
   }
 
-  // blobs: read and verify every one we will write, before the first write
+  // index and resolve-undo
+  const targetIndex = new Map<string, IndexRecord[]>();
+  const targetReuc = new Map<string, ReucRecord | undefined>();
+  const changedIndexPaths: string[] = [];
+  const sortedIx = [...ixPaths].sort(compareRel);
+  for (const p of sortedIx) {
+    const owner = oldest(p) as Manifest;
+    const tgt = indexOf(owner.captured).get(p) ?? [];
+    const cur = curIndex.get(p) ?? [];
+    const tgtR = reucOf(owner.captured).get(p);
+    const curR = curReuc.get(p);
+    targetIndex.set(p, tgt);
+    targetReuc.set(p, tgtR);
+    const n = newest(p) as Manifest;
+    const seal = sealOf(n, p);
+    if (!sameEntries(cur, tgt)) {
+      changedIndexPaths.push(p);
+      planFor(p).index = { from: describeEntries(cur), to: describeEntries(tgt) };
+      if (seal) {
+        const sealed = indexOf(seal.state).get(p) ?? [];
+        if (!sameEntries(cur, sealed)) conflicts.push({ path: p, part: 'index', expected: describeEntries(sealed), found: describeEntries(cur), restoring: describeEntries(tgt), snapshot: n.id });
+      }
+    }
+    if (!sameReuc(curR, tgtR)) {
+      planFor(p).resolveUndo = { from: describeReuc(curR), to: describeReuc(tgtR) };
+      if (seal) {
+        const sealed = reucOf(seal.state).get(p);
+        if (!sameReuc(curR, sealed)) conflicts.push({ path: p, part: 'resolve-undo', expected: describeReuc(sealed), found: describeReuc(curR), restoring: describeReuc(tgtR), snapshot: n.id });
+      }
+    }
+  }
+  // a restored entry must not end up beneath a file entry kept outside the scope (a D/F clash)
+  for (const p of changedIndexPaths) {
+    if ((targetIndex.get(p) ?? []).length === 0) continue;
+    for (let dir = parentOf(p); dir !== '' && !inScope(dir); dir = parentOf(dir)) {
+      if (!facts.indexEntriesAbove.has(dir)) continue;
+      throw new ScalpelError('REFUSED', `cannot restore the index entry of '${p}': '${dir}' is now a file in the index, outside the snapshot's paths`, {
+        path: p,
+        parent: dir,
+        reason: 'parent-not-directory',
+        conflicts: [],
+      });
+    }
+  }
+
+  // what someone else changed mid-turn, after the agent's last write (a turn's contested paths):
+  // refused like a sealed path changed after the seal, where the restore would change it
+  for (const m of chain) {
+    for (const c of m.contested ?? []) {
+      const plan = plans.get(c.path);
+      if (!plan) continue;
+      const part = c.part === 'worktree' ? plan.worktree : c.part === 'index' ? plan.index : plan.resolveUndo;
+      if (!part || conflicts.some((x) => x.path === c.path && x.part === c.part)) continue;
+      conflicts.push({ path: c.path, part: c.part, expected: `${c.expected} (the agent's last write)`, found: c.found, restoring: part.to, snapshot: m.id });
+    }
+  }
+  const paths = [...plans.values()].sort((a, b) => compareRel(a.path, b.path));
+  return {
+    roots,
+    paths,
+    pruned: prune,
+    conflicts,
+    indexChanged: changedIndexPaths.length > 0 || paths.some((x) => x.resolveUndo),
+    work: { removals, creations, prune, blobs: new Map(), targetIndex, targetReuc, currentIndex: curIndex, ixPaths: sortedIx, changedIndexPaths, changedWorktreePaths, current },
+  };
+}
+
+/**
+ * The content a plan writes, read and checked before the first write: every file's blob (large
+ * ones read through once, piece by piece, and streamed again when written), every symlink target
+ * against its id. A snapshot whose content is missing or wrong is refused as corrupt.
+ */
+export async function readContent(repo: Repository, creations: PlanWork['creations']): Promise<Map<string, Uint8Array>> {
   const blobs = new Map<string, Uint8Array>();
   const streamed = new Set<string>();
   for (const c of creations) {
@@ -228,11 +373,7 @@ export async function planRestore(repo: Repository, chain: StackEntry[], read: R
         for await (const piece of chunks) void piece;
         if (size !== it.size) throw new ScalpelError('SNAPSHOT_CORRUPT', `size of ${it.oid} differs from the manifest`, { reason: 'size' });
       } catch (e) {
-        throw new ScalpelError('SNAPSHOT_CORRUPT', `snapshot is incomplete: the content of '${c.path}' (${it.oid}) cannot be read: ${(e as Error).message}`, {
-          path: c.path,
-          oid: it.oid,
-          reason: 'missing-object',
-        });
+        throw missingObject(c.path, it.oid, e);
       }
       streamed.add(it.oid);
       continue;
@@ -242,11 +383,7 @@ export async function planRestore(repo: Repository, chain: StackEntry[], read: R
       try {
         obj = await repo.odb.read(it.oid);
       } catch (e) {
-        throw new ScalpelError('SNAPSHOT_CORRUPT', `snapshot is incomplete: the content of '${c.path}' (${it.oid}) cannot be read: ${(e as Error).message}`, {
-          path: c.path,
-          oid: it.oid,
-          reason: 'missing-object',
-        });
+        throw missingObject(c.path, it.oid, e);
       }
       if (obj.type !== 'blob') throw new ScalpelError('SNAPSHOT_CORRUPT', `snapshot names ${it.oid} for '${c.path}', which is a ${obj.type}`, { path: c.path, oid: it.oid, reason: 'not-a-blob' });
       blobs.set(it.oid, obj.content);
@@ -256,77 +393,15 @@ export async function planRestore(repo: Repository, chain: StackEntry[], read: R
       }
     }
   }
+  return blobs;
+}
 
-  // index and resolve-undo
-  const targetIndex = new Map<string, IndexRecord[]>();
-  const targetReuc = new Map<string, ReucRecord | undefined>();
-  const changedIndexPaths: string[] = [];
-  const sortedIx = [...ixPaths].sort(compareRel);
-  for (const p of sortedIx) {
-    const owner = oldest(p) as Owner;
-    const tgt = indexOf(owner.manifest.captured).get(p) ?? [];
-    const cur = curIndex.get(p) ?? [];
-    const tgtR = reucOf(owner.manifest.captured).get(p);
-    const curR = curReuc.get(p);
-    targetIndex.set(p, tgt);
-    targetReuc.set(p, tgtR);
-    const n = newest(p) as Owner;
-    const seal = sealOf(n, p);
-    if (!sameEntries(cur, tgt)) {
-      changedIndexPaths.push(p);
-      planFor(p).index = { from: describeEntries(cur), to: describeEntries(tgt) };
-      if (seal) {
-        const sealed = indexOf(seal.state).get(p) ?? [];
-        if (!sameEntries(cur, sealed)) conflicts.push({ path: p, part: 'index', expected: describeEntries(sealed), found: describeEntries(cur), restoring: describeEntries(tgt), snapshot: n.manifest.id });
-      }
-    }
-    if (!sameReuc(curR, tgtR)) {
-      planFor(p).resolveUndo = { from: describeReuc(curR), to: describeReuc(tgtR) };
-      if (seal) {
-        const sealed = reucOf(seal.state).get(p);
-        if (!sameReuc(curR, sealed)) conflicts.push({ path: p, part: 'resolve-undo', expected: describeReuc(sealed), found: describeReuc(curR), restoring: describeReuc(tgtR), snapshot: n.manifest.id });
-      }
-    }
-  }
-  // a restored entry must not end up beneath a file entry kept outside the scope (a D/F clash)
-  if (index) {
-    for (const p of changedIndexPaths) {
-      if ((targetIndex.get(p) ?? []).length === 0) continue;
-      let dir = parentOf(p);
-      while (dir !== '' && !roots.some((r) => covers(r, dir))) {
-        if (rowsAt(rowsOf(index), dir).length > 0) {
-          throw new ScalpelError('REFUSED', `cannot restore the index entry of '${p}': '${dir}' is now a file in the index, outside the snapshot's paths`, {
-            path: p,
-            parent: dir,
-            reason: 'parent-not-directory',
-            conflicts: [],
-          });
-        }
-        dir = parentOf(dir);
-      }
-    }
-  }
-
-  // what someone else changed mid-turn, after the agent's last write (a turn's contested paths):
-  // refused like a sealed path changed after the seal, where the restore would change it
-  for (const s of chain) {
-    for (const c of s.manifest.contested ?? []) {
-      const plan = plans.get(c.path);
-      if (!plan) continue;
-      const part = c.part === 'worktree' ? plan.worktree : c.part === 'index' ? plan.index : plan.resolveUndo;
-      if (!part || conflicts.some((x) => x.path === c.path && x.part === c.part)) continue;
-      conflicts.push({ path: c.path, part: c.part, expected: `${c.expected} (the agent's last write)`, found: c.found, restoring: part.to, snapshot: s.manifest.id });
-    }
-  }
-  const paths = [...plans.values()].sort((a, b) => compareRel(a.path, b.path));
-  return {
-    roots,
-    paths,
-    pruned: prune,
-    conflicts,
-    indexChanged: changedIndexPaths.length > 0 || paths.some((x) => x.resolveUndo),
-    work: { removals, creations, prune, blobs, targetIndex, targetReuc, currentIndex: curIndex, ixPaths: sortedIx, changedIndexPaths, changedWorktreePaths, current },
-  };
+function missingObject(path: string, oid: string, e: unknown): ScalpelError {
+  return new ScalpelError('SNAPSHOT_CORRUPT', `snapshot is incomplete: the content of '${path}' (${oid}) cannot be read: ${(e as Error).message}`, {
+    path,
+    oid,
+    reason: 'missing-object',
+  });
 }
 
 /**
@@ -377,17 +452,17 @@ export async function applyRestore(repo: Repository, plan: RestorePlan, read: Re
     if (c.chmodOnly) {
       if (fs.capabilities.modes) {
         const st = await fs.lstat(a);
-        if (st) await fs.chmod(a, execMode(st.mode & 0o7777, it.mode === 0o100755));
+        if (st) await fs.chmod(a, execMode(st.mode & 0o7777, it.mode === MODE_EXECUTABLE));
       }
       continue;
     }
-    const mode = it.mode === 0o100755 ? 0o755 : 0o644;
+    const mode = it.mode === MODE_EXECUTABLE ? 0o755 : 0o644;
     const data = w.blobs.get(it.oid);
     if (data) await writeFileAtomic(fs, a, data, { mode });
     else await writeChunksAtomic(fs, a, (await readBlobStream(repo.odb, it.oid)).chunks, { mode });
     if (fs.capabilities.modes) {
       const st = await fs.lstat(a);
-      if (st && ((st.mode & 0o111) !== 0) !== (it.mode === 0o100755)) await fs.chmod(a, execMode(st.mode & 0o7777, it.mode === 0o100755));
+      if (st && ((st.mode & 0o111) !== 0) !== (it.mode === MODE_EXECUTABLE)) await fs.chmod(a, execMode(st.mode & 0o7777, it.mode === MODE_EXECUTABLE));
     }
     written.set(c.path, { item: it, stat: await fs.lstat(a) });
   }
@@ -396,7 +471,7 @@ export async function applyRestore(repo: Repository, plan: RestorePlan, read: Re
   if (w.prune.length) await pruneEmptyDirs(fs, w.prune.map(abs), repo.worktree);
 
   if (!plan.indexChanged || !lock) return { indexWritten: false };
-  await repo.writeIndexBytes(lock, buildIndexBytes(repo, plan, read, written, indexStat));
+  await repo.writeIndexBytes(lock, newIndex(repo, plan, read, written, indexStat));
   return { indexWritten: true };
 }
 
@@ -405,183 +480,30 @@ function execMode(mode: number, exec: boolean): number {
   return mode | ((mode & 0o444) >> 2);
 }
 
-/** The new index: entries outside the scope carried over (smudged when racily clean), the scope's entries replaced. */
-function buildIndex(repo: Repository, plan: RestorePlan, read: ReadIndexResult | null, written: Map<string, { item: WorktreeItem; stat: FileStat | null }>, indexStat: FileStat | null): GitIndex {
+/**
+ * The new index, as the parts of the file: the scope's entries spliced into the index read
+ * (index/splice.ts), every other entry carried over as it was (smudged when racily clean).
+ */
+function newIndex(repo: Repository, plan: RestorePlan, read: ReadIndexResult | null, written: Map<string, { item: WorktreeItem; stat: FileStat | null }>, indexStat: FileStat | null): Uint8Array[] {
   const w = plan.work;
   const base: GitIndex = read?.index ?? { version: 2, objectFormat: repo.objectFormat, entries: [], extensions: [], skipHash: false };
-  const old = base.entries;
-  const covered = new Uint8Array(old.length);
-  const oldRows = rowsOf(base);
-  for (const r of plan.roots) for (const i of rowsUnder(oldRows, r)) covered[i] = 1;
-
-  // Entries outside the scope are carried over as they are (smudged when racily clean); `fromOld`
-  // maps each kept entry to its old position (for the fsmonitor bitmap). No per-entry wrappers:
-  // this loop runs over every entry of the index.
-  const kept: IndexEntry[] = [];
-  const keptFrom: number[] = [];
-  for (let i = 0; i < old.length; i++) {
-    if (covered[i]) continue;
-    kept.push(smudgeIfRacy(old[i], indexStat));
-    keptFrom.push(i);
-  }
-
-  const scoped: IndexEntry[] = [];
-  const oldByPath = new Map<string, number[]>();
-  for (let i = 0; i < old.length; i++)
-    if (covered[i]) {
-      const p = old[i].path;
-      let l = oldByPath.get(p);
-      if (!l) oldByPath.set(p, (l = []));
-      l.push(i);
-    }
-  for (const p of w.ixPaths) {
-    const restored = restoredEntries(w, written, p);
-    if (restored === null) for (const i of oldByPath.get(p) ?? []) scoped.push(old[i]);
-    else scoped.push(...restored);
-  }
-  scoped.sort(compareEntries);
-  // the scope's entries are few: find where each goes by binary search and splice the carried
-  // runs around them (no comparison per carried entry)
+  const keep: string[] = [];
   const entries: IndexEntry[] = [];
-  const from: number[] = []; // old position of each entry, -1 for the scope's (fsmonitor remap)
-  let start = 0;
-  for (const e of scoped) {
-    let lo = start;
-    let hi = kept.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compareEntries(kept[mid], e) <= 0) lo = mid + 1;
-      else hi = mid;
-    }
-    for (let i = start; i < lo; i++) {
-      entries.push(kept[i]);
-      from.push(keptFrom[i]);
-    }
-    entries.push(e);
-    from.push(-1);
-    start = lo;
-  }
-  for (let i = start; i < kept.length; i++) {
-    entries.push(kept[i]);
-    from.push(keptFrom[i]);
-  }
-
-  const extensions = editExtensions(plan, base, { length: from.length, at: (i) => from[i] });
-  return { version: base.version, objectFormat: base.objectFormat, entries, extensions, skipHash: base.skipHash };
-}
-
-/**
- * The extensions after the scope's entries changed, as git edits them: TREE invalidated along
- * each changed path, UNTR along each created or removed path, the FSMN bitmap remapped to the new
- * positions (carried entries keep their bit; the scope's entries are marked dirty), REUC records
- * of the scope replaced, `link` dropped (the index is written whole).
- */
-function editExtensions(plan: RestorePlan, base: GitIndex, from: { length: number; at(i: number): number }): IndexExtension[] {
-  const w = plan.work;
-  let extensions: IndexExtension[] = base.extensions.filter((x) => x.signature !== 'link');
-  const touched = [...new Set([...w.changedIndexPaths, ...w.changedWorktreePaths, ...w.prune])].sort(compareRel);
-  extensions = extensions.map((x) => {
-    if (x.signature === 'TREE' && 'nodes' in x) {
-      // as bytes when the nodes were never made (the usual case): no object per tree
-      const raw = untouchedCacheTree(x);
-      if (raw) return cacheTreeExtension(invalidateCacheTreeBytes(raw.layout, w.changedIndexPaths.map(encodePath)), base.objectFormat);
-      let nodes = x.nodes;
-      for (const p of w.changedIndexPaths) nodes = invalidateCacheTree(nodes, encodePath(p));
-      return { signature: 'TREE', nodes };
-    }
-    if (x.signature === 'UNTR' && 'cache' in x) {
-      let cache = x.cache;
-      for (const p of touched) cache = invalidateUntracked(cache, encodePath(p));
-      return { signature: 'UNTR', cache };
-    }
-    if (x.signature === 'FSMN' && 'bitmap' in x) {
-      const dirtyOld = new Set(x.bitmap.bits);
-      const bits: number[] = [];
-      for (let i = 0; i < from.length; i++) {
-        const f = from.at(i);
-        if (f < 0 || dirtyOld.has(f)) bits.push(i);
-      }
-      return { ...x, bitmap: ewahFromBits(bits.length ? bits[bits.length - 1] + 1 : 0, bits) };
-    }
-    return x;
-  });
-  return withResolveUndo(extensions, plan, base);
-}
-
-/**
- * The new index's bytes. On a freshly decoded v2/v3 index nothing is made per entry: the rows
- * outside the scope are copied in runs straight from the old file (a racily clean row is
- * rewritten smudged), and the scope's entries are spliced in where they sort.
- */
-function buildIndexBytes(repo: Repository, plan: RestorePlan, read: ReadIndexResult | null, written: Map<string, { item: WorktreeItem; stat: FileStat | null }>, indexStat: FileStat | null): Uint8Array | Uint8Array[] {
-  const base = read?.index;
-  const t = base ? untouchedTable(base) : null;
-  if (!base || !t || base.version === 4 || read?.shared) {
-    return encodeIndex(buildIndex(repo, plan, read, written, indexStat), { hash: repo.hash });
-  }
-  const w = plan.work;
-  const rows = rowsOf(base);
-  const n = t.count;
-  const drop = new Uint8Array(n);
-  for (const r of plan.roots) for (const i of rowsUnder(rows, r)) drop[i] = 1;
-  const inserted: IndexEntry[] = [];
   for (const p of w.ixPaths) {
     const restored = restoredEntries(w, written, p);
-    if (restored === null) for (const i of rowsAt(rows, p)) drop[i] = 0; // unchanged: the old rows stay
-    else inserted.push(...restored);
+    if (restored === null) keep.push(p);
+    else for (const e of restored) entries.push(e);
   }
-  inserted.sort(compareEntries);
-  // rows that may be racily clean are rewritten with size 0 (git's ce_smudge_racily_clean_entry)
-  const b = t.bytes;
-  const smudged = new Map<number, IndexEntry>();
-  if (indexStat) {
-    const s = indexStat.mtimeSeconds;
-    const ns = indexStat.mtimeNanoseconds;
-    for (let i = 0; i < n; i++) {
-      if (drop[i]) continue;
-      const o = t.off[i];
-      const ms = readU32(b, o + 8);
-      if (ms < s || (ms === s && readU32(b, o + 12) < ns)) continue;
-      if (readU32(b, o + 36) === 0 || readU32(b, o + 24) === 0o160000) continue;
-      smudged.set(i, new IndexEntry(t, i).with({ stat: { size: 0 } }));
+  const touched = [...new Set([...w.changedIndexPaths, ...w.changedWorktreePaths, ...w.prune])].sort(compareRel);
+  let resolveUndo: ResolveUndoRecord[] | undefined;
+  if (plan.paths.some((p) => p.resolveUndo)) {
+    resolveUndo = [];
+    for (const p of w.ixPaths) {
+      const r = w.targetReuc.get(p);
+      if (r) resolveUndo.push({ path: encodePath(r.path), modes: [...r.modes] as [number, number, number], oids: r.oids.map((o) => o ?? undefined) as [string | undefined, string | undefined, string | undefined] });
     }
   }
-  // where each inserted entry goes among the rows (path order, then stage)
-  const stageOf = (i: number) => (t.flagsWord(i) >> 12) & 3;
-  const segments: Segment[] = [];
-  const from: number[] = [];
-  const wantFrom = base.extensions.some((x) => x.signature === 'FSMN');
-  let row = 0;
-  const emitRows = (to: number) => {
-    let start = row;
-    for (let i = row; i < to; i++) {
-      if (!drop[i] && !smudged.has(i)) continue;
-      if (i > start) segments.push({ t, start, end: i });
-      if (!drop[i]) segments.push({ e: smudged.get(i) as IndexEntry });
-      start = i + 1;
-    }
-    if (to > start) segments.push({ t, start, end: to });
-    if (wantFrom) for (let i = row; i < to; i++) if (!drop[i]) from.push(i);
-    row = to;
-  };
-  for (const e of inserted) {
-    const key = e.pathBytes;
-    let lo = row;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const c = rows.compare(mid, key) || stageOf(mid) - e.stage;
-      if (c <= 0) lo = mid + 1;
-      else hi = mid;
-    }
-    emitRows(lo);
-    segments.push({ e });
-    if (wantFrom) from.push(-1);
-  }
-  emitRows(n);
-  const extensions = editExtensions(plan, base, { length: from.length, at: (i) => from[i] });
-  const next: GitIndex = { version: base.version, objectFormat: base.objectFormat, entries: [], extensions, skipHash: base.skipHash };
-  return encodeIndexSegmentsParts(next, segments, { hash: repo.hash });
+  return encodeSplice(base, { roots: plan.roots, entries, keep, stamp: indexStat, changed: w.changedIndexPaths, touched, resolveUndo }, { hash: repo.hash });
 }
 
 /**
@@ -599,34 +521,10 @@ function restoredEntries(w: PlanWork, written: Map<string, { item: WorktreeItem;
   });
 }
 
-/** REUC: records outside the scope kept, the scope's records replaced; sorted by path; the extension dropped when empty. */
-function withResolveUndo(extensions: IndexExtension[], plan: RestorePlan, base: GitIndex): IndexExtension[] {
-  const w = plan.work;
-  if (!plan.paths.some((p) => p.resolveUndo)) return extensions;
-  const existing = base.extensions.find((x) => x.signature === 'REUC');
-  const records: ResolveUndoRecord[] = [];
-  if (existing && 'records' in existing) {
-    for (const r of existing.records) if (!plan.roots.some((root) => covers(root, decodePath(r.path)))) records.push(r);
-  }
-  for (const p of w.ixPaths) {
-    const r = w.targetReuc.get(p);
-    if (r) records.push({ path: encodePath(r.path), modes: [...r.modes] as [number, number, number], oids: r.oids.map((o) => o ?? undefined) as [string | undefined, string | undefined, string | undefined] });
-  }
-  records.sort((a, b) => compareRel(decodePath(a.path), decodePath(b.path)));
-  const without = extensions.filter((x) => x.signature !== 'REUC');
-  if (records.length === 0) return without;
-  const reuc: IndexExtension = { signature: 'REUC', records };
-  if (existing) return extensions.map((x) => (x.signature === 'REUC' ? reuc : x));
-  // git's order: IEOT, link, TREE, REUC, UNTR, FSMN, sdir, EOIE
-  const after = new Set(['IEOT', 'link', 'TREE']);
-  let at = 0;
-  while (at < without.length && after.has(without[at].signature)) at++;
-  return [...without.slice(0, at), reuc, ...without.slice(at)];
-}
-
+/** Does the index record say what the restore wrote (so the fresh lstat of it may go into the entry)? */
 function matches(rec: IndexRecord, it: WorktreeItem): boolean {
-  if (it.kind === 'file') return (rec.mode === 0o100644 || rec.mode === 0o100755) && rec.mode === it.mode && rec.oid === it.oid;
-  if (it.kind === 'symlink') return rec.mode === 0o120000 && rec.oid === it.oid;
+  if (it.kind === 'file') return (rec.mode === MODE_FILE || rec.mode === MODE_EXECUTABLE) && rec.mode === it.mode && rec.oid === it.oid;
+  if (it.kind === 'symlink') return rec.mode === MODE_SYMLINK && rec.oid === it.oid;
   return false;
 }
 
@@ -645,31 +543,15 @@ function statOf(st: FileStat) {
 }
 
 /**
- * git's writer smudges entries that may be racily clean (`ce_smudge_racily_clean_entry`): an entry
- * whose mtime is not older than the index file's gets size 0, so the next reader compares content.
- * We do it without looking at the file (always safe; git looks first and smudges fewer).
+ * The directories above the roots that a restore of `chain` might prune (DESIGN I1, "ancestors
+ * created to hold it"): outside every root, and absent when the oldest snapshot of the chain with
+ * a root beneath them was taken (the oldest captured view wins, as for every path). Deepest first.
+ * None for roots whose parents existed, the usual case: then nothing more is read.
  */
-function smudgeIfRacy(e: IndexEntry, indexStat: FileStat | null): IndexEntry {
-  if (!indexStat || e.mode === 0o160000) return e;
-  const s = e.mtimeSeconds;
-  const ns = e.mtimeNanoseconds;
-  const racy = indexStat.mtimeSeconds < s || (indexStat.mtimeSeconds === s && indexStat.mtimeNanoseconds <= ns);
-  if (!racy || e.cachedSize === 0) return e;
-  return e.with({ stat: { size: 0 } });
-}
-
-/**
- * The directories a restore of `chain` removes after putting the scope back (DESIGN I1, "ancestors
- * created to hold it"): above a root, outside every root, absent when the oldest snapshot of the
- * chain with a root beneath it was taken (the oldest captured view wins, as for every path), and
- * empty once the restore is done — holding nothing but such directories. A directory that holds
- * anything (a person's file, an ignored file, a nested repository) stays with what it holds.
- * Deepest first. Costs nothing for roots whose parents existed: only their candidates are read.
- */
-async function prunableDirs(repo: Repository, chain: StackEntry[], targets: Map<string, WorktreeItem | undefined>, inScope: (p: string) => boolean): Promise<string[]> {
+export function pruneCandidates(chain: readonly Manifest[], inScope: (p: string) => boolean): string[] {
   const absent = new Map<string, boolean>();
   for (let i = chain.length - 1; i >= 0; i--) {
-    const st = chain[i].manifest.captured;
+    const st = chain[i].captured;
     const existing = new Map((st.absentParents ?? []).map((a) => [a.root, a.existing] as const));
     for (const r of st.roots) {
       const e = existing.get(r);
@@ -677,21 +559,27 @@ async function prunableDirs(repo: Repository, chain: StackEntry[], targets: Map<
     }
   }
   const candidates = [...absent].filter(([d, a]) => a && !inScope(d)).map(([d]) => d);
+  const depth = (p: string) => p.split('/').length;
+  return candidates.sort((a, b) => depth(b) - depth(a) || compareRel(a, b));
+}
+
+/**
+ * Of the candidates, those empty once the restore is done: holding nothing but such directories.
+ * A directory that holds anything (a person's file, an ignored file, a nested repository) stays
+ * with what it holds; so does one above something the restore leaves or puts back in the scope.
+ */
+function prunableDirs(chain: readonly Manifest[], targets: Map<string, WorktreeItem | undefined>, inScope: (p: string) => boolean, listings: RestoreFacts['listings']): string[] {
+  const candidates = pruneCandidates(chain, inScope);
   if (candidates.length === 0) return [];
-  // directories above something the restore leaves or puts back in the scope
   const held = new Set<string>();
   for (const [p, t] of targets) if (t) for (let d = parentOf(p); d !== '' && !held.has(d); d = parentOf(d)) held.add(d);
-  const depth = (p: string) => p.split('/').length;
-  candidates.sort((a, b) => depth(b) - depth(a) || compareRel(a, b));
   const empty = new Set<string>();
   for (const d of candidates) {
-    if (held.has(d)) continue;
-    const at = joinPath(repo.worktree, d);
-    const st = await repo.fs.lstat(at);
-    if (!st || st.type !== 'directory') continue;
+    const names = listings.get(d);
+    if (held.has(d) || !names) continue;
     // what is in the scope goes or stays as `targets` says (held above); anything else stays,
     // unless it is another such directory, judged before this one
-    const keeps = (await repo.fs.readdir(at)).some((n) => {
+    const keeps = names.some((n) => {
       const c = `${d}/${n}`;
       return !inScope(c) && !empty.has(c);
     });
@@ -701,8 +589,8 @@ async function prunableDirs(repo: Repository, chain: StackEntry[], targets: Map<
 }
 
 /** The seal of `owner` when it holds `p` (a turn's seal may hold only some of its paths: those its tools finished). */
-function sealOf(owner: Owner | undefined, p: string): Manifest['seal'] {
-  const seal = owner?.manifest.seal ?? null;
+function sealOf(owner: Manifest | undefined, p: string): Manifest['seal'] {
+  const seal = owner?.seal ?? null;
   return sealCovers(seal, p) ? seal : null;
 }
 
