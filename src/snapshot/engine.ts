@@ -39,6 +39,13 @@ export interface OpenOptions {
   fs: Fs | unknown;
   /** Any directory of the worktree; the repository is found upwards from it. */
   dir: string;
+  /** Hashing, zlib, process information, byte helpers (default: the pure platform; the package entries pass the runtime's). `hash`, `zlib`, `proc` override parts of it. */
+  platform?: Platform;
+  /**
+   * Caller-owned cache (isomorphic-git's `cache`): pass the same object to several openRepository calls
+   * on one filesystem object to probe that filesystem once. Without it every call probes.
+   */
+  cache?: object;
   hash?: HashProvider;
   zlib?: ZlibProvider;
   /** Clock, for tests. */
@@ -177,16 +184,20 @@ export async function openRepository(opts: OpenOptions): Promise<ScalpelReposito
   else {
     // find the repository through an unprobed adapter, then probe inside its git dir
     const loc = await discoverRepository(await toFs(opts.fs), opts.dir);
-    fs = await probedFs(opts.fs, joinPath(loc.gitDir, 'scalpel', 'probe'));
+    fs = await probedFs(opts.fs, joinPath(loc.gitDir, 'scalpel', 'probe'), opts.cache);
   }
-  const repo = await Repository.open({ fs, dir: opts.dir, hash: opts.hash, zlib: opts.zlib, proc: opts.proc, streamThreshold: opts.streamThreshold, packThreshold: opts.packThreshold });
+  const repo = await Repository.open({ fs, dir: opts.dir, platform: opts.platform, hash: opts.hash, zlib: opts.zlib, proc: opts.proc, streamThreshold: opts.streamThreshold, packThreshold: opts.packThreshold });
   return new ScalpelRepository(repo, opts.now ?? (() => new Date()), opts.env);
 }
 
-const probed = new WeakMap<object, Promise<Fs>>();
+/** Where a caller's `cache` object keeps probed filesystems (a symbol: nothing of the caller's is touched). */
+const PROBES = Symbol('git-scalpel probed filesystems');
 
-/** Probe a filesystem object once per process. */
-function probedFs(input: unknown, probeDir: string): Promise<Fs> {
+/** Probe a filesystem object, once per caller-owned `cache` when one is given. */
+function probedFs(input: unknown, probeDir: string, cache?: object): Promise<Fs> {
+  if (!cache) return toFs(input, { probeDir });
+  const slot = cache as { [PROBES]?: WeakMap<object, Promise<Fs>> };
+  const probed = (slot[PROBES] ??= new WeakMap());
   const key = input as object;
   let p = probed.get(key);
   if (!p) {
