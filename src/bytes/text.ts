@@ -156,12 +156,3 @@ export function asciiBytes(s: string): Uint8Array {
   for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i) & 0xff;
   return out;
 }
-
-/**
- * @deprecated A fast whole-buffer Latin-1 decoder now comes with the platform (`Platform.latin1`,
- * passed in the codec options). Kept so that older callers compile: always null (use the portable
- * path), since nothing may install one into module state.
- */
-export function latin1Decoder(): ((b: Uint8Array) => string) | null {
-  return null;
-}

@@ -84,10 +84,10 @@ export async function cmdSeal(args: string[], io: CliIo): Promise<number> {
 }
 
 export async function cmdRestore(args: string[], io: CliIo): Promise<number> {
-  const { flags, positionals } = parseArgs(args, { switches: ['json', 'dry-run', 'force'], options: ['session'] });
+  const { flags, positionals } = parseArgs(args, { switches: ['json', 'dry-run', 'force', 'verify-index'], options: ['session'] });
   if (positionals.length > 1) throw new UsageError('restore takes at most one snapshot id');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
-  const r = await repo.restore({ session: str(flags.get('session')), id: positionals[0], dryRun: flags.has('dry-run'), force: flags.has('force') });
+  const r = await repo.restore({ session: str(flags.get('session')), id: positionals[0], dryRun: flags.has('dry-run'), force: flags.has('force'), verifyIndex: flags.has('verify-index') });
   warn(io, repo.takeWarnings());
   if (flags.has('json')) io.out(toJsonText(r) + '\n');
   else io.out(formatReport(r));

@@ -79,10 +79,10 @@ export async function cmdTurns(args: string[], io: CliIo): Promise<number> {
 
 /** `git-scalpel rewind [--session S] [--dry-run] [--force] [--json] [TURN]`: undo a turn and every later one of its session. */
 export async function cmdRewind(args: string[], io: CliIo): Promise<number> {
-  const { flags, positionals } = parseArgs(args, { switches: ['json', 'dry-run', 'force'], options: ['session'] });
+  const { flags, positionals } = parseArgs(args, { switches: ['json', 'dry-run', 'force', 'verify-index'], options: ['session'] });
   if (positionals.length > 1) throw new UsageError('rewind takes at most one turn (its number in `turns`, or a snapshot id)');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
-  const r = await repo.rewind({ session: option(flags.get('session')), turn: positionals[0], dryRun: flags.has('dry-run'), force: flags.has('force') });
+  const r = await repo.rewind({ session: option(flags.get('session')), turn: positionals[0], dryRun: flags.has('dry-run'), force: flags.has('force'), verifyIndex: flags.has('verify-index') });
   for (const w of repo.takeWarnings()) io.err(`git-scalpel: warning: ${w}\n`);
   if (flags.has('json')) io.out(toJsonText(r) + '\n');
   else io.out(formatReport(r));

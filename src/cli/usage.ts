@@ -10,8 +10,9 @@ export const USAGE = `usage: git-scalpel [-C DIR] <command> [options]
                          capture exactly these paths: worktree and index entries
   seal     [--session S] [--json] [ID]
                          record what the edit left, so a third party's later write is detected
-  restore  [--session S] [--dry-run] [--force] [--json] [ID]
-                         undo the newest snapshot (or ID and every later one) and pop it
+  restore  [--session S] [--dry-run] [--force] [--verify-index] [--json] [ID]
+                         undo the newest snapshot (or ID and every later one) and pop it;
+                         --verify-index: refuse an index whose checksum is wrong (git checks it in fsck)
   list     [--session S] [--json]        the session's snapshots, newest first
   show     [--session S] [--json] ID     what a snapshot holds
   drop     [--session S] [--json] ID|--all
@@ -27,7 +28,7 @@ agent harnesses (one snapshot a turn; a turn is a prompt and everything the agen
   hook     claude-code|codex|gemini|generic [--fail-open]
                          read one hook event (JSON) on stdin, answer in the harness's protocol
   turns    [--session S] [--json]        the agent's turns, newest first, and what a rewind would do
-  rewind   [--session S] [--dry-run] [--force] [--json] [TURN]
+  rewind   [--session S] [--dry-run] [--force] [--verify-index] [--json] [TURN]
                          undo the newest turn (or TURN and every later one of its session)
   install  claude-code|codex|gemini [--user] [--uninstall] [--mcp] [--json]
                          write the harness's hook configuration (.claude/settings.json,

@@ -95,9 +95,12 @@ function withHash<T extends { platform?: Platform; hash?: HashProvider }>(get: G
 export const openRepositoryWith = (get: Get): BoundApi['openRepository'] => (opts) => openWithPlatform(opts, get());
 export const handleHookEventWith = (get: Get): BoundApi['handleHookEvent'] => (event, { platform: own, ...opts }) =>
   rawHandleHookEvent(event, opts.open ? opts : { ...opts, open: (dir) => openWithPlatform({ fs: opts.fs, dir, now: opts.now, env: opts.env }, own ?? get()) });
-export const decodeIndexWith = (get: Get): BoundApi['decodeIndex'] => (bytes, opts = {}) => rawDecodeIndex(bytes, withHash(get, opts));
+export const decodeIndexWith = (get: Get): BoundApi['decodeIndex'] => (bytes, opts = {}) => {
+  const o = withHash(get, opts);
+  return rawDecodeIndex(bytes, { ...o, latin1: o.latin1 ?? (opts.platform ?? get()).latin1 });
+};
 export const encodeIndexWith = (get: Get): BoundApi['encodeIndex'] => (index, opts = {}) => rawEncodeIndex(index, withHash(get, opts));
-export const readIndexFileWith = (get: Get): BoundApi['readIndexFile'] => (fs, gitDir, objectFormat, hash, opts) => rawReadIndexFile(fs, gitDir, objectFormat, hash ?? get().hash, opts);
+export const readIndexFileWith = (get: Get): BoundApi['readIndexFile'] => (fs, gitDir, objectFormat, hash, opts = {}) => rawReadIndexFile(fs, gitDir, objectFormat, hash ?? get().hash, { ...opts, latin1: opts.latin1 ?? get().latin1 });
 export const hashBytesWith = (get: Get): BoundApi['hashBytes'] => (format, data, provider) => rawHashBytes(format, data, provider ?? get().hash);
 export const objectIdWith = (get: Get): BoundApi['objectId'] => (type, content, format, hash) => rawObjectId(type, content, format, hash ?? get().hash);
 export const encodeLooseObjectWith = (get: Get): BoundApi['encodeLooseObject'] => (type, content, opts = {}) => rawEncodeLoose(type, content, withHashZlib(get, opts));

@@ -49,6 +49,11 @@ export interface DecodeOptions {
    * mandatory extensions, an extension header or size running past the body, the trailer.
    */
   lenient?: boolean;
+  /**
+   * A whole-buffer Latin-1 decoder (the platform's `latin1`: Node's Buffer#latin1Slice). Visiting
+   * every path builds one string of all of them with it; without it, a copy and one UTF-8 decode.
+   */
+  latin1?: (bytes: Uint8Array) => string;
 }
 
 /**
@@ -126,6 +131,7 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): Decode
   const pathBuf = scan.pathBuf;
   const table = new EntryTable(bytes, version, hashLen, pathBuf, cols);
   table.source = { entriesEnd: off, bodyEnd, extended: extendedCount, trailerVerified: verified, skipHash };
+  if (opts.latin1) table.latin1 = opts.latin1;
 
   const extensions: IndexExtension[] = [];
   const lenient = opts.lenient === true;

@@ -3,7 +3,7 @@ import { ByteWriter, writeU32 } from '../bytes/writer.js';
 import { fromHex } from '../bytes/hex.js';
 import { concatBytes } from '../bytes/compare.js';
 import { asciiBytes } from '../bytes/text.js';
-import { checkObjectFormat, defaultHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
+import { checkObjectFormat, oidLength, pureHash, type HashProvider, type ObjectFormat } from '../hash/index.js';
 import { CE_EXTENDED, CE_NAMEMASK, ENTRY_OID, type EntryTable, type IndexEntry } from './entry.js';
 import { untouchedTable, type GitIndex } from './decode.js';
 import { encodeCacheTree, untouchedCacheTree } from './ext-tree.js';
@@ -205,7 +205,7 @@ function finishIndex(
   const headers: Array<[string, number]> = [];
   for (const x of index.extensions) {
     if (x.signature === 'EOIE') {
-      const h = (opts.hash ?? defaultHash()).create(objectFormat);
+      const h = (opts.hash ?? pureHash).create(objectFormat);
       for (const [sig, size] of headers) {
         const b = new Uint8Array(8);
         b.set(asciiBytes(sig));
@@ -235,7 +235,7 @@ function finishIndex(
     // byte for byte the file that was decoded and whose trailer was verified: its trailer is right
     w.bytes(whole.bytes.subarray(entriesEnd + body, entriesEnd + body + hashLen));
   } else {
-    const h = (opts.hash ?? defaultHash()).create(objectFormat);
+    const h = (opts.hash ?? pureHash).create(objectFormat);
     for (const part of out.list) h.update(part);
     w.bytes(h.update(w.finish().subarray(0, body)).digest());
   }

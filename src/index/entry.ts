@@ -1,7 +1,7 @@
 import { ScalpelError } from '../errors/index.js';
 import { readU16, readU32 } from '../bytes/reader.js';
 import { toHex, fromHex, isHex } from '../bytes/hex.js';
-import { decodePath, encodePath, latin1Decoder } from '../bytes/text.js';
+import { decodePath, encodePath } from '../bytes/text.js';
 import { MODE_FILE } from '../object/tree.js';
 import type { EntryFlags, IndexStat, Stage } from './types.js';
 
@@ -72,6 +72,8 @@ export class EntryTable {
    * extended flags, and whether its trailer was checked (then an unchanged re-encode may reuse it).
    */
   source: { entriesEnd: number; bodyEnd: number; extended: number; trailerVerified: boolean; skipHash: boolean } | null = null;
+  /** The platform's whole-buffer Latin-1 decoder (DecodeOptions.latin1), for bulk path strings. */
+  latin1: ((b: Uint8Array) => string) | null = null;
   private lookups = 0;
   private bulk: string | null = null;
   private bulkStart: Int32Array | null = null;
@@ -150,7 +152,7 @@ export class EntryTable {
    * otherwise the path bytes are copied together and decoded with one UTF-8 call.
    */
   private decodeAll(): void {
-    const fast = latin1Decoder();
+    const fast = this.latin1;
     if (fast) {
       this.bulk = fast(this.pathBuf);
       this.bulkStart = null;

@@ -51,6 +51,8 @@ export interface ReadIndexOptions {
    * named in `dropped` (see DecodeOptions.lenient).
    */
   lenient?: boolean;
+  /** The platform's Latin-1 decoder (DecodeOptions.latin1). */
+  latin1?: (bytes: Uint8Array) => string;
 }
 
 /** Read `<gitDir>/index` (an absent file is an empty index), merging `sharedindex.<id>` when split. */
@@ -68,7 +70,7 @@ export async function readIndexFile(fs: Fs, gitDir: string, objectFormat: Object
   }
   const verifyChecksum = opts.verify !== false;
   const lenient = opts.lenient === true;
-  const file = withPath(() => decodeIndex(bytes, { objectFormat, hash, verifyChecksum, lenient }), path);
+  const file = withPath(() => decodeIndex(bytes, { objectFormat, hash, verifyChecksum, lenient, latin1: opts.latin1 }), path);
   const dropped = droppedIn(file, path, []);
   const link = linkExtension(file);
   if (!link) return { index: file, file, bytes, stat, dropped };
@@ -77,7 +79,7 @@ export async function readIndexFile(fs: Fs, gitDir: string, objectFormat: Object
     throw new ScalpelError('SPLIT_INDEX_MISMATCH', `split index names ${sharedPath}, which does not exist`, { path: sharedPath, expected: link.baseOid });
   }
   const sharedBytes = await fs.readFile(sharedPath);
-  const shared = withPath(() => decodeIndex(sharedBytes, { objectFormat, hash, verifyChecksum, lenient }), sharedPath);
+  const shared = withPath(() => decodeIndex(sharedBytes, { objectFormat, hash, verifyChecksum, lenient, latin1: opts.latin1 }), sharedPath);
   droppedIn(shared, sharedPath, dropped);
   return { index: mergeSplitIndex(file, shared), file, bytes, stat, shared: { path: sharedPath, index: shared, bytes: sharedBytes }, dropped };
 }

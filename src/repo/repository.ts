@@ -151,7 +151,7 @@ export class Repository {
    * engine works wherever git does; `lenient: false` reads strictly, as `index --verify` does.
    */
   readIndex(opts: IndexReadOptions = {}): Promise<ReadIndexResult | null> {
-    return readIndexFile(this.fs, this.loc.gitDir, this.objectFormat, this.hash, { verify: opts.verify, lenient: opts.lenient !== false });
+    return readIndexFile(this.fs, this.loc.gitDir, this.objectFormat, this.hash, { verify: opts.verify, lenient: opts.lenient !== false, latin1: this.platform.latin1 });
   }
 
   /**
@@ -171,7 +171,7 @@ export class Repository {
           this.indexBuffer = b;
         },
       };
-      const read = await readIndexFile(this.fs, this.loc.gitDir, this.objectFormat, this.hash, { verify: opts.verify, lenient: opts.lenient !== false, scratch });
+      const read = await readIndexFile(this.fs, this.loc.gitDir, this.objectFormat, this.hash, { verify: opts.verify, lenient: opts.lenient !== false, scratch, latin1: this.platform.latin1 });
       return await fn(read);
     } finally {
       this.indexBufferLent = false;

@@ -108,6 +108,12 @@ export interface RestoreOptions {
   id?: string;
   dryRun?: boolean;
   force?: boolean;
+  /**
+   * Check the trailing hash of the index before rewriting it, and refuse (CHECKSUM_MISMATCH) when
+   * it is wrong. Default false: git itself checks it only in `git fsck` (read-cache.c's
+   * verify_index_checksum), and the check is a second SHA-1 pass over the whole index.
+   */
+  verifyIndex?: boolean;
 }
 
 export interface RestoreReport {
@@ -761,8 +767,8 @@ export class ScalpelRepository {
         throw e;
       });
       try {
-        // verified before anything is planned, let alone written: a corrupt index is never rewritten
-        return await this.repo.withIndex({ verify: true }, (read) => this.restoreLocked(stack, tx, chain, lock, read, opts));
+        // read as git reads it (its trailer unchecked, unless asked): verifying is before anything is planned, let alone written
+        return await this.repo.withIndex({ verify: opts.verifyIndex === true }, (read) => this.restoreLocked(stack, tx, chain, lock, read, opts));
       } finally {
         await lock.release();
       }
@@ -879,11 +885,11 @@ export class ScalpelRepository {
    * worktree's newest such turn (a harness may give a conversation a new id after a resume).
    * Restore's semantics and refusals.
    */
-  async rewind(opts: { session?: string; turn?: string; dryRun?: boolean; force?: boolean } = {}): Promise<RestoreReport> {
+  async rewind(opts: { session?: string; turn?: string; dryRun?: boolean; force?: boolean; verifyIndex?: boolean } = {}): Promise<RestoreReport> {
     const session = opts.session ?? (await this.newestTurnSession());
     const chain = await this.stack(session).walk();
     const target = rewindTarget(chain, session, opts.turn);
-    return this.restore({ session, id: target.manifest.id, dryRun: opts.dryRun, force: opts.force });
+    return this.restore({ session, id: target.manifest.id, dryRun: opts.dryRun, force: opts.force, verifyIndex: opts.verifyIndex });
   }
 
   /** The sessions of this worktree (names of their refs). */

@@ -141,7 +141,7 @@ describe('refusals: nothing is written', () => {
     expect(frozen(dir).tree).toEqual(before.tree);
   });
 
-  it('an index whose checksum is wrong is never rewritten: the restore stops before its first write', async () => {
+  it('verifyIndex: an index whose checksum is wrong is never rewritten, the restore stops before its first write', async () => {
     const dir = personRepo();
     const repo = await open(dir);
     await repo.snapshot(['src/app.ts']);
@@ -152,13 +152,21 @@ describe('refusals: nothing is written', () => {
     const idx = readFileSync(join(dir, '.git/index'));
     idx[12 + 20] ^= 1;
     writeFileSync(join(dir, '.git/index'), idx);
-    await expect(repo.restore()).rejects.toMatchObject({ code: 'CHECKSUM_MISMATCH' });
+    await expect(repo.restore({ verifyIndex: true })).rejects.toMatchObject({ code: 'CHECKSUM_MISMATCH' });
     expect(worktreeView(dir, { mtimes: true })).toEqual(tree);
     expect(readFileSync(join(dir, '.git/index')).equals(idx)).toBe(true);
     expect((await repo.list()).length).toBe(1);
+    // by default the index is read as git reads it (the trailer is git's fsck business): the
+    // restore goes through
+    const report = await repo.restore();
+    expect(report.paths.map((p) => p.path)).toEqual(['src/app.ts']);
+    expect(readFileSync(join(dir, 'src/app.ts'), 'utf8')).not.toBe('agent\n');
+    // only the worktree needed the restore: the index (and its damage, git fsck's to report) is as it was
+    expect(report.indexWritten).toBe(false);
+    expect(readFileSync(join(dir, '.git/index')).equals(idx)).toBe(true);
   });
 
-  it('a snapshot reads an index with a wrong trailer as git does; the restore that would rewrite it refuses', async () => {
+  it('a snapshot reads an index with a wrong trailer as git does; a restore with verifyIndex refuses to rewrite it', async () => {
     const dir = personRepo();
     const repo = await open(dir);
     const idx = readFileSync(join(dir, '.git/index'));
@@ -169,8 +177,8 @@ describe('refusals: nothing is written', () => {
     const snap = await repo.snapshot(['src/app.ts']);
     expect(snap.paths).toEqual(['src/app.ts']);
     w(dir, 'src/app.ts', 'agent\n');
-    await expect(repo.restore({ dryRun: true })).rejects.toMatchObject({ code: 'CHECKSUM_MISMATCH' });
-    await expect(repo.restore()).rejects.toMatchObject({ code: 'CHECKSUM_MISMATCH' });
+    await expect(repo.restore({ dryRun: true, verifyIndex: true })).rejects.toMatchObject({ code: 'CHECKSUM_MISMATCH' });
+    await expect(repo.restore({ verifyIndex: true })).rejects.toMatchObject({ code: 'CHECKSUM_MISMATCH' });
     expect(readFileSync(join(dir, 'src/app.ts'), 'utf8')).toBe('agent\n');
     expect(readFileSync(join(dir, '.git/index')).equals(idx)).toBe(true);
   });

@@ -5,6 +5,7 @@ import { decodeIndex, forEachEntry } from '../../src/index/decode.js';
 import { encodeIndex } from '../../src/index/encode.js';
 import { IndexEntry } from '../../src/index/entry.js';
 import { decodePath } from '../../src/bytes/text.js';
+import { nodePlatform } from '../../src/platform/node.js';
 
 describe('non-ASCII row detection', () => {
   it('flags exactly the rows a byte loop flags, at any alignment and up to the buffer end', () => {
@@ -48,9 +49,11 @@ describe('non-ASCII row detection', () => {
     const oid = '0123456789abcdef0123456789abcdef01234567';
     const entries = names.map((path) => new IndexEntry({ path: decodePath(path), oid, mode: 0o100644 }));
     const bytes = encodeIndex({ version: 2, objectFormat: 'sha1', entries, extensions: [], skipHash: false });
-    const seen: string[] = [];
-    forEachEntry(decodeIndex(bytes), (e) => seen.push(e.path));
-    expect(seen).toEqual(names.map((n) => decodePath(n)));
+    for (const latin1 of [undefined, nodePlatform().latin1]) {
+      const seen: string[] = [];
+      forEachEntry(decodeIndex(bytes, { latin1 }), (e) => seen.push(e.path));
+      expect(seen).toEqual(names.map((n) => decodePath(n)));
+    }
   });
 
   it('bulk path strings equal one-by-one decoding for random names of every length and byte (v2, v3, v4)', () => {
@@ -62,9 +65,12 @@ describe('non-ASCII row detection', () => {
         const oid = 'fedcba9876543210fedcba9876543210fedcba98';
         const entries = uniq.map((path, i) => new IndexEntry({ path: decodePath(path), oid, mode: 0o100644, flags: version === 3 && i % 5 === 0 ? { intentToAdd: true } : undefined }));
         const bytes = encodeIndex({ version: version as 2 | 3 | 4, objectFormat: 'sha1', entries, extensions: [], skipHash: false });
-        const seen: string[] = [];
-        forEachEntry(decodeIndex(bytes), (e) => seen.push(e.path));
-        expect(seen).toEqual(uniq.map((n) => decodePath(n)));
+        // both bulk paths: one UTF-8 decode of the copied paths, and the platform's Latin-1 decoder
+        for (const latin1 of [undefined, nodePlatform().latin1]) {
+          const seen: string[] = [];
+          forEachEntry(decodeIndex(bytes, { latin1 }), (e) => seen.push(e.path));
+          expect(seen).toEqual(uniq.map((n) => decodePath(n)));
+        }
       }),
       { numRuns: 40 },
     );
