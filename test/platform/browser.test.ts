@@ -1,9 +1,7 @@
+import { bundlePage, servePage } from './harness.js';
 import { describe, expect, it } from 'vitest';
-import { build } from 'esbuild';
-import { createServer, type Server } from 'node:http';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
 import { personRepo } from '../e2e/scenario.js';
@@ -56,27 +54,6 @@ function materialize(files: FileSpec[], dir: string): void {
   }
 }
 
-async function bundle(page = './browser/page.ts'): Promise<string> {
-  const entry = fileURLToPath(new URL(page, import.meta.url));
-  const result = await build({ entryPoints: [entry], bundle: true, platform: 'browser', format: 'iife', write: false, logLevel: 'silent', metafile: true });
-  for (const [, meta] of Object.entries(result.metafile.inputs)) {
-    for (const imp of meta.imports) expect(imp.path.startsWith('node:'), imp.path).toBe(false);
-  }
-  return result.outputFiles[0].text;
-}
-
-function serve(script: string): Promise<Server> {
-  const server = createServer((req, res) => {
-    if (req.url === '/bundle.js') {
-      res.writeHead(200, { 'content-type': 'text/javascript' });
-      res.end(script);
-    } else {
-      res.writeHead(200, { 'content-type': 'text/html' });
-      res.end('<!doctype html><meta charset="utf-8"><title>git-scalpel</title><script src="/bundle.js"></script>');
-    }
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
 
 const LAUNCH_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
@@ -98,7 +75,7 @@ run('in headless Chromium', () => {
       dictionary: Buffer.from([0x78, 0xbb, 0, 0, 0, 1, 0x03, 0x00]).toString('base64'),
     };
     const sizes = [0, 1, 55, 56, 64, 1000, 65_535, 65_536, 1 << 20, (3 << 20) + 17];
-    const server = await serve(await bundle('./browser/providers-page.ts'));
+    const server = await servePage(await bundlePage('./browser/providers-page.ts'));
     const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: LAUNCH_ARGS });
     try {
       const page = await browser.newPage();
@@ -132,7 +109,7 @@ run('in headless Chromium', () => {
     const dir = personRepo();
     const before = { tree: worktreeView(dir), git: gitView(dir) };
     const files = collect(dir);
-    const server = await serve(await bundle());
+    const server = await servePage(await bundlePage('./browser/page.ts'));
     // as root, without the sandbox; no background traffic on a closed network
     const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: LAUNCH_ARGS });
     try {

@@ -1,9 +1,7 @@
+import { bundlePage, servePage } from './harness.js';
 import { describe, expect, it } from 'vitest';
-import { build } from 'esbuild';
-import { createServer, type Server } from 'node:http';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { open, personRepo } from '../e2e/scenario.js';
@@ -74,31 +72,9 @@ function withoutLinksAndModes(dir: string): void {
   walk('');
 }
 
-async function bundle(): Promise<string> {
-  const entry = fileURLToPath(new URL('./browser/opfs-page.ts', import.meta.url));
-  const result = await build({ entryPoints: [entry], bundle: true, platform: 'browser', format: 'iife', write: false, logLevel: 'silent', metafile: true });
-  for (const [, meta] of Object.entries(result.metafile.inputs)) {
-    for (const imp of meta.imports) expect(imp.path.startsWith('node:'), imp.path).toBe(false);
-  }
-  return result.outputFiles[0].text;
-}
-
-function serve(script: string): Promise<Server> {
-  const server = createServer((req, res) => {
-    if (req.url === '/bundle.js') {
-      res.writeHead(200, { 'content-type': 'text/javascript' });
-      res.end(script);
-    } else {
-      res.writeHead(200, { 'content-type': 'text/html' });
-      res.end('<!doctype html><meta charset="utf-8"><title>git-scalpel opfs</title><script src="/bundle.js"></script>');
-    }
-  });
-  // 127.0.0.1 is a secure context: OPFS and Web Locks are there
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
 
 async function withPage<T>(f: (page: Page, errors: string[]) => Promise<T>): Promise<T> {
-  const server = await serve(await bundle());
+  const server = await servePage(await bundlePage('./browser/opfs-page.ts'), 'git-scalpel opfs');
   let browser: Browser | undefined;
   try {
     browser = await chromium.launch({

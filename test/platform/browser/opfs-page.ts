@@ -16,6 +16,7 @@ import { decodeIndex, encodeIndex, openRepository } from '../../../src/index.js'
 import { opfsFs } from '../../../src/fs/opfs.js';
 import { probeCapabilities } from '../../../src/fs/adapt.js';
 import type { Fs } from '../../../src/fs/types.js';
+import { b64 } from './base64.js';
 
 export interface FileSpec {
   path: string;
@@ -25,19 +26,6 @@ export interface FileSpec {
   mode?: number;
 }
 
-const b64 = {
-  decode(s: string): Uint8Array {
-    const bin = atob(s);
-    const out = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-    return out;
-  },
-  encode(b: Uint8Array): string {
-    let s = '';
-    for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));
-    return btoa(s);
-  },
-};
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 

@@ -7,6 +7,7 @@
  */
 import LightningFS from '@isomorphic-git/lightning-fs';
 import { decodeIndex, encodeIndex, openRepository } from '../../../src/index.js';
+import { b64 } from './base64.js';
 
 export interface FileSpec {
   path: string;
@@ -29,19 +30,6 @@ interface PromiseFs {
   chmod(p: string, m: number): Promise<void>;
 }
 
-const b64 = {
-  decode(s: string): Uint8Array {
-    const bin = atob(s);
-    const out = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-    return out;
-  },
-  encode(b: Uint8Array): string {
-    let s = '';
-    for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));
-    return btoa(s);
-  },
-};
 
 async function dump(fs: PromiseFs, dir: string, rel = ''): Promise<FileSpec[]> {
   const out: FileSpec[] = [];
