@@ -3,24 +3,13 @@ import type { ObjectFormat } from '../hash/index.js';
 import { MODE_SYMLINK } from '../object/tree.js';
 import { compareRel } from './scope.js';
 import type { HeadState } from '../repo/history.js';
-import { validateManifest, type FileMode, type IndexRecord, type Manifest, type PathState, type ReucRecord, type TurnRecord, type WorktreeItem } from './state.js';
+import { validateManifest, type FileMode, type IndexRecord, type Manifest, type PathState, type ReucRecord, type WorktreeItem } from './state.js';
 
-/** What a new snapshot records about itself when it is made; the rest of its manifest starts empty. */
-export interface NewManifest {
-  id: string;
-  session: string;
-  worktreeId: string;
-  objectFormat: ObjectFormat;
-  label: string | null;
-  createdAt: string;
-  /** The pre-image: what the snapshot's paths hold now. */
-  captured: PathState;
-  head: HeadState;
-  /** Set when the snapshot is an agent's turn. */
-  turn?: TurnRecord;
-  /** What a shell command changed that no snapshot holds (kept only when there is some). */
-  uncovered?: string[];
-}
+/**
+ * What a new snapshot records about itself when it is made (the pre-image `captured`, HEAD, its turn,
+ * what a shell command changed that no snapshot holds); the rest of its manifest starts empty.
+ */
+export type NewManifest = Pick<Manifest, 'id' | 'session' | 'worktreeId' | 'objectFormat' | 'label' | 'createdAt' | 'captured' | 'turn' | 'uncovered'> & { head: HeadState };
 
 /**
  * The manifest of a new snapshot: not sealed. Every manifest the engine makes starts here, and
