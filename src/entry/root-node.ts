@@ -23,12 +23,29 @@ import {
   parseCommitGraphLayerWith,
 } from './bind.js';
 import { nodePlatform } from '../platform/node.js';
+import nodeFsModule from 'node:fs';
+import { nodeFs } from '../fs/node.js';
+import type { OpenOptions, HookOptions } from './bind.js';
 
 export * from '../index.js';
 
+/**
+ * Node's own fs module, as isomorphic-git's convention passes it (`import fs from 'node:fs'`, its
+ * namespace, or `fs.promises`): the node:fs adapter (sync stat calls, reads into a reused buffer,
+ * capabilities known without probing) instead of the generic one over `fs.promises`, which costs
+ * a probe on open and a promise per call.
+ */
+function ownFs<T extends { fs?: unknown }>(opts: T): T {
+  const f = opts.fs as { promises?: unknown; lstatSync?: unknown } | undefined;
+  const isNode = f === nodeFsModule || f === nodeFsModule.promises || (f !== undefined && f.promises === nodeFsModule.promises && f.lstatSync === nodeFsModule.lstatSync);
+  return isNode ? { ...opts, fs: nodeFs() } : opts;
+}
+const open = openRepositoryWith(nodePlatform);
+const hook = handleHookEventWith(nodePlatform);
 
-export const openRepository = /* @__PURE__ */ openRepositoryWith(nodePlatform);
-export const handleHookEvent = /* @__PURE__ */ handleHookEventWith(nodePlatform);
+/** Open the repository containing `opts.dir` (`opts.fs`: node:fs, memfs, …), on Node's platform. */
+export const openRepository = (opts: OpenOptions) => open(ownFs(opts));
+export const handleHookEvent = (event: Parameters<typeof hook>[0], opts: HookOptions) => hook(event, ownFs(opts));
 export const decodeIndex = /* @__PURE__ */ decodeIndexWith(nodePlatform);
 export const encodeIndex = /* @__PURE__ */ encodeIndexWith(nodePlatform);
 export const readIndexFile = /* @__PURE__ */ readIndexFileWith(nodePlatform);

@@ -5,6 +5,7 @@
  * importing Node's entry changes no default, and the entries bind theirs per call.
  */
 import { execFileSync } from 'node:child_process';
+import { makeTempRepo } from '../helpers/git.js';
 import { deflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -185,6 +186,19 @@ describe('no platform in module state', () => {
 
 describe('the package entries', () => {
   const node = (code: string) => execFileSync(process.execPath, ['--input-type=module', '-e', code], { cwd: process.cwd(), encoding: 'utf8' }).trim();
+
+  it("`import fs from 'node:fs'` passed to the root entry's openRepository gets Node's platform and the node:fs adapter (no probe)", () => {
+    const dir = makeTempRepo();
+    for (const expr of ['fs', 'fs.promises', 'ns']) {
+      const out = node(
+        `import fs from 'node:fs'; import * as ns from 'node:fs'; import { openRepository } from 'git-scalpel';` +
+          `const r = await openRepository({ fs: ${expr}, dir: ${JSON.stringify(dir)} });` +
+          `console.log(JSON.stringify([r.platform.name, fs.existsSync(${JSON.stringify(dir + '/.git/scalpel')})]));`,
+      );
+      // a probed filesystem leaves .git/scalpel behind (the probe's directory): the node:fs adapter needs none
+      expect([expr, JSON.parse(out)]).toEqual([expr, ['node', false]]);
+    }
+  });
 
   it("Node resolves `git-scalpel` through the `node` condition to Node's platform; the default condition is the web entry", () => {
     expect(node(`console.log(import.meta.resolve('git-scalpel'))`)).toMatch(/\/dist\/entry\/root-node\.js$/);
