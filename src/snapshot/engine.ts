@@ -242,6 +242,11 @@ export class ScalpelRepository {
   }
 
   /** What the filesystem does (symlinks, modes, exclusive create, ...), as probed when the repository was opened. */
+  /** The filesystem adapter in use, for diagnostics ('node:fs', 'node-style fs', 'promise fs', 'memfs', 'opfs', …). */
+  get fsName(): string {
+    return this.repo.fs.name ?? 'fs';
+  }
+
   get capabilities(): FsCapabilities {
     return { ...this.repo.fs.capabilities };
   }
