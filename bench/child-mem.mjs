@@ -26,7 +26,7 @@ function procStatusKB(key) {
 
 let work;
 if (mode === 'ours' || mode === 'ours-pure') {
-  const { decodeIndex, encodeIndex, pureHash, forEachEntry } = await import('../dist/node.js');
+  const { decodeIndex, encodeIndex, pureHash, forEachEntry } = await import('git-scalpel');
   const opts = mode === 'ours-pure' ? { hash: pureHash } : undefined;
   work = async () => {
     const b = fs.readFileSync(file);
@@ -45,8 +45,8 @@ if (mode === 'ours' || mode === 'ours-pure') {
     return { files };
   };
 } else if (mode === 'restore') {
-  const { openRepository, nodeFs } = await import('../dist/node.js');
-  const repo = await openRepository({ fs: nodeFs(), dir });
+  const { openRepository } = await import('git-scalpel');
+  const repo = await openRepository({ fs, dir });
   work = async () => {
     const report = await repo.restore({ session });
     if (!report.indexWritten) throw new Error('restore did not write the index');

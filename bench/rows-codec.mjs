@@ -7,8 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import git from 'isomorphic-git';
-import { decodeIndex, encodeIndex, forEachEntry, entryCount } from '../dist/node.js'; // node:crypto as these functions' default hash
-import { pureHash } from '../dist/index.js';
+import { decodeIndex, encodeIndex, forEachEntry, entryCount, pureHash } from 'git-scalpel'; // the root entry, as users import it: Node's platform by the `node` export condition
 import { sink, runChild, stats } from './lib.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));

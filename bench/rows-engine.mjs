@@ -31,7 +31,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { nodeFs, openRepository } from '../dist/node.js';
+import { openRepository } from 'git-scalpel'; // the root entry, as users import it, given node:fs (isomorphic-git's convention)
 import { makeRepo, WORK_DIR } from './make-repo.mjs';
 import { runChild, sink, stats, timeCall } from './lib.mjs';
 
@@ -183,7 +183,7 @@ export function group100k(ctx, name, log) {
       const dir = copy.dir;
       const paths = spreadPaths(dir, [0.01, 0.5, 0.99]);
       const originals = paths.map((q) => fs.readFileSync(path.join(dir, q)));
-      const repo = await openRepository({ fs: nodeFs(), dir });
+      const repo = await openRepository({ fs, dir });
       return { dir, paths, originals, repo, indexPath: path.join(dir, '.git', 'index') };
   });
 }
@@ -242,7 +242,7 @@ async function captureSetup(log) {
 
 async function captureRowMeasure({ runs, dir, row }) {
   const paths = spreadPaths(dir, [0.01, 0.5, 0.99]);
-  const repo = await openRepository({ fs: nodeFs(), dir });
+  const repo = await openRepository({ fs, dir });
   const indexPath = path.join(dir, '.git', 'index');
   const indexBefore = { sha: sha1(fs.readFileSync(indexPath)), mtimeMs: fs.statSync(indexPath).mtimeMs };
   const snap = (session) => () => repo.snapshot(paths, { session });
@@ -339,7 +339,7 @@ export function nmGroup(ctx, log) {
       // typescript.js is 9 MB) turns the row into a measure of zlib, the same C code on both sides
       const paths = spreadPaths(dir, fractions, 'node_modules', { maxBytes: 256 << 10 });
       log(`  engine-nm: ${made ? 'built' : 'reused'} (${entries} files, ${(bytes / 2 ** 20).toFixed(1)} MB) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-      const repo = await openRepository({ fs: nodeFs(), dir });
+      const repo = await openRepository({ fs, dir });
       return { dir, entries, bytes, paths, repo, sessions: [] };
   });
 }
