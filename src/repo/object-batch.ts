@@ -70,8 +70,17 @@ export class ObjectBatch implements ObjectWriter {
     return oid;
   }
 
+  /**
+   * The batch is what an operation knows about objects: found to exist or handed out, an id is
+   * not looked up again while the batch lives. A database-wide cache would outlive the operation,
+   * and between two operations a `git gc --prune=now` may delete objects that were unreachable.
+   */
   async has(oid: string): Promise<boolean> {
-    return this.seen.has(oid.toLowerCase()) || this.odb.has(oid);
+    const id = oid.toLowerCase();
+    if (this.seen.has(id)) return true;
+    const found = await this.odb.has(id);
+    if (found) this.seen.add(id);
+    return found;
   }
 
   /** Objects waiting for the next flush. */

@@ -138,32 +138,10 @@ export class ObjectDatabase implements ObjectWriter {
   /** True when the object exists, loose or packed, here or in an alternate. */
   async has(oid: string): Promise<boolean> {
     const id = this.checkOid(oid);
-    if (this.known.has(id)) return true;
     await this.ensureScanned();
-    if (this.findPacked(id).length > 0 || (await this.hasLoose(id))) return this.remember(id);
+    if (this.findPacked(id).length > 0 || (await this.hasLoose(id))) return true;
     await this.rescan();
-    return (this.findPacked(id).length > 0 || (await this.hasLoose(id))) && this.remember(id);
-  }
-
-  /**
-   * Objects this database saw exist or wrote: asked again within an operation (a snapshot checks
-   * the same blob for its worktree and its index part), they cost nothing. Objects are never
-   * removed while reachable, and an operation makes what it writes reachable before it returns.
-   */
-  private readonly known = new Set<string>();
-
-  /**
-   * Forget which objects were seen: call at the start of each operation, since between two
-   * operations a `git gc --prune=now` may delete objects that had become unreachable.
-   */
-  forgetKnown(): void {
-    this.known.clear();
-  }
-
-  private remember(oid: string): true {
-    if (this.known.size > 1_000_000) this.known.clear();
-    this.known.add(oid);
-    return true;
+    return this.findPacked(id).length > 0 || (await this.hasLoose(id));
   }
 
   /** The object's type and content, checked against `oid`. OBJECT_NOT_FOUND (data.oid) when it does not exist. */
@@ -188,7 +166,6 @@ export class ObjectDatabase implements ObjectWriter {
     if (await this.existsQuick(oid)) return oid;
     const bytes = encodeLooseObject(type, content, { level: this.compressionLevel, zlib: this.zlib });
     await this.files.writeLoose(oid, bytes);
-    this.remember(oid);
     return oid;
   }
 
@@ -234,10 +211,9 @@ export class ObjectDatabase implements ObjectWriter {
         LOOSE_PARALLEL,
       );
     }
-    for (const o of absent) this.remember(o.oid);
   }
 
-  /** Forgets what is known about packs and alternates; the next lookup scans again. */
+  /** Forgets the pack and alternate listing; the next lookup scans again. */
   refresh(): void {
     this.scanned = undefined;
     this.baseCache?.clear();
@@ -279,9 +255,8 @@ export class ObjectDatabase implements ObjectWriter {
 
   /** Packed or loose anywhere, without a re-scan (git's freshen checks before a write). */
   private async existsQuick(oid: string): Promise<boolean> {
-    if (this.known.has(oid)) return true;
     await this.ensureScanned();
-    return (this.findPacked(oid).length > 0 || (await this.hasLoose(oid))) && this.remember(oid);
+    return this.findPacked(oid).length > 0 || (await this.hasLoose(oid));
   }
 
   /**

@@ -270,7 +270,6 @@ export class ScalpelRepository {
     const session = opts.session ?? DEFAULT_SESSION;
     checkSession(session);
     if (paths.length === 0 && !opts.turn) throw new ScalpelError('BAD_ARGUMENT', 'snapshot needs at least one path', { name: 'paths' });
-    this.repo.odb.forgetKnown();
     const cwd = opts.cwd ?? this.repo.worktree;
     const roots = minimalRoots(paths.map((p) => toScopeRoot(this.repo.worktree, cwd, p)));
     if (opts.turn) {
@@ -344,7 +343,6 @@ export class ScalpelRepository {
   async openTurn(opts: { session: string; label: string }): Promise<SnapshotInfo> {
     const session = opts.session;
     checkSession(session);
-    this.repo.odb.forgetKnown();
     const stack = this.stack(session);
     const head = await readHead(this.repo);
     const { manifest, commit, ended } = await stack.locked(async (tx) => {
@@ -379,7 +377,6 @@ export class ScalpelRepository {
    */
   async closeTurn(opts: { session: string; final: boolean }): Promise<SnapshotInfo | null> {
     checkSession(opts.session);
-    this.repo.odb.forgetKnown();
     const stack = this.stack(opts.session);
     const done = await stack.locked(async (tx) => {
       const top = await this.openTurnOf(stack, tx.current);
@@ -521,7 +518,6 @@ export class ScalpelRepository {
    */
   async shellBefore(opts: { session: string; key: string; command: string }): Promise<{ turn: SnapshotInfo; ignoredDirs: string[]; warnings: string[] }> {
     checkSession(opts.session);
-    this.repo.odb.forgetKnown();
     await this.recordContests(opts.session);
     const turn = await this.snapshot([], { session: opts.session, turn: true });
     const batch = this.repo.odb.batch();
@@ -546,7 +542,6 @@ export class ScalpelRepository {
    */
   async shellAfter(opts: { session: string; key: string }): Promise<{ turn: SnapshotInfo | null; paths: string[]; uncovered: string[] } | null> {
     checkSession(opts.session);
-    this.repo.odb.forgetKnown();
     const dir = this.shellDir(opts.session);
     const name = callFileName(opts.key);
     const jsonPath = joinPath(dir, `${name}.json`);
@@ -601,7 +596,6 @@ export class ScalpelRepository {
   async apply(patch: Uint8Array, opts: ApplyOptions = {}): Promise<ApplyReport> {
     const session = opts.session ?? DEFAULT_SESSION;
     checkSession(session);
-    this.repo.odb.forgetKnown();
     const files = parsePatch(patch);
     if (files.length === 0) throw new ScalpelError('BAD_ARGUMENT', 'the patch changes no file', { name: 'patch', reason: 'empty' });
     const roots = patchPaths(this.repo.worktree, files);
@@ -722,7 +716,6 @@ export class ScalpelRepository {
 
   /** Record what the edit left in the snapshot's scope, so a later restore can tell a third party's write. */
   async seal(opts: { session?: string; id?: string } = {}): Promise<SnapshotInfo> {
-    this.repo.odb.forgetKnown();
     const stack = this.stack(opts.session);
     return stack.locked(async (tx) => {
       const chain = opts.id ? await stack.downTo(opts.id, tx.current) : await stack.walk(() => true, tx.current);
@@ -746,7 +739,6 @@ export class ScalpelRepository {
    * seal, unless `force`, which first saves the current state as a new snapshot.
    */
   async restore(opts: RestoreOptions = {}): Promise<RestoreReport> {
-    this.repo.odb.forgetKnown();
     const stack = this.stack(opts.session);
     const session = stack.session;
     if (opts.dryRun) {
@@ -845,7 +837,6 @@ export class ScalpelRepository {
    * refuse, and why). Reads the index once per session.
    */
   async turns(opts: { session?: string } = {}): Promise<TurnInfo[]> {
-    this.repo.odb.forgetKnown();
     const out: TurnInfo[] = [];
     for (const session of opts.session ? [opts.session] : await this.sessions()) {
       const chain = await this.stack(session).walk();
@@ -927,7 +918,6 @@ export class ScalpelRepository {
 
   /** Remove snapshots from the stack without restoring them (their objects become unreachable). */
   async drop(opts: { session?: string; id?: string; all?: boolean }): Promise<string[]> {
-    this.repo.odb.forgetKnown();
     const stack = this.stack(opts.session);
     if (!opts.all && !opts.id) throw new ScalpelError('BAD_ARGUMENT', 'drop needs an id or all', { name: 'id' });
     return stack.locked(async (tx) => {
@@ -948,7 +938,6 @@ export class ScalpelRepository {
 
   /** Keep the newest `keep` snapshots of the session; drop the older ones. */
   async prune(opts: { session?: string; keep: number }): Promise<string[]> {
-    this.repo.odb.forgetKnown();
     if (!Number.isInteger(opts.keep) || opts.keep < 0) throw new ScalpelError('BAD_ARGUMENT', `keep must be a whole number, got ${opts.keep}`, { name: 'keep' });
     const stack = this.stack(opts.session);
     return stack.locked(async (tx) => {
