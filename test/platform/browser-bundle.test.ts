@@ -23,10 +23,10 @@ describe('the package as bundlers see it (dist/, package.json exports)', () => {
     }
   });
 
-  it('a Node bundle takes the `node` condition: root-node.js with node:crypto and node:zlib', async () => {
+  it('a Node bundle takes the `node` condition: the bundled Node entry, with node:crypto and node:zlib', async () => {
     const result = await bundlePackage(`export { openRepository, decodeIndex } from 'git-scalpel';`, 'node');
     const inputs = Object.keys(result.metafile.inputs);
-    expect(inputs).toContain('dist/entry/root-node.js');
+    expect(inputs).toContain('dist/git-scalpel-node.mjs');
     const imports = Object.values(result.metafile.inputs).flatMap((m) => m.imports.map((i) => i.path));
     expect(imports).toEqual(expect.arrayContaining(['node:crypto', 'node:zlib']));
   });

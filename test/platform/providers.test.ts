@@ -200,8 +200,10 @@ describe('the package entries', () => {
   });
 
   it("Node resolves `git-scalpel` through the `node` condition to Node's platform; the default condition is the web entry", () => {
-    expect(node(`console.log(import.meta.resolve('git-scalpel'))`)).toMatch(/\/dist\/entry\/root-node\.js$/);
-    expect(node(`console.log(import.meta.resolve('git-scalpel/node'))`)).toMatch(/\/dist\/node\.js$/);
+    // one bundled module serves both Node entries: one copy of every class (instanceof holds across them)
+    expect(node(`console.log(import.meta.resolve('git-scalpel'))`)).toMatch(/\/dist\/git-scalpel-node\.mjs$/);
+    expect(node(`console.log(import.meta.resolve('git-scalpel/node'))`)).toMatch(/\/dist\/git-scalpel-node\.mjs$/);
+    expect(node(`import * as a from 'git-scalpel'; import * as b from 'git-scalpel/node'; console.log(a.ScalpelError === b.ScalpelError && a.openRepository === b.openRepository)`)).toBe('true');
     expect(node(`console.log(import.meta.resolve('git-scalpel/internal'))`)).toMatch(/\/dist\/internal\.js$/);
     const pkg = JSON.parse(node(`import p from 'git-scalpel/package.json' with { type: 'json' }; console.log(JSON.stringify(p))`));
     expect(pkg.exports['.'].default).toBe('./dist/index.js');
