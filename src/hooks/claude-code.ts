@@ -1,5 +1,5 @@
 import type { HookEvent } from './events.js';
-import { cwdField, harnessId, harnessSession, ignoredEvent, optToolUseId, own, reqObject, reqPath, reqString, type Obj, notOurs, promptLabel, sessionEvent } from './fields.js';
+import { ignoredEvent, optToolUseId, own, reqObject, reqPath, reqString, type Obj, notOurs, sessionEvent, eventContext, turnStart } from './fields.js';
 
 /**
  * Claude Code hook payloads → HookEvent.
@@ -35,12 +35,10 @@ function isWriteTool(tool: string): boolean {
 
 export function parseClaudeCode(p: Obj): HookEvent {
   const event = reqString(p, 'hook_event_name');
-  const ctx = () => ({ session: harnessSession(PREFIX, harnessId(p)), cwd: cwdField(p) });
+  const ctx = () => eventContext(p, PREFIX);
   switch (event) {
-    case 'UserPromptSubmit': {
-      const c = ctx();
-      return { kind: 'turn-start', ...c, label: promptLabel(p) };
-    }
+    case 'UserPromptSubmit':
+      return turnStart(p, PREFIX);
     case 'PreToolUse': {
       const tool = reqString(p, 'tool_name');
       if (!isWriteTool(tool) && !isShellTool(tool)) return ignoredEvent(p, PREFIX, notOurs(tool));

@@ -1,7 +1,7 @@
 import type { HookEvent } from './events.js';
 import { applyPatchPaths, shellApplyPatch } from './apply-patch.js';
 import { ScalpelError } from '../errors/index.js';
-import { badField, cwdField, harnessId, harnessSession, ignoredEvent, optString, optToolUseId, own, reqObject, reqString, type Obj, notOurs, promptLabel } from './fields.js';
+import { badField, ignoredEvent, optString, optToolUseId, own, reqObject, reqString, type Obj, notOurs, eventContext, turnStart } from './fields.js';
 
 /**
  * OpenAI Codex CLI hook payloads → HookEvent.
@@ -29,12 +29,10 @@ const PREFIX = 'codex';
 
 export function parseCodex(p: Obj): HookEvent {
   const event = reqString(p, 'hook_event_name');
-  const ctx = () => ({ session: harnessSession(PREFIX, harnessId(p)), cwd: cwdField(p) });
+  const ctx = () => eventContext(p, PREFIX);
   switch (event) {
-    case 'UserPromptSubmit': {
-      const c = ctx();
-      return { kind: 'turn-start', ...c, label: promptLabel(p) };
-    }
+    case 'UserPromptSubmit':
+      return turnStart(p, PREFIX);
     case 'PreToolUse': {
       const tool = reqString(p, 'tool_name');
       if (tool !== 'apply_patch' && tool !== 'Bash') return ignoredEvent(p, PREFIX, notOurs(tool));

@@ -253,7 +253,18 @@ export function notOurs(tool: string): string {
   return tool.startsWith('mcp__') ? `MCP tool ${tool}` : `tool ${tool} neither writes files nor runs a shell`;
 }
 
-/** A prompt's event (`prompt` field, as all three harnesses name it): the turn it opens, labelled with its first line. */
+/** The session (the harness's id under its prefix) and the cwd every event of a harness payload carries. */
+export function eventContext(p: Obj, prefix: string): { session: string; cwd: string } {
+  return { session: harnessSession(prefix, harnessId(p)), cwd: cwdField(p) };
+}
+
+/** A prompt's event: the turn it opens, labelled with the prompt's first line. */
+export function turnStart(p: Obj, prefix: string): HookEvent {
+  const c = eventContext(p, prefix);
+  return { kind: 'turn-start', ...c, label: promptLabel(p) };
+}
+
+/** The prompt (`prompt` field, as all three harnesses name it) as a turn's label: its first line. */
 export function promptLabel(p: Obj): string {
   return turnLabel(reqString(p, 'prompt', '', { allowEmpty: true, allowNul: true }));
 }

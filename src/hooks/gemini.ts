@@ -1,5 +1,5 @@
 import type { HookEvent } from './events.js';
-import { cwdField, harnessId, harnessSession, ignoredEvent, own, reqObject, reqPath, reqString, type Obj, notOurs, promptLabel, sessionEvent } from './fields.js';
+import { ignoredEvent, own, reqObject, reqPath, reqString, type Obj, notOurs, sessionEvent, eventContext, turnStart } from './fields.js';
 
 /**
  * Gemini CLI hook payloads → HookEvent.
@@ -31,12 +31,10 @@ function isWriteTool(tool: string): boolean {
 
 export function parseGemini(p: Obj): HookEvent {
   const event = reqString(p, 'hook_event_name');
-  const ctx = () => ({ session: harnessSession(PREFIX, harnessId(p)), cwd: cwdField(p) });
+  const ctx = () => eventContext(p, PREFIX);
   switch (event) {
-    case 'BeforeAgent': {
-      const c = ctx();
-      return { kind: 'turn-start', ...c, label: promptLabel(p) };
-    }
+    case 'BeforeAgent':
+      return turnStart(p, PREFIX);
     case 'BeforeTool': {
       const tool = reqString(p, 'tool_name');
       if (!isWriteTool(tool) && tool !== SHELL_TOOL) return ignoredEvent(p, PREFIX, notOurs(tool));

@@ -9,6 +9,7 @@ import { decodeUntracked } from './ext-untracked.js';
 import { decodeFsmonitor } from './ext-fsmonitor.js';
 import { decodeEwah } from './ewah.js';
 import type { DroppedExtension, IndexExtension } from './types.js';
+import { lazyList } from './lazy.js';
 
 export interface GitIndex {
   /** 2, 3 or 4 as read (the encoder follows git: 2/3 is chosen by whether any entry has extended flags). */
@@ -335,21 +336,10 @@ export class DecodedIndex implements GitIndex {
   #entries: IndexEntry[] | null = null;
   #untouched = true;
 
-  /**
-   * One descriptor for every instance: the same accessor pair lets V8 give every decoded index
-   * one hidden class (a getter closure per index gave each its own).
-   */
-  static readonly #ENTRIES: PropertyDescriptor = Object.freeze({
-    enumerable: true,
-    configurable: true,
-    get(this: DecodedIndex): IndexEntry[] {
-      this.#untouched = false;
-      return (this.#entries ??= materialize(this.#rows));
-    },
-    set(this: DecodedIndex, v: IndexEntry[]): void {
-      this.#untouched = false;
-      this.#entries = v;
-    },
+  /** One descriptor for every instance (index/lazy.ts). */
+  static readonly #ENTRIES = lazyList<DecodedIndex, IndexEntry[]>((self, set) => {
+    self.#untouched = false;
+    return set !== undefined ? (self.#entries = set) : (self.#entries ??= materialize(self.#rows));
   });
 
   /** @internal */

@@ -4,7 +4,7 @@ import { fromHex } from '../bytes/hex.js';
 import { concatBytes } from '../bytes/compare.js';
 import { asciiBytes } from '../bytes/text.js';
 import { checkObjectFormat, oidLength, pureHash, type HashProvider, type ObjectFormat } from '../hash/index.js';
-import { CE_EXTENDED, CE_NAMEMASK, ENTRY_OID, type EntryTable, type IndexEntry } from './entry.js';
+import { CE_EXTENDED, CE_NAMEMASK, type EntryTable, type IndexEntry, ENTRY } from './entry.js';
 import { untouchedTable, type GitIndex } from './decode.js';
 import { encodeCacheTree, untouchedCacheTree } from './ext-tree.js';
 import { encodeResolveUndo } from './ext-resolve-undo.js';
@@ -341,7 +341,7 @@ function writeRowV23(w: ByteWriter, t: EntryTable, row: number, hashLen: number)
 
 /** Stat words, mode, id, flags word (with name length) and the extended word; returns the bytes written. */
 function writeFixed(w: ByteWriter, t: EntryTable, row: number, hashLen: number, ext: number, len: number): number {
-  const fixedLen = ENTRY_OID + hashLen;
+  const fixedLen = ENTRY.oid + hashLen;
   const head = fixedLen + 2 + (ext ? 2 : 0);
   w.ensure(head);
   const buf = w.raw;

@@ -19,15 +19,7 @@ export const CE_EXTENDED_KNOWN = CE_SKIP_WORKTREE | CE_INTENT_TO_ADD;
  * Byte offsets of the fixed fields in an on-disk entry (git's `struct ondisk_cache_entry`):
  * ten 32-bit words, then the object id; the flags word follows the id (at 40 + id length).
  */
-export const ENTRY_CTIME = 0;
-export const ENTRY_MTIME = 8;
-export const ENTRY_DEV = 16;
-export const ENTRY_INO = 20;
-export const ENTRY_MODE = 24;
-export const ENTRY_UID = 28;
-export const ENTRY_GID = 32;
-export const ENTRY_SIZE = 36;
-export const ENTRY_OID = 40;
+export const ENTRY = Object.freeze({ ctime: 0, mtime: 8, dev: 16, ino: 20, mode: 24, uid: 28, gid: 32, size: 36, oid: 40 });
 
 /** What a caller passes to build an entry. Strings are hex ids / surrogate-escaped paths. */
 export interface IndexEntryInit {
@@ -100,17 +92,17 @@ export class EntryTable {
   }
 
   flagsWord(i: number): number {
-    return readU16(this.bytes, this.off[i] + ENTRY_OID + this.hashLen);
+    return readU16(this.bytes, this.off[i] + ENTRY.oid + this.hashLen);
   }
 
   extendedWord(i: number): number {
-    const o = this.off[i] + ENTRY_OID + this.hashLen;
+    const o = this.off[i] + ENTRY.oid + this.hashLen;
     return readU16(this.bytes, o) & CE_EXTENDED ? readU16(this.bytes, o + 2) : 0;
   }
 
   /** Row i's mode word. The accessors below read one field in place (loops over every row use them). */
   mode(i: number): number {
-    return readU32(this.bytes, this.off[i] + ENTRY_MODE);
+    return readU32(this.bytes, this.off[i] + ENTRY.mode);
   }
 
   stage(i: number): Stage {
@@ -118,16 +110,16 @@ export class EntryTable {
   }
 
   mtimeSeconds(i: number): number {
-    return readU32(this.bytes, this.off[i] + ENTRY_MTIME);
+    return readU32(this.bytes, this.off[i] + ENTRY.mtime);
   }
 
   mtimeNanoseconds(i: number): number {
-    return readU32(this.bytes, this.off[i] + ENTRY_MTIME + 4);
+    return readU32(this.bytes, this.off[i] + ENTRY.mtime + 4);
   }
 
   /** The cached file size (32 bits; 0 when smudged or never stat'ed). */
   cachedSize(i: number): number {
-    return readU32(this.bytes, this.off[i] + ENTRY_SIZE);
+    return readU32(this.bytes, this.off[i] + ENTRY.size);
   }
 
   /**
@@ -318,12 +310,12 @@ export class IndexEntry {
   get oidBytes(): Uint8Array {
     const t = this._t;
     // a view made by the constructor: about half the cost of subarray, which looks up a species
-    return new Uint8Array(t.buffer, t.base + t.off[this._i] + ENTRY_OID, t.hashLen);
+    return new Uint8Array(t.buffer, t.base + t.off[this._i] + ENTRY.oid, t.hashLen);
   }
 
   get oid(): string {
     const t = this._t;
-    const o = t.off[this._i] + ENTRY_OID;
+    const o = t.off[this._i] + ENTRY.oid;
     return toHex(t.bytes, o, o + t.hashLen);
   }
 
@@ -345,15 +337,15 @@ export class IndexEntry {
     const b = this._t.bytes;
     const o = this._t.off[this._i];
     return {
-      ctimeSeconds: readU32(b, o + ENTRY_CTIME),
-      ctimeNanoseconds: readU32(b, o + ENTRY_CTIME + 4),
-      mtimeSeconds: readU32(b, o + ENTRY_MTIME),
-      mtimeNanoseconds: readU32(b, o + ENTRY_MTIME + 4),
-      dev: readU32(b, o + ENTRY_DEV),
-      ino: readU32(b, o + ENTRY_INO),
-      uid: readU32(b, o + ENTRY_UID),
-      gid: readU32(b, o + ENTRY_GID),
-      size: readU32(b, o + ENTRY_SIZE),
+      ctimeSeconds: readU32(b, o + ENTRY.ctime),
+      ctimeNanoseconds: readU32(b, o + ENTRY.ctime + 4),
+      mtimeSeconds: readU32(b, o + ENTRY.mtime),
+      mtimeNanoseconds: readU32(b, o + ENTRY.mtime + 4),
+      dev: readU32(b, o + ENTRY.dev),
+      ino: readU32(b, o + ENTRY.ino),
+      uid: readU32(b, o + ENTRY.uid),
+      gid: readU32(b, o + ENTRY.gid),
+      size: readU32(b, o + ENTRY.size),
     };
   }
 
@@ -365,15 +357,15 @@ export class IndexEntry {
     const b = this._t.bytes;
     const o = this._t.off[this._i];
     return (
-      readU32(b, o + ENTRY_MTIME) === st.mtimeSeconds >>> 0 &&
-      readU32(b, o + ENTRY_MTIME + 4) === st.mtimeNanoseconds >>> 0 &&
-      readU32(b, o + ENTRY_SIZE) === st.size >>> 0 &&
-      readU32(b, o + ENTRY_CTIME) === st.ctimeSeconds >>> 0 &&
-      readU32(b, o + ENTRY_CTIME + 4) === st.ctimeNanoseconds >>> 0 &&
-      readU32(b, o + ENTRY_INO) === st.ino >>> 0 &&
-      readU32(b, o + ENTRY_DEV) === st.dev >>> 0 &&
-      readU32(b, o + ENTRY_UID) === st.uid >>> 0 &&
-      readU32(b, o + ENTRY_GID) === st.gid >>> 0
+      readU32(b, o + ENTRY.mtime) === st.mtimeSeconds >>> 0 &&
+      readU32(b, o + ENTRY.mtime + 4) === st.mtimeNanoseconds >>> 0 &&
+      readU32(b, o + ENTRY.size) === st.size >>> 0 &&
+      readU32(b, o + ENTRY.ctime) === st.ctimeSeconds >>> 0 &&
+      readU32(b, o + ENTRY.ctime + 4) === st.ctimeNanoseconds >>> 0 &&
+      readU32(b, o + ENTRY.ino) === st.ino >>> 0 &&
+      readU32(b, o + ENTRY.dev) === st.dev >>> 0 &&
+      readU32(b, o + ENTRY.uid) === st.uid >>> 0 &&
+      readU32(b, o + ENTRY.gid) === st.gid >>> 0
     );
   }
 
@@ -425,7 +417,7 @@ function buildTable(init: IndexEntryInit): EntryTable {
   if (f.intentToAdd) ext |= CE_INTENT_TO_ADD;
   const s = { ...ZERO_STAT, ...(init.stat ?? {}) };
   const hashLen = oid.length;
-  const fixedLen = ENTRY_OID + hashLen;
+  const fixedLen = ENTRY.oid + hashLen;
   const head = fixedLen + 2 + (ext ? 2 : 0);
   const len = pathBytes.length;
   const size = (head + len + 8) & ~7;
@@ -435,7 +427,7 @@ function buildTable(init: IndexEntryInit): EntryTable {
     checkU32(STAT_NAMES[i], words[i]);
     writeWord(b, i * 4, words[i]);
   }
-  b.set(oid, ENTRY_OID);
+  b.set(oid, ENTRY.oid);
   const flags = (f.assumeValid ? CE_VALID : 0) | (ext ? CE_EXTENDED : 0) | (stage << 12) | (len < CE_NAMEMASK ? len : CE_NAMEMASK);
   b[fixedLen] = flags >>> 8;
   b[fixedLen + 1] = flags & 0xff;

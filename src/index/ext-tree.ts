@@ -6,6 +6,7 @@ import { concatBytes } from '../bytes/compare.js';
 import { oidLength, type ObjectFormat } from '../hash/index.js';
 import type { CacheTreeNode } from './types.js';
 import { pathComponents } from './edit.js';
+import { lazyList } from './lazy.js';
 
 /**
  * TREE (cache tree). Nodes in pre-order: name NUL, "<entry_count> <subtree_count>\n",
@@ -235,17 +236,9 @@ export class DecodedCacheTree {
   #untouched = true;
 
   /** Shared by every instance, so they share one hidden class (see DecodedIndex). */
-  static readonly #NODES: PropertyDescriptor = Object.freeze({
-    enumerable: true,
-    configurable: true,
-    get(this: DecodedCacheTree): CacheTreeNode[] {
-      this.#untouched = false;
-      return (this.#nodes ??= decodeCacheTree(this.#payload, 0, this.#payload.length, this.#format));
-    },
-    set(this: DecodedCacheTree, v: CacheTreeNode[]): void {
-      this.#untouched = false;
-      this.#nodes = v;
-    },
+  static readonly #NODES = lazyList<DecodedCacheTree, CacheTreeNode[]>((self, set) => {
+    self.#untouched = false;
+    return set !== undefined ? (self.#nodes = set) : (self.#nodes ??= decodeCacheTree(self.#payload, 0, self.#payload.length, self.#format));
   });
 
   constructor(payload: Uint8Array, format: ObjectFormat) {

@@ -943,9 +943,13 @@ function runSync<T>(gen: Gen<T>, pack: PackSource, opts: ReadPackedSyncOptions):
  * for: see ObjectDatabase.read). The content returned is the caller's to keep and modify.
  */
 export function readPackedObject(pack: PackSource, offset: number, opts: ReadPackedOptions): Promise<PackedObject> {
+  return walkAsync(pack, opts, (c) => unpack(offset, c));
+}
+
+/** Runs a walk over the pack; a failure setting it up (bad options) rejects, as every later one does. */
+function walkAsync<T>(pack: PackSource, opts: ReadPackedOptions, walk: (c: Ctx) => Gen<T>): Promise<T> {
   try {
-    const c = makeCtx(pack, opts);
-    return runAsync(unpack(offset, c), pack, opts);
+    return runAsync(walk(makeCtx(pack, opts)), pack, opts);
   } catch (e) {
     return Promise.reject(e);
   }
@@ -961,12 +965,7 @@ export function readPackedObjectSync(pack: SyncPackSource, offset: number, opts:
  * headers to the base type, and inflates only the first bytes of the top delta for the size.
  */
 export function readPackedHeader(pack: PackSource, offset: number, opts: ReadPackedOptions): Promise<PackedObjectHeader> {
-  try {
-    const c = makeCtx(pack, opts);
-    return runAsync(unpackHeader(offset, c), pack, opts);
-  } catch (e) {
-    return Promise.reject(e);
-  }
+  return walkAsync(pack, opts, (c) => unpackHeader(offset, c));
 }
 
 export function readPackedHeaderSync(pack: SyncPackSource, offset: number, opts: ReadPackedSyncOptions): PackedObjectHeader {
@@ -975,12 +974,7 @@ export function readPackedHeaderSync(pack: SyncPackSource, offset: number, opts:
 
 /** Header of the entry at `offset` (its own kind and declared size; no delta resolution). */
 export function readPackEntryHeader(pack: PackSource, offset: number, format: ObjectFormat): Promise<PackEntryHeader> {
-  try {
-    const c = makeCtx(pack, { format });
-    return runAsync(headerAt(offset, c), pack, { format });
-  } catch (e) {
-    return Promise.reject(e);
-  }
+  return walkAsync(pack, { format }, (c) => headerAt(offset, c));
 }
 
 // ───────────────────────────────────────────────────────────────────────────── checks

@@ -8,6 +8,7 @@
 import { pureHash, type ObjectFormat } from '../hash/index.js';
 import { pakoZlib, zlibError } from '../object/zlib.js';
 import type { Platform } from './types.js';
+import { concatBytes } from '../bytes/compare.js';
 
 interface WebGlobals {
   crypto?: { subtle?: { digest?(algorithm: string, data: BufferSource): Promise<ArrayBuffer> } };
@@ -39,13 +40,11 @@ export async function webInflate(data: Uint8Array): Promise<Uint8Array> {
   // read by hand, not through Response#arrayBuffer, which turns every failure into "Failed to fetch"
   const reader = ds.readable.getReader();
   const chunks: Uint8Array[] = [];
-  let total = 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       chunks.push(value);
-      total += value.length;
     }
   } catch (e) {
     const detail = e instanceof Error ? e.message : String(e);
@@ -53,14 +52,7 @@ export async function webInflate(data: Uint8Array): Promise<Uint8Array> {
     if (/truncat|unexpected end|incomplete/i.test(detail)) throw zlibError('truncated', detail);
     throw zlibError('corrupt', detail);
   }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  return chunks.length === 1 ? chunks[0] : concatBytes(chunks);
 }
 
 function zlibLessError(what: string): Error {
