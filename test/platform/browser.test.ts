@@ -1,6 +1,6 @@
-import { bundlePage, servePage } from './harness.js';
+import { bundlePage, CHROMIUM, collectFiles, LAUNCH_ARGS, materializeFiles, inChromium, servePage } from './harness.js';
 import { describe, expect, it } from 'vitest';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
@@ -9,7 +9,7 @@ import { git, makeTempDir } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
-import type { FileSpec } from './browser/page.js';
+import type { FileSpec } from './browser/files.js';
 import type { ProviderReport } from './browser/providers-page.js';
 
 /**
@@ -23,41 +23,12 @@ import type { ProviderReport } from './browser/providers-page.js';
  * Chromium comes from Debian's package (.ci/run installs it). Without it the test is skipped,
  * except in CI, where it fails.
  */
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
-const run = CHROMIUM || process.env.CI ? describe : describe.skip;
-
-function collect(dir: string, rel = ''): FileSpec[] {
-  const out: FileSpec[] = [];
-  for (const name of readdirSync(join(dir, rel)).sort()) {
-    const r = rel ? `${rel}/${name}` : name;
-    if (r === '.git/hooks') continue; // sample hooks: large and beside the point
-    const st = lstatSync(join(dir, r));
-    if (st.isSymbolicLink()) out.push({ path: r, kind: 'symlink', target: readlinkSync(join(dir, r)) });
-    else if (st.isDirectory()) {
-      out.push({ path: r, kind: 'dir' });
-      out.push(...collect(dir, r));
-    } else out.push({ path: r, kind: 'file', data: readFileSync(join(dir, r)).toString('base64'), mode: st.mode & 0o777 });
-  }
-  return out;
-}
-
-function materialize(files: FileSpec[], dir: string): void {
-  mkdirSync(dir, { recursive: true });
-  for (const f of files) {
-    const p = join(dir, f.path);
-    if (f.kind === 'dir') mkdirSync(p, { recursive: true });
-    else if (f.kind === 'symlink') symlinkSync(f.target as string, p);
-    else {
-      writeFileSync(p, Buffer.from(f.data as string, 'base64'));
-      chmodSync(p, (f.mode ?? 0o644) & 0o111 ? 0o755 : 0o644);
-    }
-  }
-}
 
 
-const LAUNCH_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-run('in headless Chromium', () => {
+
+
+describe.runIf(inChromium)('in headless Chromium', () => {
   it('every provider gives the same bytes: pure hash and WebCrypto, pako and DecompressionStream (and how fast each is)', async () => {
     const z = deflateSync(Buffer.alloc(300_000, 'abcdefghij'), { level: 1 });
     const big = Buffer.alloc(2 << 20);
@@ -108,7 +79,7 @@ run('in headless Chromium', () => {
   it('snapshot, agent edit and restore on an IndexedDB filesystem leave what git saw before', async () => {
     const dir = personRepo();
     const before = { tree: worktreeView(dir), git: gitView(dir) };
-    const files = collect(dir);
+    const files = collectFiles(dir);
     const server = await servePage(await bundlePage('./browser/page.ts'));
     // as root, without the sandbox; no background traffic on a closed network
     const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: LAUNCH_ARGS });
@@ -135,7 +106,7 @@ run('in headless Chromium', () => {
         expect(result.indexWritten).toBe(true);
         // the browser's files, on disk, judged by git
         const out = join(makeTempDir('scalpel-browser-'), 'repo');
-        materialize(result.files, out);
+        materializeFiles(result.files, out);
         expect(existsSync(join(out, 'src/generated'))).toBe(false);
         expect(worktreeView(out)).toEqual(before.tree);
         expect(gitView(out)).toEqual(before.git);

@@ -1,13 +1,13 @@
-import { bundlePage, servePage } from './harness.js';
+import { bundlePage, CHROMIUM, collectFiles, LAUNCH_ARGS, materializeFiles, inChromium, servePage } from './harness.js';
 import { describe, expect, it } from 'vitest';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { open, personRepo } from '../e2e/scenario.js';
 import { git, makeTempDir } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
-import type { FileSpec } from './browser/opfs-page.js';
+import type { FileSpec } from './browser/files.js';
 
 /**
  * The package in headless Chromium on the Origin Private File System (src/fs/opfs.ts), the
@@ -20,36 +20,8 @@ import type { FileSpec } from './browser/opfs-page.js';
  *
  * Chromium comes from Debian's package. Without it the test is skipped, except in CI.
  */
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
-const run = CHROMIUM || process.env.CI ? describe : describe.skip;
 
-/** Every file of `dir` for the page; symlinks become files holding their target (core.symlinks=false). */
-function collect(dir: string, rel = ''): FileSpec[] {
-  const out: FileSpec[] = [];
-  for (const name of readdirSync(join(dir, rel)).sort()) {
-    const r = rel ? `${rel}/${name}` : name;
-    if (r === '.git/hooks') continue; // sample hooks: large and beside the point
-    const st = lstatSync(join(dir, r));
-    if (st.isSymbolicLink()) out.push({ path: r, kind: 'file', data: Buffer.from(readlinkSync(join(dir, r))).toString('base64'), mode: 0o644 });
-    else if (st.isDirectory()) {
-      out.push({ path: r, kind: 'dir' });
-      out.push(...collect(dir, r));
-    } else out.push({ path: r, kind: 'file', data: readFileSync(join(dir, r)).toString('base64'), mode: st.mode & 0o777 });
-  }
-  return out;
-}
 
-function materialize(files: FileSpec[], dir: string): void {
-  mkdirSync(dir, { recursive: true });
-  for (const f of files) {
-    const p = join(dir, f.path);
-    if (f.kind === 'dir') mkdirSync(p, { recursive: true });
-    else {
-      writeFileSync(p, Buffer.from(f.data as string, 'base64'));
-      chmodSync(p, (f.mode ?? 0o644) & 0o111 ? 0o755 : 0o644);
-    }
-  }
-}
 
 /** The repository as git leaves it on a filesystem without symlinks and modes. */
 function withoutLinksAndModes(dir: string): void {
@@ -80,7 +52,7 @@ async function withPage<T>(f: (page: Page, errors: string[]) => Promise<T>): Pro
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: LAUNCH_ARGS,
     });
     const page = await browser.newPage();
     const errors: string[] = [];
@@ -98,7 +70,7 @@ type Call = (...args: unknown[]) => Promise<unknown>;
 const call = <T>(page: Page, name: string, ...args: unknown[]): Promise<T> =>
   page.evaluate(([n, a]) => ((globalThis as unknown as Record<string, Call>)[n as string])(...(a as unknown[])), [name, args] as [string, unknown[]]) as Promise<T>;
 
-run('in headless Chromium on OPFS', () => {
+describe.runIf(inChromium)('in headless Chromium on OPFS', () => {
   it('opfsFs keeps the Fs contract, and refuses what OPFS cannot do by name', async () => {
     await withPage(async (page, errors) => {
       const r = await call<Record<string, unknown>>(page, 'contract');
@@ -163,7 +135,7 @@ run('in headless Chromium on OPFS', () => {
     expect(before.git.status).not.toMatch(/ (link|dangling|run\.sh)\n/);
     expect(before.git.lsFiles).toMatch(/^H 120000 [0-9a-f]{40} 0\tlink$/m);
     expect(before.git.lsFiles).toMatch(/^H 100755 [0-9a-f]{40} 0\trun\.sh$/m);
-    const files = collect(dir);
+    const files = collectFiles(dir, { linksAsFiles: true });
     await withPage(async (page, errors) => {
       // rename by move() with loose objects, then by copy + delete with the snapshot as a pack
       for (const opts of [{}, { noMove: true, packThreshold: 1 }]) {
@@ -191,7 +163,7 @@ run('in headless Chromium on OPFS', () => {
         // no swap file or temp file of a write is left behind
         expect(result.files.filter((f) => /\.crswap$|scalpel-tmp|\.lock$/.test(f.path))).toEqual([]);
         const out = join(makeTempDir('scalpel-opfs-'), 'repo');
-        materialize(result.files, out);
+        materializeFiles(result.files, out);
         expect(existsSync(join(out, 'src/generated'))).toBe(false);
         expect(worktreeView(out)).toEqual(before.tree);
         expect(gitView(out)).toEqual(before.git);
@@ -207,7 +179,7 @@ run('in headless Chromium on OPFS', () => {
     await repo.snapshot(['link'], { label: 'on disk' });
     rmSync(join(dir, 'link'));
     writeFileSync(join(dir, 'link'), 'not a link\n');
-    const files = collect(dir);
+    const files = collectFiles(dir, { linksAsFiles: true });
     await withPage(async (page, errors) => {
       const r = await call<{ error: { name: string; code: string; capability: string; path: string; message: string } | null; files: FileSpec[]; stack: number }>(page, 'restoreOnly', files);
       expect(errors).toEqual([]);

@@ -24,17 +24,8 @@ import { bindPlatform } from '../../src/entry/bind.js';
 import type { Platform } from '../../src/platform/types.js';
 import { resolvePlatform } from '../../src/repo/repository.js';
 import { loadIndexFixtures } from '../helpers/fixtures.js';
+import { sample } from './browser/files.js';
 
-/** Bytes with structure (so deflate has work) and noise. */
-function sample(n: number, seed = 1): Uint8Array {
-  const out = new Uint8Array(n);
-  let s = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    s = (s * 1103515245 + 12345) >>> 0;
-    out[i] = s % 7 === 0 ? s >>> 24 : 0x61 + (i % 23);
-  }
-  return out;
-}
 
 async function reason(p: Promise<unknown>): Promise<unknown> {
   try {

@@ -16,15 +16,9 @@ import { decodeIndex, encodeIndex, openRepository } from '../../../src/index.js'
 import { opfsFs } from '../../../src/fs/opfs.js';
 import { probeCapabilities } from '../../../src/fs/adapt.js';
 import type { Fs } from '../../../src/fs/types.js';
-import { b64 } from './base64.js';
+import { b64, type FileSpec } from './files.js';
 
-export interface FileSpec {
-  path: string;
-  kind: 'file' | 'dir';
-  /** base64, for files */
-  data?: string;
-  mode?: number;
-}
+export type { FileSpec };
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

@@ -7,16 +7,9 @@
  */
 import LightningFS from '@isomorphic-git/lightning-fs';
 import { decodeIndex, encodeIndex, openRepository } from '../../../src/index.js';
-import { b64 } from './base64.js';
+import { b64, type FileSpec } from './files.js';
 
-export interface FileSpec {
-  path: string;
-  kind: 'file' | 'symlink' | 'dir';
-  /** base64, for files */
-  data?: string;
-  mode?: number;
-  target?: string;
-}
+export type { FileSpec };
 
 interface PromiseFs {
   readFile(p: string): Promise<Uint8Array>;

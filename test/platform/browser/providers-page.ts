@@ -11,6 +11,7 @@ import { pureHash, type ObjectFormat } from '../../../src/hash/index.js';
 import { pakoZlib } from '../../../src/object/zlib.js';
 import { webPlatform, webDigest, webInflate } from '../../../src/platform/web.js';
 import { digestWhole, inflateWhole } from '../../../src/platform/whole.js';
+import { b64, sample } from './files.js';
 
 export interface ProviderReport {
   platform: { name: string; digest: boolean; inflate: boolean };
@@ -22,22 +23,7 @@ export interface ProviderReport {
   timing: { sha1Pure: number; sha1WebCrypto: number; sha256Pure: number; sha256WebCrypto: number; inflatePako: number; inflateStream: number; size: number };
 }
 
-function sample(n: number, seed: number): Uint8Array {
-  const out = new Uint8Array(n);
-  let s = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    s = (s * 1103515245 + 12345) >>> 0;
-    out[i] = s % 7 === 0 ? s >>> 24 : 0x61 + (i % 23);
-  }
-  return out;
-}
 
-function fromBase64(s: string): Uint8Array {
-  const bin = atob(s);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
 
 const sha1 = (b: Uint8Array) => toHex(pureHash.create('sha1').update(b).digest());
 
@@ -70,8 +56,8 @@ async function providers(streams: Record<string, string>, sizes: number[]): Prom
     }
   }
   const inflates: ProviderReport['inflates'] = [];
-  for (const [name, b64] of Object.entries(streams)) {
-    const z = fromBase64(b64);
+  for (const [name, encoded] of Object.entries(streams)) {
+    const z = b64.decode(encoded);
     inflates.push([name, await outcome(() => pakoZlib.inflate(z)), await outcome(() => webInflate(z)), await outcome(() => inflateWhole(p, z))]);
   }
   const size = 10 << 20;
