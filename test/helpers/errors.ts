@@ -10,3 +10,14 @@ export function errorData(code: string, fn: () => unknown): Record<string, unkno
   }
   throw new Error(`expected ${code}`);
 }
+
+/** The ScalpelError `fn` throws (anything else, or nothing, fails the test). */
+export function scalpelErrorOf(fn: () => unknown): ScalpelError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ScalpelError) return e;
+    throw e;
+  }
+  throw new Error('expected a ScalpelError');
+}

@@ -10,20 +10,12 @@ import { nodeFs } from '../../src/node.js';
 import { ScalpelError } from '../../src/errors/index.js';
 import { mcpServerCommand, mcpUserConfigFile, planMcpInstall, type McpServerCommand } from '../../src/hooks/install-mcp.js';
 import type { InstallableHarness } from '../../src/hooks/install.js';
+import { scalpelErrorOf } from '../helpers/errors.js';
 
 const SERVER: McpServerCommand = { command: 'git-scalpel', args: ['mcp'] };
 const install = (text: string | null, harness: InstallableHarness, server = SERVER) => planMcpInstall(text, { harness, server, file: 'cfg' });
 const uninstall = (text: string | null, harness: InstallableHarness, server = SERVER) => planMcpInstall(text, { harness, server, uninstall: true, file: 'cfg' });
 
-function scalpelError(f: () => unknown): ScalpelError {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ScalpelError);
-    return e as ScalpelError;
-  }
-  throw new Error('expected a ScalpelError');
-}
 
 const MCP_JSON = `{
     "mcpServers": {
@@ -130,12 +122,12 @@ describe('planMcpInstall: JSON harnesses', () => {
       ['[]', 'not-an-object'],
       ['{"mcpServers": []}', 'servers-not-object'],
     ] as const) {
-      const e = scalpelError(() => install(bad, 'claude-code'));
+      const e = scalpelErrorOf(() => install(bad, 'claude-code'));
       expect(e.message).toContain('cfg: ');
       expect(e.message).toContain('nothing was changed');
       expect(e.data.reason).toBe(reason);
     }
-    expect(scalpelError(() => install('{"a": 1,}', 'claude-code')).message).toContain('line 1, column 9');
+    expect(scalpelErrorOf(() => install('{"a": 1,}', 'claude-code')).message).toContain('line 1, column 9');
     // gemini reads comments
     expect(install('// c\n{}', 'gemini').action).toBe('installed');
   });
@@ -206,11 +198,11 @@ b = 2
       ['mcp_servers.git-scalpel.command = "git-scalpel"', 'mcp-server-form'],
       ['[mcp_servers.git-scalpel]\ncommand = "a"\n[mcp_servers.git-scalpel]\ncommand = "b"', 'duplicate-table'],
     ] as const) {
-      const e = scalpelError(() => install(bad, 'codex'));
+      const e = scalpelErrorOf(() => install(bad, 'codex'));
       expect(e.data.reason, bad).toBe(reason);
       expect(e.message).toContain('nothing was changed');
     }
-    expect(scalpelError(() => install('a = 1\nb = ', 'codex')).message).toContain('line 2');
+    expect(scalpelErrorOf(() => install('a = 1\nb = ', 'codex')).message).toContain('line 2');
     // dotted keys of another server under mcp_servers are fine: a sub-table may be added
     expect(install('mcp_servers.other.command = "o"\n', 'codex').action).toBe('installed');
   });

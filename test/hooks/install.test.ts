@@ -7,7 +7,6 @@ import { errorExitCode } from '../../src/cli/args.js';
 import type { CliIo } from '../../src/cli/io.js';
 import type { InstallIo } from '../../src/cli/cmd-install.js';
 import { nodeFs } from '../../src/node.js';
-import { ScalpelError } from '../../src/errors/index.js';
 import {
   HARNESS_SPECS,
   INSTALLABLE,
@@ -19,21 +18,13 @@ import {
   userConfigFile,
   type InstallableHarness,
 } from '../../src/hooks/install.js';
+import { scalpelErrorOf } from '../helpers/errors.js';
 
 const BIN = 'git-scalpel';
 const cmdOf = (h: InstallableHarness, bin = BIN) => hookCommand(h, bin);
 const install = (text: string | null, harness: InstallableHarness = 'claude-code', bin = BIN) => planInstall(text, { harness, command: cmdOf(harness, bin), file: 'settings.json' });
 const uninstall = (text: string | null, harness: InstallableHarness = 'claude-code', bin = BIN) => planInstall(text, { harness, command: cmdOf(harness, bin), uninstall: true, file: 'settings.json' });
 
-function scalpelError(f: () => unknown): ScalpelError {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ScalpelError);
-    return e as ScalpelError;
-  }
-  throw new Error('expected a ScalpelError');
-}
 
 /** A Claude Code settings file as people keep them: 4-space indent, other hooks and keys. */
 const EXISTING = `{
@@ -135,25 +126,25 @@ describe('planInstall: Claude Code', () => {
 
   it('a file that is not valid JSON is an error naming where, and nothing is planned', () => {
     for (const bad of ['{', '{"a": 1,}', '{"a": 1} x', '// c\n{}', '\ufeff{}', '', '{"a": 01}', '{"a": "\u0001"}']) {
-      const e = scalpelError(() => install(bad));
+      const e = scalpelErrorOf(() => install(bad));
       expect(e.code).toBe('UNSUPPORTED');
       expect(e.data.reason).toBe('invalid-json');
       expect(e.message).toMatch(/^settings\.json: not valid JSON \(Claude Code reads it as strict JSON.*line \d+, column \d+; nothing was changed$/);
       expect(errorExitCode(e)).toBe(1);
-      expect(scalpelError(() => uninstall(bad)).data.reason).toBe('invalid-json');
+      expect(scalpelErrorOf(() => uninstall(bad)).data.reason).toBe('invalid-json');
     }
-    expect(scalpelError(() => install('// c\n{}')).message).toContain("'/' (comments are not JSON)");
+    expect(scalpelErrorOf(() => install('// c\n{}')).message).toContain("'/' (comments are not JSON)");
   });
 
   it('a top level, "hooks" or one of our events of the wrong type is an error', () => {
-    expect(scalpelError(() => install('[]')).data.reason).toBe('not-an-object');
+    expect(scalpelErrorOf(() => install('[]')).data.reason).toBe('not-an-object');
     for (const hooks of ['[]', '"x"', 'null', '3']) {
-      const e = scalpelError(() => install(`{"hooks": ${hooks}}`));
+      const e = scalpelErrorOf(() => install(`{"hooks": ${hooks}}`));
       expect(e.data.reason).toBe('hooks-not-object');
       expect(e.message).toContain('"hooks" is');
-      expect(scalpelError(() => uninstall(`{"hooks": ${hooks}}`)).data.reason).toBe('hooks-not-object');
+      expect(scalpelErrorOf(() => uninstall(`{"hooks": ${hooks}}`)).data.reason).toBe('hooks-not-object');
     }
-    const e = scalpelError(() => install('{"hooks": {"Stop": {"hooks": []}}}'));
+    const e = scalpelErrorOf(() => install('{"hooks": {"Stop": {"hooks": []}}}'));
     expect(e.data).toMatchObject({ reason: 'event-not-array', event: 'Stop' });
     // an event we do not write may hold anything
     expect(install('{"hooks": {"Other": 3}}').action).toBe('installed');
@@ -215,7 +206,7 @@ describe('planInstall: Codex CLI and Gemini CLI', () => {
     expect(install(plan.text, 'codex').action).toBe('already-installed');
     expect(uninstall(plan.text, 'codex').text).toBe(existing);
     // comments are not JSON to Codex (serde_json)
-    expect(scalpelError(() => install('{ /* x */ }', 'codex')).data.reason).toBe('invalid-json');
+    expect(scalpelErrorOf(() => install('{ /* x */ }', 'codex')).data.reason).toBe('invalid-json');
   });
 
   it('gemini: its own event names and matcher, a name, timeout in milliseconds; `hooks.disabled` left alone', () => {
@@ -238,7 +229,7 @@ describe('planInstall: Codex CLI and Gemini CLI', () => {
     for (const c of ['// my settings', '/* ui */', '// trailing note', '// mine']) expect(plan.text).toContain(c);
     expect(install(plan.text, 'gemini').action).toBe('already-installed');
     expect(uninstall(plan.text, 'gemini').text).toBe(jsonc);
-    expect(scalpelError(() => install('{"a": 1 /* open', 'gemini')).data.reason).toBe('invalid-json');
+    expect(scalpelErrorOf(() => install('{"a": 1 /* open', 'gemini')).data.reason).toBe('invalid-json');
   });
 
   it('an uninstall that empties a file with comments keeps the comments', () => {
@@ -295,7 +286,7 @@ describe('the command', () => {
     expect(userConfigFile('gemini', { HOME: '/h' })).toBe('/h/.gemini/settings.json');
     expect(userConfigFile('claude-code', { HOME: '/h', CLAUDE_CONFIG_DIR: '/c' })).toBe('/c/settings.json');
     expect(userConfigFile('codex', { HOME: '/h', CODEX_HOME: '/x/codex' })).toBe('/x/codex/hooks.json');
-    expect(scalpelError(() => userConfigFile('gemini', {})).data.reason).toBe('no-home');
+    expect(scalpelErrorOf(() => userConfigFile('gemini', {})).data.reason).toBe('no-home');
   });
 });
 

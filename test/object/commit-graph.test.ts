@@ -6,6 +6,7 @@ import { ScalpelError } from '../../src/errors/index.js';
 import { CommitGraph, parseCommitGraphLayer, type CommitGraphLayer } from '../../src/object/commit-graph.js';
 import { git, makeTempRepo, type ObjectFormat } from '../helpers/git.js';
 import { prng } from '../helpers/prng.js';
+import { scalpelErrorOf } from '../helpers/errors.js';
 
 let clock = 1_700_100_000;
 function dated(): NodeJS.ProcessEnv {
@@ -113,15 +114,6 @@ function chunkOffsets(b: Uint8Array): Map<string, number> {
   return out;
 }
 
-function errorOf(fn: () => unknown): ScalpelError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ScalpelError) return e;
-    throw e;
-  }
-  throw new Error('expected a ScalpelError');
-}
 
 describe.each(['sha1', 'sha256'] as const)('commit-graph written by git (%s)', (format) => {
   const dir = buildRepo(format);
@@ -167,29 +159,29 @@ describe.each(['sha1', 'sha256'] as const)('commit-graph written by git (%s)', (
     expect(layers[2].bases).toEqual(chain.slice(0, 2));
     checkAgainstGit(new CommitGraph(layers), all);
     // layers out of order, or a layer without its base, are refused
-    expect(errorOf(() => new CommitGraph([layers[1]])).data.reason).toBe('base');
-    expect(errorOf(() => new CommitGraph([layers[0], layers[2]])).data.reason).toBe('base');
+    expect(scalpelErrorOf(() => new CommitGraph([layers[1]])).data.reason).toBe('base');
+    expect(scalpelErrorOf(() => new CommitGraph([layers[0], layers[2]])).data.reason).toBe('base');
   });
 
   it('refuses another hash version, a bad signature, a bad version and a checksum mismatch', () => {
     const other = format === 'sha1' ? 'sha256' : 'sha1';
-    expect(errorOf(() => parseCommitGraphLayer(bytes, other)).code).toBe('BAD_VERSION');
+    expect(scalpelErrorOf(() => parseCommitGraphLayer(bytes, other)).code).toBe('BAD_VERSION');
     const sig = Buffer.from(bytes);
     sig[0] = 0x58;
-    expect(errorOf(() => parseCommitGraphLayer(sig, format)).code).toBe('BAD_SIGNATURE');
+    expect(scalpelErrorOf(() => parseCommitGraphLayer(sig, format)).code).toBe('BAD_SIGNATURE');
     const ver = Buffer.from(bytes);
     ver[4] = 2;
-    expect(errorOf(() => parseCommitGraphLayer(ver, format)).code).toBe('BAD_VERSION');
+    expect(scalpelErrorOf(() => parseCommitGraphLayer(ver, format)).code).toBe('BAD_VERSION');
     const flip = Buffer.from(bytes);
     flip[chunkOffsets(bytes).get('CDAT')! + 3] ^= 0x10;
-    expect(errorOf(() => parseCommitGraphLayer(flip, format)).code).toBe('CHECKSUM_MISMATCH');
+    expect(scalpelErrorOf(() => parseCommitGraphLayer(flip, format)).code).toBe('CHECKSUM_MISMATCH');
     // without the checksum check the flipped tree byte goes unnoticed, as in git
     expect(parseCommitGraphLayer(flip, format, { verifyChecksum: false }).count).toBe(commits.size);
   });
 
   it('every truncation is a typed error', () => {
     for (let n = 0; n < bytes.length; n += n < 200 ? 1 : 37) {
-      const e = errorOf(() => parseCommitGraphLayer(bytes.subarray(0, n), format, { verifyChecksum: false }));
+      const e = scalpelErrorOf(() => parseCommitGraphLayer(bytes.subarray(0, n), format, { verifyChecksum: false }));
       expect(['TRUNCATED', 'BAD_OBJECT', 'BAD_SIGNATURE']).toContain(e.code);
     }
   });
@@ -201,7 +193,7 @@ describe.each(['sha1', 'sha256'] as const)('commit-graph written by git (%s)', (
     const oidl = offs.get('OIDL')!;
     const cdat = offs.get('CDAT')!;
     const edge = offs.get('EDGE')!;
-    const reason = (edit: (b: Buffer) => void) => errorOf(() => parseCommitGraphLayer(reseal(format, bytes, edit), format)).data.reason;
+    const reason = (edit: (b: Buffer) => void) => scalpelErrorOf(() => parseCommitGraphLayer(reseal(format, bytes, edit), format)).data.reason;
 
     expect(reason((b) => b.writeUInt32BE(0, oidf + 4 * 255))).toBe('fanout');
     expect(reason((b) => b.writeUInt32BE(0xffffffff, oidf + 4 * 100))).toBe('fanout');
