@@ -17,7 +17,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkRestored, dirtyForRestore, edit, git, group100k, nmCleanup, nmPrepare, nmGroup, SESSION_RESTORE, SESSION_SNAPSHOT } from './rows-engine.mjs';
+import { checkRestored, checkStashCreate, dirtyForRestore, edit, git, gitRestore, group100k, nmCleanup, nmPrepare, nmGroup, SESSION_RESTORE, SESSION_SNAPSHOT, stashCreate } from './rows-engine.mjs';
 import { smallRepo } from './rows-hooks.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -43,10 +43,6 @@ export function coldRows(ctx, { log = (s) => console.log(s) } = {}) {
   let s = null;
   let n = null;
   const common = { group: 'cold', runs: 9, warmup: 2 };
-  const stashCreate = (dir) => spawnSync('git', ['stash', 'create'], { cwd: dir, encoding: 'utf8' });
-  const checkStash = (res) => {
-    if (res.status !== 0 || !/^[0-9a-f]{40}$/.test(res.stdout.trim())) throw new Error(`git stash create: ${res.status} '${res.stdout.trim()}' ${res.stderr}`);
-  };
   let nmSession = 0;
   const small = smallRepo(log);
   let m = null;
@@ -108,7 +104,7 @@ export function coldRows(ctx, { log = (s) => console.log(s) } = {}) {
       },
       ours: () => call(['restore', r.dir, SESSION_RESTORE]),
       peerName: '`git restore --source=HEAD --staged --worktree` (process)',
-      peer: () => spawnSync('git', ['restore', '--source=HEAD', '--staged', '--worktree', '--', ...r.paths], { cwd: r.dir, encoding: 'utf8' }),
+      peer: () => gitRestore(r),
       check: {
         ours: (res) => {
           ok('restore')(res);
@@ -137,7 +133,7 @@ export function coldRows(ctx, { log = (s) => console.log(s) } = {}) {
       ours: () => call(['snapshot', s.dir, SESSION_SNAPSHOT, ...s.paths]),
       peerName: '`git stash create` (process)',
       peer: () => stashCreate(s.dir),
-      check: { ours: ok('snapshot'), peer: checkStash },
+      check: { ours: ok('snapshot'), peer: checkStashCreate },
       target: 0.05,
       after: async () => {
         await s.repo.drop({ all: true, session: SESSION_SNAPSHOT });
@@ -165,7 +161,7 @@ export function coldRows(ctx, { log = (s) => console.log(s) } = {}) {
         const add = spawnSync('git', ['add', '-A'], { cwd: n.dir, encoding: 'utf8' });
         return add.status !== 0 ? add : stashCreate(n.dir);
       },
-      check: { ours: ok('snapshot node_modules'), peer: checkStash },
+      check: { ours: ok('snapshot node_modules'), peer: checkStashCreate },
       target: 1.0,
       after: () => nmCleanup(n),
     },

@@ -217,6 +217,17 @@ function checkRestoreOurs(g) {
   };
 }
 
+/** git's peers, a process per call: `git restore` of the group's paths, `git stash create` (and its check). */
+export function gitRestore(g) {
+  return spawnSync('git', ['restore', '--source=HEAD', '--staged', '--worktree', '--', ...g.paths], { cwd: g.dir, encoding: 'utf8' });
+}
+export function stashCreate(dir) {
+  return spawnSync('git', ['stash', 'create'], { cwd: dir, encoding: 'utf8' });
+}
+export function checkStashCreate(res) {
+  if (res.status !== 0 || !/^[0-9a-f]{40}$/.test(res.stdout.trim())) throw new Error(`git stash create: ${res.status} '${res.stdout.trim()}' ${res.stderr}`);
+}
+
 /** The floor: read the index, SHA-1 it, write that many bytes to another file — nothing else. */
 export function floorIndexWrite(indexPath, out) {
   const body = fs.readFileSync(indexPath);
@@ -414,7 +425,6 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
   };
 
   // pieces the in-process and command-line rows share
-  const gitRestore = () => spawnSync('git', ['restore', '--source=HEAD', '--staged', '--worktree', '--', ...r.paths], { cwd: r.dir, encoding: 'utf8' });
   const gitRestoreName = '`git restore --source=HEAD --staged --worktree` (process)';
   const checkGitRestore = (res) => {
     if (res.status !== 0) throw new Error(`git restore exited ${res.status}: ${res.stderr}`);
@@ -430,10 +440,6 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
       edit(s.dir, s.paths);
     },
     peer: () => edit(s.dir, s.paths),
-  };
-  const stashCreate = () => spawnSync('git', ['stash', 'create'], { cwd: s.dir, encoding: 'utf8' });
-  const checkStashCreate = (res) => {
-    if (res.status !== 0 || !/^[0-9a-f]{40}$/.test(res.stdout.trim())) throw new Error(`git stash create: ${res.status} '${res.stdout.trim()}' ${res.stderr}`);
   };
   // the whole-tree rows: one scratch repository, 9 runs after 5 warm-ups (each call is ~0.1 s plus git's preparation)
   const NM = "snapshot(['node_modules']), every file in scope";
@@ -461,7 +467,7 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
       ours: () => restoreOurs(r),
       check: { ours: (rep) => checkRestoreOurs(r)(rep), peer: checkGitRestore },
       peerName: gitRestoreName,
-      peer: gitRestore,
+      peer: () => gitRestore(r),
       target: 0.5,
     },
     {
@@ -479,7 +485,7 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
         peer: checkStashCreate,
       },
       peerName: '`git stash create` (process)',
-      peer: stashCreate,
+      peer: () => stashCreate(s.dir),
       target: 0.05,
       after: snapshotAfter,
     },
@@ -519,7 +525,7 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
         peer: checkGitRestore,
       },
       peerName: gitRestoreName,
-      peer: gitRestore,
+      peer: () => gitRestore(r),
       note: `a new node process per call (Node.js start-up alone: ~70 ms here), the bundled binary`,
     },
     {
@@ -537,7 +543,7 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
         peer: checkStashCreate,
       },
       peerName: '`git stash create` (process)',
-      peer: stashCreate,
+      peer: () => stashCreate(s.dir),
       after: snapshotAfter,
     },
     captureRow,
@@ -566,7 +572,7 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
       peer: () => {
         const add = spawnSync('git', ['add', '-A'], { cwd: n.dir, encoding: 'utf8' });
         if (add.status !== 0) return add;
-        return spawnSync('git', ['stash', 'create'], { cwd: n.dir, encoding: 'utf8' });
+        return stashCreate(n.dir);
       },
       target: 1.0,
       after: () => nmCleanup(n),

@@ -12,7 +12,6 @@
  * root entry as a user imports it (`git-scalpel`, node:fs passed in), warm, in this process; git is a
  * process per call, as always. Not part of `npm run bench` (the 1M build alone is minutes).
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { openRepository } from 'git-scalpel';
 import { makeRepo, WORK_DIR } from './make-repo.mjs';
 import { cliOption, fmtMB, fmtMs, machineInfo, measureRow, runChild, stats, table } from './lib.mjs';
-import { checkRestored, dirtyForRestore, edit, git, spreadPaths, SESSION_RESTORE, SESSION_SNAPSHOT } from './rows-engine.mjs';
+import { checkRestored, checkStashCreate, dirtyForRestore, edit, git, gitRestore, spreadPaths, SESSION_RESTORE, SESSION_SNAPSHOT, stashCreate } from './rows-engine.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(HERE);
@@ -58,7 +57,7 @@ for (const files of SIZES) {
     {
       prepare: { ours: () => dirtyForRestore(g, { snapshot: true }), peer: () => dirtyForRestore(g, { snapshot: false }) },
       ours: () => g.repo.restore({ session: SESSION_RESTORE }),
-      peer: () => spawnSync('git', ['restore', '--source=HEAD', '--staged', '--worktree', '--', ...paths], { cwd: dir, encoding: 'utf8' }),
+      peer: () => gitRestore(g),
       check: {
         ours: (rep) => {
           if (!rep.indexWritten) throw new Error('restore wrote no index');
@@ -82,14 +81,12 @@ for (const files of SIZES) {
         peer: () => edit(dir, paths),
       },
       ours: () => g.repo.snapshot(paths, { session: SESSION_SNAPSHOT }),
-      peer: () => spawnSync('git', ['stash', 'create'], { cwd: dir, encoding: 'utf8' }),
+      peer: () => stashCreate(dir),
       check: {
         ours: (i) => {
           if (i.items !== 3) throw new Error(`snapshot captured ${i.items} items`);
         },
-        peer: (res) => {
-          if (res.status !== 0 || !/^[0-9a-f]{40}$/.test(res.stdout.trim())) throw new Error(`git stash create: ${res.stderr}`);
-        },
+        peer: checkStashCreate,
       },
     },
     { runs, warmup },
