@@ -11,7 +11,7 @@ import { discoverRepository, readRepoConfig } from '../../src/repo/discover.js';
 import { ignoreOptionsFromConfig, loadIgnoreRules, partitionIgnored, type IgnoreOptions, type WalkEntry } from '../../src/ignore/index.js';
 import { git, gitEnv, makeTempDir, makeTempRepo } from '../helpers/git.js';
 import { newMemoryFs } from '../helpers/memfs.js';
-import { classifyTree, collapsedView, compareWithGit, gitCheckIgnore, gitStatusIgnoredCollapsed, writeRaw } from './oracle.js';
+import { expectAgreesWithGit, writeRaw } from './oracle.js';
 
 const fs = nodeFs();
 
@@ -27,25 +27,7 @@ async function check(repo: string, opts: Partial<IgnoreOptions> = {}, env: NodeJ
   // core.excludesFile and core.ignoreCase as the repository's config has them
   const config = await readRepoConfig(fs, await discoverRepository(fs, repo));
   const rules = await loadIgnoreRules(fs, { worktree: repo, gitDir: join(repo, '.git'), env: envOf(env), ...ignoreOptionsFromConfig(config), ...opts });
-  const entries = await classifyTree(fs, repo, rules);
-  expect(compareWithGit(repo, entries, env)).toEqual([]);
-  expect(collapsedView(entries)).toEqual(gitStatusIgnoredCollapsed(repo, env));
-  // -v: the same deciding pattern, file and line as git's (also for negative matches)
-  const verdicts = gitCheckIgnore(
-    repo,
-    entries.map((e) => e.path),
-    env,
-  );
-  const wrong: unknown[] = [];
-  for (const e of entries) {
-    const v = verdicts.get(e.path)!;
-    const m = await rules.explain(e.path, e.type === 'directory');
-    const ours = m ? { source: m.source, line: m.line, pattern: m.pattern } : null;
-    const theirs = v.source ? { source: v.source.startsWith('/') ? v.source : join(repo, v.source), line: v.line, pattern: v.pattern } : null;
-    if (JSON.stringify(ours) !== JSON.stringify(theirs)) wrong.push({ path: e.path, ours, theirs });
-  }
-  expect(wrong).toEqual([]);
-  return entries;
+  return expectAgreesWithGit(fs, repo, rules, env);
 }
 
 const ROOT_GITIGNORE = Buffer.concat([

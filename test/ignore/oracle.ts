@@ -3,7 +3,8 @@
  * `git check-ignore --no-index -v -n --stdin -z` and `git status --porcelain=v2 --ignored -uall -z`.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import { expect } from 'vitest';
 import { decodePath, encodePath } from '../../src/bytes/text.js';
 import type { Fs } from '../../src/fs/types.js';
 import { joinPath } from '../../src/fs/path.js';
@@ -151,4 +152,31 @@ export function writeRaw(root: string, rel: string, data: string | Uint8Array = 
   const abs = Buffer.from(encodePath(root + '/' + rel));
   mkdirSync(Buffer.from(encodePath(dirname(root + '/' + rel))), { recursive: true });
   writeFileSync(abs, data);
+}
+
+/**
+ * Every path of the worktree, classified by `rules`, against git: ignored or not as
+ * `git check-ignore --no-index` and `git status --ignored -uall` say, the same collapsed ignored
+ * directories as `git status --ignored`, and the same deciding pattern, file and line as
+ * `check-ignore -v` (negative matches too). Returns the entries.
+ */
+export async function expectAgreesWithGit(fs: Fs, repo: string, rules: IgnoreRules, env?: NodeJS.ProcessEnv): Promise<WalkEntry[]> {
+  const entries = await classifyTree(fs, repo, rules);
+  expect(compareWithGit(repo, entries, env)).toEqual([]);
+  expect(collapsedView(entries)).toEqual(gitStatusIgnoredCollapsed(repo, env));
+  const verdicts = gitCheckIgnore(
+    repo,
+    entries.map((e) => e.path),
+    env,
+  );
+  const wrong: unknown[] = [];
+  for (const e of entries) {
+    const v = verdicts.get(e.path)!;
+    const m = await rules.explain(e.path, e.type === 'directory');
+    const ours = m ? { source: m.source, line: m.line, pattern: m.pattern } : null;
+    const theirs = v.source ? { source: v.source.startsWith('/') ? v.source : join(repo, v.source), line: v.line, pattern: v.pattern } : null;
+    if (JSON.stringify(ours) !== JSON.stringify(theirs)) wrong.push({ path: e.path, ours, theirs });
+  }
+  expect(wrong).toEqual([]);
+  return entries;
 }
