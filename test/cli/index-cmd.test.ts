@@ -136,10 +136,11 @@ describe('git-scalpel index', () => {
     expect(p.stdout).toBe(git(dir, ['ls-files', '--stage', '--debug']));
   });
 
-  it('the bin and its bundle are self-contained: copied alone, away from node_modules, they still run, and the code cache is used and checked', () => {
+  it('the bin, its bundle and the code cache loader are self-contained: copied alone, away from node_modules, they still run, and the code cache is used and checked', () => {
     const at = makeTempDir('scalpel-bin-');
     copyFileSync(join(process.cwd(), 'dist/git-scalpel.cjs'), join(at, 'git-scalpel.cjs'));
     copyFileSync(join(process.cwd(), 'dist/cli.cjs'), join(at, 'cli.cjs'));
+    copyFileSync(join(process.cwd(), 'dist/code-cache.cjs'), join(at, 'code-cache.cjs'));
     const cache = makeTempDir('scalpel-cache-');
     const dir = makeTempRepo();
     populate(dir);

@@ -23,10 +23,11 @@ describe('the package as bundlers see it (dist/, package.json exports)', () => {
     }
   });
 
-  it('a Node bundle takes the `node` condition: the bundled Node entry, with node:crypto and node:zlib', async () => {
+  it('a bundler targeting Node takes the `node` and `module` conditions: the Node entry as ES modules (not the code-cached bundle, which reads files beside it), with node:crypto and node:zlib', async () => {
     const result = await bundlePackage(`export { openRepository, decodeIndex } from 'git-scalpel';`, 'node');
     const inputs = Object.keys(result.metafile.inputs);
-    expect(inputs).toContain('dist/git-scalpel-node.mjs');
+    expect(inputs).toContain('dist/node.js');
+    expect(inputs.some((p) => p.includes('git-scalpel-node'))).toBe(false);
     const imports = Object.values(result.metafile.inputs).flatMap((m) => m.imports.map((i) => i.path));
     expect(imports).toEqual(expect.arrayContaining(['node:crypto', 'node:zlib']));
   });
