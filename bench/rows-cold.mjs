@@ -12,6 +12,10 @@
  *   `git-scalpel --help`                       vs  `node -e 0`                                     ≤ 1.2×
  *   `git-scalpel snapshot` of 1 file, 50-file repository  vs  `node -e 0`                         ≤ 1.5×
  *
+ * Each row's note splits our process's time (Node's start-up, the import, the call) as
+ * cold-call.mjs reports it; the `· floor` rows put `node -e 0` against git's peer: a line below
+ * that ratio is out of reach of any Node.js process, whatever the library does.
+ *
  * The state each call needs is made before it, untimed, in this process (rows-engine.mjs).
  */
 import { spawnSync } from 'node:child_process';
@@ -29,9 +33,31 @@ function call(args, cwd) {
   return spawnSync(process.execPath, [CALL, ...args], { cwd, encoding: 'utf8' });
 }
 
-function ok(what) {
+function ok(what, phases) {
   return (res) => {
     if (res.status !== 0) throw new Error(`${what} exited ${res.status}: ${res.stderr}`);
+    phases?.record(res);
+  };
+}
+
+/**
+ * Where a cold call's time goes, from the JSON line bench/cold-call.mjs prints: Node's start-up
+ * until the script runs, the import, the work (medians over every call, warm-ups included).
+ */
+function phaseLog() {
+  const seen = { boot: [], import: [], call: [] };
+  const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  return {
+    record(res) {
+      const lines = res.stdout.trim().split('\n');
+      const p = JSON.parse(lines[lines.length - 1]);
+      for (const k of Object.keys(seen)) seen[k].push(p[k]);
+    },
+    text(who) {
+      if (!seen.call.length) return '';
+      const f = (k) => median(seen[k]).toFixed(1);
+      return `${who}: Node start-up ${f('boot')} ms, import ${f('import')} ms, the call ${f('call')} ms (medians, in the process)`;
+    },
   };
 }
 
@@ -47,6 +73,10 @@ export function coldRows(ctx, { log = (s) => console.log(s) } = {}) {
   const small = smallRepo(log);
   let m = null;
   const nodeFloor = () => spawnSync(process.execPath, ['-e', '0'], { encoding: 'utf8' });
+  const [codecOurs, codecPeer, restorePhases, snapshotPhases, nmPhases] = [0, 0, 0, 0, 0].map(phaseLog);
+  const CODEC = 'cold: index read+decode+visit+encode (fresh process, root entry)';
+  const RESTORE = 'cold: restore 3 paths, worktree + index (fresh process, root entry)';
+  const SNAPSHOT = 'cold: snapshot 3 paths (fresh process, root entry)';
   const floorName = '`node -e 0` (process)';
   return [
     {
@@ -85,16 +115,19 @@ export function coldRows(ctx, { log = (s) => console.log(s) } = {}) {
     },
     {
       ...common,
-      name: 'cold: index read+decode+visit+encode (fresh process, root entry)',
+      name: CODEC,
       ours: () => call(['codec', ctx.repo.dir]),
       peerName: 'isomorphic-git listFiles (fresh process)',
       peer: () => call(['isogit', ctx.repo.dir]),
-      check: { ours: ok('codec'), peer: ok('isogit') },
+      check: { ours: ok('codec', codecOurs), peer: ok('isogit', codecPeer) },
       target: 0.25,
+      get note() {
+        return [codecOurs.text('ours'), codecPeer.text('isomorphic-git')].filter(Boolean).join('; ') || undefined;
+      },
     },
     {
       ...common,
-      name: 'cold: restore 3 paths, worktree + index (fresh process, root entry)',
+      name: RESTORE,
       setup: async () => {
         r = await R();
       },
@@ -107,7 +140,7 @@ export function coldRows(ctx, { log = (s) => console.log(s) } = {}) {
       peer: () => gitRestore(r),
       check: {
         ours: (res) => {
-          ok('restore')(res);
+          ok('restore', restorePhases)(res);
           checkRestored(r, 'cold restore');
         },
         peer: (res) => {
@@ -116,10 +149,21 @@ export function coldRows(ctx, { log = (s) => console.log(s) } = {}) {
         },
       },
       target: 0.7,
+      get note() {
+        return restorePhases.text('ours') || undefined;
+      },
+    },
+    {
+      // info: what no Node.js process gets under, against the same git peer
+      ...common,
+      name: '· floor: `node -e 0` against `git restore`',
+      ours: nodeFloor,
+      check: { ours: ok('node -e 0') },
+      ref: RESTORE,
     },
     {
       ...common,
-      name: 'cold: snapshot 3 paths (fresh process, root entry)',
+      name: SNAPSHOT,
       setup: async () => {
         s = await S();
       },
@@ -133,12 +177,22 @@ export function coldRows(ctx, { log = (s) => console.log(s) } = {}) {
       ours: () => call(['snapshot', s.dir, SESSION_SNAPSHOT, ...s.paths]),
       peerName: '`git stash create` (process)',
       peer: () => stashCreate(s.dir),
-      check: { ours: ok('snapshot'), peer: checkStashCreate },
+      check: { ours: ok('snapshot', snapshotPhases), peer: checkStashCreate },
       target: 0.05,
+      get note() {
+        return snapshotPhases.text('ours') || undefined;
+      },
       after: async () => {
         await s.repo.drop({ all: true, session: SESSION_SNAPSHOT });
         git(s.dir, ['checkout', '-q', '--', ...s.paths]);
       },
+    },
+    {
+      ...common,
+      name: '· floor: `node -e 0` against `git stash create`',
+      ours: nodeFloor,
+      check: { ours: ok('node -e 0') },
+      ref: SNAPSHOT,
     },
     {
       ...common,
@@ -161,9 +215,12 @@ export function coldRows(ctx, { log = (s) => console.log(s) } = {}) {
         const add = spawnSync('git', ['add', '-A'], { cwd: n.dir, encoding: 'utf8' });
         return add.status !== 0 ? add : stashCreate(n.dir);
       },
-      check: { ours: ok('snapshot node_modules'), peer: checkStashCreate },
+      check: { ours: ok('snapshot node_modules', nmPhases), peer: checkStashCreate },
       target: 1.0,
       after: () => nmCleanup(n),
+      get note() {
+        return nmPhases.text('ours') || undefined;
+      },
     },
   ];
 }
