@@ -14,6 +14,8 @@ export interface ObjectWriter {
   write(type: ObjectType, content: Uint8Array): Promise<string>;
   /** True when the object exists or this writer will write it. */
   has(oid: string): Promise<boolean>;
+  /** Which of `oids` has() would answer true for (lower-case ids), asked all at once. */
+  existing(oids: readonly string[]): Promise<Set<string>>;
 }
 
 /** An object on its way into the database, its id already computed. */
@@ -80,6 +82,23 @@ export class ObjectBatch implements ObjectWriter {
     if (this.seen.has(id)) return true;
     const found = await this.odb.has(id);
     if (found) this.seen.add(id);
+    return found;
+  }
+
+  async existing(oids: readonly string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    const ask: string[] = [];
+    for (const oid of oids) {
+      const id = oid.toLowerCase();
+      if (this.seen.has(id)) found.add(id);
+      else ask.push(oid);
+    }
+    if (ask.length > 0) {
+      for (const id of await this.odb.existing(ask)) {
+        this.seen.add(id);
+        found.add(id);
+      }
+    }
     return found;
   }
 

@@ -58,6 +58,21 @@ export async function readLooseObjectHeader(fs: Fs, dir: string, oid: string, zl
   return { type: h.type, size: h.size };
 }
 
+/**
+ * Which of `oids` are loose objects in any of `dirs`: one call for many (a whole-tree snapshot
+ * asks about a thousand trees), synchronous calls where the filesystem has them.
+ */
+export async function looseAmong(fs: Fs, dirs: readonly { path: string }[], oids: readonly string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  const lstatSync = fs.lstatSync?.bind(fs);
+  if (lstatSync) {
+    for (const oid of oids) if (dirs.some((d) => lstatSync(loosePath(d.path, oid)) !== null)) found.add(oid);
+  } else {
+    await Promise.all(oids.map(async (oid) => (await hasLoose(fs, dirs, oid)) && found.add(oid)));
+  }
+  return found;
+}
+
 /** Is there a loose object `oid` in any of `dirs`? */
 export async function hasLoose(fs: Fs, dirs: readonly { path: string }[], oid: string): Promise<boolean> {
   for (const d of dirs) {

@@ -33,7 +33,7 @@ import { checkLevel, pakoZlib, LOOSE_COMPRESSION_DEFAULT, type ZlibProvider } fr
 import { findAlternates } from './alternates.js';
 import { ObjectBatch, type NewObject, type ObjectWriter } from './object-batch.js';
 import { ObjectFiles } from './odb-files.js';
-import { hasLoose, readLoose, readLooseObjectHeader, type ObjectHeader } from './odb-loose.js';
+import { hasLoose, looseAmong, readLoose, readLooseObjectHeader, type ObjectHeader } from './odb-loose.js';
 import { findPacked, openPack, packFile, scanPacks, type ObjectDir, type PackFile, type RandomAccessFs } from './odb-packs.js';
 import { sharedSetting, type SharedRepository } from './shared-perms.js';
 
@@ -142,6 +142,26 @@ export class ObjectDatabase implements ObjectWriter {
     if (this.findPacked(id).length > 0 || (await this.hasLoose(id))) return true;
     await this.rescan();
     return this.findPacked(id).length > 0 || (await this.hasLoose(id));
+  }
+
+  /** Which of `oids` exist (as has() answers each, lower-case ids), asked all at once. */
+  async existing(oids: readonly string[]): Promise<Set<string>> {
+    const ids = oids.map((o) => this.checkOid(o));
+    await this.ensureScanned();
+    const lookUp = async (among: readonly string[], found: Set<string>): Promise<string[]> => {
+      const notPacked = among.filter((id) => this.findPacked(id).length === 0 || (found.add(id), false));
+      const loose = await looseAmong(this.fs, this.dirs, notPacked);
+      for (const id of loose) found.add(id);
+      return notPacked.filter((id) => !loose.has(id));
+    };
+    const found = new Set<string>();
+    const rest = await lookUp(ids, found);
+    if (rest.length > 0) {
+      // as has(): a pack may have appeared since the scan (a concurrent gc or repack)
+      await this.rescan();
+      await lookUp(rest, found);
+    }
+    return found;
   }
 
   /** The object's type and content, checked against `oid`. OBJECT_NOT_FOUND (data.oid) when it does not exist. */

@@ -220,8 +220,9 @@ export class SnapshotStack {
     // (git's own WRITE_TREE_REPAIR asks the same), and not above a missing one (a parent tree
     // names its subtrees), so a snapshot never points at a missing tree.
     // (asked all at once: a clean tree of a thousand directories is a thousand lookups)
+    const have = await out.existing([...reuse.values()]);
     const missing: string[] = [];
-    await Promise.all([...reuse].map(async ([dir, oid]) => (await out.has(oid)) || missing.push(dir)));
+    for (const [dir, oid] of reuse) if (!have.has(oid.toLowerCase())) missing.push(dir);
     for (const dir of missing) for (let d: string | null = dir; d !== null; d = parentDir(d)) reuse.delete(d);
     return this.writeNested(files, reuse, out);
   }

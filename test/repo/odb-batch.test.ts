@@ -248,6 +248,33 @@ describe.each(['sha1', 'sha256'] as ObjectFormat[])('ObjectBatch (%s)', (format)
     expect(tempFilesUnder(objects)).toEqual([]);
   });
 
+  it('existing() answers for many ids at once what has() answers for each: loose, packed, pending in a batch, missing; with and without synchronous calls', async () => {
+    const repo = makeTempRepo({ objectFormat: format });
+    const objects = objectsDir(repo);
+    const { objects: set } = objectSet(format, 6, 21);
+    const odb = new ObjectDatabase({ fs: nodeFs(), objectsDir: objects, format });
+    const written = await writeAll(odb, set.slice(0, 4));
+    // two of them packed by git, the others loose
+    const packedOnes = written.slice(0, 2);
+    git(repo, ['pack-objects', '-q', join(objects, 'pack', 'pack')], { input: packedOnes.join('\n') + '\n' });
+    git(repo, ['prune-packed']);
+    expect(looseFiles(objects)).toHaveLength(2);
+    const missing = set.slice(4).map((o) => objectId(o.type, o.content, format));
+    const asked = [...written.map((id, i) => (i % 2 ? id.toUpperCase() : id)), ...missing];
+    const noSync: Fs = { ...nodeFs(), lstatSync: undefined };
+    for (const fs of [nodeFs(), noSync]) {
+      const fresh = new ObjectDatabase({ fs, objectsDir: objects, format });
+      const got = await fresh.existing(asked);
+      const one = await Promise.all(asked.map((id) => fresh.has(id)));
+      expect([...got].sort()).toEqual(asked.filter((_, i) => one[i]).map((id) => id.toLowerCase()).sort());
+      expect([...got].sort()).toEqual([...written].sort());
+      // a batch also counts what it will write
+      const batch = fresh.batch();
+      const pending = await batch.write(set[5].type, set[5].content);
+      expect([...(await batch.existing(asked))].sort()).toEqual([...written, pending].sort());
+    }
+  });
+
   it('the threshold counts only new objects; existing ones (loose, git-packed, alternate) are not written again', async () => {
     const repo = makeTempRepo({ objectFormat: format });
     const objects = objectsDir(repo);
