@@ -4,7 +4,7 @@
  *
  *   1. restore 3 paths, worktree + index  vs  `git restore --source=HEAD --staged --worktree` (process)   ≤ 0.5×
  *   2. snapshot 3 paths                    vs  `git stash create` (process)                               ≤ 0.05×
- *   3. restore 3 paths                     vs  floor: read + SHA-1 + write the index file (in-process)    ≤ 1.5×
+ *   3. restore 3 paths                     vs  floor: read + SHA-1 + index.lock + rename (in-process)     ≤ 1.5×
  *   4. peak memory of one restore (fresh process)  vs  the index file size                                ≤ 4× + 40 MB
  *   5. capture #5,001..#5,010 of a session vs  capture #1..#10 of a fresh session (1,000-file repo)       ≤ 1.2×
  *   6. snapshot(['node_modules']) of a real tree  vs  `git add -A` + `git stash create` (processes)       ≤ 1.0×
@@ -228,13 +228,30 @@ export function checkStashCreate(res) {
   if (res.status !== 0 || !/^[0-9a-f]{40}$/.test(res.stdout.trim())) throw new Error(`git stash create: ${res.status} '${res.stdout.trim()}' ${res.stderr}`);
 }
 
-/** The floor: read the index, SHA-1 it, write that many bytes to another file — nothing else. */
+/**
+ * The floor: what any writer of the index pays, by git's own protocol (crash safety needs it):
+ * read the index, SHA-1 it, create `<out>.lock` exclusively, write the bytes to it, close it and
+ * rename it over `<out>` (an existing file, as .git/index is) — nothing else.
+ */
 export function floorIndexWrite(indexPath, out) {
   const body = fs.readFileSync(indexPath);
   const digest = crypto.createHash('sha1').update(body).digest();
-  fs.writeFileSync(out, body);
+  const lock = `${out}.lock`;
+  const fd = fs.openSync(lock, 'wx');
+  try {
+    fs.writeSync(fd, body);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(lock, out);
   sink.value += digest[0];
   return body.length;
+}
+
+/** The floor's target file, made once: a copy of the index (so the floor's rename replaces an existing file), no lock left over. */
+export function floorSetup(indexPath, out) {
+  fs.rmSync(`${out}.lock`, { force: true });
+  fs.copyFileSync(indexPath, out);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -494,6 +511,7 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
       name: RESTORE,
       setup: async () => {
         r = await R();
+        floorSetup(r.indexPath, floorOut);
       },
       prepare: { ours: () => dirtyForRestore(r, { snapshot: true }) },
       ours: () => restoreOurs(r),
@@ -503,10 +521,10 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
           if (bytes !== fs.statSync(r.indexPath).size) throw new Error('floor wrote a different size');
         },
       },
-      peerName: 'floor: read + SHA-1 + write the index (in-process)',
+      peerName: 'floor: read + SHA-1 + index.lock + rename (in-process)',
       peer: () => floorIndexWrite(r.indexPath, floorOut),
       target: 1.5,
-      note: `floor = fs.readFileSync(.git/index) + createHash('sha1') + fs.writeFileSync(bench/work/floor-index); the restore repository is untouched by it`,
+      note: `floor = fs.readFileSync(.git/index) + createHash('sha1') + open(bench/work/floor-index.lock, 'wx') + write + close + rename over bench/work/floor-index (git's lock protocol); the restore repository is untouched by it`,
     },
     {
       // info: an agent's hook runs the command line, a process per call, against git's process

@@ -302,7 +302,12 @@ function writeRunsV23(out: Parts, runs: readonly Run[], n: number, hashLen: numb
   let blockIdx = 0;
   for (const { t, start, end } of runs) {
     if (t.hashLen !== hashLen) throw badLength(t, start, i, hashLen);
-    if (!hasLink) for (let r = start; r < end; r++) if (t.pathLen[r] === 0) throw emptyPath(i + r - start);
+    if (!hasLink) {
+      // natively: a loop here would run over every row of the index, in the interpreter after a
+      // garbage collection has thrown this function's optimized code away
+      const empty = t.pathLen.subarray(start, end).indexOf(0);
+      if (empty >= 0) throw emptyPath(i + empty);
+    }
     if (t.version === 4) {
       for (let r = start; r < end; r++, i++) {
         if (i === nextBlock) {

@@ -460,11 +460,13 @@ export async function applyRestore(repo: Repository, plan: RestorePlan, read: Re
     const data = w.blobs.get(it.oid);
     if (data) await writeFileAtomic(fs, a, data, { mode });
     else await writeChunksAtomic(fs, a, (await readBlobStream(repo.odb, it.oid)).chunks, { mode });
-    if (fs.capabilities.modes) {
-      const st = await fs.lstat(a);
-      if (st && ((st.mode & 0o111) !== 0) !== (it.mode === MODE_EXECUTABLE)) await fs.chmod(a, execMode(st.mode & 0o7777, it.mode === MODE_EXECUTABLE));
+    // the lstat that checks the mode is the entry's fresh stat data too, unless a chmod follows
+    let st = await fs.lstat(a);
+    if (fs.capabilities.modes && st && ((st.mode & 0o111) !== 0) !== (it.mode === MODE_EXECUTABLE)) {
+      await fs.chmod(a, execMode(st.mode & 0o7777, it.mode === MODE_EXECUTABLE));
+      st = await fs.lstat(a);
     }
-    written.set(c.path, { item: it, stat: await fs.lstat(a) });
+    written.set(c.path, { item: it, stat: st });
   }
   if (tempDirs.length) await ledger.clear();
   // checked again as they go: something put into one since the plan keeps it
