@@ -26,8 +26,10 @@ const argv = process.argv.slice(2);
 const opt = (name, dflt) => cliOption(name, dflt, argv);
 
 if (process.env.GIT_SCALPEL_PROFILE_CHILD) {
-  // the profiled process
-  const { decodeIndex, encodeIndex, pureHash } = await import('../dist/node.js');
+  // the profiled process, through the root entry as users import it (and as bench/run.mjs does):
+  // dist/git-scalpel-node.cjs, a bundle, not the unbundled dist/node.js (V8 treats the two
+  // differently, e.g. which module-level constants stay alive)
+  const { decodeIndex, encodeIndex, pureHash } = await import('git-scalpel');
   const { readBytes, visit } = await import('./rows-codec.mjs');
   const file = process.env.GIT_SCALPEL_PROFILE_CHILD;
   const n = Number(opt('--iterations', 60));

@@ -2,7 +2,7 @@ import { ScalpelError } from '../errors/index.js';
 import { ByteReader, readU16, readU32 } from '../bytes/reader.js';
 import { toHex, equalBytes } from '../bytes/index.js';
 import { checkObjectFormat, pureHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
-import { CE_EXTENDED, CE_EXTENDED_KNOWN, CE_NAMEMASK, EntryTable, IndexEntry } from './entry.js';
+import { CE_EXTENDED, CE_EXTENDED_KNOWN, CE_NAMEMASK, EntryTable, IndexEntry, TableSource } from './entry.js';
 import { cacheTreeExtension } from './ext-tree.js';
 import { decodeResolveUndo } from './ext-resolve-undo.js';
 import { decodeUntracked } from './ext-untracked.js';
@@ -131,7 +131,7 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): Decode
   const extendedCount = scan.extended;
   const pathBuf = scan.pathBuf;
   const table = new EntryTable(bytes, version, hashLen, pathBuf, cols);
-  table.source = { entriesEnd: off, bodyEnd, extended: extendedCount, trailerVerified: verified, skipHash };
+  table.source = new TableSource(off, bodyEnd, extendedCount, verified, skipHash);
   if (opts.latin1) table.latin1 = opts.latin1;
 
   const extensions: IndexExtension[] = [];
@@ -341,6 +341,14 @@ export class DecodedIndex implements GitIndex {
     self.#untouched = false;
     return set !== undefined ? (self.#entries = set) : (self.#entries ??= materialize(self.#rows));
   });
+
+  /**
+   * @internal never read. One live decoded index, as IndexEntry.shapeKeeper is for entries: with
+   * none alive during a garbage collection (a caller that decodes, visits and drops an index),
+   * V8 let the shape go and cleared what forEachEntry, entryCount and the encoder had learnt
+   * about it ("Insufficient type feedback" deopts after every collection).
+   */
+  static readonly shapeKeeper: DecodedIndex = new DecodedIndex(IndexEntry.shapeKeeper._t, { version: 2, objectFormat: 'sha1', extensions: [], skipHash: false, checksum: undefined }, undefined);
 
   /** @internal */
   constructor(rows: EntryTable, head: { version: 2 | 3 | 4; objectFormat: ObjectFormat; extensions: IndexExtension[]; skipHash: boolean; checksum: string | undefined }, dropped: DroppedExtension[] | undefined) {

@@ -2,7 +2,6 @@ import { ScalpelError } from '../errors/index.js';
 import { readU16, readU32 } from '../bytes/reader.js';
 import { toHex, fromHex, isHex } from '../bytes/hex.js';
 import { decodePath, encodePath } from '../bytes/text.js';
-import { MODE_FILE } from '../object/tree.js';
 import type { EntryFlags, IndexStat, Stage } from './types.js';
 
 /** Flag bits of the on-disk 16-bit flags word. */
@@ -37,6 +36,23 @@ const asciiDecoder = new TextDecoder('utf-8');
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
+ * @internal What the decoder records about the whole index file a table was decoded from. A
+ * class rather than an object literal so that IndexEntry.shapeKeeper's table can hold one: the
+ * shape of a literal made only by decodeIndex died at every garbage collection between two
+ * decodes, and the encoder's check of the bytes after the entries (read through it) was thrown
+ * back to the interpreter each time.
+ */
+export class TableSource {
+  constructor(
+    readonly entriesEnd: number,
+    readonly bodyEnd: number,
+    readonly extended: number,
+    readonly trailerVerified: boolean,
+    readonly skipHash: boolean,
+  ) {}
+}
+
+/**
  * @internal Columnar storage of entries as they sit in index bytes: one object per decoded
  * file (or per built entry), typed arrays per field, the file's bytes shared. Entries are thin
  * views (table + row), so decoding 100,000 entries allocates 100,000 two-field objects and a
@@ -63,7 +79,7 @@ export class EntryTable {
    * Set by the decoder for a whole index file: where its entries end, how many entries have
    * extended flags, and whether its trailer was checked (then an unchanged re-encode may reuse it).
    */
-  source: { entriesEnd: number; bodyEnd: number; extended: number; trailerVerified: boolean; skipHash: boolean } | null = null;
+  source: TableSource | null = null;
   /** The platform's whole-buffer Latin-1 decoder (DecodeOptions.latin1), for bulk path strings. */
   latin1: ((b: Uint8Array) => string) | null = null;
   private lookups = 0;
@@ -264,6 +280,18 @@ export class IndexEntry {
   /** @internal */
   readonly _i: number;
 
+  /**
+   * @internal never read. One entry (and so one table) that lives as long as the class. V8
+   * forgets an object shape once no object has it, and throws away every optimized function that
+   * relied on it ("weak objects" in --trace-deopt); without a survivor, each garbage collection
+   * between two reads of a large index sent the row loops back to the interpreter. A static field,
+   * not a module-level constant: no function refers to such a constant, so once the module (or
+   * the bundle, dist/git-scalpel-node.cjs) has run V8 lets it go, and in the bundle the shapes
+   * died at every collection (measured on the bench's 100,000-entry index, a forced collection
+   * before each visit of every path and id: ~21-30 ms as a module constant, ~14-20 ms so).
+   */
+  static readonly shapeKeeper: IndexEntry = new IndexEntry(shapeTable(), 0);
+
   constructor(init: IndexEntryInit);
   /** @internal */
   constructor(init: IndexEntryInit | EntryTable, row?: number);
@@ -398,6 +426,23 @@ export class IndexEntry {
   }
 }
 
+/**
+ * IndexEntry.shapeKeeper's table: one v2 row (path "x", zero id and stat) with a TableSource, so
+ * that the shapes of a decoded file's table and of its source both stay alive. Made without
+ * buildTable, which reads constants defined after the IndexEntry class (its static field runs
+ * while the class is defined).
+ */
+function shapeTable(): EntryTable {
+  const b = new Uint8Array(64); // stat and mode words, id, flags word at 60, name at 62, NUL padding
+  b[26] = 0x81; // mode 0o100644
+  b[27] = 0xa4;
+  b[61] = 1; // name length 1
+  b[62] = 0x78;
+  const t = new EntryTable(b, 2, 20, b, { off: Uint32Array.of(0), size: Uint32Array.of(64), pathOff: Uint32Array.of(62), pathLen: Uint32Array.of(1) });
+  t.source = new TableSource(64, 64, 0, false, false); // not a whole file: only its shape is wanted
+  return t;
+}
+
 /** A one-row table holding the entry in v2/v3 on-disk form (v3 layout when it has extended flags). */
 function buildTable(init: IndexEntryInit): EntryTable {
   const pathBytes = typeof init.path === 'string' ? encodePath(init.path) : init.path;
@@ -502,12 +547,3 @@ export function compareEntries(a: IndexEntry, b: IndexEntry): number {
 export function entryLocation(e: IndexEntry): { offset: number; size: number; pathLength: number } {
   return { offset: e._t.off[e._i], size: e._t.size[e._i], pathLength: e._t.pathLen[e._i] };
 }
-
-/**
- * One entry (and so one table) that lives as long as the module. V8 forgets an object shape once
- * no object has it, and throws away every optimized function that relied on it; without a
- * survivor, each garbage collection between two reads of a large index sent the row loops back
- * to the interpreter (measured: a visit of 100,000 entries right after a full collection took
- * about 1.5x as long).
- */
-export const SHAPE_KEEPER: IndexEntry = new IndexEntry({ path: 'shape', oid: '0'.repeat(40), mode: MODE_FILE });

@@ -22,6 +22,17 @@ export interface IndexRows {
 
 /** Rows of a freshly decoded index: its table, searched in place. */
 class TableRows implements IndexRows {
+  /**
+   * Never read: one live object of each row kind, as IndexEntry.shapeKeeper is for entries. V8
+   * forgets an object shape once no object has it and throws away the code built on it ("weak
+   * objects" in --trace-deopt): without these, a garbage collection between two searches of a
+   * large index sent compare, lowerBound and rowsUnder back to the interpreter (~60 deopts over
+   * 30-40 rounds with a collection before each). A static field, because a module-level constant
+   * no function refers to is let go once the module (or the bundle) has run. (Also
+   * DecodedIndex.shapeKeeper; DecodedCacheTree and the row scan's result showed no such deopt
+   * without one, so they have none.)
+   */
+  static readonly shapeKeeper: TableRows = new TableRows(IndexEntry.shapeKeeper._t);
   readonly count: number;
   constructor(private readonly t: EntryTable) {
     this.count = t.count;
@@ -47,6 +58,8 @@ class TableRows implements IndexRows {
 
 /** Rows of an index whose entries were materialized or replaced: the entry list. */
 class ListRows implements IndexRows {
+  /** Never read (TableRows.shapeKeeper). */
+  static readonly shapeKeeper: ListRows = new ListRows([IndexEntry.shapeKeeper]);
   readonly count: number;
   constructor(private readonly list: readonly IndexEntry[]) {
     this.count = list.length;
@@ -70,22 +83,6 @@ class ListRows implements IndexRows {
     return this.list[i].path;
   }
 }
-
-/**
- * Shape keepers, the index layer's in one place: one live object of each class the hot loops are
- * optimized for. V8 forgets an object shape once no object has it and throws away the code built
- * on it ("weak objects" in --trace-deopt), so each garbage collection between two reads of a large
- * index sent the row loops back to the interpreter. Measured over 30-40 rounds on the bench's
- * 100,000-entry index, a collection before each: without the entry (and its table) the entry
- * getters deopt ~65 times in decode+visit+encode; without the row kinds, compare, lowerBound and
- * rowsUnder ~60 times; with them, never. DecodedIndex, DecodedCacheTree and the row scan's result
- * showed no such deopt without one, so they have none. (snapshot/capture.ts keeps its walk so.)
- * @internal never read
- */
-export const SHAPE_KEEPERS: readonly object[] = (() => {
-  const entry = new IndexEntry({ path: 'shape', oid: '0'.repeat(40), mode: 0o100644 });
-  return [entry, new TableRows(entry._t), new ListRows([entry])];
-})();
 
 export function rowsOf(index: GitIndex): IndexRows {
   const t = untouchedTable(index);

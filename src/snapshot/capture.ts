@@ -42,10 +42,12 @@ class Limiter {
 }
 
 /**
- * One capture's walk. A class, with one instance kept for the module's lifetime (WALK_KEEPER):
+ * One capture's walk. A class, with one instance kept for the class's lifetime (Walk.keeper):
  * V8 forgets an object shape once no object has it and throws away the optimized code built on
  * it, so without a survivor every garbage collection between two captures sent the walk of a
  * whole tree (thousands of files) back to the interpreter (seen with --trace-deopt: "weak objects").
+ * A static field, not a module constant: in the bundled entry a constant nothing reads is dead as
+ * soon as the module has run, and keeps nothing alive.
  */
 class Walk {
   /** Rows at or beneath the roots by directory, then by name (-1: several stages), made on first use. */
@@ -63,21 +65,21 @@ class Walk {
   ) {
     this.rows = index ? rowsOf(index) : null;
   }
-}
 
-/**
- * @internal survivors that keep the shapes a walk makes (and the code built on them) alive: the
- * walk, its options, the items it records, and what it leaves to read. Never walked or read.
- */
-export const WALK_KEEPER = {
-  walk: new Walk(null as unknown as Repository, { writeObjects: false, indexStat: null }, new Limiter(1), null, []),
-  items: [
-    { path: '', kind: 'dir' },
-    { path: '', kind: 'file', mode: MODE_FILE, oid: '', size: 0 },
-    { path: '', kind: 'symlink', target: '', oid: '' },
-  ] satisfies WorktreeItem[],
-  rest: { rel: '', abs: '', st: null as FileStat | null },
-};
+  /**
+   * @internal survivors that keep the shapes a walk makes (and the code built on them) alive: the
+   * walk, its options, the items it records, and what it leaves to read. Never walked or read.
+   */
+  static readonly keeper = {
+    walk: new Walk(null as unknown as Repository, { writeObjects: false, indexStat: null }, new Limiter(1), null, []),
+    items: [
+      { path: '', kind: 'dir' },
+      { path: '', kind: 'file', mode: MODE_FILE, oid: '', size: 0 },
+      { path: '', kind: 'symlink', target: '', oid: '' },
+    ] satisfies WorktreeItem[],
+    rest: { rel: '', abs: '', st: null as FileStat | null },
+  };
+}
 
 /** Index rows by directory ('' the top), then by name within it; -1 where a path has several stages. */
 type RowsByDir = Map<string, Map<string, number>>;
