@@ -2,7 +2,7 @@ import { ScalpelError } from '../errors/index.js';
 import { ByteReader, readU16, readU32 } from '../bytes/reader.js';
 import { toHex, equalBytes } from '../bytes/index.js';
 import { checkObjectFormat, pureHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
-import { CE_EXTENDED, CE_EXTENDED_KNOWN, CE_NAMEMASK, EntryTable, IndexEntry, TableSource } from './entry.js';
+import { CE_EXTENDED, CE_EXTENDED_KNOWN, CE_NAMEMASK, ENTRY, EntryTable, IndexEntry, TableSource } from './entry.js';
 import { cacheTreeExtension } from './ext-tree.js';
 import { decodeResolveUndo } from './ext-resolve-undo.js';
 import { decodeUntracked } from './ext-untracked.js';
@@ -131,7 +131,7 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): Decode
   const extendedCount = scan.extended;
   const pathBuf = scan.pathBuf;
   const table = new EntryTable(bytes, version, hashLen, pathBuf, cols);
-  table.source = new TableSource(off, bodyEnd, extendedCount, verified, skipHash);
+  table.source = new TableSource(off, bodyEnd, extendedCount, verified, skipHash, scan.newestMtime);
   if (opts.latin1) table.latin1 = opts.latin1;
 
   const extensions: IndexExtension[] = [];
@@ -205,7 +205,15 @@ class Scan {
     readonly emptyNames: number,
     readonly extended: number,
     readonly pathBuf: Uint8Array,
+    /** The newest mtime (seconds) of any entry: no entry is racily clean against an index written after it. */
+    readonly newestMtime: number,
   ) {}
+}
+
+/** An entry's mtime seconds (at `off`, the entry's start): the racy-git rule's first test. */
+function mtimeSecondsAt(bytes: Uint8Array, off: number): number {
+  const o = off + ENTRY.mtime;
+  return ((bytes[o] << 24) | (bytes[o + 1] << 16) | (bytes[o + 2] << 8) | bytes[o + 3]) >>> 0;
 }
 
 /** v2/v3 rows: names in place, length from the flags (or up to the NUL when 0xFFF). */
@@ -214,9 +222,12 @@ function scanRowsV2(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: 
   let off = 12;
   let emptyNames = 0;
   let extendedCount = 0;
+  let newest = 0;
   for (let i = 0; i < count; i++) {
     if (off + fixedLen + 2 > bodyEnd) throw truncatedEntry(off, i);
     const flags = (bytes[off + fixedLen] << 8) | bytes[off + fixedLen + 1];
+    const mtime = mtimeSecondsAt(bytes, off);
+    if (mtime > newest) newest = mtime;
     let nameOff = off + fixedLen + 2;
     if (flags & CE_EXTENDED) {
       if (nameOff + 2 > bodyEnd) throw truncatedEntry(off, i);
@@ -244,7 +255,7 @@ function scanRowsV2(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: 
     pathLen[i] = nameLen;
     off += size;
   }
-  return new Scan(off, emptyNames, extendedCount, bytes);
+  return new Scan(off, emptyNames, extendedCount, bytes, newest);
 }
 
 /** v4 rows: prefix-compressed names, rebuilt into an arena. */
@@ -259,9 +270,12 @@ function scanRowsV4(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: 
   let prevOff = 0;
   let prevLen = 0;
   const r = new ByteReader(bytes, 0, bodyEnd, 'index');
+  let newest = 0;
   for (let i = 0; i < count; i++) {
     const start = off;
     if (off + fixedLen + 2 > bodyEnd) throw truncatedEntry(off, i);
+    const mtime = mtimeSecondsAt(bytes, off);
+    if (mtime > newest) newest = mtime;
     const flags = readU16(bytes, off + fixedLen);
     let p = off + fixedLen + 2;
     if (flags & CE_EXTENDED) {
@@ -304,7 +318,7 @@ function scanRowsV4(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: 
     used += len;
     off = z + 1;
   }
-  return new Scan(off, emptyNames, extendedCount, arena);
+  return new Scan(off, emptyNames, extendedCount, arena, newest);
 }
 
 /**

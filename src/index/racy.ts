@@ -37,6 +37,9 @@ export function needsSmudge(t: EntryTable, i: number, stamp: IndexStamp): boolea
  * bytes, as git's writer makes one pass over its entries.
  */
 export function smudgedRows(t: EntryTable, stamp: IndexStamp): number[] {
+  // the decoder saw every entry's mtime: an index written after the newest has no racy entry
+  // (the common case; the pass below is the only other full walk of a restore's index)
+  if (t.source && t.source.newestMtime < stamp.mtimeSeconds) return [];
   const out: number[] = [];
   for (const i of racyCandidates(t.bytes, t.off, t.count, stamp.mtimeSeconds, stamp.mtimeNanoseconds)) if (needsSmudge(t, i, stamp)) out.push(i);
   return out;

@@ -170,6 +170,26 @@ describe('index splice', () => {
     }
   });
 
+  it('the decoder notes the newest entry mtime: below it every entry is checked for racy smudging, above it none can be racy', () => {
+    let checked = 0;
+    for (const f of loadIndexFixtures()) {
+      const index = decodeIndex(f.bytes, { objectFormat: f.meta.objectFormat });
+      const newest = index.entries.reduce((m, e) => Math.max(m, e.mtimeSeconds), 0);
+      const t = (index.entries[0] as unknown as { _t?: { source?: { newestMtime: number } } } | undefined)?._t;
+      if (!t?.source) continue;
+      expect([f.name, t.source.newestMtime]).toEqual([f.name, newest]);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(20);
+    const entries = ['a', 'b', 'c'].map((p, i) => new IndexEntry({ path: p, oid: new Uint8Array(20).fill(i + 1), mode: 0o100644, stat: { mtimeSeconds: 100 + i, mtimeNanoseconds: 5, size: 1 } }));
+    const bytes = encodeIndex({ version: 2, objectFormat: 'sha1', entries, extensions: [], skipHash: false });
+    const none: IndexSplice = { roots: [], entries: [], stamp: { mtimeSeconds: 103, mtimeNanoseconds: 0 }, changed: [], touched: [] };
+    const newestRacy: IndexSplice = { ...none, stamp: { mtimeSeconds: 102, mtimeNanoseconds: 5 } };
+    for (const edit of [none, newestRacy]) expect(toHex(concatBytes(encodeSplice(decodeIndex(bytes), edit)))).toBe(toHex(expected(decodeIndex(bytes), edit)));
+    // the newest entry (c, written in the same instant as the index) is smudged: its size 0
+    expect(decodeIndex(concatBytes(encodeSplice(decodeIndex(bytes), newestRacy))).entries.map((e) => e.cachedSize)).toEqual([1, 1, 0]);
+  });
+
   it('keeps carried rows as runs of the decoded table: a 3-path splice of a large index makes a few segments', () => {
     const entries = Array.from({ length: 5000 }, (_, i) => new IndexEntry({ path: `d${String(i % 50).padStart(2, '0')}/f${String(i).padStart(5, '0')}`, oid: new Uint8Array(20).fill(i & 0xff), mode: 0o100644, stat: { mtimeSeconds: 100, size: 1 } }));
     entries.sort(compareEntries);
