@@ -24,10 +24,18 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+/**
+ * The parts, one after the other, in new memory. `alloc` may hand out memory that is not zeroed
+ * (`Platform.alloc`): every byte of it is written here before anyone reads it.
+ */
+function zeroed(size: number): Uint8Array {
+  return new Uint8Array(size);
+}
+
+export function concatBytes(parts: readonly Uint8Array[], alloc: (size: number) => Uint8Array = zeroed): Uint8Array {
   let n = 0;
   for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
+  const out = alloc(n);
   let o = 0;
   for (const p of parts) {
     out.set(p, o);

@@ -99,7 +99,10 @@ export const decodeIndexWith = (get: Get): BoundApi['decodeIndex'] => (bytes, op
   const o = withHash(get, opts);
   return rawDecodeIndex(bytes, { ...o, latin1: o.latin1 ?? (opts.platform ?? get()).latin1 });
 };
-export const encodeIndexWith = (get: Get): BoundApi['encodeIndex'] => (index, opts = {}) => rawEncodeIndex(index, withHash(get, opts));
+export const encodeIndexWith = (get: Get): BoundApi['encodeIndex'] => (index, opts = {}) => {
+  const o = withHash(get, opts);
+  return rawEncodeIndex(index, { ...o, alloc: o.alloc ?? (opts.platform ?? get()).alloc });
+};
 export const readIndexFileWith = (get: Get): BoundApi['readIndexFile'] => (fs, gitDir, objectFormat, hash, opts = {}) => rawReadIndexFile(fs, gitDir, objectFormat, hash ?? get().hash, { ...opts, latin1: opts.latin1 ?? get().latin1 });
 export const hashBytesWith = (get: Get): BoundApi['hashBytes'] => (format, data, provider) => rawHashBytes(format, data, provider ?? get().hash);
 export const objectIdWith = (get: Get): BoundApi['objectId'] => (type, content, format, hash) => rawObjectId(type, content, format, hash ?? get().hash);

@@ -16,6 +16,11 @@ import type { IndexExtension } from './types.js';
 export interface EncodeOptions {
   objectFormat?: ObjectFormat;
   hash?: HashProvider;
+  /**
+   * Memory for encodeIndex's result, which it writes whole (`Platform.alloc`: in Node unzeroed,
+   * ~2 ms less for a 10 MB index than zeroed memory). Default: a zeroed Uint8Array.
+   */
+  alloc?: (size: number) => Uint8Array;
 }
 
 /** What the writer needs of an index besides its entries. */
@@ -36,7 +41,7 @@ export type Segment = { t: EntryTable; start: number; end: number } | { e: Index
  * The same writer as an index splice (splice.ts): the entries go in as segments either way.
  */
 export function encodeIndex(index: GitIndex, opts: EncodeOptions = {}): Uint8Array {
-  return joinParts(encodeIndexParts(index, indexSegments(index), opts));
+  return joinParts(encodeIndexParts(index, indexSegments(index), opts), opts.alloc);
 }
 
 /**
@@ -117,8 +122,8 @@ export function encodeIndexParts(index: IndexHead, segments: readonly Segment[],
   return finishIndex(out, index, objectFormat, out.at, blockCounts, blockOffsets, opts, whole);
 }
 
-function joinParts(parts: Uint8Array[]): Uint8Array {
-  return parts.length === 1 ? parts[0] : concatBytes(parts);
+function joinParts(parts: Uint8Array[], alloc?: (size: number) => Uint8Array): Uint8Array {
+  return parts.length === 1 ? parts[0] : concatBytes(parts, alloc);
 }
 
 type Run = { t: EntryTable; start: number; end: number };

@@ -125,3 +125,20 @@ describe('the untouched fast path', () => {
     expect(decode(encodeIndex(plain), 'sha1').entries.map((e) => e.path)).toEqual(['x']);
   });
 });
+
+describe('encodeIndex into memory that is not zeroed (EncodeOptions.alloc, Platform.alloc)', () => {
+  it('writes every byte of what alloc hands out: memory full of garbage gives the same bytes, edited or not', () => {
+    let asked = 0;
+    const garbage = (size: number) => {
+      asked++;
+      return new Uint8Array(size).fill(0xa5);
+    };
+    for (const f of loadIndexFixtures()) {
+      const index = decodeIndex(f.bytes, { objectFormat: f.meta.objectFormat });
+      expect([f.name, toHex(encodeIndex(index, { alloc: garbage }))]).toEqual([f.name, toHex(f.bytes)]);
+      const edited = { ...index, entries: index.entries.slice(1) };
+      expect([f.name, toHex(encodeIndex(edited, { alloc: garbage }))]).toEqual([f.name, toHex(encodeIndex(edited))]);
+    }
+    expect(asked).toBeGreaterThan(10);
+  });
+});
