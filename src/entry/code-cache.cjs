@@ -40,9 +40,9 @@ const LAST_GENERATION = 4;
 const GROW_AFTER_MS = 40;
 
 /**
- * The cache file for this bundle: `<tag>-<node version>-<arch>-<size>-<mtime>-g<generation>.v8`.
+ * The cache file for this bundle: `<tag>-<path tag>-<node version>-<arch>-<size>-<mtime>-g<generation>.v8`.
  * Returns the newest generation present (0 when there is none) and removes caches of other
- * builds of the same bundle, which no process will accept again.
+ * builds of the same bundle at the same place, which no process will accept again.
  */
 function findCache(dir, key) {
   let names;
@@ -51,7 +51,9 @@ function findCache(dir, key) {
   } catch {
     return 0;
   }
-  const tag = key.slice(0, key.indexOf('-') + 1);
+  // the same bundle at the same place: `<tag>-<path tag>-`
+  const second = key.indexOf('-', key.indexOf('-') + 1);
+  const tag = key.slice(0, second + 1);
   let generation = 0;
   for (const name of names) {
     if (!name.startsWith(tag) || !name.endsWith('.v8')) continue;
@@ -60,6 +62,13 @@ function findCache(dir, key) {
     else fs.rmSync(path.join(dir, name), { force: true });
   }
   return generation;
+}
+
+/** Eight hex digits naming where the bundle is installed (FNV-1a of its path). */
+function pathTag(file) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < file.length; i++) h = Math.imul(h ^ file.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, '0');
 }
 
 function writeAtomic(file, bytes) {
@@ -90,7 +99,9 @@ function loadCached(file, tag, req) {
   }
   if (typeof vm.Script !== 'function') return null;
   const dir = cacheDir(process.env);
-  const key = `${tag}-${process.version}-${process.arch}-${st.size}-${Math.floor(st.mtimeMs)}`;
+  // per installed copy (two installs of different versions must not remove each other's cache),
+  // then per build of it and per Node.js
+  const key = `${tag}-${pathTag(file)}-${process.version}-${process.arch}-${st.size}-${Math.floor(st.mtimeMs)}`;
   const generation = dir ? findCache(dir, key) : 0;
   const cacheFile = (g) => path.join(dir, `${key}-g${g}.v8`);
   let cached;

@@ -41,7 +41,7 @@ describe('the code cache of the Node entry', () => {
 
     expect(run(IMPORT_ONLY, env)).toBe('function');
     const [first] = caches(cache);
-    expect(first).toMatch(/^node-v\d+\.\d+\.\d+-[a-z0-9]+-\d+-\d+-g1\.v8$/);
+    expect(first).toMatch(/^node-[0-9a-f]{8}-v\d+\.\d+\.\d+-[a-z0-9]+-\d+-\d+-g1\.v8$/);
     const firstSize = statSync(join(cache, first)).size;
     expect(firstSize).toBeGreaterThan(10_000);
 
@@ -63,17 +63,20 @@ describe('the code cache of the Node entry', () => {
     expect(readFileSync(join(cache, final)).equals(before)).toBe(true);
   });
 
-  it('a damaged cache is rejected by V8 and written again; caches of other builds of the bundle go, other bundles stay', () => {
+  it('a damaged cache is rejected by V8 and written again; caches of other builds at the same place go, other installs and bundles stay', () => {
     const cache = makeTempDir('scalpel-cache-');
     const env = { GIT_SCALPEL_CACHE_DIR: cache };
     run(IMPORT_ONLY, env);
     const [name] = caches(cache);
+    const place = name.split('-')[1];
     writeFileSync(join(cache, name), 'not a code cache');
-    writeFileSync(join(cache, 'node-v1.0.0-x64-1-1-g4.v8'), 'an older build');
-    writeFileSync(join(cache, 'cli-v1.0.0-x64-1-1-g1.v8'), 'the command line, another bundle');
+    writeFileSync(join(cache, `node-${place}-v1.0.0-x64-1-1-g4.v8`), 'an older build installed here');
+    const otherInstall = `node-${place === '00000000' ? '11111111' : '00000000'}-v1.0.0-x64-1-1-g4.v8`;
+    writeFileSync(join(cache, otherInstall), 'another install of the package');
+    writeFileSync(join(cache, 'cli-00000000-v1.0.0-x64-1-1-g1.v8'), 'the command line, another bundle');
     expect(run(IMPORT_ONLY, env)).toBe('function');
-    expect(caches(cache)).toEqual(['cli-v1.0.0-x64-1-1-g1.v8', name.replace(/-g\d+\.v8$/, '-g1.v8')]);
-    expect(readFileSync(join(cache, caches(cache)[1])).length).toBeGreaterThan(10_000);
+    expect(caches(cache)).toEqual(['cli-00000000-v1.0.0-x64-1-1-g1.v8', otherInstall, name.replace(/-g\d+\.v8$/, '-g1.v8')].sort());
+    expect(readFileSync(join(cache, name.replace(/-g\d+\.v8$/, '-g1.v8'))).length).toBeGreaterThan(10_000);
   });
 
   it('is not used in a directory others can write, nor with GIT_SCALPEL_CODE_CACHE=0; the entry works the same', () => {
