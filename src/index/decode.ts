@@ -55,6 +55,12 @@ export interface DecodeOptions {
    * every path builds one string of all of them with it; without it, a copy and one UTF-8 decode.
    */
   latin1?: (bytes: Uint8Array) => string;
+  /**
+   * The index file's mtime seconds (its lstat before the read): the row scan notes the entries not
+   * older than it, the only ones the racy-git rule can smudge when the index is written back, so
+   * that the writer does not look at every entry again (readIndexFile passes it).
+   */
+  racySince?: number;
 }
 
 /**
@@ -125,13 +131,14 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): Decode
 
   const cols = { off: new Uint32Array(count), size: new Uint32Array(count), pathOff: new Uint32Array(count), pathLen: new Uint32Array(count) };
   // the row scans are functions of their own: a hot loop alone optimizes quickly and stays optimized
-  const scan = version !== 4 ? scanRowsV2(bytes, count, hashLen, bodyEnd, cols.off, cols.size, cols.pathOff, cols.pathLen) : scanRowsV4(bytes, count, hashLen, bodyEnd, cols);
+  const racySince = opts.racySince ?? NEVER;
+  const scan = version !== 4 ? scanRowsV2(bytes, count, hashLen, bodyEnd, cols.off, cols.size, cols.pathOff, cols.pathLen, racySince) : scanRowsV4(bytes, count, hashLen, bodyEnd, cols, racySince);
   let off = scan.end;
   const emptyNames = scan.emptyNames;
   const extendedCount = scan.extended;
   const pathBuf = scan.pathBuf;
   const table = new EntryTable(bytes, version, hashLen, pathBuf, cols);
-  table.source = new TableSource(off, bodyEnd, extendedCount, verified, skipHash, scan.newestMtime);
+  table.source = new TableSource(off, bodyEnd, extendedCount, verified, skipHash, scan.newestMtime, racySince, scan.racyRows);
   if (opts.latin1) table.latin1 = opts.latin1;
 
   const extensions: IndexExtension[] = [];
@@ -207,8 +214,13 @@ class Scan {
     readonly pathBuf: Uint8Array,
     /** The newest mtime (seconds) of any entry: no entry is racily clean against an index written after it. */
     readonly newestMtime: number,
+    /** The rows whose mtime seconds are not below DecodeOptions.racySince (in order). */
+    readonly racyRows: number[],
   ) {}
 }
+
+/** No u32 mtime reaches it: no row is noted when DecodeOptions.racySince is not given. */
+const NEVER = 2 ** 32;
 
 /** An entry's mtime seconds (at `off`, the entry's start): the racy-git rule's first test. */
 function mtimeSecondsAt(bytes: Uint8Array, off: number): number {
@@ -217,17 +229,19 @@ function mtimeSecondsAt(bytes: Uint8Array, off: number): number {
 }
 
 /** v2/v3 rows: names in place, length from the flags (or up to the NUL when 0xFFF). */
-function scanRowsV2(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: number, offs: Uint32Array, sizes: Uint32Array, pathOff: Uint32Array, pathLen: Uint32Array): Scan {
+function scanRowsV2(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: number, offs: Uint32Array, sizes: Uint32Array, pathOff: Uint32Array, pathLen: Uint32Array, racySince: number): Scan {
   const fixedLen = 40 + hashLen;
   let off = 12;
   let emptyNames = 0;
   let extendedCount = 0;
   let newest = 0;
+  const racy: number[] = [];
   for (let i = 0; i < count; i++) {
     if (off + fixedLen + 2 > bodyEnd) throw truncatedEntry(off, i);
     const flags = (bytes[off + fixedLen] << 8) | bytes[off + fixedLen + 1];
     const mtime = mtimeSecondsAt(bytes, off);
     if (mtime > newest) newest = mtime;
+    if (mtime >= racySince) racy.push(i);
     let nameOff = off + fixedLen + 2;
     if (flags & CE_EXTENDED) {
       if (nameOff + 2 > bodyEnd) throw truncatedEntry(off, i);
@@ -255,11 +269,11 @@ function scanRowsV2(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: 
     pathLen[i] = nameLen;
     off += size;
   }
-  return new Scan(off, emptyNames, extendedCount, bytes, newest);
+  return new Scan(off, emptyNames, extendedCount, bytes, newest, racy);
 }
 
 /** v4 rows: prefix-compressed names, rebuilt into an arena. */
-function scanRowsV4(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: number, cols: Columns): Scan {
+function scanRowsV4(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: number, cols: Columns, racySince: number): Scan {
   const fixedLen = 40 + hashLen;
   let off = 12;
   let emptyNames = 0;
@@ -271,11 +285,13 @@ function scanRowsV4(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: 
   let prevLen = 0;
   const r = new ByteReader(bytes, 0, bodyEnd, 'index');
   let newest = 0;
+  const racy: number[] = [];
   for (let i = 0; i < count; i++) {
     const start = off;
     if (off + fixedLen + 2 > bodyEnd) throw truncatedEntry(off, i);
     const mtime = mtimeSecondsAt(bytes, off);
     if (mtime > newest) newest = mtime;
+    if (mtime >= racySince) racy.push(i);
     const flags = readU16(bytes, off + fixedLen);
     let p = off + fixedLen + 2;
     if (flags & CE_EXTENDED) {
@@ -318,7 +334,7 @@ function scanRowsV4(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: 
     used += len;
     off = z + 1;
   }
-  return new Scan(off, emptyNames, extendedCount, arena, newest);
+  return new Scan(off, emptyNames, extendedCount, arena, newest, racy);
 }
 
 /**

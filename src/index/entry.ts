@@ -51,6 +51,9 @@ export class TableSource {
     readonly skipHash: boolean,
     /** The newest mtime (seconds) among the file's entries (racy.ts skips its pass when the index is newer). */
     readonly newestMtime: number,
+    /** The rows whose mtime seconds are at least `racySince` (DecodeOptions.racySince; 2^32: none asked). */
+    readonly racySince: number,
+    readonly racyRows: readonly number[],
   ) {}
 }
 
@@ -441,7 +444,7 @@ function shapeTable(): EntryTable {
   b[61] = 1; // name length 1
   b[62] = 0x78;
   const t = new EntryTable(b, 2, 20, b, { off: Uint32Array.of(0), size: Uint32Array.of(64), pathOff: Uint32Array.of(62), pathLen: Uint32Array.of(1) });
-  t.source = new TableSource(64, 64, 0, false, false, 0); // not a whole file: only its shape is wanted
+  t.source = new TableSource(64, 64, 0, false, false, 0, 2 ** 32, []); // not a whole file: only its shape is wanted
   return t;
 }
 

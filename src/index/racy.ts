@@ -39,9 +39,13 @@ export function needsSmudge(t: EntryTable, i: number, stamp: IndexStamp): boolea
 export function smudgedRows(t: EntryTable, stamp: IndexStamp): number[] {
   // the decoder saw every entry's mtime: an index written after the newest has no racy entry
   // (the common case; the pass below is the only other full walk of a restore's index)
-  if (t.source && t.source.newestMtime < stamp.mtimeSeconds) return [];
+  const src = t.source;
+  if (src && src.newestMtime < stamp.mtimeSeconds) return [];
+  // the decoder noted the rows not older than the index it read: when this stamp is not older,
+  // they hold every candidate (a restore rewrites the index it read, a moment later)
+  const candidates = src && src.racySince <= stamp.mtimeSeconds ? src.racyRows : racyCandidates(t.bytes, t.off, t.count, stamp.mtimeSeconds, stamp.mtimeNanoseconds);
   const out: number[] = [];
-  for (const i of racyCandidates(t.bytes, t.off, t.count, stamp.mtimeSeconds, stamp.mtimeNanoseconds)) if (needsSmudge(t, i, stamp)) out.push(i);
+  for (const i of candidates) if (needsSmudge(t, i, stamp)) out.push(i);
   return out;
 }
 

@@ -70,7 +70,7 @@ export async function readIndexFile(fs: Fs, gitDir: string, objectFormat: Object
   }
   const verifyChecksum = opts.verify !== false;
   const lenient = opts.lenient === true;
-  const file = withPath(() => decodeIndex(bytes, { objectFormat, hash, verifyChecksum, lenient, latin1: opts.latin1 }), path);
+  const file = withPath(() => decodeIndex(bytes, { objectFormat, hash, verifyChecksum, lenient, latin1: opts.latin1, racySince: stat.mtimeSeconds }), path);
   const dropped = droppedIn(file, path, []);
   const link = linkExtension(file);
   if (!link) return { index: file, file, bytes, stat, dropped };
