@@ -2,7 +2,7 @@ import { ScalpelError } from '../errors/index.js';
 import { ByteReader, readU16, readU32 } from '../bytes/reader.js';
 import { toHex, equalBytes } from '../bytes/index.js';
 import { checkObjectFormat, pureHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
-import { CE_EXTENDED, CE_EXTENDED_KNOWN, CE_NAMEMASK, ENTRY, EntryTable, IndexEntry, TableSource } from './entry.js';
+import { CE_EXTENDED, CE_EXTENDED_KNOWN, CE_NAMEMASK, EntryTable, IndexEntry, mtimeSecondsAt, TableSource } from './entry.js';
 import { cacheTreeExtension } from './ext-tree.js';
 import { decodeResolveUndo } from './ext-resolve-undo.js';
 import { decodeUntracked } from './ext-untracked.js';
@@ -138,7 +138,7 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): Decode
   const extendedCount = scan.extended;
   const pathBuf = scan.pathBuf;
   const table = new EntryTable(bytes, version, hashLen, pathBuf, cols);
-  table.source = new TableSource(off, bodyEnd, extendedCount, verified, skipHash, scan.newestMtime, racySince, scan.racyRows);
+  table.source = new TableSource(off, bodyEnd, extendedCount, verified, skipHash, racySince, scan.racyRows);
   if (opts.latin1) table.latin1 = opts.latin1;
 
   const extensions: IndexExtension[] = [];
@@ -212,8 +212,6 @@ class Scan {
     readonly emptyNames: number,
     readonly extended: number,
     readonly pathBuf: Uint8Array,
-    /** The newest mtime (seconds) of any entry: no entry is racily clean against an index written after it. */
-    readonly newestMtime: number,
     /** The rows whose mtime seconds are not below DecodeOptions.racySince (in order). */
     readonly racyRows: number[],
   ) {}
@@ -222,11 +220,7 @@ class Scan {
 /** No u32 mtime reaches it: no row is noted when DecodeOptions.racySince is not given. */
 const NEVER = 2 ** 32;
 
-/** An entry's mtime seconds (at `off`, the entry's start): the racy-git rule's first test. */
-function mtimeSecondsAt(bytes: Uint8Array, off: number): number {
-  const o = off + ENTRY.mtime;
-  return ((bytes[o] << 24) | (bytes[o + 1] << 16) | (bytes[o + 2] << 8) | bytes[o + 3]) >>> 0;
-}
+
 
 /** v2/v3 rows: names in place, length from the flags (or up to the NUL when 0xFFF). */
 function scanRowsV2(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: number, offs: Uint32Array, sizes: Uint32Array, pathOff: Uint32Array, pathLen: Uint32Array, racySince: number): Scan {
@@ -234,14 +228,11 @@ function scanRowsV2(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: 
   let off = 12;
   let emptyNames = 0;
   let extendedCount = 0;
-  let newest = 0;
   const racy: number[] = [];
   for (let i = 0; i < count; i++) {
     if (off + fixedLen + 2 > bodyEnd) throw truncatedEntry(off, i);
     const flags = (bytes[off + fixedLen] << 8) | bytes[off + fixedLen + 1];
-    const mtime = mtimeSecondsAt(bytes, off);
-    if (mtime > newest) newest = mtime;
-    if (mtime >= racySince) racy.push(i);
+    if (mtimeSecondsAt(bytes, off) >= racySince) racy.push(i);
     let nameOff = off + fixedLen + 2;
     if (flags & CE_EXTENDED) {
       if (nameOff + 2 > bodyEnd) throw truncatedEntry(off, i);
@@ -269,7 +260,7 @@ function scanRowsV2(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: 
     pathLen[i] = nameLen;
     off += size;
   }
-  return new Scan(off, emptyNames, extendedCount, bytes, newest, racy);
+  return new Scan(off, emptyNames, extendedCount, bytes, racy);
 }
 
 /** v4 rows: prefix-compressed names, rebuilt into an arena. */
@@ -284,14 +275,11 @@ function scanRowsV4(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: 
   let prevOff = 0;
   let prevLen = 0;
   const r = new ByteReader(bytes, 0, bodyEnd, 'index');
-  let newest = 0;
   const racy: number[] = [];
   for (let i = 0; i < count; i++) {
     const start = off;
     if (off + fixedLen + 2 > bodyEnd) throw truncatedEntry(off, i);
-    const mtime = mtimeSecondsAt(bytes, off);
-    if (mtime > newest) newest = mtime;
-    if (mtime >= racySince) racy.push(i);
+    if (mtimeSecondsAt(bytes, off) >= racySince) racy.push(i);
     const flags = readU16(bytes, off + fixedLen);
     let p = off + fixedLen + 2;
     if (flags & CE_EXTENDED) {
@@ -334,7 +322,7 @@ function scanRowsV4(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: 
     used += len;
     off = z + 1;
   }
-  return new Scan(off, emptyNames, extendedCount, arena, newest, racy);
+  return new Scan(off, emptyNames, extendedCount, arena, racy);
 }
 
 /**

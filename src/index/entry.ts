@@ -20,6 +20,12 @@ export const CE_EXTENDED_KNOWN = CE_SKIP_WORKTREE | CE_INTENT_TO_ADD;
  */
 export const ENTRY = Object.freeze({ ctime: 0, mtime: 8, dev: 16, ino: 20, mode: 24, uid: 28, gid: 32, size: 36, oid: 40 });
 
+/** The mtime seconds of the entry at `off` in `bytes` (the racy-git rule's first test). */
+export function mtimeSecondsAt(bytes: Uint8Array, off: number): number {
+  const o = off + ENTRY.mtime;
+  return ((bytes[o] << 24) | (bytes[o + 1] << 16) | (bytes[o + 2] << 8) | bytes[o + 3]) >>> 0;
+}
+
 /** What a caller passes to build an entry. Strings are hex ids / surrogate-escaped paths. */
 export interface IndexEntryInit {
   path: string | Uint8Array;
@@ -49,8 +55,6 @@ export class TableSource {
     readonly extended: number,
     readonly trailerVerified: boolean,
     readonly skipHash: boolean,
-    /** The newest mtime (seconds) among the file's entries (racy.ts skips its pass when the index is newer). */
-    readonly newestMtime: number,
     /** The rows whose mtime seconds are at least `racySince` (DecodeOptions.racySince; 2^32: none asked). */
     readonly racySince: number,
     readonly racyRows: readonly number[],
@@ -444,7 +448,7 @@ function shapeTable(): EntryTable {
   b[61] = 1; // name length 1
   b[62] = 0x78;
   const t = new EntryTable(b, 2, 20, b, { off: Uint32Array.of(0), size: Uint32Array.of(64), pathOff: Uint32Array.of(62), pathLen: Uint32Array.of(1) });
-  t.source = new TableSource(64, 64, 0, false, false, 0, 2 ** 32, []); // not a whole file: only its shape is wanted
+  t.source = new TableSource(64, 64, 0, false, false, 2 ** 32, []); // not a whole file: only its shape is wanted
   return t;
 }
 

@@ -1,5 +1,5 @@
 import { MODE_GITLINK } from '../object/tree.js';
-import { ENTRY, type EntryTable, type IndexEntry } from './entry.js';
+import { ENTRY, mtimeSecondsAt, type EntryTable, type IndexEntry } from './entry.js';
 
 /** When the index file was last written: its mtime (an lstat of it taken before it was read). */
 export interface IndexStamp {
@@ -37,10 +37,7 @@ export function needsSmudge(t: EntryTable, i: number, stamp: IndexStamp): boolea
  * bytes, as git's writer makes one pass over its entries.
  */
 export function smudgedRows(t: EntryTable, stamp: IndexStamp): number[] {
-  // the decoder saw every entry's mtime: an index written after the newest has no racy entry
-  // (the common case; the pass below is the only other full walk of a restore's index)
   const src = t.source;
-  if (src && src.newestMtime < stamp.mtimeSeconds) return [];
   // the decoder noted the rows not older than the index it read: when this stamp is not older,
   // they hold every candidate (a restore rewrites the index it read, a moment later)
   const candidates = src && src.racySince <= stamp.mtimeSeconds ? src.racyRows : racyCandidates(t.bytes, t.off, t.count, stamp.mtimeSeconds, stamp.mtimeNanoseconds);
@@ -59,12 +56,11 @@ export function smudgedRows(t: EntryTable, stamp: IndexStamp): number[] {
  */
 function racyCandidates(bytes: Uint8Array, off: Uint32Array, n: number, seconds: number, nanoseconds: number): number[] {
   const out: number[] = [];
-  const at = ENTRY.mtime;
   for (let i = 0; i < n; i++) {
-    const o = off[i] + at;
-    const s = ((bytes[o] << 24) | (bytes[o + 1] << 16) | (bytes[o + 2] << 8) | bytes[o + 3]) >>> 0;
+    const s = mtimeSecondsAt(bytes, off[i]);
     if (s < seconds) continue;
-    if (s === seconds && ((bytes[o + 4] << 24) | (bytes[o + 5] << 16) | (bytes[o + 6] << 8) | bytes[o + 7]) >>> 0 < nanoseconds) continue;
+    const o = off[i] + ENTRY.mtime + 4;
+    if (s === seconds && ((bytes[o] << 24) | (bytes[o + 1] << 16) | (bytes[o + 2] << 8) | bytes[o + 3]) >>> 0 < nanoseconds) continue;
     out.push(i);
   }
   return out;

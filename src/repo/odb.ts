@@ -149,7 +149,11 @@ export class ObjectDatabase implements ObjectWriter {
     const ids = oids.map((o) => this.checkOid(o));
     await this.ensureScanned();
     const lookUp = async (among: readonly string[], found: Set<string>): Promise<string[]> => {
-      const notPacked = among.filter((id) => this.findPacked(id).length === 0 || (found.add(id), false));
+      const notPacked: string[] = [];
+      for (const id of among) {
+        if (this.findPacked(id).length > 0) found.add(id);
+        else notPacked.push(id);
+      }
       const loose = await looseAmong(this.fs, this.dirs, notPacked);
       for (const id of loose) found.add(id);
       return notPacked.filter((id) => !loose.has(id));
