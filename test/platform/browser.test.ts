@@ -1,11 +1,8 @@
-import { bundlePage, CHROMIUM, collectFiles, LAUNCH_ARGS, materializeFiles, inChromium, servePage } from './harness.js';
+import { bundlePage, CHROMIUM, collectFiles, expectRestoredOnDisk, LAUNCH_ARGS, inChromium, servePage } from './harness.js';
 import { describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
 import { personRepo } from '../e2e/scenario.js';
-import { git, makeTempDir } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
@@ -105,12 +102,7 @@ describe.runIf(inChromium)('in headless Chromium', () => {
         expect(result.restored).toBe(1);
         expect(result.indexWritten).toBe(true);
         // the browser's files, on disk, judged by git
-        const out = join(makeTempDir('scalpel-browser-'), 'repo');
-        materializeFiles(result.files, out);
-        expect(existsSync(join(out, 'src/generated'))).toBe(false);
-        expect(worktreeView(out)).toEqual(before.tree);
-        expect(gitView(out)).toEqual(before.git);
-        for (const f of result.files.filter((x) => x.path.endsWith('.idx'))) git(out, ['verify-pack', join(out, f.path)]);
+        expectRestoredOnDisk(result.files, before, 'scalpel-browser-');
       }
     } finally {
       await browser.close();

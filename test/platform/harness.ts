@@ -10,6 +10,8 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync,
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
+import { git, makeTempDir } from '../helpers/git.js';
+import { gitView, worktreeView } from '../helpers/view.js';
 import type { FileSpec } from './browser/files.js';
 
 export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
@@ -51,6 +53,19 @@ export function materializeFiles(files: FileSpec[], dir: string): void {
       chmodSync(p, (f.mode ?? 0o644) & 0o111 ? 0o755 : 0o644);
     }
   }
+}
+
+/**
+ * The repository a page sent back, on disk, judged by git: the agent's new directory gone, the
+ * worktree and what git says of it as `before` (worktreeView, gitView), every pack's idx verified.
+ */
+export function expectRestoredOnDisk(files: FileSpec[], before: { tree: unknown; git: unknown }, prefix: string): void {
+  const out = join(makeTempDir(prefix), 'repo');
+  materializeFiles(files, out);
+  expect(existsSync(join(out, 'src/generated'))).toBe(false);
+  expect(worktreeView(out)).toEqual(before.tree);
+  expect(gitView(out)).toEqual(before.git);
+  for (const f of files.filter((x) => x.path.endsWith('.idx'))) git(out, ['verify-pack', join(out, f.path)]);
 }
 
 /** `page`: relative to this folder (e.g. './browser/page.ts'). */

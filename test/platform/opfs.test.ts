@@ -1,11 +1,11 @@
-import { bundlePage, CHROMIUM, collectFiles, LAUNCH_ARGS, materializeFiles, inChromium, servePage } from './harness.js';
+import { bundlePage, CHROMIUM, collectFiles, expectRestoredOnDisk, LAUNCH_ARGS, inChromium, servePage } from './harness.js';
 import { describe, expect, it } from 'vitest';
-import { chmodSync, existsSync, lstatSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { open, personRepo } from '../e2e/scenario.js';
-import { git, makeTempDir } from '../helpers/git.js';
+import { git } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
 import type { FileSpec } from './browser/files.js';
 
@@ -162,12 +162,7 @@ describe.runIf(inChromium)('in headless Chromium on OPFS', () => {
         expect(packs.sort()).toEqual(opts.packThreshold === 1 ? ['.idx', 'pack'] : []);
         // no swap file or temp file of a write is left behind
         expect(result.files.filter((f) => /\.crswap$|scalpel-tmp|\.lock$/.test(f.path))).toEqual([]);
-        const out = join(makeTempDir('scalpel-opfs-'), 'repo');
-        materializeFiles(result.files, out);
-        expect(existsSync(join(out, 'src/generated'))).toBe(false);
-        expect(worktreeView(out)).toEqual(before.tree);
-        expect(gitView(out)).toEqual(before.git);
-        for (const f of result.files.filter((x) => x.path.endsWith('.idx'))) git(out, ['verify-pack', join(out, f.path)]);
+        expectRestoredOnDisk(result.files, before, 'scalpel-opfs-');
       }
     });
   }, 180_000);

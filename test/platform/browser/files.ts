@@ -9,6 +9,23 @@ export interface FileSpec {
   target?: string;
 }
 
+/** What one entry of a page's filesystem holds, as dumpTree asks a page for it. */
+export type DumpedEntry = { kind: 'dir' } | { kind: 'symlink'; target: string } | { kind: 'file'; data: Uint8Array; mode: number };
+
+/** Every entry under `dir`, depth first in name order, as a page sends its repository back. */
+export async function dumpTree(dir: string, readdir: (p: string) => Promise<string[]>, entry: (p: string) => Promise<DumpedEntry>, rel = ''): Promise<FileSpec[]> {
+  const out: FileSpec[] = [];
+  for (const name of (await readdir(dir)).sort()) {
+    const p = `${dir}/${name}`;
+    const r = rel ? `${rel}/${name}` : name;
+    const e = await entry(p);
+    if (e.kind === 'dir') out.push({ path: r, kind: 'dir' }, ...(await dumpTree(p, readdir, entry, r)));
+    else if (e.kind === 'symlink') out.push({ path: r, kind: 'symlink', target: e.target });
+    else out.push({ path: r, kind: 'file', data: b64.encode(e.data), mode: e.mode & 0o777 });
+  }
+  return out;
+}
+
 export const b64 = {
   decode(s: string): Uint8Array {
     const bin = atob(s);

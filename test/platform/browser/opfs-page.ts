@@ -16,25 +16,19 @@ import { decodeIndex, encodeIndex, openRepository } from '../../../src/index.js'
 import { opfsFs } from '../../../src/fs/opfs.js';
 import { probeCapabilities } from '../../../src/fs/adapt.js';
 import type { Fs } from '../../../src/fs/types.js';
-import { b64, type FileSpec } from './files.js';
+import { b64, dumpTree, type DumpedEntry, type FileSpec } from './files.js';
 
 export type { FileSpec };
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-async function dump(fs: Fs, dir: string, rel = ''): Promise<FileSpec[]> {
-  const out: FileSpec[] = [];
-  for (const name of (await fs.readdir(dir)).sort()) {
-    const p = `${dir}/${name}`;
-    const r = rel ? `${rel}/${name}` : name;
+/** OPFS holds directories and files only (no symlinks). */
+function dump(fs: Fs, dir: string): Promise<FileSpec[]> {
+  return dumpTree(dir, (p) => fs.readdir(p), async (p): Promise<DumpedEntry> => {
     const st = await fs.lstat(p);
-    if (st?.type === 'directory') {
-      out.push({ path: r, kind: 'dir' });
-      out.push(...(await dump(fs, p, r)));
-    } else out.push({ path: r, kind: 'file', data: b64.encode(await fs.readFile(p)), mode: (st?.mode ?? 0) & 0o777 });
-  }
-  return out;
+    return st?.type === 'directory' ? { kind: 'dir' } : { kind: 'file', data: await fs.readFile(p), mode: st?.mode ?? 0 };
+  });
 }
 
 async function load(fs: Fs, dir: string, files: FileSpec[]): Promise<void> {

@@ -7,7 +7,7 @@
  */
 import LightningFS from '@isomorphic-git/lightning-fs';
 import { decodeIndex, encodeIndex, openRepository } from '../../../src/index.js';
-import { b64, type FileSpec } from './files.js';
+import { b64, dumpTree, type DumpedEntry, type FileSpec } from './files.js';
 
 export type { FileSpec };
 
@@ -24,19 +24,13 @@ interface PromiseFs {
 }
 
 
-async function dump(fs: PromiseFs, dir: string, rel = ''): Promise<FileSpec[]> {
-  const out: FileSpec[] = [];
-  for (const name of (await fs.readdir(dir)).sort()) {
-    const p = `${dir}/${name}`;
-    const r = rel ? `${rel}/${name}` : name;
+function dump(fs: PromiseFs, dir: string): Promise<FileSpec[]> {
+  return dumpTree(dir, (p) => fs.readdir(p), async (p): Promise<DumpedEntry> => {
     const st = await fs.lstat(p);
-    if (st.type === 'dir') {
-      out.push({ path: r, kind: 'dir' });
-      out.push(...(await dump(fs, p, r)));
-    } else if (st.type === 'symlink') out.push({ path: r, kind: 'symlink', target: await fs.readlink(p) });
-    else out.push({ path: r, kind: 'file', data: b64.encode(await fs.readFile(p)), mode: st.mode & 0o777 });
-  }
-  return out;
+    if (st.type === 'dir') return { kind: 'dir' };
+    if (st.type === 'symlink') return { kind: 'symlink', target: await fs.readlink(p) };
+    return { kind: 'file', data: await fs.readFile(p), mode: st.mode };
+  });
 }
 
 /** `packThreshold`: 1 stores the snapshot's objects as a pack (written, then read by the restore, on IndexedDB). */
