@@ -218,6 +218,15 @@ export function adaptPromiseFs(input: unknown, cfg: Partial<AdapterConfig> = {})
       const b = osPath(to);
       await call('rename', from, () => f.call(raw, a, b), to);
     },
+    ...(fn('link')
+      ? {
+          async link(existing: string, newPath: string) {
+            const a = osPath(existing);
+            const b = osPath(newPath);
+            await call('link', existing, () => (fn('link') as RawFn).call(raw, a, b), newPath);
+          },
+        }
+      : {}),
     async chmod(path, mode) {
       const f = fn('chmod');
       if (!f) throw unsupported(fsName, 'modes', 'chmod', path);
@@ -245,6 +254,7 @@ export function withCapabilities(fs: Fs, capabilities: FsCapabilities): Fs {
     unlink: fs.unlink.bind(fs),
     rename: fs.rename.bind(fs),
     chmod: fs.chmod.bind(fs),
+    ...(fs.link ? { link: fs.link.bind(fs) } : {}),
   };
 }
 

@@ -218,9 +218,10 @@ export function lockExistsMessage(lockPath: string): string {
  * The lock remembers the identity (dev, ino) of the file it created: `release` and `commit` refuse
  * to act on a lock file that someone removed and re-created in the meantime.
  */
-export async function acquireLock(fs: Fs, path: string, opts: { content?: Uint8Array } = {}): Promise<Lock> {
+export async function acquireLock(fs: Fs, path: string, opts: { content?: Uint8Array; temp?: string } = {}): Promise<Lock> {
   const locked = () => new ScalpelError('INDEX_LOCKED', lockExistsMessage(path), { path });
   if (!fs.capabilities.exclusiveCreate && (await fs.lstat(path))) throw locked();
+  if (opts.content && opts.temp && fs.link && fs.capabilities.exclusiveCreate && (await createLinked(fs, path, opts.content, opts.temp, locked))) return heldLock(fs, path);
   try {
     // `content` marks the lock as ours until the real content is written (see repo/journal.ts)
     await fs.writeFile(path, opts.content ?? new Uint8Array(0), { mode: 0o666, exclusive: true });
@@ -235,6 +236,32 @@ export async function acquireLock(fs: Fs, path: string, opts: { content?: Uint8A
     });
     throw e;
   }
+  return heldLock(fs, path);
+}
+
+/**
+ * Create the lock `path` already holding `content`: written to `temp` (beside it), then hard-linked
+ * as the lock, which fails when the lock exists (EEXIST → `locked()`), as an exclusive create
+ * does. A process killed at any moment leaves either no lock or one holding `content` (a temp
+ * file its owner's next run removes). False when the filesystem cannot link here: the caller
+ * creates the lock the plain way.
+ */
+async function createLinked(fs: Fs, path: string, content: Uint8Array, temp: string, locked: () => ScalpelError): Promise<boolean> {
+  await fs.writeFile(temp, content, { mode: 0o666, exclusive: true });
+  try {
+    await (fs.link as NonNullable<Fs['link']>)(temp, path);
+    return true;
+  } catch (e) {
+    if (fsErrorCode(e) === 'EEXIST') throw locked();
+    if (['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK'].includes(fsErrorCode(e) ?? '')) return false;
+    throw e;
+  } finally {
+    await bestEffort(() => fs.unlink(temp));
+  }
+}
+
+/** A lock file just created at `path`, ours to write, commit or release. */
+async function heldLock(fs: Fs, path: string): Promise<Lock> {
   const st0 = await fs.lstat(path);
   const ident = st0 ? { dev: st0.dev, ino: st0.ino } : undefined;
   let state: 'held' | 'committed' | 'released' = 'held';

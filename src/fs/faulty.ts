@@ -28,9 +28,9 @@
  */
 import type { Fs, FsCapabilities } from './types.js';
 
-export type MutatingOp = 'writeFile' | 'rename' | 'unlink' | 'symlink' | 'mkdir' | 'rmdir' | 'chmod';
+export type MutatingOp = 'writeFile' | 'rename' | 'unlink' | 'symlink' | 'mkdir' | 'rmdir' | 'chmod' | 'link';
 
-export const MUTATING_OPS: readonly MutatingOp[] = ['writeFile', 'rename', 'unlink', 'symlink', 'mkdir', 'rmdir', 'chmod'];
+export const MUTATING_OPS: readonly MutatingOp[] = ['writeFile', 'rename', 'unlink', 'symlink', 'mkdir', 'rmdir', 'chmod', 'link'];
 
 export interface FaultPlan {
   /** 1-based index among counted calls of the call that fails; 0 / Infinity: never. */
@@ -150,6 +150,7 @@ export function faultyFs(inner: Fs, plan: FaultPlan): FaultyFs {
     mkdir: (p, m) => mutate('mkdir', p, undefined, () => inner.mkdir(p, m)),
     rmdir: (p) => mutate('rmdir', p, undefined, () => inner.rmdir(p)),
     chmod: (p, m) => mutate('chmod', p, undefined, () => inner.chmod(p, m)),
+    ...(inner.link ? { link: (a: string, b: string) => mutate('link', b, a, () => (inner.link as NonNullable<Fs['link']>)(a, b)) } : {}),
   };
   return fs;
 }

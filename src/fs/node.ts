@@ -124,6 +124,9 @@ export function nodeFs(): Fs {
     async rename(from, to) {
       fss.renameSync(osPath(from), osPath(to));
     },
+    async link(existing, newPath) {
+      fss.linkSync(osPath(existing), osPath(newPath));
+    },
     async chmod(path, mode) {
       fss.chmodSync(osPath(path), mode);
     },

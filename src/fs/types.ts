@@ -52,6 +52,12 @@ export interface Fs {
   rename(from: string, to: string): Promise<void>;
   chmod(path: string, mode: number): Promise<void>;
   /**
+   * Optional: a hard link `newPath` to the file `existing` (EEXIST when `newPath` exists). Lock
+   * files are created through it with their content already in them (acquireLock), so a process
+   * killed at any moment never leaves an empty lock nobody can tell from another's.
+   */
+  link?(existing: string, newPath: string): Promise<void>;
+  /**
    * Optional: read a file in pieces of about `chunkSize` bytes, so a large file is never held
    * whole. Without it, large files are read with readFile.
    */

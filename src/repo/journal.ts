@@ -1,6 +1,7 @@
 import { utf8Decode, utf8Encode } from '../bytes/text.js';
+import { randomHex } from '../bytes/random.js';
 import { fsErrorCode, type Fs } from '../fs/types.js';
-import { joinPath } from '../fs/path.js';
+import { basename, dirname, joinPath } from '../fs/path.js';
 import { mkdirp, writeFileAtomic, type Lock } from '../fs/atomic.js';
 
 import type { ProcessInfo } from '../platform/types.js';
@@ -15,6 +16,14 @@ interface JournalFile {
 }
 
 const MARKER = 'git-scalpel lock pid=';
+
+/**
+ * The temp file a lock `lockPath` of process `pid` is made through (acquireLock hard-links it as
+ * the lock). Its name ends in `.lock` too, so git never takes it for a ref when it lies among them.
+ */
+export function lockTemp(lockPath: string, pid: number): string {
+  return `${lockPath}.scalpel-${pid}-${randomHex(4)}.lock`;
+}
 
 /** What a lock file of ours holds until its real content is written: names the process. */
 export function lockMarker(pid: number | undefined): Uint8Array | undefined {
@@ -90,6 +99,28 @@ export class LockJournal {
       // the lock changed hands while we looked (renamed into place, removed): not stale
       if (fsErrorCode(e) === 'ENOENT') return false;
       throw e;
+    }
+  }
+
+  /**
+   * Remove the temp files a killed run of ours left beside `lockPath` (lockTemp: named with the
+   * pid of their process; a live process's are left alone). Best effort.
+   */
+  async sweepTemps(lockPath: string): Promise<void> {
+    const proc = this.proc;
+    if (!proc) return;
+    const prefix = `${basename(lockPath)}.scalpel-`;
+    let names: string[];
+    try {
+      names = await this.fs.readdir(dirname(lockPath));
+    } catch {
+      return;
+    }
+    for (const n of names) {
+      if (!n.startsWith(prefix)) continue;
+      const pid = Number(/^(\d+)-/.exec(n.slice(prefix.length))?.[1]);
+      if (!Number.isInteger(pid) || pid === proc.pid || proc.isAlive(pid)) continue;
+      await this.fs.unlink(joinPath(dirname(lockPath), n)).catch(() => undefined);
     }
   }
 

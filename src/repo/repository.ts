@@ -8,7 +8,7 @@ import { encodeIndex } from '../index/encode.js';
 import type { GitIndex } from '../index/decode.js';
 import { acquireLock, type Lock } from '../fs/atomic.js';
 import { ScalpelError } from '../errors/index.js';
-import { LockJournal, lockMarker, type ProcessInfo } from './journal.js';
+import { LockJournal, lockMarker, lockTemp, type ProcessInfo } from './journal.js';
 import type { GitConfig } from './config.js';
 import { discoverRepository, objectFormatOf, readRepoConfig, type RepoLocation } from './discover.js';
 import { readIndexFile, type ReadIndexResult } from './index-file.js';
@@ -210,12 +210,16 @@ export class Repository {
   async acquire(path: string): Promise<Lock> {
     let lock: Lock;
     const content = lockMarker(this.proc?.pid);
+    // created with its marker in it, through a temp file named for us (LockJournal.lockTemp)
+    const temp = () => (this.proc ? lockTemp(path, this.proc.pid) : undefined);
     try {
-      lock = await acquireLock(this.fs, path, { content });
+      lock = await acquireLock(this.fs, path, { content, temp: temp() });
     } catch (e) {
       if (!(e instanceof ScalpelError && e.code === 'INDEX_LOCKED') || !(await this.journal.recoverStale(path))) throw e;
-      lock = await acquireLock(this.fs, path, { content });
+      lock = await acquireLock(this.fs, path, { content, temp: temp() });
     }
+    // what a killed run of ours left beside a lock: its temp files
+    await this.journal.sweepTemps(path);
     const journal = this.journal;
     let recorded = false;
     return {
