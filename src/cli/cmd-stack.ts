@@ -128,7 +128,8 @@ export function formatReport(r: RestoreReport): string {
   const tag = r.savedAs ? 'FORCED' : 'CONFLICT';
   for (const c of r.conflicts) lines.push(`  ${tag.padEnd(8)} ${show(c.path)} (${c.part}): sealed ${c.expected}, found ${c.found}${r.savedAs ? ` (saved in ${r.savedAs})` : ''}`);
   lines.push(...headLines(r));
-  for (const u of r.uncovered ?? []) lines.push(`  LOST     ${show(u)}: ignored by git and never captured, a shell command of the turn removed or changed it; ${r.dryRun ? 'a restore cannot' : 'the restore did not'} bring it back`);
+  for (const u of r.uncovered ?? []) lines.push(`  LOST     ${show(u)}: never captured (ignored by git, or another repository's), a shell command of the turn removed or changed it; ${r.dryRun ? 'a restore cannot' : 'the restore did not'} bring it back`);
+  for (const u of r.left ?? []) lines.push(`  LEFT     ${show(u)}: a shell command of the turn made or changed it inside an ignored directory that was there before (never captured); ${r.dryRun ? 'a restore leaves' : 'the restore left'} it`);
   if (r.dryRun && (r.conflicts.length || (r.head && headRefusal(r.head)))) lines.push('restore would be refused; --force saves the current state first, then overwrites it');
   return lines.join('\n') + '\n';
 }

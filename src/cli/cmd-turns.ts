@@ -72,20 +72,42 @@ export async function cmdTurns(args: string[], io: CliIo): Promise<number> {
   if (positionals.length) throw new UsageError('turns takes no arguments');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const turns = await repo.turns({ session: option(flags.get('session')) });
-  if (flags.has('json')) io.out(toJsonText(turns) + '\n');
-  else io.out(turns.length ? turns.map(describeTurn).join('\n\n') + '\n' : 'no turns (install the hooks: git-scalpel install claude-code | codex | gemini)\n');
+  if (flags.has('json')) {
+    io.out(toJsonText(turns) + '\n');
+    return 0;
+  }
+  io.out(turns.length ? turns.map(describeTurn).join('\n\n') + '\n' : 'no turns (install the hooks: git-scalpel install claude-code | codex | gemini)\n');
+  const [last] = await repo.undoableRewinds();
+  if (last) io.out(`\nlast rewind: ${last.label ?? last.id} (${last.createdAt}); undo it with: git-scalpel rewind --undo\n`);
   return 0;
 }
 
-/** `git-scalpel rewind [--session S] [--dry-run] [--force] [--json] [TURN]`: undo a turn and every later one of its session. */
+/**
+ * `git-scalpel rewind [--session S] [--dry-run] [--force] [--json] [TURN]`: undo a turn and every
+ * later one of its session. `rewind --undo`: bring back what the newest rewind replaced.
+ */
 export async function cmdRewind(args: string[], io: CliIo): Promise<number> {
-  const { flags, positionals } = parseArgs(args, { switches: ['json', 'dry-run', 'force', 'verify-index'], options: ['session'] });
+  const { flags, positionals } = parseArgs(args, { switches: ['json', 'dry-run', 'force', 'verify-index', 'undo'], options: ['session'] });
   if (positionals.length > 1) throw new UsageError('rewind takes at most one turn (its number in `turns`, or a snapshot id)');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
+  if (flags.has('undo')) {
+    if (positionals.length || flags.has('session')) throw new UsageError('rewind --undo takes no turn and no session: it undoes the newest rewind of this worktree');
+    const r = await repo.rewindUndo({ dryRun: flags.has('dry-run'), force: flags.has('force'), verifyIndex: flags.has('verify-index') });
+    for (const w of repo.takeWarnings()) io.err(`git-scalpel: warning: ${w}\n`);
+    if (flags.has('json')) io.out(toJsonText(r) + '\n');
+    else {
+      io.out(formatReport(r));
+      if (!r.dryRun) io.out(r.turnsBack ? 'the rewound turns are back in `git-scalpel turns`\n' : 'the files are back; the rewound turns are not (their session has moved on since)\n');
+    }
+    return r.dryRun && r.conflicts.length ? 3 : 0;
+  }
   const r = await repo.rewind({ session: option(flags.get('session')), turn: positionals[0], dryRun: flags.has('dry-run'), force: flags.has('force'), verifyIndex: flags.has('verify-index') });
   for (const w of repo.takeWarnings()) io.err(`git-scalpel: warning: ${w}\n`);
-  if (flags.has('json')) io.out(toJsonText(r) + '\n');
-  else io.out(formatReport(r));
+  if (flags.has('json')) io.out(toJsonText({ ...r, ...(r.dryRun ? {} : { undo: 'git-scalpel rewind --undo' }) }) + '\n');
+  else {
+    io.out(formatReport(r));
+    if (!r.dryRun) io.out(`to undo this rewind: git-scalpel rewind --undo\n`);
+  }
   return r.dryRun && (r.conflicts.length || (r.head && (r.head.pushed.length || !r.head.complete))) ? 3 : 0;
 }
 

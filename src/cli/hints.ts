@@ -6,7 +6,7 @@ import { ScalpelError } from '../errors/index.js';
  */
 export function cliHint(e: ScalpelError, command: string | undefined): string | null {
   if (e.code === 'REFUSED' && e.data.overridable === true && (command === 'restore' || command === 'rewind')) {
-    return `To do that, run the same git-scalpel ${command} again with --force.`;
+    return `To do that, run the same git-scalpel ${command} again with --force${command === 'rewind' ? ' (git-scalpel rewind --undo brings back what it overwrites)' : ''}.`;
   }
   if (e.code === 'UNSUPPORTED' && e.data.capability === 'home' && command === 'install') return '(needed by install --user)';
   return null;

@@ -30,6 +30,8 @@ agent harnesses (one snapshot a turn; a turn is a prompt and everything the agen
   turns    [--session S] [--json]        the agent's turns, newest first, and what a rewind would do
   rewind   [--session S] [--dry-run] [--force] [--verify-index] [--json] [TURN]
                          undo the newest turn (or TURN and every later one of its session)
+  rewind   --undo [--dry-run] [--force] [--json]
+                         bring back what the newest rewind replaced (forced or not)
   install  claude-code|codex|gemini [--user] [--uninstall] [--mcp] [--json]
                          write the harness's hook configuration (.claude/settings.json,
                          .codex/hooks.json, .gemini/settings.json; --user: the one in HOME);

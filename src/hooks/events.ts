@@ -18,8 +18,12 @@ export type HookEvent =
   | { kind: 'before-write'; session: string; cwd: string; paths: string[]; tool: string; toolUseId?: string }
   /** a shell command is about to run */
   | { kind: 'before-shell'; session: string; cwd: string; command: string; tool: string; toolUseId?: string }
-  /** a write or shell tool call finished (paths / command: what it was called with, when the payload says) */
-  | { kind: 'after-tool'; session: string; cwd: string; tool: string; toolUseId?: string; outcome: 'ok' | 'failed' | 'unknown'; paths?: string[]; command?: string }
+  /**
+   * a write or shell tool call finished (paths / command: what it was called with, when the
+   * payload says; exitCode: a shell command's, when the harness reports it), or will never run
+   * (`denied`: the person or a rule refused it after its before-event)
+   */
+  | { kind: 'after-tool'; session: string; cwd: string; tool: string; toolUseId?: string; outcome: 'ok' | 'failed' | 'unknown' | 'denied'; exitCode?: number; paths?: string[]; command?: string }
   /** final: the agent stopped (Stop / AfterAgent); false: a subagent stopped (SubagentStop) */
   | { kind: 'turn-end'; session: string; cwd: string; final: boolean }
   /** detail: how the session started (`startup`, `resume`, …) or why it ended */

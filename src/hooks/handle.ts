@@ -56,29 +56,41 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
       return { ok: true, action: 'turn-start', turn: t.id, warnings: repo.takeWarnings() };
     }
     case 'before-write': {
-      const { inside, outside } = splitPaths(repo.worktree, event.cwd, event.paths);
+      // a write through a symbolic link lands on its target: that is what is captured (the link too)
+      const { inside, outside } = await writeTargets(repo, event.cwd, event.paths);
+      const call = event.toolUseId ?? repo.newCallKey();
       if (inside.length === 0) {
-        await repo.record({ event: 'tool', session, ids: [], paths: [], detail: { tool: event.tool, phase: 'before', toolUseId: event.toolUseId, outsideWorktree: outside } });
+        await repo.record({ event: 'tool', session, ids: [], paths: [], detail: { tool: event.tool, phase: 'before', call, ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}), outsideWorktree: outside } });
         return { ok: true, action: 'outside-worktree', ignored: outside };
       }
-      const s = await repo.snapshot(inside, { session, turn: true, cwd: event.cwd });
-      await repo.record({ event: 'tool', session, ids: [s.id], paths: s.paths.filter((r) => inside.some((p) => covers(r, p, repo.worktree, event.cwd))), detail: { tool: event.tool, phase: 'before', toolUseId: event.toolUseId } });
-      if (event.toolUseId) await repo.callStarted({ session, toolUseId: event.toolUseId, turn: s.id, at: now(), paths: inside.map((q) => relative(repo.worktree, event.cwd, q)) });
+      const s = await repo.snapshot(inside, { session, turn: true, call });
+      await repo.record({ event: 'tool', session, ids: [s.id], paths: inside, detail: { tool: event.tool, phase: 'before', call, ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}) } });
+      await repo.callStarted({ session, rec: { key: call, byId: event.toolUseId !== undefined, at: now().getTime(), turn: s.id, kind: 'write', tool: event.tool, paths: inside } });
       return { ok: true, action: 'captured', turn: s.id, paths: inside, ignored: outside.length ? outside : undefined, warnings: repo.takeWarnings() };
     }
     case 'before-shell': {
       // git's view of the worktree before the command: what it changes is found after it
-      const taken = await repo.shellBefore({ session, key: event.toolUseId ?? LAST_CALL, command: event.command });
-      await repo.record({ event: 'tool', session, ids: [taken.turn.id], paths: [], detail: { tool: event.tool, phase: 'before', command: event.command, toolUseId: event.toolUseId, ...(taken.ignoredDirs.length ? { notCovered: taken.ignoredDirs } : {}) } });
-      if (event.toolUseId) await repo.callStarted({ session, toolUseId: event.toolUseId, turn: taken.turn.id, at: now() });
+      const call = event.toolUseId ?? repo.newCallKey();
+      const taken = await repo.shellBefore({ session, key: call, command: event.command });
+      await repo.record({ event: 'tool', session, ids: [taken.turn.id], paths: [], detail: { tool: event.tool, phase: 'before', command: event.command, call, ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}), ...(taken.ignoredDirs.length ? { notCovered: taken.ignoredDirs } : {}) } });
+      await repo.callStarted({ session, rec: { key: call, byId: event.toolUseId !== undefined, at: now().getTime(), turn: taken.turn.id, kind: 'shell', tool: event.tool, paths: [], command: event.command } });
       return { ok: true, action: 'shell-captured', turn: taken.turn.id, warnings: [...taken.warnings, ...repo.takeWarnings()] };
     }
     case 'after-tool': {
-      const started = event.toolUseId ? await repo.callEnded({ session, toolUseId: event.toolUseId }) : null;
-      // a shell command: what it changed since its baseline joins the turn
-      const shell = await repo.shellAfter({ session, key: event.toolUseId ?? LAST_CALL });
-      // a file tool: what it wrote is sealed as the agent left it (someone else's later change is told apart)
-      if (started?.paths?.length) await repo.sealPaths({ session, paths: started.paths });
+      // the call this event ends: by the harness's id, or without one by its input and order
+      const paths = event.paths ? (await writeTargets(repo, event.cwd, event.paths)).inside : undefined;
+      const started = await repo.callEnded(event.toolUseId !== undefined ? { session, key: event.toolUseId } : { session, input: { ...(paths ? { paths } : {}), ...(event.command !== undefined ? { command: event.command } : {}) } });
+      const call = started?.key ?? event.toolUseId;
+      let shell: Awaited<ReturnType<ScalpelRepository['shellAfter']>> = null;
+      if (event.outcome === 'denied') {
+        // it never ran: what it captured goes, its baseline too
+        if (call !== undefined) await repo.callAbandoned({ session, call });
+      } else {
+        // a shell command: what it changed since its baseline joins the turn
+        if (call !== undefined && started?.kind !== 'write') shell = await repo.shellAfter({ session, key: call });
+        // a file tool: what it captured joins the turn, and what it wrote is sealed as the agent left it
+        if (started?.kind === 'write') await repo.callFinished({ session, call: started.key, paths: started.paths });
+      }
       const turn = shell?.turn?.id ?? started?.turn ?? (await repo.currentTurn(session))?.id ?? null;
       const durationMs = started ? Math.max(0, now().getTime() - started.at) : undefined;
       await repo.record({
@@ -90,19 +102,22 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
           tool: event.tool,
           phase: 'after',
           outcome: event.outcome,
-          toolUseId: event.toolUseId,
+          ...(call !== undefined ? { call } : {}),
+          ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}),
+          ...(event.exitCode !== undefined ? { exitCode: event.exitCode } : {}),
           ...(event.command ? { command: event.command } : {}),
           ...(durationMs !== undefined ? { durationMs } : {}),
-          ...(shell ? { changed: shell.paths.length, ...(shell.uncovered.length ? { uncovered: shell.uncovered } : {}) } : {}),
+          ...(started ? {} : { unpaired: true }),
+          ...(shell ? { changed: shell.paths.length, ...(shell.uncovered.length ? { uncovered: shell.uncovered } : {}), ...(shell.left.length ? { left: shell.left } : {}) } : {}),
         },
       });
-      return { ok: true, action: 'tool-recorded', turn: turn ?? undefined };
+      return { ok: true, action: 'tool-recorded', turn: turn ?? undefined, warnings: repo.takeWarnings() };
     }
     case 'turn-end': {
       const t = await repo.closeTurn({ session, final: event.final });
       // every call of the turn is over: what a killed tool left in flight goes too
       if (event.final) await repo.forgetCalls(session);
-      return { ok: true, action: t ? (event.final ? 'turn-end' : 'turn-sealed') : 'no-open-turn', turn: t?.id };
+      return { ok: true, action: t ? (event.final ? 'turn-end' : 'turn-sealed') : 'no-open-turn', turn: t?.id, warnings: repo.takeWarnings() };
     }
     case 'session-start':
     case 'session-end':
@@ -112,36 +127,38 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
 }
 
 /**
- * The payload's paths as the harness gave them (absolute, or relative to its cwd), split into
- * those inside this worktree and those outside it (another repository, /tmp): the latter are not
- * ours to capture, and never an error.
+ * The payload's paths as the harness gave them (absolute, or relative to its cwd), where a write
+ * lands: through every symbolic link, as the tool's open follows them (DESIGN I10: a write
+ * through a symlink is the target's). Those landing in this worktree are captured, worktree-
+ * relative (and a link the path named, which a tool might replace instead of writing through);
+ * those outside it (another repository, /tmp) are not ours to capture, and never an error.
  */
-function splitPaths(worktree: string, cwd: string, paths: readonly string[]): { inside: string[]; outside: string[] } {
+async function writeTargets(repo: ScalpelRepository, cwd: string, paths: readonly string[]): Promise<{ inside: string[]; outside: string[] }> {
   const inside: string[] = [];
   const outside: string[] = [];
-  const prefix = worktree === '/' ? '/' : `${worktree}/`;
+  const worktree = repo.worktree;
+  const rel = (abs: string) => (abs === worktree ? '' : isInside(worktree, abs) ? abs.slice(worktree === '/' ? 1 : worktree.length + 1) : null);
   for (const p of paths) {
-    const abs = resolvePath(cwd, p);
-    if (abs === worktree || abs.startsWith(prefix)) inside.push(p);
-    else outside.push(p);
+    const given = resolvePath(cwd, p);
+    const { path: lands, followed } = await repo.writeTarget(given);
+    const target = rel(lands);
+    if (target === null) outside.push(p);
+    else inside.push(target);
+    // the link itself, when it is the path's last part (its parents are real directories)
+    const named = rel(given);
+    if (followed && named !== null && named !== target && (await repo.writeTarget(parentPath(given))).path === parentPath(given)) inside.push(named);
   }
-  return { inside, outside };
+  return { inside: [...new Set(inside)], outside };
 }
 
-/** A payload path inside the worktree (absolute, or relative to the payload's cwd) as a worktree-relative one. */
-function relative(worktree: string, cwd: string, p: string): string {
-  const abs = resolvePath(cwd, p);
-  return abs === worktree ? '' : abs.slice(worktree === '/' ? 1 : worktree.length + 1);
+function isInside(worktree: string, abs: string): boolean {
+  return worktree === '/' ? abs.startsWith('/') : abs === worktree || abs.startsWith(`${worktree}/`);
 }
 
-/** Does scope root `root` (worktree-relative) cover payload path `p`? */
-function covers(root: string, p: string, worktree: string, cwd: string): boolean {
-  const rel = relative(worktree, cwd, p);
-  return root === '' || rel === root || rel.startsWith(`${root}/`);
+function parentPath(abs: string): string {
+  const i = abs.lastIndexOf('/');
+  return i <= 0 ? '/' : abs.slice(0, i);
 }
-
-/** The key of a shell call whose harness gives no tool-use id (its calls come one at a time). */
-const LAST_CALL = 'last-call';
 
 function failure(event: HookEvent, e: unknown, opts: HookOptions): HookOutcome {
   const err = e instanceof ScalpelError ? e : null;

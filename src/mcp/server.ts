@@ -74,7 +74,8 @@ function reportText(r: RestoreReport, verb: string): string {
   }
   for (const c of r.conflicts) lines.push(`  ${r.savedAs ? 'overwritten' : 'conflict'} ${show(c.path)} (${c.part}): sealed ${c.expected}, found ${c.found}`);
   if (r.head) lines.push(`  HEAD moved since the snapshot (${r.head.count} commit(s)); HEAD and branches were left as they are`);
-  for (const u of r.uncovered) lines.push(`  not brought back (ignored, never captured): ${show(u)}`);
+  for (const u of r.uncovered) lines.push(`  not brought back (ignored, or another repository's: never captured): ${show(u)}`);
+  for (const u of r.left) lines.push(`  left in place (made inside an ignored directory that was there before): ${show(u)}`);
   for (const w of r.warnings) lines.push(`  warning: ${w}`);
   if (r.dryRun && (r.conflicts.length || (r.head && headRefusal(r.head)))) lines.push(`a ${verb} would be refused; call ${verb} again with force: true to overwrite (the current state is saved first)`);
   return lines.join('\n');

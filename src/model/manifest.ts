@@ -9,7 +9,7 @@ import { validateManifest, type FileMode, type IndexRecord, type Manifest, type 
  * What a new snapshot records about itself when it is made (the pre-image `captured`, HEAD, its turn,
  * what a shell command changed that no snapshot holds); the rest of its manifest starts empty.
  */
-export type NewManifest = Pick<Manifest, 'id' | 'session' | 'worktreeId' | 'objectFormat' | 'label' | 'createdAt' | 'captured' | 'turn' | 'uncovered'> & { head: HeadState };
+export type NewManifest = Pick<Manifest, 'id' | 'session' | 'worktreeId' | 'objectFormat' | 'label' | 'createdAt' | 'captured' | 'turn' | 'uncovered' | 'left' | 'provisional' | 'rewound'> & { head: HeadState };
 
 /**
  * The manifest of a new snapshot: not sealed. Every manifest the engine makes starts here, and
@@ -29,6 +29,9 @@ export function newManifest(n: NewManifest): Manifest {
     head: n.head,
     ...(n.turn ? { turn: n.turn } : {}),
     ...(n.uncovered?.length ? { uncovered: n.uncovered } : {}),
+    ...(n.left?.length ? { left: n.left } : {}),
+    ...(n.provisional?.length ? { provisional: n.provisional } : {}),
+    ...(n.rewound ? { rewound: n.rewound } : {}),
   };
 }
 
@@ -90,6 +93,7 @@ export function encodeManifest(m: Manifest): string {
     format: STORED_FORMAT,
     captured: encodeState(m.captured),
     seal: m.seal ? { sealedAt: m.seal.sealedAt, state: encodeState(m.seal.state) } : null,
+    ...(m.provisional ? { provisional: m.provisional.map((p) => ({ call: p.call, state: encodeState(p.state) })) } : {}),
   };
   return JSON.stringify(stored);
 }
@@ -110,6 +114,9 @@ export function decodeManifest(text: string, objectFormat: ObjectFormat): Manife
       format: 'git-scalpel/1',
       captured: decodeState(r.captured, 'captured state'),
       seal: seal && typeof seal === 'object' ? { sealedAt: seal.sealedAt, state: decodeState(seal.state, 'sealed state') } : seal,
+      ...(Array.isArray(r.provisional)
+        ? { provisional: (r.provisional as Array<{ call?: unknown; state?: unknown }>).map((p) => ({ call: p?.call, state: decodeState(p?.state, 'provisional state') })) }
+        : {}),
     };
   }
   return validateManifest(raw, objectFormat);

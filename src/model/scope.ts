@@ -1,6 +1,6 @@
 import { ScalpelError } from '../errors/index.js';
 import type { Fs } from '../fs/types.js';
-import { joinPath, resolvePath } from '../fs/path.js';
+import { joinPath, normalizePath, resolvePath } from '../fs/path.js';
 import { encodePath } from '../bytes/text.js';
 
 /**
@@ -63,6 +63,39 @@ export async function checkNoSymlinkParent(fs: Fs, worktree: string, rel: string
   }
   return null;
 }
+
+/**
+ * Where a write to the absolute path `abs` lands: every symbolic link on the way followed, as
+ * the OS follows them when a tool opens the path (40 at most, as Linux's ELOOP). Returns the
+ * landing path (absolute, normalised; it may not exist yet), and whether some link was followed.
+ */
+export async function writeTarget(fs: Fs, abs: string): Promise<{ path: string; followed: boolean }> {
+  let path = normalizePath(abs);
+  let followed = false;
+  for (let hops = 0; ; ) {
+    const parts = path.split('/').filter((c) => c !== '');
+    let cur = '';
+    let redirected = false;
+    for (let i = 0; i < parts.length; i++) {
+      const next = `${cur}/${parts[i]}`;
+      const st = await fs.lstat(next);
+      if (!st) return { path, followed };
+      if (st.type === 'symlink') {
+        if (++hops > 40) throw refuse(abs, 'symlink-loop', `'${abs}' goes through more than 40 symbolic links`);
+        const target = await fs.readlink(next);
+        const rest = parts.slice(i + 1).join('/');
+        const base = target.startsWith('/') ? target : `${cur || '/'}/${target}`;
+        path = normalizePath(rest ? `${base}/${rest}` : base);
+        followed = true;
+        redirected = true;
+        break;
+      }
+      cur = next;
+    }
+    if (!redirected) return { path, followed };
+  }
+}
+
 
 /** Is `dir` a proper ancestor of `path` ('' is the ancestor of every other path)? */
 export function isAncestor(dir: string, path: string): boolean {

@@ -4,7 +4,7 @@ import { MODE_EXECUTABLE, MODE_FILE, MODE_FILE_GROUP_WRITABLE, MODE_GITLINK, MOD
 import type { ObjectFormat } from '../hash/index.js';
 import { checkRefName } from '../repo/refs.js';
 import type { HeadState } from '../repo/history.js';
-import { checkScopeRoot, compareRel, covers, isAncestor } from './scope.js';
+import { checkScopeRoot, compareRel, covers, isAncestor, minimalRoots, parentOf } from './scope.js';
 
 /** The mode of a regular file as git records it: executable or not. */
 export type FileMode = typeof MODE_FILE | typeof MODE_EXECUTABLE;
@@ -62,6 +62,11 @@ export function shallowestAbsent(a: AbsentParents): string {
   return a.existing === '' ? first : `${a.existing}/${first}`;
 }
 
+/** A state of no paths (a turn before its first write). */
+export function emptyState(): PathState {
+  return { roots: [], items: [], index: [], reuc: [] };
+}
+
 /** Everything under some scope roots: worktree items, index entries, resolve-undo records. Sorted by path. */
 export interface PathState {
   roots: string[];
@@ -107,6 +112,30 @@ export interface Manifest {
    * it refuses a sealed path changed after the seal.
    */
   contested?: Contest[];
+  /**
+   * Captures of tool calls that have not finished (a harness's before-event came, its after-event
+   * not yet): a call the person denied, or that never ran, changed nothing, so its capture joins
+   * the turn only when the call finishes (the first call to finish decides a path's pre-image),
+   * and goes when the turn ends without it. Objects are kept reachable like the pre-image's.
+   */
+  provisional?: Provisional[];
+  /**
+   * What a shell command of the turn created or changed inside ignored directories that existed
+   * before it (never captured): a rewind leaves it in place, and names it.
+   */
+  left?: string[];
+  /**
+   * On a rewind's undo snapshot (its pre-image: what the rewind replaced; its seal: what the
+   * rewind left): the session rewound, and its stack's head before and after the rewind, so
+   * `rewind --undo` can put the turns back while the stack is as the rewind left it.
+   */
+  rewound?: { session: string; from: string | null; to: string | null };
+}
+
+/** The capture of a tool call `call` still running (or that never ran): its paths' state before it. */
+export interface Provisional {
+  call: string;
+  state: PathState;
 }
 
 /** A path's state as the agent's tools left it (`expected`), and what someone else made of it (`found`). */
@@ -260,6 +289,29 @@ export function validateManifest(raw: unknown, format: ObjectFormat): Manifest {
       }
     }
   }
+  if (m.left !== undefined) {
+    if (!Array.isArray(m.left)) fail('bad left list');
+    for (const p of m.left) {
+      if (typeof p !== 'string') fail('left path is not a string');
+      try {
+        checkScopeRoot(p);
+      } catch (e) {
+        fail(`hostile path ${JSON.stringify(p)} (${(e as Error).message})`);
+      }
+    }
+  }
+  if (m.rewound !== undefined) {
+    const r = m.rewound;
+    const id = (v: unknown) => v === null || (typeof v === 'string' && isHex(v, hexLen));
+    if (!r || typeof r.session !== 'string' || !r.session || !id(r.from) || !id(r.to)) fail('bad rewound record');
+  }
+  if (m.provisional !== undefined) {
+    if (!Array.isArray(m.provisional)) fail('bad provisional list');
+    for (const pr of m.provisional) {
+      if (!pr || typeof pr.call !== 'string' || !pr.call) fail('bad provisional record');
+      checkState(pr.state, `provisional state of call ${JSON.stringify(pr.call).slice(0, 80)}`);
+    }
+  }
   checkState(m.captured, 'captured state');
   if (m.seal !== null) {
     if (!m.seal || typeof m.seal.sealedAt !== 'string') fail('bad seal');
@@ -273,20 +325,96 @@ export function sealCovers(seal: Manifest['seal'], p: string): boolean {
   return !!seal && seal.state.roots.some((r) => covers(r, p));
 }
 
-/** `base` with the roots of `next` replaced by what `next` holds for them (roots, items, index, resolve-undo). */
-export function mergeStates(base: PathState | null, next: PathState): PathState {
-  const replaced = (p: string) => next.roots.some((r) => covers(r, p));
-  const keep = <T extends { path: string }>(l: readonly T[]) => l.filter((x) => !replaced(x.path));
-  const roots = [...new Set([...(base?.roots ?? []).filter((r) => !replaced(r)), ...next.roots])].sort(compareRel);
-  const minimal = roots.filter((r) => !roots.some((o) => o !== r && covers(o, r)));
+/**
+ * `base` with the roots of `next` replaced by what `next` holds for them (roots, items, index,
+ * resolve-undo). A root of `next` may lie inside a root of `base` that was absent, or a file,
+ * when `base` was taken (`rm -rf src`, then a write of `src/new.txt`): the directories between
+ * them are recorded as directories wherever `next` holds something beneath them, and at `dirs`
+ * (directories the caller found there), so the state stays whole.
+ */
+export function mergeStates(base: PathState | null, next: PathState, dirs: readonly string[] = []): PathState {
+  const inNext = (p: string) => next.roots.some((r) => covers(r, p));
+  const roots = minimalRoots([...(base?.roots ?? []).filter((r) => !inNext(r)), ...next.roots]);
+  const spine = new Set<string>();
+  const addSpine = (d: string) => {
+    if (d !== '' && !inNext(d) && roots.some((r) => covers(r, d))) spine.add(d);
+  };
+  for (const d of dirs) addSpine(d);
+  for (const it of next.items) for (let d = parentOf(it.path); d !== '' && !spine.has(d); d = parentOf(d)) addSpine(d);
+  // the spine is the worktree's: index records at those paths stay as they were
+  const keep = <T extends { path: string }>(l: readonly T[]) => l.filter((x) => !inNext(x.path));
   const byPath = (a: { path: string }, b: { path: string }) => compareRel(a.path, b.path);
+  const spineItems: WorktreeItem[] = [...spine].map((d) => ({ path: d, kind: 'dir' }));
   return {
-    roots: minimal,
-    items: [...keep(base?.items ?? []), ...next.items].sort(byPath),
+    roots,
+    items: [...(base?.items ?? []).filter((x) => !inNext(x.path) && !spine.has(x.path)), ...spineItems, ...next.items].sort(byPath),
     index: [...keep(base?.index ?? []), ...next.index].sort((a, b) => byPath(a, b) || a.stage - b.stage),
     reuc: [...keep(base?.reuc ?? []), ...next.reuc].sort(byPath),
   };
 }
+
+/** `state` with only what lies under `roots` (a subset of its roots, or paths beneath them). */
+export function restrictState(state: PathState, roots: readonly string[]): PathState {
+  const inside = (p: string) => roots.some((r) => covers(r, p));
+  const out: PathState = { roots: [...roots], items: state.items.filter((i) => inside(i.path)), index: state.index.filter((e) => inside(e.path)), reuc: state.reuc.filter((r) => inside(r.path)) };
+  const parents = (state.absentParents ?? []).filter((a) => roots.includes(a.root));
+  if (parents.length) out.absentParents = parents;
+  return out;
+}
+
+/**
+ * The directories from `outer` (a root of a state) down to the parent of `inner` (strictly
+ * beneath it), outermost first: what a state of `outer` must show as directories for a state of
+ * `inner` to sit inside it.
+ */
+export function spineBetween(outer: string, inner: string): string[] {
+  const out: string[] = [];
+  for (let d = parentOf(inner); d !== '' && d !== inner && covers(outer, d); d = parentOf(d)) out.push(d);
+  return out.reverse();
+}
+
+
+/**
+ * A snapshot's pre-image `old` with `state` joined to it: paths `old` holds keep their first
+ * capture, the new ones join with what `state` found. `dropUnderAbsent` (a person's own
+ * `snapshot --into`): what lies in a directory that was absent at an earlier capture of `old`
+ * (created to hold one of its roots) was absent then too, whatever `state` finds there now. A
+ * turn never drops it: its captures are made just before the agent's calls, so what they find
+ * in such a directory was put there by someone else (a person's note), and stays theirs.
+ */
+export function joinCaptured(old: PathState, state: PathState, opts: { dropUnderAbsent: boolean }): PathState {
+  const isNew = (p: string) => !old.roots.some((r) => covers(r, p));
+  const absentThen = opts.dropUnderAbsent ? (old.absentParents ?? []).map((a) => shallowestAbsent(a)) : [];
+  const wasAbsent = (p: string) => absentThen.length > 0 && absentThen.some((d) => covers(d, p));
+  const roots = minimalRoots([...old.roots, ...state.roots]);
+  const byPath = (a: { path: string }, b: { path: string }) => compareRel(a.path, b.path);
+  const captured: PathState = {
+    roots,
+    items: [...old.items, ...state.items.filter((i) => isNew(i.path) && !wasAbsent(i.path))].sort(byPath),
+    index: [...old.index, ...state.index.filter((e) => isNew(e.path))].sort((a, b) => byPath(a, b) || a.stage - b.stage),
+    reuc: [...old.reuc, ...state.reuc.filter((r) => isNew(r.path))].sort(byPath),
+  };
+  const absentParents = mergeAbsentParents(roots, new Set(old.roots), old.absentParents ?? [], state.absentParents ?? []);
+  if (absentParents.length) captured.absentParents = absentParents;
+  return captured;
+}
+
+/**
+ * The absent-parent records of a joined pre-image's roots. A root the old one had keeps its
+ * record; a new root that took in earlier ones, whose parent was absent at their capture, takes
+ * their record (the first capture wins); any other new root has what its own capture found.
+ */
+function mergeAbsentParents(roots: readonly string[], oldRoots: ReadonlySet<string>, old: readonly AbsentParents[], now: readonly AbsentParents[]): AbsentParents[] {
+  const out: AbsentParents[] = [];
+  for (const root of roots) {
+    const rec = oldRoots.has(root)
+      ? old.find((a) => a.root === root)
+      : (old.find((a) => covers(root, a.root) && isAncestor(a.existing, parentOf(root))) ?? now.find((a) => a.root === root));
+    if (rec) out.push({ root, existing: rec.existing });
+  }
+  return out;
+}
+
 
 /** `state` without what lies under `roots` (those paths are about to change again: unsealed). */
 export function withoutRoots(state: PathState, roots: readonly string[]): PathState {

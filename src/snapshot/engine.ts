@@ -2,7 +2,7 @@ import { ScalpelError, isScalpelError } from '../errors/index.js';
 import { randomHex } from '../bytes/random.js';
 import type { Fs, FsCapabilities } from '../fs/types.js';
 import { joinPath } from '../fs/path.js';
-import { mkdirp, removeTree, writeFileAtomic, type Lock } from '../fs/atomic.js';
+import type { Lock } from '../fs/atomic.js';
 import type { HashProvider } from '../hash/index.js';
 import type { ZlibProvider } from '../object/zlib.js';
 import { Repository } from '../repo/repository.js';
@@ -17,7 +17,8 @@ import { toFs } from '../fs/adapt.js';
 import { SnapshotStack, checkSession, type StackEntry } from '../store/stack.js';
 import { cacheTreeByPath } from '../index/ext-tree.js';
 import { EventLog, type LogRecord } from '../store/log.js';
-import { CallsInFlight, type CallRecord } from '../store/calls.js';
+import { CallsInFlight, type CallInput, type CallRecord } from '../store/calls.js';
+import { ShellBaselines } from '../store/baselines.js';
 import { captureState, sparseDirContaining } from './capture.js';
 import { applyRestore, planRestore, type Conflict, type PathPlan } from './restore.js';
 import { headRefusal, pushedRefusal, refusal } from './refusals.js';
@@ -25,9 +26,9 @@ import { rewindTarget, toolCallsByTurn, type ToolCall } from './turns.js';
 import { decodeBaseline, encodeBaseline, shellChanges, takeBaseline } from './shell.js';
 import { patchPaths, planApply, type ApplyPlan, type ApplyTo } from './apply.js';
 import { parsePatch } from '../patch/parse.js';
-import { compareRel, covers, isAncestor, minimalRoots, parentOf, toScopeRoot } from '../model/scope.js';
+import { compareRel, covers, isAncestor, minimalRoots, toScopeRoot, writeTarget } from '../model/scope.js';
 import { newManifest, sealed, withCaptured } from '../model/manifest.js';
-import { contests, mergeStates, shallowestAbsent, withoutRoots, type AbsentParents, type Contest, type Manifest, type PathState, type TurnRecord } from '../model/state.js';
+import { contests, emptyState, joinCaptured, withoutRoots, mergeStates, restrictState, spineBetween, type Contest, type Manifest, type PathState, type Provisional, type TurnRecord } from '../model/state.js';
 
 export interface OpenOptions {
   /**
@@ -81,6 +82,12 @@ export interface SnapshotOptions {
    * `label`, or as a tool call outside a prompt). `paths` may then be empty.
    */
   turn?: boolean;
+  /**
+   * With `turn`: the tool call (its key) this capture is for. The capture is provisional until
+   * the call finishes (`callFinished`): a call that never finishes (the person denied it) changed
+   * nothing, and its capture goes when the turn ends. Without it, the capture joins at once.
+   */
+  call?: string;
 }
 
 /** The label of a turn a tool call opens when no prompt opened one. */
@@ -130,8 +137,10 @@ export interface RestoreReport {
   indexWritten: boolean;
   /** Problems read past: an optional index cache (TREE, UNTR, FSMN, EOIE, IEOT) that does not decode, left out as git leaves it out. */
   warnings: string[];
-  /** What shell commands of the restored turns removed or changed that no snapshot holds (ignored directories, oversized ignored files): not brought back. */
+  /** What shell commands of the restored turns removed or changed that no snapshot holds (ignored directories and files in them, oversized ignored files, another repository's checkout): not brought back. */
   uncovered: string[];
+  /** What shell commands of the restored turns created or changed inside ignored directories that existed before them (never captured): left in place. */
+  left: string[];
   /**
    * How HEAD moved since the (oldest restored) snapshot: the edit committed, switched branches,
    * reset. Null when it did not move, or the snapshot predates the record. The restore never
@@ -182,6 +191,8 @@ export interface ApplyReport {
 export type { LogRecord };
 
 const DEFAULT_SESSION = 'default';
+/** The session name of a rewind's undo snapshots (on their own ref, never listed as a session). */
+const REWINDS = 'rewinds';
 
 /** Open the repository containing `dir` for snapshots and restores. */
 export async function openRepository(opts: OpenOptions): Promise<ScalpelRepository> {
@@ -227,10 +238,12 @@ export class ScalpelRepository {
   ) {
     this.events = new EventLog(repo.fs, repo.stateDir, now);
     this.calls = new CallsInFlight(repo.fs, repo.stateDir);
+    this.baselines = new ShellBaselines(repo);
   }
 
   private readonly events: EventLog;
   private readonly calls: CallsInFlight;
+  private readonly baselines: ShellBaselines;
 
   get worktree(): string {
     return this.repo.worktree;
@@ -251,6 +264,11 @@ export class ScalpelRepository {
     return { ...this.repo.fs.capabilities };
   }
 
+  /** Where a write to the absolute path `abs` lands, through every symbolic link on the way (model/scope.ts writeTarget). */
+  writeTarget(abs: string): Promise<{ path: string; followed: boolean }> {
+    return writeTarget(this.repo.fs, abs);
+  }
+
   /** The ref holding the session's stack, newest snapshot first (`git show <ref>:worktree/<path>` shows a pre-image). */
   sessionRef(session = DEFAULT_SESSION): string {
     return this.stack(session).ref;
@@ -261,7 +279,7 @@ export class ScalpelRepository {
   }
 
   /** The manifest of a new snapshot of `session` in this worktree, made now (model/manifest.ts). */
-  private newSnapshot(session: string, label: string | null, captured: PathState, head: HeadState, more: { turn?: TurnRecord; uncovered?: string[] } = {}): Manifest {
+  private newSnapshot(session: string, label: string | null, captured: PathState, head: HeadState, more: { turn?: TurnRecord; uncovered?: string[]; left?: string[]; provisional?: Manifest['provisional']; rewound?: Manifest['rewound'] } = {}): Manifest {
     return newManifest({ id: newId(), session, worktreeId: this.repo.worktreeId, objectFormat: this.repo.objectFormat, label, createdAt: this.now().toISOString(), captured, head, ...more });
   }
 
@@ -311,10 +329,11 @@ export class ScalpelRepository {
       if (opts.turn) {
         // the decision and the write under one lock: parallel tool calls of a turn join one snapshot
         const top = tx.current ? await stack.load(tx.current) : null;
-        if (top && top.manifest.turn && !top.manifest.turn.ended) return { joined: await this.extendLocked(stack, tx, [top], state, undefined, batch, warnings, [], { turn: true }) };
+        if (top && top.manifest.turn && !top.manifest.turn.ended) return { joined: await this.extendTurn(stack, tx, top, state, batch, { call: opts.call, warnings }) };
         turn = { number: (top?.manifest.turn?.number ?? 0) + 1, ended: false };
       }
-      const manifest = this.newSnapshot(session, opts.label ?? (opts.turn ? OUTSIDE_PROMPT : null), state, head, { turn });
+      const provisional = opts.turn && opts.call !== undefined;
+      const manifest = this.newSnapshot(session, opts.label ?? (opts.turn ? OUTSIDE_PROMPT : null), provisional ? emptyState() : state, head, { turn, ...(provisional ? { provisional: [{ call: opts.call as string, state }] } : {}) });
       const commit = await stack.writeCommit(manifest, tx.current, cacheTree, batch);
       await batch.flush();
       await tx.set(commit);
@@ -356,7 +375,7 @@ export class ScalpelRepository {
         parent = await stack.writeCommit(closed, top.parent, undefined, batch);
         ended = top.manifest.id;
       }
-      const m = this.newSnapshot(session, opts.label, { roots: [], items: [], index: [], reuc: [] }, head, { turn: { number: (top?.manifest.turn?.number ?? 0) + 1, ended: false } });
+      const m = this.newSnapshot(session, opts.label, emptyState(), head, { turn: { number: (top?.manifest.turn?.number ?? 0) + 1, ended: false } });
       const c = await stack.writeCommit(m, parent, undefined, batch);
       await batch.flush();
       await tx.set(c);
@@ -398,16 +417,18 @@ export class ScalpelRepository {
    */
   private async sealedTurn(top: StackEntry, final: boolean): Promise<Manifest> {
     const turn = { number: (top.manifest.turn as TurnRecord).number, ended: final };
+    // the calls that never finished changed nothing: their captures go when the agent stops
+    const m = final ? withLists(top.manifest, { provisional: [] }) : top.manifest;
     try {
-      const now = await this.captureNow(top.manifest.captured.roots);
-      const was = top.manifest.seal;
-      const contested = was ? mergeContests(top.manifest.contested ?? [], contests(was.state, now)) : (top.manifest.contested ?? []);
+      const now = await this.captureNow(m.captured.roots);
+      const was = m.seal;
+      const contested = was ? mergeContests(m.contested ?? [], contests(was.state, now)) : (m.contested ?? []);
       const state = was ? mergeStates(now, was.state) : now;
-      return { ...sealed(top.manifest, this.now().toISOString(), state), turn, ...(contested.length ? { contested } : {}) };
+      return withLists({ ...sealed(m, this.now().toISOString(), state), turn }, { contested });
     } catch (e) {
       if (!isScalpelError(e, 'BAD_PATH')) throw e;
-      this.warnings.push(`turn ${turn.number} of session '${top.manifest.session}' ends unsealed: ${e.message}`);
-      return { ...top.manifest, turn };
+      this.warnings.push(`turn ${turn.number} of session '${m.session}' ends unsealed: ${e.message}`);
+      return { ...m, turn };
     }
   }
 
@@ -420,29 +441,89 @@ export class ScalpelRepository {
   }
 
   /**
-   * A tool of the session's open turn finished writing `paths` (worktree-relative): seal them with
-   * what they hold now, as the agent left them. A later change by someone else is then told apart
-   * (contested, or refused after the turn). Nothing when no turn is open.
+   * Tool call `call` of the session's open turn finished writing `paths` (worktree-relative):
+   * what it captured before it ran joins the turn (the first call to finish decides a path's
+   * pre-image), and `paths` are sealed with what they hold now, as the agent left them. A later
+   * change by someone else is then told apart (contested, or refused after the turn). Nothing
+   * when no turn is open.
    */
-  async sealPaths(opts: { session: string; paths: readonly string[] }): Promise<void> {
+  async callFinished(opts: { session: string; call?: string; paths: readonly string[] }): Promise<void> {
     checkSession(opts.session);
-    if (opts.paths.length === 0) return;
     const stack = this.stack(opts.session);
     await stack.locked(async (tx) => {
       const top = await this.openTurnOf(stack, tx.current);
       if (!top) return;
-      // the turn's roots at or beneath the paths, or the paths beneath its roots
-      const roots = minimalRoots(opts.paths.filter((p) => top.manifest.captured.roots.some((r) => covers(r, p))));
-      if (roots.length === 0) return;
-      let now: PathState;
-      try {
-        now = await this.captureNow(roots);
-      } catch (e) {
-        if (isScalpelError(e, 'BAD_PATH')) return; // beneath a symbolic link now: not sealed, refused at rewind
-        throw e;
+      let m = top.manifest;
+      const mine = opts.call === undefined ? undefined : m.provisional?.find((p) => p.call === opts.call);
+      if (mine) m = withLists({ ...m, captured: joinCaptured(m.captured, mine.state, { dropUnderAbsent: false }) }, { provisional: (m.provisional ?? []).filter((p) => p !== mine) });
+      const sealedNow = await this.sealOf(m, opts.paths);
+      if (sealedNow) m = sealed(m, this.now().toISOString(), sealedNow);
+      if (m !== top.manifest) await stack.replace(tx, [top], top, m);
+    });
+  }
+
+  /** `paths` of the turn sealed again with what they hold now (the turn's roots at or beneath them, or the paths beneath its roots); null when none is the turn's or they cannot be read. */
+  private async sealOf(m: Manifest, paths: readonly string[]): Promise<PathState | null> {
+    const roots = minimalRoots(paths.filter((p) => m.captured.roots.some((r) => covers(r, p))));
+    if (roots.length === 0) return null;
+    try {
+      const { roots: scope, dirs } = await this.sealScope(roots, m.seal);
+      return mergeStates(m.seal?.state ?? null, await this.captureNow(scope), dirs);
+    } catch (e) {
+      if (isScalpelError(e, 'BAD_PATH')) return null; // beneath a symbolic link now: not sealed, refused at rewind
+      throw e;
+    }
+  }
+
+  /**
+   * What to capture to seal `roots` into `seal`: a root inside a sealed root (`src/new.txt` in
+   * `src`, sealed absent after `rm -rf src`) with the directories between them, which must be
+   * directories now; where one is not, the sealed root is captured again whole.
+   */
+  private async sealScope(roots: readonly string[], seal: Manifest['seal']): Promise<{ roots: string[]; dirs: string[] }> {
+    const out: string[] = [];
+    const dirs: string[] = [];
+    for (const r of roots) {
+      const outer = seal?.state.roots.find((o) => isAncestor(o, r));
+      if (outer === undefined) {
+        out.push(r);
+        continue;
       }
-      const state = mergeStates(top.manifest.seal?.state ?? null, now);
-      await stack.replace(tx, [top], top, sealed(top.manifest, this.now().toISOString(), state));
+      const spine = spineBetween(outer, r);
+      let whole = false;
+      for (const d of spine) {
+        const st = await this.repo.fs.lstat(joinPath(this.repo.worktree, d));
+        if (!st || st.type !== 'directory') {
+          whole = true;
+          break;
+        }
+      }
+      if (whole) out.push(outer);
+      else {
+        out.push(r);
+        dirs.push(...spine);
+      }
+    }
+    return { roots: minimalRoots(out), dirs: [...new Set(dirs)] };
+  }
+
+  /** The tool calls of `paths` finished: sealed as the agent left them (callFinished without a call). */
+  async sealPaths(opts: { session: string; paths: readonly string[] }): Promise<void> {
+    if (opts.paths.length === 0) return;
+    await this.callFinished(opts);
+  }
+
+  /**
+   * Tool call `call` will not run (the person denied it): what it captured goes now, as it would
+   * when the turn ends.
+   */
+  async callAbandoned(opts: { session: string; call: string }): Promise<void> {
+    checkSession(opts.session);
+    const stack = this.stack(opts.session);
+    await stack.locked(async (tx) => {
+      const top = await this.openTurnOf(stack, tx.current);
+      if (!top?.manifest.provisional?.some((p) => p.call === opts.call)) return;
+      await stack.replace(tx, [top], top, withLists(top.manifest, { provisional: (top.manifest.provisional ?? []).filter((p) => p.call !== opts.call) }));
     });
   }
 
@@ -523,15 +604,12 @@ export class ScalpelRepository {
     const batch = this.repo.odb.batch();
     const taken = await this.repo.withIndex({ verify: false }, async (read) => {
       this.readPast(read);
-      return takeBaseline(this.repo, read, { session: opts.session, command: opts.command, held: turn.paths, writer: batch, now: this.now(), env: this.env });
+      const t = await takeBaseline(this.repo, read, { session: opts.session, command: opts.command, held: turn.paths, writer: batch, now: this.now(), env: this.env });
+      // the pre-images and every object the index names are reachable from a ref before the command runs
+      const blobs = t.baseline.entries.flatMap((e) => (e[1] === 'l' ? [e[3]] : e[3] !== null ? [e[3]] : []));
+      await this.baselines.save(opts.session, opts.key, { json: encodeBaseline(t.baseline), index: t.indexBytes }, { blobs, index: read?.index ?? null }, batch);
+      return t;
     });
-    // the pre-images are stored before the command runs
-    await batch.flush();
-    const dir = this.shellDir(opts.session);
-    await mkdirp(this.repo.fs, dir);
-    const name = callFileName(opts.key);
-    if (taken.indexBytes) await writeFileAtomic(this.repo.fs, joinPath(dir, `${name}.index`), taken.indexBytes, { mode: 0o644 });
-    await writeFileAtomic(this.repo.fs, joinPath(dir, `${name}.json`), encodeBaseline(taken.baseline), { mode: 0o644 });
     return { turn, ignoredDirs: taken.baseline.ignoredDirs, warnings: taken.warnings };
   }
 
@@ -540,31 +618,28 @@ export class ScalpelRepository {
    * state from before the command (the first capture of a path in a turn wins). Null when no
    * baseline was taken (no before-shell event reached us).
    */
-  async shellAfter(opts: { session: string; key: string }): Promise<{ turn: SnapshotInfo | null; paths: string[]; uncovered: string[] } | null> {
+  async shellAfter(opts: { session: string; key: string }): Promise<{ turn: SnapshotInfo | null; paths: string[]; uncovered: string[]; left: string[] } | null> {
     checkSession(opts.session);
-    const dir = this.shellDir(opts.session);
-    const name = callFileName(opts.key);
-    const jsonPath = joinPath(dir, `${name}.json`);
-    const indexPath = joinPath(dir, `${name}.index`);
-    if (!(await this.repo.fs.lstat(jsonPath))) return null;
-    const baseline = decodeBaseline(await this.repo.fs.readFile(jsonPath));
-    const oldIndex = baseline.indexFile ? await this.repo.fs.readFile(indexPath) : null;
+    const stored = await this.baselines.load(opts.session, opts.key);
+    if (!stored) return null;
+    const baseline = decodeBaseline(stored.json);
     const changes = await this.repo.withIndex({ verify: false }, async (read) => {
       this.readPast(read);
-      return shellChanges(this.repo, baseline, oldIndex, read, this.env);
+      return shellChanges(this.repo, baseline, baseline.indexFile ? stored.index : null, read, this.env);
     });
     let turn: SnapshotInfo | null = null;
-    if (changes.paths.length > 0 || changes.uncovered.length > 0) {
+    if (changes.paths.length > 0 || changes.uncovered.length > 0 || changes.left.length > 0) {
       const stack = this.stack(opts.session);
       const batch = this.repo.odb.batch();
+      const shell = { uncovered: changes.uncovered, left: changes.left };
       turn = await stack.locked(async (tx) => {
         const top = await this.openTurnOf(stack, tx.current);
         // the command's changes are not a new write to contest: the baseline was taken just before it
-        if (top) return this.extendLocked(stack, tx, [top], changes.state, undefined, batch, [], changes.uncovered, { turn: true, noContest: true });
+        if (top) return this.extendTurn(stack, tx, top, changes.state, batch, { shell });
         // the turn ended while the command ran: the command's changes open one of their own
         const head = await readHead(this.repo);
         const prev = tx.current ? await stack.load(tx.current) : null;
-        const manifest = this.newSnapshot(opts.session, OUTSIDE_PROMPT, changes.state, head, { turn: { number: (prev?.manifest.turn?.number ?? 0) + 1, ended: false }, uncovered: changes.uncovered });
+        const manifest = this.newSnapshot(opts.session, OUTSIDE_PROMPT, changes.state, head, { turn: { number: (prev?.manifest.turn?.number ?? 0) + 1, ended: false }, ...shell });
         const commit = await stack.writeCommit(manifest, tx.current, undefined, batch);
         await batch.flush();
         await tx.set(commit);
@@ -573,17 +648,16 @@ export class ScalpelRepository {
     }
     // the command's result is the agent's: what it changed, and every path sealed before it (what
     // it did there, in ignored directories too, happened in the agent's window: contests were
-    // looked for just before it ran), sealed as it left them
-    const sealedBefore = (await this.openTurnOf(this.stack(opts.session)))?.manifest.seal?.state.roots ?? [];
+    // looked for just before it ran), sealed as it left them; but not a path someone else had
+    // changed (contested): the seal keeps the agent's write there, unless the command changed it
+    const open = (await this.openTurnOf(this.stack(opts.session)))?.manifest;
+    const contestedPaths = (open?.contested ?? []).map((c) => c.path);
+    const sealedBefore = (open?.seal?.state.roots ?? []).filter((r) => !contestedPaths.some((c) => covers(r, c) || covers(c, r)));
     if (changes.paths.length || sealedBefore.length) await this.sealPaths({ session: opts.session, paths: [...changes.paths, ...sealedBefore] });
-    await removeTree(this.repo.fs, jsonPath);
-    await removeTree(this.repo.fs, indexPath);
-    return { turn, paths: changes.paths, uncovered: changes.uncovered };
+    await this.baselines.remove(opts.session, opts.key);
+    return { turn, paths: changes.paths, uncovered: changes.uncovered, left: changes.left };
   }
 
-  private shellDir(session: string): string {
-    return joinPath(this.repo.stateDir, 'shell', session);
-  }
 
   /**
    * Apply a patch (git's unified diff, `git diff --binary`, `git format-patch`, or Codex's
@@ -648,70 +722,97 @@ export class ScalpelRepository {
     await this.appendLog(rec);
   }
 
+  /** A key for a tool call whose harness gives it no id (its after-event is then paired by input and order). */
+  newCallKey(): string {
+    return CallsInFlight.newKey(this.now().getTime());
+  }
+
   /**
-   * A hook's tool call `toolUseId` starts: its turn, start time and paths are kept until its end
-   * (callEnded; another process, and harnesses give no duration). Best effort (store/calls.ts).
+   * A hook's tool call starts: its kind, input, turn and start time are kept until its end
+   * (callEnded, in another process: harnesses give no duration). Best effort (store/calls.ts).
    */
-  async callStarted(opts: { session: string; toolUseId: string; turn: string | null; at: Date; paths?: string[] }): Promise<void> {
+  async callStarted(opts: { session: string; rec: CallRecord }): Promise<void> {
     checkSession(opts.session);
-    await this.calls.start(opts.session, opts.toolUseId, { at: opts.at.getTime(), turn: opts.turn, paths: opts.paths ?? [] });
+    await this.calls.start(opts.session, opts.rec);
   }
 
-  /** What callStarted kept for the call (now forgotten), or null when nothing readable was kept. */
-  async callEnded(opts: { session: string; toolUseId: string }): Promise<CallRecord | null> {
+  /**
+   * The call an after-event ends, forgotten now: the one named `key` (the harness's id), or
+   * without one, the oldest call in flight without an id whose input is `input` (the same
+   * command, or the same paths); null when none is kept. A shell after-event that names no
+   * call its input matches takes the one shell call in flight, when there is exactly one.
+   */
+  async callEnded(opts: { session: string; key?: string; input?: CallInput }): Promise<CallRecord | null> {
     checkSession(opts.session);
-    return this.calls.end(opts.session, opts.toolUseId);
+    if (opts.key !== undefined) return this.calls.end(opts.session, opts.key);
+    const input = opts.input ?? {};
+    const found = await this.calls.endMatching(opts.session, input);
+    if (found || input.command === undefined) return found;
+    const shells = (await this.calls.pending(opts.session)).filter((r) => !r.byId && r.kind === 'shell');
+    return shells.length === 1 ? this.calls.end(opts.session, shells[0].key) : null;
   }
 
-  /** Forget every call of the session in flight (its turn is over; what a killed tool left goes too). */
+  /** Forget every call of the session in flight and their shell baselines (its turn is over; what a killed tool left goes too). */
   async forgetCalls(session: string): Promise<void> {
     checkSession(session);
     await this.calls.clear(session);
+    await this.baselines.clear(session);
   }
 
-  /** Add `state` to the oldest snapshot of `chain` (newest first, from the locked head): paths it already holds keep their first capture. */
   /**
-   * In a turn (`turn.turn`), the seal is kept for every path but those about to be written again,
-   * and a sealed path someone else changed since the agent's tools left it (its state now, in
-   * `state`, is not the sealed one) is recorded as contested; any other extend drops the seal.
+   * Add `state` to the oldest snapshot of `chain` (newest first, from the locked head): paths it
+   * already holds keep their first capture, what lay in a directory absent at its first capture
+   * was absent then too. A person's `snapshot --into`: the seal goes (it is of other paths).
    */
-  private async extendLocked(stack: SnapshotStack, tx: RefTransaction, chain: StackEntry[], state: PathState, label: string | undefined, batch: ObjectBatch, warnings: string[], uncovered: string[] = [], turn: { turn: boolean; noContest?: boolean } = { turn: false }): Promise<SnapshotInfo> {
-    {
-      const target = chain[chain.length - 1];
-      const old = target.manifest.captured;
-      const isNew = (p: string) => !old.roots.some((r) => covers(r, p));
-      // the first capture of a path wins: what lay in a directory that was absent then (created to
-      // hold an earlier root) was absent too, whatever a wider root finds there now
-      const absentThen = (old.absentParents ?? []).map((a) => shallowestAbsent(a));
-      const wasAbsent = (p: string) => absentThen.some((d) => covers(d, p));
-      const roots = minimalRoots([...old.roots, ...state.roots]);
-      const captured: PathState = {
-        roots,
-        items: [...old.items, ...state.items.filter((i) => isNew(i.path) && !wasAbsent(i.path))],
-        index: [...old.index, ...state.index.filter((e) => isNew(e.path))],
-        reuc: [...old.reuc, ...state.reuc.filter((r) => isNew(r.path))],
-      };
-      const absentParents = mergeAbsentParents(roots, new Set(old.roots), old.absentParents ?? [], state.absentParents ?? []);
-      if (absentParents.length) captured.absentParents = absentParents;
-      const byPath = (a: { path: string }, b: { path: string }) => compareRel(a.path, b.path);
-      captured.items.sort(byPath);
-      captured.index.sort((a, b) => byPath(a, b) || a.stage - b.stage);
-      captured.reuc.sort(byPath);
-      const lost = [...new Set([...(target.manifest.uncovered ?? []), ...uncovered])].sort(compareRel);
-      let seal: Manifest['seal'] = null;
-      let contested = target.manifest.contested ?? [];
-      const was = target.manifest.seal;
-      if (turn.turn && was) {
-        const rewritten = (p: string) => state.roots.some((r) => covers(r, p));
-        if (!turn.noContest) contested = mergeContests(contested, contests(was.state, state, rewritten));
-        const rest = withoutRoots(was.state, state.roots);
-        seal = rest.roots.length ? { sealedAt: was.sealedAt, state: rest } : null;
+  private async extendLocked(stack: SnapshotStack, tx: RefTransaction, chain: StackEntry[], state: PathState, label: string | undefined, batch: ObjectBatch, warnings: string[]): Promise<SnapshotInfo> {
+    const target = chain[chain.length - 1];
+    const captured = joinCaptured(target.manifest.captured, state, { dropUnderAbsent: true });
+    const manifest: Manifest = { ...withCaptured(target.manifest, captured), label: label ?? target.manifest.label };
+    const { commit } = await stack.replace(tx, chain, target, manifest, batch);
+    await this.appendLog({ event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(warnings) });
+    return info(manifest, commit);
+  }
+
+  /**
+   * Add `state` to the open turn `top` (the locked head). A path the turn holds keeps its first
+   * capture. With `call`, a tool call's capture, it waits in `provisional` until the call finishes
+   * (callFinished); a shell command's changes (`shell`) join at once, found after the command ran.
+   * A sealed path someone else changed since the agent's tools left it (its state in `state`,
+   * captured just before this call, is not the sealed one) is recorded as contested. The seal
+   * stays until the call finishes and seals its paths again.
+   */
+  private async extendTurn(stack: SnapshotStack, tx: RefTransaction, top: StackEntry, state: PathState, batch: ObjectBatch, more: { call?: string; shell?: { uncovered: string[]; left: string[] }; warnings?: string[] }): Promise<SnapshotInfo> {
+    let m = top.manifest;
+    let contested = m.contested ?? [];
+    if (m.seal && !more.shell) {
+      const rewritten = (p: string) => state.roots.some((r) => covers(r, p));
+      contested = mergeContests(contested, contests(m.seal.state, state, rewritten));
+      // a write no call tracks (a library caller's): its paths are unsealed until the turn ends,
+      // as nothing will seal them again when it is done
+      if (more.call === undefined) {
+        const rest = withoutRoots(m.seal.state, state.roots);
+        m = { ...m, seal: rest.roots.length ? { sealedAt: m.seal.sealedAt, state: rest } : null };
       }
-      const manifest: Manifest = { ...withCaptured(target.manifest, captured, seal), label: label ?? target.manifest.label, ...(lost.length ? { uncovered: lost } : {}), ...(contested.length ? { contested } : {}) };
-      const { commit } = await stack.replace(tx, chain, target, manifest, batch);
-      await this.appendLog({ event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(warnings) });
-      return info(manifest, commit);
     }
+    let captured = m.captured;
+    let provisional = m.provisional ?? [];
+    if (more.call !== undefined) {
+      // only what the turn does not hold yet waits for the call; the rest keeps its first capture
+      const fresh = restrictState(state, state.roots.filter((r) => !captured.roots.some((o) => covers(o, r))));
+      if (fresh.roots.length > 0) {
+        const call = more.call;
+        const mine = provisional.find((p) => p.call === call);
+        const joined = mine ? joinCaptured(mine.state, fresh, { dropUnderAbsent: false }) : fresh;
+        provisional = [...provisional.filter((p) => p.call !== call), { call, state: joined }];
+      }
+    } else captured = joinCaptured(captured, state, { dropUnderAbsent: false });
+    const union = (a: readonly string[] | undefined, b: readonly string[] | undefined) => [...new Set([...(a ?? []), ...(b ?? [])])].sort(compareRel);
+    const uncovered = union(m.uncovered, more.shell?.uncovered);
+    const left = union(m.left, more.shell?.left);
+    const manifest = withLists({ ...m, captured }, { uncovered, left, contested, provisional });
+    const { commit } = await stack.replace(tx, [top], top, manifest, batch);
+    await this.appendLog({ event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(more.warnings ?? []), ...(more.call !== undefined ? { detail: { call: more.call, ...(more.warnings?.length ? { warnings: more.warnings } : {}) } } : {}) });
+    return info(manifest, commit);
   }
 
   /** Record what the edit left in the snapshot's scope, so a later restore can tell a third party's write. */
@@ -739,7 +840,15 @@ export class ScalpelRepository {
    * seal, unless `force`, which first saves the current state as a new snapshot.
    */
   async restore(opts: RestoreOptions = {}): Promise<RestoreReport> {
-    const stack = this.stack(opts.session);
+    return this.restoreOn(this.stack(opts.session), opts, {});
+  }
+
+  /**
+   * restore() on `stack`. `how.rewind`: a rewind, whose every run (forced or not) first saves
+   * what it replaces on the worktree's rewind stack, sealed with what it leaves once done, so
+   * `rewind --undo` can bring it back (DESIGN I11).
+   */
+  private async restoreOn(stack: SnapshotStack, opts: RestoreOptions, how: { rewind?: boolean }): Promise<RestoreReport> {
     const session = stack.session;
     if (opts.dryRun) {
       const chain = await this.restoreChain(stack, opts.id, await stack.head());
@@ -751,7 +860,7 @@ export class ScalpelRepository {
         return planRestore(this.repo, chain, read, read?.stat ?? null);
       });
       if (head) warnings.push(...head.warnings);
-      return { session, restored: chain.map((e) => e.manifest.id), dryRun: true, savedAs: null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten: false, warnings, head, uncovered: uncoveredOf(chain) };
+      return { session, restored: chain.map((e) => e.manifest.id), dryRun: true, savedAs: null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten: false, warnings, head, uncovered: listOf(chain, 'uncovered'), left: listOf(chain, 'left') };
     }
     return stack.locked(async (tx) => {
       const chain = await this.restoreChain(stack, opts.id, tx.current);
@@ -765,45 +874,141 @@ export class ScalpelRepository {
       });
       try {
         // read as git reads it (its trailer unchecked, unless asked): verifying is before anything is planned, let alone written
-        return await this.repo.withIndex({ verify: opts.verifyIndex === true }, (read) => this.restoreLocked(stack, tx, chain, lock, read, opts));
+        return await this.repo.withIndex({ verify: opts.verifyIndex === true }, (read) => this.restoreLocked(stack, tx, chain, lock, read, opts, how));
       } finally {
         await lock.release();
       }
     });
   }
 
-  private async restoreLocked(stack: SnapshotStack, tx: RefTransaction, chain: StackEntry[], lock: Lock, read: ReadIndexResult | null, opts: RestoreOptions): Promise<RestoreReport> {
+  private async restoreLocked(stack: SnapshotStack, tx: RefTransaction, chain: StackEntry[], lock: Lock, read: ReadIndexResult | null, opts: RestoreOptions, how: { rewind?: boolean }): Promise<RestoreReport> {
     const session = stack.session;
     const ids = chain.map((e) => e.manifest.id);
     const oldest = chain[chain.length - 1];
     const indexStat = read?.stat ?? null;
     const warnings = this.readPast(read);
+    const verb = how.rewind ? 'rewind' : 'restore';
     // what the edit committed: one ref read when HEAD did not move
     const head = await this.headCheck(oldest);
     if (head) warnings.push(...head.warnings);
     if (head && headRefusal(head) && !opts.force) {
       await this.appendLog({ event: 'refused', session, ids, paths: oldest.manifest.captured.roots, detail: { reason: head.complete ? 'pushed' : 'history-unknown', head: logHead(head), ...logWarnings(warnings) } });
-      throw pushedRefusal(head, session);
+      throw pushedRefusal(head, session, verb);
     }
     const plan = await planRestore(this.repo, chain, read, indexStat);
     if (plan.conflicts.length && !opts.force) {
       await this.appendLog({ event: 'refused', session, ids, paths: plan.conflicts.map((c) => c.path), detail: { conflicts: plan.conflicts, ...logWarnings(warnings) } });
-      throw refusal(plan.conflicts, session);
+      throw refusal(plan.conflicts, session, verb);
     }
     let saved: Manifest | null = null;
     let savedCommit: string | null = null;
-    if (opts.force) {
+    let undo: { stack: SnapshotStack; commit: string; manifest: Manifest } | null = null;
+    if (how.rewind || opts.force) {
+      // what is about to be replaced, stored before the worktree is touched: a failure here
+      // leaves everything as it was
       const batch = this.repo.odb.batch();
       const state = await captureState(this.repo, read?.index ?? null, plan.roots, { writeObjects: true, indexStat, writer: batch });
-      saved = this.newSnapshot(session, `state before forced restore of ${ids.join(', ')}`, state, await readHead(this.repo));
-      savedCommit = await stack.writeCommit(saved, oldest.parent, undefined, batch);
-      // stored before the worktree is touched: a failure here leaves everything as it was
-      await batch.flush();
+      if (how.rewind) {
+        const turns = chain.filter((e) => e.manifest.turn).map((e) => (e.manifest.turn as TurnRecord).number);
+        const what = turns.length ? `turn${turns.length > 1 ? 's' : ''} ${[...turns].reverse().join(', ')} of ${session}` : `${ids.join(', ')} of ${session}`;
+        saved = this.newSnapshot(REWINDS, `before the rewind of ${what}`, state, await readHead(this.repo), { rewound: { session, from: tx.current, to: oldest.parent } });
+        undo = await this.pushRewind(saved, batch);
+      } else {
+        saved = this.newSnapshot(session, `state before forced restore of ${ids.join(', ')}`, state, await readHead(this.repo));
+        savedCommit = await stack.writeCommit(saved, oldest.parent, undefined, batch);
+        await batch.flush();
+      }
     }
     const { indexWritten } = await applyRestore(this.repo, plan, read, lock, indexStat);
     await tx.set(savedCommit ?? oldest.parent);
-    await this.appendLog({ event: 'restore', session, ids, paths: plan.roots, detail: { savedAs: saved?.id ?? null, changed: plan.paths.map((p) => p.path), pruned: plan.pruned, ...(head ? { head: logHead(head) } : {}), ...logWarnings(warnings) } });
-    return { session, restored: ids, dryRun: false, savedAs: saved?.id ?? null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten, warnings, head, uncovered: uncoveredOf(chain) };
+    // the rewind's undo is sealed with what the rewind left: `rewind --undo` refuses when someone changed it since
+    if (undo) await this.sealRewind(undo, plan.roots);
+    await this.appendLog({ event: 'restore', session, ids, paths: plan.roots, detail: { savedAs: saved?.id ?? null, ...(how.rewind ? { rewind: true } : {}), changed: plan.paths.map((p) => p.path), pruned: plan.pruned, ...(head ? { head: logHead(head) } : {}), ...logWarnings(warnings) } });
+    return { session, restored: ids, dryRun: false, savedAs: saved?.id ?? null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten, warnings, head, uncovered: listOf(chain, 'uncovered'), left: listOf(chain, 'left') };
+  }
+
+  /** The worktree's rewinds that can be undone, newest on top (never a session: not listed as one). */
+  private rewinds(): SnapshotStack {
+    return new SnapshotStack(this.repo, REWINDS, `refs/scalpel-undo/${this.repo.worktreeId}/stack`);
+  }
+
+  /** The ref keeping a rewound session's turns reachable while its rewind can be undone. */
+  private rewoundRef(id: string): string {
+    return `refs/scalpel-undo/${this.repo.worktreeId}/turns/${id}`;
+  }
+
+  /**
+   * Push a rewind's undo snapshot (`batch` holds its objects) and keep the rewound turns
+   * reachable; the newest `scalpel.keepRewinds` (default 20) are kept.
+   */
+  private async pushRewind(m: Manifest, batch: ObjectBatch): Promise<{ stack: SnapshotStack; commit: string; manifest: Manifest }> {
+    const stack = this.rewinds();
+    return stack.locked(async (tx) => {
+      const commit = await stack.writeCommit(m, tx.current, undefined, batch);
+      await batch.flush();
+      if (m.rewound?.from) await this.repo.refs.update(this.rewoundRef(m.id), m.rewound.from, null).catch(() => undefined);
+      await tx.set(commit);
+      return { stack, commit, manifest: m };
+    });
+  }
+
+  /** Seal the rewind's undo snapshot with what the rewind left (when it is still the newest), and cut the stack to its limit. */
+  private async sealRewind(undo: { stack: SnapshotStack; commit: string; manifest: Manifest }, roots: readonly string[]): Promise<void> {
+    const keep = Math.max(1, this.repo.config.getInt('scalpel.keepRewinds', 20));
+    const now = await this.captureNow(roots);
+    await undo.stack.locked(async (tx) => {
+      if (tx.current === undo.commit) {
+        const top = await undo.stack.load(undo.commit);
+        await undo.stack.replace(tx, [top], top, sealed(undo.manifest, this.now().toISOString(), now));
+      }
+    });
+    await undo.stack.locked(async (tx) => {
+      const all = await undo.stack.walk(undefined, tx.current);
+      if (all.length <= keep) return;
+      await undo.stack.truncate(tx, keep);
+      for (const e of all.slice(keep)) await this.dropRef(this.rewoundRef(e.manifest.id));
+    });
+  }
+
+  private async dropRef(ref: string): Promise<void> {
+    const tx = await this.repo.refs.transaction(ref);
+    try {
+      if (tx.current !== null) await tx.set(null);
+    } finally {
+      await tx.release();
+    }
+  }
+
+  /**
+   * Undo the newest rewind of this worktree (forced or not): what it replaced comes back, and its
+   * turns go back on their session's stack when that stack is as the rewind left it. Refuses
+   * (REFUSED) when a path it restored changed since, unless `force`, which first saves what is
+   * there now (a second `rewindUndo` undoes the forced one).
+   */
+  async rewindUndo(opts: { dryRun?: boolean; force?: boolean; verifyIndex?: boolean } = {}): Promise<RestoreReport & { turnsBack: boolean }> {
+    const stack = this.rewinds();
+    const head = await stack.head();
+    if (!head) throw new ScalpelError('SNAPSHOT_NOT_FOUND', 'nothing to undo: no rewind of this worktree is kept', { session: null });
+    const top = await stack.load(head);
+    const report = await this.restoreOn(stack, { dryRun: opts.dryRun, force: opts.force, verifyIndex: opts.verifyIndex }, {});
+    const r = top.manifest.rewound;
+    let turnsBack = false;
+    if (!opts.dryRun && r) {
+      const session = this.stack(r.session);
+      turnsBack = await session.locked(async (tx) => {
+        if (tx.current !== r.to || !r.from) return false;
+        await tx.set(r.from);
+        return true;
+      });
+      await this.dropRef(this.rewoundRef(top.manifest.id));
+      await this.appendLog({ event: 'restore', session: r.session, ids: [top.manifest.id], paths: top.manifest.captured.roots, detail: { undoRewind: true, turnsBack } });
+    }
+    return { ...report, turnsBack };
+  }
+
+  /** The rewinds `rewindUndo` can undo, newest first. */
+  async undoableRewinds(): Promise<Array<SnapshotInfo & { rewound: NonNullable<Manifest['rewound']> | null }>> {
+    return (await this.rewinds().walk()).map((e) => ({ ...info(e.manifest, e.commit), rewound: e.manifest.rewound ?? null }));
   }
 
   /**
@@ -885,7 +1090,7 @@ export class ScalpelRepository {
     const session = opts.session ?? (await this.newestTurnSession());
     const chain = await this.stack(session).walk();
     const target = rewindTarget(chain, session, opts.turn);
-    return this.restore({ session, id: target.manifest.id, dryRun: opts.dryRun, force: opts.force, verifyIndex: opts.verifyIndex });
+    return this.restoreOn(this.stack(session), { session, id: target.manifest.id, dryRun: opts.dryRun, force: opts.force, verifyIndex: opts.verifyIndex }, { rewind: true });
   }
 
   /** The sessions of this worktree (names of their refs). */
@@ -902,7 +1107,10 @@ export class ScalpelRepository {
       if (!e?.manifest.turn || e.manifest.captured.roots.length === 0) continue;
       if (!best || e.manifest.createdAt > best.at) best = { session, at: e.manifest.createdAt };
     }
-    if (!best) throw new ScalpelError('SNAPSHOT_NOT_FOUND', 'nothing to rewind: no turn of this worktree changed anything', { session: null });
+    if (!best) {
+      const undoable = (await this.rewinds().head()) !== null;
+      throw new ScalpelError('SNAPSHOT_NOT_FOUND', `nothing to rewind: no turn of this worktree changed anything${undoable ? ' (the newest rewind can be undone: rewind --undo)' : ''}`, { session: null });
+    }
     return best.session;
   }
 
@@ -998,8 +1206,9 @@ function logHead(h: HeadMovement): Record<string, unknown> {
   return { from: h.from, to: h.to, count: h.count, complete: h.complete, pushed: h.pushed.map((p) => p.ref) };
 }
 
-function uncoveredOf(chain: readonly StackEntry[]): string[] {
-  return [...new Set(chain.flatMap((e) => e.manifest.uncovered ?? []))].sort(compareRel);
+/** A list the snapshots of `chain` keep (what they could not capture), each path once. */
+function listOf(chain: readonly StackEntry[], key: 'uncovered' | 'left'): string[] {
+  return [...new Set(chain.flatMap((e) => e.manifest[key] ?? []))].sort(compareRel);
 }
 
 function withWarnings(i: SnapshotInfo, warnings: string[]): SnapshotInfo {
@@ -1032,21 +1241,6 @@ function info(m: Manifest, commit: string): SnapshotInfo {
   };
 }
 
-/**
- * The absent-parent records of an extended snapshot's roots. A root the snapshot had keeps its
- * record; a new root that took in earlier ones, whose parent was absent at their capture, takes
- * their record (the first capture wins); any other new root has what its own capture found.
- */
-function mergeAbsentParents(roots: readonly string[], oldRoots: ReadonlySet<string>, old: readonly AbsentParents[], now: readonly AbsentParents[]): AbsentParents[] {
-  const out: AbsentParents[] = [];
-  for (const root of roots) {
-    const rec = oldRoots.has(root)
-      ? old.find((a) => a.root === root)
-      : (old.find((a) => covers(root, a.root) && isAncestor(a.existing, parentOf(root))) ?? now.find((a) => a.root === root));
-    if (rec) out.push({ root, existing: rec.existing });
-  }
-  return out;
-}
 
 /** Does a (partial) seal hold anything at or beneath `root`, or above it? */
 function sealTouches(seal: Manifest['seal'], root: string): boolean {
@@ -1060,10 +1254,15 @@ function mergeContests(a: readonly Contest[], b: readonly Contest[]): Contest[] 
   return out.sort((x, y) => compareRel(x.path, y.path));
 }
 
-/** A tool call's id as a file name (the harness's, so kept to safe characters). */
-function callFileName(key: string): string {
-  const name = key.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120);
-  return name === '' || name.startsWith('.') ? `_${name}` : name;
+/** `m` with these lists set, each left out when empty (a manifest holds no empty optional list). */
+function withLists(m: Manifest, lists: { uncovered?: string[]; left?: string[]; contested?: Contest[]; provisional?: Provisional[] }): Manifest {
+  const out: Manifest = { ...m };
+  for (const [key, list] of Object.entries(lists) as Array<[keyof typeof lists, unknown[] | undefined]>) {
+    if (list === undefined) continue;
+    if (list.length > 0) (out as unknown as Record<string, unknown>)[key] = list;
+    else delete out[key];
+  }
+  return out;
 }
 
 function newId(): string {

@@ -17,7 +17,7 @@ import type { ReadIndexResult } from '../repo/index-file.js';
 import type { StackEntry } from '../store/stack.js';
 import { captureScope, sparseDirContaining } from './capture.js';
 import { checkNoSymlinkParent, compareRel, covers, isAncestor, minimalRoots, parentOf } from '../model/scope.js';
-import { describeEntries, describeItem, sameEntries, sameItem, sameReuc, sealCovers, shallowestAbsent, type Manifest, type IndexRecord, type PathState, type ReucRecord, type WorktreeItem } from '../model/state.js';
+import { describeEntries, describeItem, sameEntries, sameItem, sameReuc, sealCovers, shallowestAbsent, type Contest, type Manifest, type IndexRecord, type PathState, type ReucRecord, type WorktreeItem } from '../model/state.js';
 
 /**
  * A restore in three steps. GATHER (gatherRestoreFacts) reads what the plan needs from the
@@ -219,7 +219,9 @@ export function planFromFacts(facts: RestoreFacts): RestorePlan {
   for (const p of wtPaths) {
     const owner = oldest(p) as Manifest;
     const at = chain.indexOf(owner);
-    const absentBefore = absentDirs.length > 0 && absentDirs.some((a) => a.at > at && covers(a.dir, p));
+    // a turn's capture is made just before the agent's call: what it found was someone else's
+    // (a person's note in a directory an earlier turn created), and stays
+    const absentBefore = !owner.turn && absentDirs.length > 0 && absentDirs.some((a) => a.at > at && covers(a.dir, p));
     targets.set(p, absentBefore ? undefined : itemsOf(owner.captured).get(p));
   }
   const inScope = (p: string) => roots.some((r) => covers(r, p));
@@ -335,15 +337,27 @@ export function planFromFacts(facts: RestoreFacts): RestorePlan {
   }
 
   // what someone else changed mid-turn, after the agent's last write (a turn's contested paths):
-  // refused like a sealed path changed after the seal, where the restore would change it
+  // refused like a sealed path changed after the seal, where the restore would change it, unless
+  // the path holds the agent's last write again (the other change was undone since: nothing of
+  // anyone else's is there to lose)
+  const currentPart = (c: Contest): string => (c.part === 'worktree' ? describeItem(curItems.get(c.path)) : c.part === 'index' ? describeEntries(curIndex.get(c.path) ?? []) : describeReucBrief(curReuc.get(c.path)));
   for (const m of chain) {
     for (const c of m.contested ?? []) {
       const plan = plans.get(c.path);
       if (!plan) continue;
       const part = c.part === 'worktree' ? plan.worktree : c.part === 'index' ? plan.index : plan.resolveUndo;
-      if (!part || conflicts.some((x) => x.path === c.path && x.part === c.part)) continue;
+      if (!part || conflicts.some((x) => x.path === c.path && x.part === c.part) || currentPart(c) === c.expected) continue;
       conflicts.push({ path: c.path, part: c.part, expected: `${c.expected} (the agent's last write)`, found: c.found, restoring: part.to, snapshot: m.id });
     }
+  }
+  // across several snapshots: what one left sealed and the next one found there must agree, or
+  // someone changed it in between (a person's edit between two turns), and restoring past the
+  // newer one would lose that change
+  for (const c of betweenSnapshots(chain, itemsOf, indexOf, reucOf)) {
+    const plan = plans.get(c.path);
+    const part = plan && (c.part === 'worktree' ? plan.worktree : c.part === 'index' ? plan.index : plan.resolveUndo);
+    if (!part || conflicts.some((x) => x.path === c.path && x.part === c.part)) continue;
+    conflicts.push({ ...c, restoring: part.to });
   }
   const paths = [...plans.values()].sort((a, b) => compareRel(a.path, b.path));
   return {
@@ -555,10 +569,14 @@ export function pruneCandidates(chain: readonly Manifest[], inScope: (p: string)
   for (let i = chain.length - 1; i >= 0; i--) {
     const st = chain[i].captured;
     const existing = new Map((st.absentParents ?? []).map((a) => [a.root, a.existing] as const));
+    // within one snapshot, absent at any of its captures: a turn's later call that found the
+    // directory there (an earlier call of the turn made it) does not make it older
+    const here = new Map<string, boolean>();
     for (const r of st.roots) {
       const e = existing.get(r);
-      for (let d = parentOf(r); d !== ''; d = parentOf(d)) if (!absent.has(d)) absent.set(d, e !== undefined && isAncestor(e, d));
+      for (let d = parentOf(r); d !== ''; d = parentOf(d)) here.set(d, here.get(d) === true || (e !== undefined && isAncestor(e, d)));
     }
+    for (const [d, a] of here) if (!absent.has(d)) absent.set(d, a);
   }
   const candidates = [...absent].filter(([d, a]) => a && !inScope(d)).map(([d]) => d);
   const depth = (p: string) => p.split('/').length;
@@ -588,6 +606,57 @@ function prunableDirs(chain: readonly Manifest[], targets: Map<string, WorktreeI
     if (!keeps) empty.add(d);
   }
   return candidates.filter((d) => empty.has(d));
+}
+
+/**
+ * Where an older snapshot of `chain` (newest first) sealed a path and the next newer snapshot
+ * covering that path captured something else there: someone changed it between the two (a
+ * person's edit between two turns). Each path and part once, at the oldest such pair.
+ */
+function betweenSnapshots(
+  chain: readonly Manifest[],
+  itemsOf: (s: PathState) => Map<string, WorktreeItem>,
+  indexOf: (s: PathState) => Map<string, IndexRecord[]>,
+  reucOf: (s: PathState) => Map<string, ReucRecord>,
+): Array<Omit<Conflict, 'restoring'>> {
+  const out: Array<Omit<Conflict, 'restoring'>> = [];
+  if (!chain.some((m, i) => i > 0 && m.seal)) return out;
+  const paths = new Set<string>();
+  for (const m of chain) {
+    for (const st of m.seal ? [m.captured, m.seal.state] : [m.captured]) {
+      for (const k of itemsOf(st).keys()) paths.add(k);
+      for (const k of indexOf(st).keys()) paths.add(k);
+      for (const k of reucOf(st).keys()) paths.add(k);
+    }
+  }
+  for (const p of [...paths].sort(compareRel)) {
+    // the snapshots that captured p, oldest first; each sealed one against the next
+    const owners = chain.filter((m) => m.captured.roots.some((r) => covers(r, p))).reverse();
+    for (let k = 0; k + 1 < owners.length; k++) {
+      const older = owners[k];
+      const newer = owners[k + 1];
+      if (!sealCovers(older.seal, p)) continue;
+      const seal = (older.seal as NonNullable<Manifest['seal']>).state;
+      const parts: Array<[Conflict['part'], string, string]> = [
+        ['worktree', describeItem(itemsOf(seal).get(p)), describeItem(itemsOf(newer.captured).get(p))],
+        ['index', describeEntries(indexOf(seal).get(p) ?? []), describeEntries(indexOf(newer.captured).get(p) ?? [])],
+        ['resolve-undo', describeReucBrief(reucOf(seal).get(p)), describeReucBrief(reucOf(newer.captured).get(p))],
+      ];
+      let found = false;
+      for (const [part, expected, got] of parts) {
+        if (expected === got) continue;
+        out.push({ path: p, part, expected: `${expected} (as snapshot ${older.id} left it)`, found: `${got} (what snapshot ${newer.id} found)`, snapshot: newer.id });
+        found = true;
+      }
+      if (found) break;
+    }
+  }
+  return out;
+}
+
+/** A resolve-undo record's state as contests name it. */
+function describeReucBrief(r: ReucRecord | undefined): string {
+  return r ? 'a resolve-undo record' : 'no resolve-undo record';
 }
 
 /** The seal of `owner` when it holds `p` (a turn's seal may hold only some of its paths: those its tools finished). */

@@ -8,7 +8,7 @@ import { compareBytes, equalBytes } from '../bytes/compare.js';
 import { rowsOf, rowsUnder, type IndexRows } from '../index/rows.js';
 import { objectId } from '../object/loose.js';
 import type { ObjectWriter } from '../repo/object-batch.js';
-import { MODE_EXECUTABLE, MODE_FILE, MODE_GITLINK, MODE_SYMLINK } from '../object/tree.js';
+import { MODE_EXECUTABLE, MODE_FILE, MODE_GITLINK, MODE_SYMLINK, MODE_TREE } from '../object/tree.js';
 import type { Repository } from '../repo/repository.js';
 import { isGitDirName, loadIgnoreRules, type DirRules, type IgnoreRules } from '../ignore/index.js';
 import { ignoreOptionsFromConfig } from '../ignore/index.js';
@@ -49,7 +49,7 @@ type BaselineEntry =
   | [string, 'l', string, string, string];
 
 export interface ShellBaseline {
-  format: 'git-scalpel-shell/1';
+  format: 'git-scalpel-shell/2';
   session: string;
   command: string;
   at: string;
@@ -59,17 +59,30 @@ export interface ShellBaseline {
   entries: BaselineEntry[];
   dirs: string[];
   ignoredDirs: string[];
+  /**
+   * Tracked paths (any stage) that held no file or symlink: deleted by the person, or made a
+   * directory. A command that leaves them so changed nothing there, whatever the index says.
+   */
+  absent: string[];
   /** Hand-kept ignored files over the size limit: not captured. */
   tooLarge: string[];
   nested: string[];
+  /**
+   * What the ignored directories held, where there were few enough entries to list
+   * (`scalpel.shellIgnoredList`, 2,000 a directory): [directory, [[path, stat key], ...]], or
+   * [directory, null, its own stat key] when it held more. Never read: only told apart after.
+   */
+  ignoredListings: Array<[string, Array<[string, string]>] | [string, null, string]>;
 }
 
 /** What a command changed, from its baseline: the paths, their state before it, what could not be captured. */
 export interface ShellChanges {
   paths: string[];
   state: PathState;
-  /** Ignored directories and oversized hand-kept files that existed before and are gone or changed: not brought back by a rewind. */
+  /** Ignored directories, files in them and oversized hand-kept files that existed before and are gone or changed, and other repositories' checkouts gone: not brought back by a rewind. */
   uncovered: string[];
+  /** What the command created or changed inside ignored directories that existed before (never captured): left in place by a rewind. */
+  left: string[];
 }
 
 /** A key of the stat fields a change shows in (git's ie_match_stat, with nanoseconds). */
@@ -199,7 +212,11 @@ export async function takeBaseline(repo: Repository, read: { index: GitIndex; by
   const tooLarge: string[] = [];
   // files whose content is not the index's: read after the walk
   const toRead: Array<{ rel: string; st: FileStat }> = [];
+  // the tracked paths the walk found as files or links (by their first row)
+  const found = new Uint8Array(idx.table?.count ?? 0);
   const w = await walk(repo, idx, rules, (rel, st, handKept) => {
+    const row = idx.rows.get(rel);
+    if (row !== undefined) found[row] = 1;
     const z = idx.zero.get(rel);
     if (z !== undefined && idx.table && cleanOid(idx.table.entry(z), st, read?.stat ?? null)) return;
     if (handKept && st.type === 'file' && st.size > max) tooLarge.push(rel);
@@ -221,8 +238,11 @@ export async function takeBaseline(repo: Repository, read: { index: GitIndex; by
     }
   }
   entries.sort((x, y) => compareRel(x[0], y[0]));
+  const listMax = Math.max(0, repo.config.getInt('scalpel.shellIgnoredList', 2000));
+  const ignoredListings: ShellBaseline['ignoredListings'] = [];
+  for (const d of w.ignoredDirs) ignoredListings.push(await listIgnored(repo, d, listMax));
   const baseline: ShellBaseline = {
-    format: 'git-scalpel-shell/1',
+    format: 'git-scalpel-shell/2',
     session: opts.session,
     command: opts.command,
     at: opts.now.toISOString(),
@@ -230,10 +250,63 @@ export async function takeBaseline(repo: Repository, read: { index: GitIndex; by
     entries,
     dirs: [...w.dirs].sort(compareRel),
     ignoredDirs: w.ignoredDirs.sort(compareRel),
+    absent: absentTracked(idx, found),
     tooLarge: tooLarge.sort(compareRel),
     nested: w.nested.sort(compareRel),
+    ignoredListings,
   };
   return { baseline, indexBytes: read ? read.bytes : null, warnings: [...rules.warnings] };
+}
+
+/**
+ * The tracked paths the walk did not find as a file or link, of those a worktree holds (not a
+ * gitlink, not skip-worktree, not a sparse directory entry).
+ */
+function absentTracked(idx: TrackedPaths, found: Uint8Array): string[] {
+  const table = idx.table;
+  if (!table) return [];
+  const out: string[] = [];
+  for (const [p, row] of idx.rows) {
+    if (found[row]) continue;
+    const z = idx.zero.get(p);
+    const e = table.entry(z ?? row);
+    if (e.mode === MODE_GITLINK || e.mode === MODE_TREE || (z !== undefined && e.skipWorktree)) continue;
+    out.push(p);
+  }
+  return out.sort(compareRel);
+}
+
+/**
+ * What ignored directory `dir` holds, by path and stat key ('d' for a directory), walked until
+ * `max` entries; past that, only the directory's own stat key (it is too large to list).
+ */
+async function listIgnored(repo: Repository, dir: string, max: number): Promise<[string, Array<[string, string]>] | [string, null, string]> {
+  const fs = repo.fs;
+  const abs = (rel: string) => joinPath(repo.worktree, rel);
+  const self = await fs.lstat(abs(dir));
+  const selfKey = self ? statKey(self) : '';
+  const out: Array<[string, string]> = [];
+  const stack = [dir];
+  while (stack.length > 0) {
+    const d = stack.pop() as string;
+    let names: string[];
+    try {
+      names = fs.readdirSync ? fs.readdirSync(abs(d)) : await fs.readdir(abs(d));
+    } catch {
+      continue;
+    }
+    for (const n of names) {
+      if (out.length >= max) return [dir, null, selfKey];
+      const rel = `${d}/${n}`;
+      const st = fs.lstatSync ? fs.lstatSync(abs(rel)) : await fs.lstat(abs(rel));
+      if (!st) continue;
+      if (st.type === 'directory') {
+        out.push([rel, 'd']);
+        stack.push(rel);
+      } else out.push([rel, statKey(st)]);
+    }
+  }
+  return [dir, out.sort((a, b) => compareRel(a[0], b[0]))];
 }
 
 export function encodeBaseline(b: ShellBaseline): Uint8Array {
@@ -247,10 +320,12 @@ export function decodeBaseline(bytes: Uint8Array): ShellBaseline {
   } catch (e) {
     throw new ScalpelError('SNAPSHOT_CORRUPT', `shell baseline is not JSON: ${(e as Error).message}`, { reason: 'baseline-json' });
   }
-  if (!b || b.format !== 'git-scalpel-shell/1' || !Array.isArray(b.entries) || !Array.isArray(b.dirs) || !Array.isArray(b.ignoredDirs)) {
+  const format = (b as { format?: unknown } | null)?.format;
+  if (!b || (format !== 'git-scalpel-shell/2' && format !== 'git-scalpel-shell/1') || !Array.isArray(b.entries) || !Array.isArray(b.dirs) || !Array.isArray(b.ignoredDirs)) {
     throw new ScalpelError('SNAPSHOT_CORRUPT', 'shell baseline is malformed', { reason: 'baseline-shape' });
   }
-  return b;
+  // a baseline an older version took before the command (it knew no absent paths, listed nothing)
+  return { ...b, format: 'git-scalpel-shell/2', absent: Array.isArray(b.absent) ? b.absent : [], tooLarge: Array.isArray(b.tooLarge) ? b.tooLarge : [], nested: Array.isArray(b.nested) ? b.nested : [], ignoredListings: Array.isArray(b.ignoredListings) ? b.ignoredListings : [] };
 }
 
 /**
@@ -297,7 +372,9 @@ function indexDiff(a: GitIndex | null, b: GitIndex | null, out: Set<string>): vo
 /**
  * What the command changed since `baseline`: every path whose worktree state, index entries or
  * resolve-undo record differs, with the state before the command (for the turn), and what of
- * the uncaptured part (ignored directories, oversized hand-kept files) it touched.
+ * the uncaptured part (ignored directories, oversized hand-kept files, other repositories) it
+ * touched. A tracked path that held nothing before (a person's unstaged deletion) and holds
+ * nothing now did not change, whatever the index says of it.
  */
 export async function shellChanges(repo: Repository, baseline: ShellBaseline, oldIndexBytes: Uint8Array | null, now: { index: GitIndex; stat: FileStat } | null, env?: { HOME?: string; XDG_CONFIG_HOME?: string }): Promise<ShellChanges> {
   const fs: Fs = repo.fs;
@@ -305,6 +382,7 @@ export async function shellChanges(repo: Repository, baseline: ShellBaseline, ol
   const oldIdx = trackedPaths(old);
   const rules = await rulesOf(repo, env);
   const before = new Map(baseline.entries.map((e) => [e[0], e] as const));
+  const absent = new Set(baseline.absent);
   const tooLarge = new Set(baseline.tooLarge);
   const changed = new Set<string>();
   // a path beneath a directory the baseline did not walk (ignored, another repository) is not
@@ -331,11 +409,16 @@ export async function shellChanges(repo: Repository, baseline: ShellBaseline, ol
       return;
     }
     const z = oldIdx.zero.get(rel);
-    if (z !== undefined && oldIdx.table && !ignoredBefore(rel)) {
-      // clean at the baseline (it has no entry of its own): the old index entry is what it held
-      seen.add(rel);
+    if (z !== undefined && oldIdx.table && !absent.has(rel) && !ignoredBefore(rel)) {
       const x = oldIdx.table.entry(z);
       if (x.mode === MODE_GITLINK) return;
+      if (x.skipWorktree) {
+        // not in the worktree before (a sparse checkout's): the command put it there
+        changed.add(rel);
+        return;
+      }
+      // clean at the baseline (it has no entry of its own): the old index entry is what it held
+      seen.add(rel);
       if (st.type !== 'file' || x.mode !== fileModeOf(st.mode)) changed.add(rel);
       else if (!x.statEquals(st)) toHash.push({ rel, st, oid: x.oid });
       return;
@@ -352,26 +435,70 @@ export async function shellChanges(repo: Repository, baseline: ShellBaseline, ol
   for (const p of before.keys()) if (!seen.has(p)) changed.add(p);
   if (oldIdx.table) {
     for (const [p, z] of oldIdx.zero) {
-      if (seen.has(p) || before.has(p) || ignoredBefore(p) || oldIdx.table.entry(z).mode === MODE_GITLINK) continue;
+      if (seen.has(p) || before.has(p) || absent.has(p) || ignoredBefore(p)) continue;
+      const x = oldIdx.table.entry(z);
+      if (x.mode === MODE_GITLINK || x.skipWorktree) continue;
       changed.add(p);
     }
   }
   const dirsBefore = new Set(baseline.dirs);
   for (const d of w.dirs) if (!dirsBefore.has(d) && !ignoredBefore(d)) changed.add(d);
   for (const d of dirsBefore) if (!w.dirs.has(d)) changed.add(d);
+  // an ignored directory the command made from nothing (a build's `dist/`) is the turn's: the
+  // rewind removes it; one that was there is not captured, what happened in it is told below
+  const ignoredThen = new Set(baseline.ignoredDirs);
+  for (const d of w.ignoredDirs) if (!ignoredThen.has(d) && !dirsBefore.has(d) && !ignoredBefore(d)) changed.add(d);
   indexDiff(old, now?.index ?? null, changed);
 
   // what was not captured and is not as it was
   const uncovered: string[] = [];
+  const left: string[] = [];
+  const listMax = Math.max(0, repo.config.getInt('scalpel.shellIgnoredList', 2000));
+  const listed = new Set<string>();
+  for (const l of baseline.ignoredListings) {
+    const d = l[0];
+    listed.add(d);
+    const st = await fs.lstat(joinPath(repo.worktree, d));
+    if (!st || st.type !== 'directory') {
+      uncovered.push(d);
+      continue;
+    }
+    if (l[1] === null) {
+      // too large to list: its own entries changed (made, removed, renamed), or not
+      if (statKey(st) !== l[2]) left.push(d);
+      continue;
+    }
+    const then = new Map(l[1]);
+    const nowList = await listIgnored(repo, d, Math.max(listMax, then.size) * 2);
+    if (nowList[1] === null) {
+      // it grew past listing: what was there is checked one by one, the rest is named as a whole
+      left.push(d);
+      for (const [p, key] of then) {
+        const cur = await fs.lstat(joinPath(repo.worktree, p));
+        if (!cur || (key === 'd' ? cur.type !== 'directory' : statKey(cur) !== key)) uncovered.push(p);
+      }
+      continue;
+    }
+    const current = new Map(nowList[1]);
+    for (const [p, key] of then) {
+      const cur = current.get(p);
+      if (cur === undefined || (cur !== key && !(key === 'd' && cur === 'd'))) uncovered.push(p);
+    }
+    for (const p of current.keys()) if (!then.has(p)) left.push(p);
+  }
   const currentIgnored = new Set(w.ignoredDirs);
-  for (const d of baseline.ignoredDirs) if (!currentIgnored.has(d) && !w.dirs.has(d)) uncovered.push(d);
+  for (const d of baseline.ignoredDirs) if (!listed.has(d) && !currentIgnored.has(d) && !w.dirs.has(d)) uncovered.push(d);
   for (const p of baseline.tooLarge) if (!(await fs.lstat(joinPath(repo.worktree, p)))) uncovered.push(p);
+  // another repository's checkout gone (rm -rf vendor): its work is not ours to bring back
+  const nestedNow = new Set(w.nested);
+  for (const d of baseline.nested) if (!nestedNow.has(d)) uncovered.push(d);
   const paths = minimalRoots([...changed].filter((p) => !tooLarge.has(p)));
-  return { paths, state: await stateBefore(repo, baseline, old, paths), uncovered: uncovered.sort(compareRel) };
+  return { paths, state: await stateBefore(repo, baseline, old, paths), uncovered: minimalRoots(uncovered), left: minimalRoots(left) };
 }
 
 /** The state of `roots` before the command, from the baseline and the index as it was. */
 async function stateBefore(repo: Repository, baseline: ShellBaseline, old: GitIndex | null, roots: string[]): Promise<PathState> {
+  const absent = new Set(baseline.absent);
   const inRoots = (p: string) => roots.some((r) => covers(r, p));
   const items: WorktreeItem[] = [];
   const seen = new Set<string>();
@@ -390,7 +517,7 @@ async function stateBefore(repo: Repository, baseline: ShellBaseline, old: GitIn
       for (const i of rowsUnder(rows, r)) {
         const e = rows.entry(i);
         const p = e.path;
-        if (e.stage !== 0 || seen.has(p) || e.mode === MODE_GITLINK || baseline.ignoredDirs.some((d) => covers(d, p))) continue;
+        if (e.stage !== 0 || seen.has(p) || absent.has(p) || e.skipWorktree || e.mode === MODE_GITLINK || baseline.ignoredDirs.some((d) => covers(d, p))) continue;
         if (p !== r && !dirs.has(parentOf(p))) continue; // its directory was not there: it was not either
         seen.add(p);
         if (e.mode === MODE_SYMLINK) {
@@ -410,7 +537,7 @@ async function stateBefore(repo: Repository, baseline: ShellBaseline, old: GitIn
   // (a file counts: nothing was beneath it, and it is not a directory a restore would remove)
   const files = new Set(baseline.entries.map((e) => e[0]));
   const oldFiles = old && roots.some((r) => parentOf(r) !== '' && !dirs.has(parentOf(r))) ? trackedPaths(old).zero : new Map<string, number>();
-  const existed = (p: string) => dirs.has(p) || files.has(p) || oldFiles.has(p);
+  const existed = (p: string) => dirs.has(p) || files.has(p) || (oldFiles.has(p) && !absent.has(p));
   const absentParents: AbsentParents[] = [];
   for (const r of roots) {
     const parent = parentOf(r);

@@ -36,15 +36,20 @@ export function checkSession(session: string): void {
 }
 
 export class SnapshotStack {
+  /**
+   * The stack of `session` on `refs/scalpel/<worktree>/<session>`, or on `ref` (a stack that is
+   * no session's, such as the rewinds a worktree can undo: never listed as a session).
+   */
   constructor(
     private readonly repo: Repository,
     readonly session: string,
+    private readonly refName?: string,
   ) {
     checkSession(session);
   }
 
   get ref(): string {
-    return `refs/scalpel/${this.repo.worktreeId}/${this.session}`;
+    return this.refName ?? `refs/scalpel/${this.repo.worktreeId}/${this.session}`;
   }
 
   head(): Promise<string | null> {
@@ -131,6 +136,9 @@ export class SnapshotStack {
     if (wt) root.push({ mode: MODE_TREE, name: utf8Encode('worktree'), oid: wt });
     const ix = await this.indexTree(manifest.captured, out);
     if (ix) root.push({ mode: MODE_TREE, name: utf8Encode('index'), oid: ix });
+    // what unfinished tool calls captured (Manifest.provisional) is kept as reachable as the rest
+    const pv = manifest.provisional?.length ? await this.keepTree(manifest.provisional.map((p) => p.state), new Set(), out) : null;
+    if (pv) root.push({ mode: MODE_TREE, name: utf8Encode('provisional'), oid: pv });
     const tree = await out.write('tree', encodeTree(root, fmt));
     const when = Math.floor(Date.parse(manifest.createdAt) / 1000);
     const ident = formatIdentity({ name: 'git-scalpel', email: 'git-scalpel@localhost', timestamp: Number.isFinite(when) && when >= 0 ? when : 0 });
@@ -235,13 +243,25 @@ export class SnapshotStack {
   private async indexTree(state: PathState, out: ObjectWriter): Promise<string | null> {
     const inWorktree = new Set<string>();
     for (const it of state.items) if (it.kind === 'file' || it.kind === 'symlink') inWorktree.add(it.oid);
+    return this.keepTree([{ ...state, items: [] }], inWorktree, out);
+  }
+
+  /**
+   * One flat tree naming, by id, every blob and tree `states` name (worktree items, index
+   * records, resolve-undo records) but those in `skip`, so git gc keeps them. Gitlinks are other
+   * repositories' commits.
+   */
+  private async keepTree(states: readonly PathState[], skip: ReadonlySet<string>, out: ObjectWriter): Promise<string | null> {
     const byOid = new Map<string, number>();
     const add = (oid: string | null, mode: number) => {
-      if (!oid || mode === MODE_GITLINK || mode === 0 || inWorktree.has(oid)) return;
+      if (!oid || mode === MODE_GITLINK || mode === 0 || skip.has(oid)) return;
       byOid.set(oid, mode === MODE_TREE ? MODE_TREE : MODE_FILE);
     };
-    for (const e of state.index) add(e.oid, e.mode);
-    for (const r of state.reuc) r.modes.forEach((m, i) => add(r.oids[i], m));
+    for (const state of states) {
+      for (const it of state.items) if (it.kind !== 'dir') add(it.oid, MODE_FILE);
+      for (const e of state.index) add(e.oid, e.mode);
+      for (const r of state.reuc) r.modes.forEach((m, i) => add(r.oids[i], m));
+    }
     const entries: TreeEntry[] = [];
     const emptyBlob = objectId('blob', new Uint8Array(0), this.repo.objectFormat, this.repo.hash);
     for (const [oid, mode] of byOid) {

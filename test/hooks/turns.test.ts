@@ -131,7 +131,8 @@ describe('turns', () => {
     expect(await ev({ kind: 'before-write', session: 'ts', cwd: join(dir, 'src'), paths: ['app.ts', '/tmp/not-ours.txt'], tool: 'edit', toolUseId: 'u1' })).toMatchObject({
       ok: true,
       action: 'captured',
-      paths: ['app.ts'],
+      // where the write lands, worktree-relative
+      paths: ['src/app.ts'],
       ignored: ['/tmp/not-ours.txt'],
     });
     w(dir, 'src/app.ts', 'edited\n');
