@@ -12,7 +12,7 @@ import { GitConfig } from '../../src/repo/config.js';
 import { discoverRepository, readRepoConfig } from '../../src/repo/discover.js';
 import { writeRaw } from '../ignore/oracle.js';
 import { git, gitEnv, makeTempDir, makeTempRepo } from '../helpers/git.js';
-import { expectAgreesWithGit, gitConverts, indexAttributeBlobs, listFiles, walkAnswers } from './oracle.js';
+import { expectAgreesWithGit, gitConverts, indexAttributeBlobs, walkAnswers } from './oracle.js';
 
 const fs = nodeFs();
 const raw = (b: number) => String.fromCharCode(0xdc00 + b);

@@ -133,14 +133,17 @@ export async function expectAgreesWithGit(fs: Fs, repo: string, rules: Attribute
 }
 
 /**
- * What git really does to each regular file: `git add -A`, then each file's bytes against its
- * staged blob (checkin), then every file deleted and checked out again, against the blob
- * (checkout). True where either differs. The worktree is left as the checkout wrote it.
+ * What git really does to each regular file (or to `only`): `git add`, then each file's bytes
+ * against its staged blob (checkin), then every file deleted and checked out again, against the
+ * blob (checkout). The worktree is left as the checkout wrote it.
  */
-export function gitConverts(repo: string, env?: NodeJS.ProcessEnv): Map<string, { checkin: boolean; checkout: boolean }> {
-  const files = listFiles(repo).filter((p) => lstatSync(Buffer.from(encodePath(`${repo}/${p}`))).isFile());
+export function gitConverts(repo: string, env?: NodeJS.ProcessEnv, only?: readonly string[]): Map<string, { checkin: boolean; checkout: boolean }> {
+  const files = only ? [...only] : listFiles(repo).filter((p) => lstatSync(Buffer.from(encodePath(`${repo}/${p}`))).isFile());
+  if (files.length === 0) return new Map();
   const before = new Map(files.map((p) => [p, readFileSync(Buffer.from(encodePath(`${repo}/${p}`)))]));
-  git(repo, ['add', '-A'], { env });
+  const spec = Buffer.concat(files.flatMap((p) => [Buffer.from(encodePath(p)), Buffer.from([0])]));
+  if (only) git(repo, ['add', '--pathspec-from-file=-', '--pathspec-file-nul'], { env, input: spec });
+  else git(repo, ['add', '-A'], { env });
   const staged = new Map<string, string>();
   for (const rec of splitNul(git(repo, ['ls-files', '-s', '-z'], { encoding: 'buffer', env }))) {
     const tab = rec.indexOf(9);
@@ -150,8 +153,11 @@ export function gitConverts(repo: string, env?: NodeJS.ProcessEnv): Map<string, 
   const blobs = new Map<string, Buffer>();
   const oids = files.map((p) => staged.get(p)!);
   catObjects(repo, oids).forEach((o, i) => blobs.set(files[i], o.content));
-  for (const p of files) if (!p.endsWith('.gitattributes')) rmSync(Buffer.from(encodePath(`${repo}/${p}`)));
-  git(repo, ['checkout', '--', '.'], { env });
+  const checkedOut = files.filter((p) => !p.endsWith('.gitattributes'));
+  for (const p of checkedOut) rmSync(Buffer.from(encodePath(`${repo}/${p}`)));
+  if (only) {
+    if (checkedOut.length) git(repo, ['checkout', '--pathspec-from-file=-', '--pathspec-file-nul'], { env, input: Buffer.concat(checkedOut.flatMap((p) => [Buffer.from(encodePath(p)), Buffer.from([0])])) });
+  } else git(repo, ['checkout', '--', '.'], { env });
   const out = new Map<string, { checkin: boolean; checkout: boolean }>();
   for (const p of files) {
     const blob = blobs.get(p)!;
