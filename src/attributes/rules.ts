@@ -284,7 +284,7 @@ export class View {
     rules.forEach((r, i) => {
       const t = r.test;
       if (t.kind === 'name') push((names ??= new Map()), t.key, i);
-      else if (t.kind === 'suffix' && t.key === '') always.push(i);
+      else if (isAlways(t)) always.push(i);
       else if (t.kind === 'suffix' && t.key.length > 1 && t.key[0] === '.' && t.key.indexOf('.', 1) < 0 && t.key.indexOf('/') < 0) push((exts ??= new Map()), t.key.slice(1), i);
       else others.push(i);
     });
@@ -296,9 +296,60 @@ export class View {
     this.slots = new Array(plan.slots.size).fill(undefined);
     if (poisoned) this.uniform = true;
     else if (rules.length === 0) this.uniform = plan.baseConverts;
-    else if (always.length === rules.length) this.uniform = this.evaluate(this.always, always.length);
-    else this.uniform = undefined;
+    else this.uniform = this.constantAnswer();
     this.extCache = this.uniform === undefined && names === null && others.length === 0 ? new Map() : null;
+  }
+
+  /**
+   * The answer when it cannot depend on the name, else undefined. The lines matching every
+   * name (`*`) that come first in visiting order give their values for sure; every other line
+   * may or may not match, so each conversion attribute still without a value ends up with one
+   * of the values those lines (or the macros they set) can give it, or none. When every such
+   * combination gives the same answer, that is the answer (`* -text` over `*.png binary`: no).
+   */
+  private constantAnswer(): boolean | undefined {
+    const plan = this.plan;
+    const slots = this.slots;
+    slots.fill(undefined);
+    let k = 0;
+    while (k < this.rules.length && isAlways(this.rules[k].test)) plan.fill(slots, this.rules[k++].ops);
+    if (k === this.rules.length) return plan.answer(slots);
+    const n = CONVERSION_ATTRIBUTES.length;
+    const choices: Array<Array<AttrValue | null | undefined>> = [];
+    for (let i = 0; i < n; i++) choices.push(slots[i] !== undefined ? [slots[i]] : [undefined]);
+    const seen = new Set<number>();
+    const collect = (ops: readonly Op[]): void => {
+      for (const op of ops) {
+        if (op.slot < n) {
+          const c = choices[op.slot];
+          if (slots[op.slot] === undefined && !c.includes(op.value)) c.push(op.value);
+        }
+        const m = plan.macroOps[op.slot];
+        if (op.value === true && m !== null && !seen.has(op.slot)) {
+          seen.add(op.slot);
+          collect(m);
+        }
+      }
+    };
+    for (; k < this.rules.length; k++) collect(this.rules[k].ops);
+    let combos = 1;
+    for (const c of choices) combos *= c.length;
+    if (combos > 512) return undefined;
+    const pick: Array<AttrValue | null | undefined> = new Array(n);
+    let first: boolean | undefined;
+    const go = (i: number): boolean => {
+      if (i === n) {
+        const a = plan.answer(pick);
+        if (first === undefined) first = a;
+        return a === first;
+      }
+      for (const v of choices[i]) {
+        pick[i] = v;
+        if (!go(i + 1)) return false;
+      }
+      return true;
+    };
+    return go(0) ? first : undefined;
   }
 
   /** May the entry `name` (a path string, not a key) be converted? */
@@ -390,6 +441,11 @@ export class View {
     this.fillHits(hits, n);
     return this.plan.answer(this.slots);
   }
+}
+
+/** `*`: matches every name. */
+function isAlways(t: EntryMatcher): boolean {
+  return t.kind === 'suffix' && t.key === '';
 }
 
 function push(m: Map<string, number[]>, k: string, v: number): void {
