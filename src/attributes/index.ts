@@ -442,16 +442,26 @@ class Dir implements DirAttributes {
   }
 
   enter(name: string, hasAttributesFile?: boolean): Promise<DirAttributes> {
+    const hit = this.children?.get(name);
+    if (hit) return Promise.resolve(hit);
+    // nothing to read: no promise chain (a walk enters thousands of directories)
+    if (hasAttributesFile === false && !this.rules.opts.indexBlob) return Promise.resolve(this.child(name, null));
     return this.enterDir(name, hasAttributesFile);
   }
 
   async enterDir(name: string, has?: boolean): Promise<Dir> {
     const hit = this.children?.get(name);
     if (hit) return hit;
+    const raw = await this.rules.inTree(this.path === '' ? name : `${this.path}/${name}`, has);
+    return this.child(name, raw === null || raw === EMPTY ? null : this.rules.compile(raw));
+  }
+
+  /** The subdirectory `name`, whose own .gitattributes (if any) is `own`. */
+  private child(name: string, own: AttrFile | null): Dir {
+    const hit = this.children?.get(name);
+    if (hit) return hit;
     const rules = this.rules;
     const path = this.path === '' ? name : `${this.path}/${name}`;
-    const raw = await rules.inTree(path, has);
-    const own = raw === null || raw === EMPTY ? null : rules.compile(raw);
     let child: Dir;
     if (own === null && this.chain.length === 0) {
       child = new Dir(rules, path, this.chain, -1, this.view);
@@ -481,12 +491,15 @@ export async function loadAttributeRules(fs: Fs, opts: AttributeOptions): Promis
   const rules = new Rules(fs, opts);
   const env = opts.env ?? {};
   const systemPath = opts.systemFile === undefined ? (envBool(env.GIT_ATTR_NOSYSTEM) ? null : '/etc/gitattributes') : opts.systemFile;
-  const system = systemPath ? await rules.outside(systemPath, 'system') : null;
   const globalPath = attributesFilePath(opts);
-  const global = globalPath ? await rules.outside(globalPath, 'attributesFile') : null;
-  const rootRaw = await rules.inTree('', undefined);
+  // four independent reads: side by side (an async filesystem answers them together)
+  const [system, global, rootRaw, info] = await Promise.all([
+    systemPath ? rules.outside(systemPath, 'system') : null,
+    globalPath ? rules.outside(globalPath, 'attributesFile') : null,
+    rules.inTree('', undefined),
+    rules.outside(joinPath(opts.gitDir, 'info', 'attributes'), 'info/attributes'),
+  ]);
   const root = rootRaw === EMPTY ? null : rootRaw;
-  const info = await rules.outside(joinPath(opts.gitDir, 'info', 'attributes'), 'info/attributes');
   const builtin: RawFile = { source: '[builtin]', kind: 'builtin', base: '', rules: parseAttributesBuffer(new TextEncoder().encode(BUILTIN_ATTRIBUTES), { macros: true, source: '[builtin]' }), poisoned: false };
   // precedence order, highest first
   const stack = [info, root, global, system, builtin].filter((f): f is RawFile => f !== null);

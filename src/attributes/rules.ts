@@ -227,6 +227,7 @@ interface ViewRule {
 }
 
 const NO_HITS = new Int32Array(0);
+const CACHE_MAX = 4096;
 
 /**
  * The conversion question for the entries of one directory: the lines (of every file in force
@@ -251,8 +252,12 @@ export class View {
   private readonly exts: Map<string, number[]> | null;
   /** Lines needing a test per name. */
   private readonly others: Int32Array;
-  /** With no name or other lines the answer depends only on the extension: cached per extension. */
-  private readonly extCache: Map<string, boolean> | null;
+  /**
+   * With no line needing a test per name, the lines a name matches follow from its extension,
+   * or from the name itself when a line names it: answers are cached by that key (up to
+   * CACHE_MAX of them).
+   */
+  private readonly cache: Map<string, boolean> | null;
   private readonly hits: Int32Array;
   private readonly slots: Array<AttrValue | null | undefined>;
 
@@ -297,7 +302,7 @@ export class View {
     if (poisoned) this.uniform = true;
     else if (rules.length === 0) this.uniform = plan.baseConverts;
     else this.uniform = this.constantAnswer();
-    this.extCache = this.uniform === undefined && names === null && others.length === 0 ? new Map() : null;
+    this.cache = this.uniform === undefined && others.length === 0 ? new Map() : null;
   }
 
   /**
@@ -376,9 +381,11 @@ export class View {
       const dot = f.lastIndexOf('.');
       ext = dot < 0 ? null : f.slice(dot + 1);
     }
-    const cache = full ? null : this.extCache;
+    const cache = full ? null : this.cache;
+    let cacheKey = '';
     if (cache !== null) {
-      const known = cache.get(ext ?? '/');
+      cacheKey = this.names !== null && this.names.has(f) ? '\u0000' + f : (ext ?? '/');
+      const known = cache.get(cacheKey);
       if (known !== undefined) return known;
     }
     const hits = this.hits;
@@ -413,13 +420,24 @@ export class View {
       }
       if (any) sources++;
     }
-    if (sources > 1) hits.subarray(0, n).sort();
+    if (sources > 1) {
+      // insertion sort: a handful of line numbers
+      for (let i = 1; i < n; i++) {
+        const v = hits[i];
+        let j = i - 1;
+        while (j >= 0 && hits[j] > v) {
+          hits[j + 1] = hits[j];
+          j--;
+        }
+        hits[j + 1] = v;
+      }
+    }
     if (full) {
       this.fillHits(n === 0 ? NO_HITS : hits, n);
       return this.plan.conversion(this.slots);
     }
     const answer = this.evaluate(hits, n);
-    if (cache !== null) cache.set(ext ?? '/', answer);
+    if (cache !== null && cache.size < CACHE_MAX) cache.set(cacheKey, answer);
     return answer;
   }
 

@@ -263,9 +263,7 @@ describe('loadAttributeRules: sources, costs, flags', () => {
   it('an unreadable file throws UNREADABLE naming it, or (onUnreadable: converts) makes every file it covers convert', async () => {
     const eacces = (p: string) => Promise.reject(Object.assign(new Error(`EACCES: ${p}`), { code: 'EACCES' }));
     const files = { '.gitattributes': '* -text\n', 'sub/.gitattributes': '* -text\n' };
-    const sub = memTree(files, { readFile: (p: string) => (p.endsWith('sub/.gitattributes') ? eacces(p) : newMemoryFs().readFile(p)) });
-    // the root file is read by the wrapped memfs of memTree's own volume
-    const { mem } = sub;
+    const { mem } = memTree(files);
     const fs2: Fs = Object.assign(Object.create(mem) as Fs, { readFile: (p: string) => (p.endsWith('sub/.gitattributes') ? eacces(p) : mem.readFile(p)) });
     const rules = await loadAttributeRules(fs2, base());
     await expect(rules.mayConvert('sub/a')).rejects.toMatchObject({ code: 'UNREADABLE', data: { path: '/w/sub/.gitattributes', cause: 'EACCES' } });
@@ -276,7 +274,7 @@ describe('loadAttributeRules: sources, costs, flags', () => {
     expect((await lenient.conversion('sub/a')).reasons).toContain('unknown');
     expect(lenient.warnings.join()).toMatch(/EACCES/);
     const fs3: Fs = Object.assign(Object.create(mem) as Fs, { readFile: (p: string) => (p.endsWith('info/attributes') ? eacces(p) : mem.readFile(p)) });
-    mem.writeFile('/w/.git/info/attributes', new TextEncoder().encode('x text\n'));
+    await mem.writeFile('/w/.git/info/attributes', new TextEncoder().encode('x text\n'));
     await expect(loadAttributeRules(fs3, base())).rejects.toMatchObject({ code: 'UNREADABLE' });
     expect((await loadAttributeRules(fs3, base({ onUnreadable: 'converts' }))).none).toBe(false);
   });
