@@ -11,24 +11,34 @@
 //
 // One path or a few (a capture):
 //
-//   const rules = await loadAttributeRules(fs, { worktree, gitDir: commonDir, ...attributeOptionsFromConfig(...configs), env });
-//   if (!rules.none || rel.includes('/')) if (await rules.mayConvert('src/a.ts')) /* read the file */;
+//   const rules = await loadAttributeRules(fs, {
+//     worktree, gitDir: commonDir, env,                      // env: HOME, XDG_CONFIG_HOME, GIT_ATTR_NOSYSTEM
+//     ...attributeOptionsFromConfig(...globalConfigs, repoConfig),
+//     indexBlob: (rel) => /* the staged blob of rel, or null */,
+//   });
+//   for (const rel of statCleanPaths) if (await rules.mayConvert(rel)) /* read it: not its index blob */;
 //
-//   loading reads (lstat, then read when present) the root .gitattributes, info/attributes,
-//   core.attributesFile and the system file; a path then costs an lstat of the .gitattributes
-//   of each directory above it not seen yet by this rules object, and a few string tests.
+//   Loading reads (stat or lstat, then a read when present) the root .gitattributes,
+//   info/attributes, core.attributesFile and the system file, side by side. A path then costs
+//   an lstat of the .gitattributes of each directory above it that this rules object has not
+//   entered yet, and a few string tests. Nothing is cached beyond the rules object.
 //
 // A walk (a shell baseline), entering directories as it goes:
 //
 //   const walk = async (dir: DirAttributes, names: string[]) => {
-//     const hasAttributes = names.includes('.gitattributes');   // (per subdirectory: its own readdir)
-//     for (const name of files) if (dir.mayConvert(name)) /* read it */;  // O(1) when dir.uniform !== undefined
-//     for (const sub of subdirs) await walk(await dir.enter(sub, subHasAttributes), ...);
+//     for (const file of filesOf(names)) if (!dir.none && dir.mayConvert(file)) /* read it */;
+//     for (const sub of dirsOf(names)) {
+//       const subNames = readdir(sub);
+//       await walk(await dir.enter(sub, subNames.includes('.gitattributes')), subNames);
+//     }
 //   };
+//   await walk(rules.root, readdir(root));
 //
 //   `dir.none` (no file directly in the directory can convert) and `dir.uniform` (every file
-//   gets the same answer) let a walk skip the per-file call; with no attribute file and no
-//   autocrlf every directory is `none` and entering one costs an object.
+//   gets that answer) let a walk skip the per-file call; `rules.none` (no core.autocrlf, no
+//   conversion attribute outside the worktree's subdirectories) makes every directory entered
+//   with `hasAttributesFile: false` `none`, at the cost of one object. `rules.dir(rel)` gives
+//   a directory the walk did not enter (lstat-ing the .gitattributes above it).
 //
 // What git does, and this module with it:
 // - Sources, highest precedence first: `$GIT_DIR/info/attributes` (the common dir of a linked

@@ -160,6 +160,22 @@ describe('attribute corpus against git check-attr -a', () => {
     await check(repo, { HOME: home, XDG_CONFIG_HOME: '' });
   });
 
+  it('a linked worktree: info/attributes of the common directory', async () => {
+    const repo = makeTempRepo();
+    writeRaw(repo, 'a.x', 'x\n');
+    git(repo, ['add', '-A']);
+    git(repo, ['commit', '-qm', 'c']);
+    const linked = join(makeTempDir('scalpel-wt-'), 'linked');
+    git(repo, ['worktree', 'add', '-q', linked]);
+    writeRaw(repo, '.git/info/attributes', '*.x text\n');
+    writeRaw(linked, 'b.x', 'x\n');
+    const loc = await discoverRepository(fs, linked);
+    const opts: AttributeOptions = { worktree: linked, gitDir: loc.commonDir, env: envOf(), systemFile: null, ...attributeOptionsFromConfig(await readRepoConfig(fs, loc)) };
+    const rules = await loadAttributeRules(fs, opts);
+    await expectAgreesWithGit(fs, linked, rules, () => loadAttributeRules(fs, opts));
+    expect(await rules.mayConvert('b.x')).toBe(true);
+  });
+
   it('the index: a .gitattributes deleted from the worktree or replaced by a symlink is read from the index (checkin); checkout direction prefers the index', async () => {
     const repo = makeTempRepo();
     writeRaw(repo, 'sub/.gitattributes', '*.x text\n');
