@@ -13,7 +13,7 @@
 //
 //   const rules = await loadAttributeRules(fs, {
 //     worktree, gitDir: commonDir, env,                      // env: HOME, XDG_CONFIG_HOME, GIT_ATTR_NOSYSTEM
-//     ...attributeOptionsFromConfig(...globalConfigs, repoConfig),
+//     ...attributeOptionsFromConfig([...globalConfigs, repoConfig]),
 //     indexBlob: (rel) => /* the staged blob of rel, or null */,
 //   });
 //   for (const rel of statCleanPaths) if (await rules.mayConvert(rel)) /* read it: not its index blob */;
@@ -119,7 +119,7 @@ export interface AttributeOptions {
    * Does the filter driver `name` convert (filter.<name>.clean, .smudge or .process configured,
    * or .required: git then fails rather than leave the bytes as they are)?
    * Default: every name does (conservative: the person's global config may configure it).
-   * attributeOptionsFromConfig gives the exact answer from the configs it is handed.
+   * attributeOptionsFromConfig answers from the configs it is handed.
    */
   filterConverts?: (name: string) => boolean;
   /** HOME, XDG_CONFIG_HOME and GIT_ATTR_NOSYSTEM (the library reads no environment itself). */
@@ -207,9 +207,16 @@ function envBool(v: string | undefined): boolean {
 /**
  * core.attributesFile, core.ignoreCase, core.autocrlf, core.eol and the filter drivers from
  * configs in git's order (system, global, repository, worktree: a later one's value wins).
- * Pass every config git reads, or filters and autocrlf set in the others go unseen.
+ *
+ * Filters: a driver converts when a config gives it a non-empty clean, smudge or process
+ * command, or marks it required (git then fails rather than leave the bytes alone); it does
+ * not when a config names it (one of those four keys) with none of that. A driver no config
+ * names is taken as converting, unless `complete` says these are all the configs git reads:
+ * git-lfs configures `filter.lfs` in the person's global config, which a caller that passed
+ * only the repository's would otherwise miss (and restore an LFS pointer over the content).
  */
-export function attributeOptionsFromConfig(...configs: GitConfig[]): Pick<AttributeOptions, 'attributesFile' | 'ignoreCase' | 'autocrlf' | 'eol' | 'filterConverts'> {
+export function attributeOptionsFromConfig(configs: GitConfig | readonly GitConfig[] = [], opts: { complete?: boolean } = {}): Pick<AttributeOptions, 'attributesFile' | 'ignoreCase' | 'autocrlf' | 'eol' | 'filterConverts'> {
+  if (!Array.isArray(configs)) configs = [configs as GitConfig];
   const last = (key: string): { config: GitConfig; value: string | null } | undefined => {
     let found: { config: GitConfig; value: string | null } | undefined;
     for (const config of configs) {
@@ -226,16 +233,23 @@ export function attributeOptionsFromConfig(...configs: GitConfig[]): Pick<Attrib
   if (ac) autocrlf = ac.value !== null && ac.value.toLowerCase() === 'input' ? 'input' : ac.config.getBool('core.autocrlf', false);
   const e = last('core.eol')?.value?.toLowerCase();
   const eol = e === 'lf' || e === 'crlf' || e === 'native' ? e : undefined;
+  const complete = opts.complete ?? false;
   const filterConverts = (name: string): boolean => {
-    const commands = ['clean', 'smudge', 'process'].some((k) => {
+    let named = false;
+    for (const k of ['clean', 'smudge', 'process']) {
       const v = last(`filter.${name}.${k}`);
+      if (v === undefined) continue;
+      named = true;
       // an empty command does nothing (apply_filter); a bare key is an error git dies on
-      return v !== undefined && v.value !== '';
-    });
-    if (commands) return true;
+      if (v.value !== '') return true;
+    }
     // a required filter without its command makes git add and checkout fail: nothing git wrote, so assume the worst
     const required = last(`filter.${name}.required`);
-    return required !== undefined && required.config.getBool(`filter.${name}.required`, false);
+    if (required !== undefined) {
+      named = true;
+      if (required.config.getBool(`filter.${name}.required`, false)) return true;
+    }
+    return !named && !complete;
   };
   return { attributesFile: af?.value, ignoreCase: ic ? ic.config.getBool('core.ignoreCase', false) : false, autocrlf, eol, filterConverts };
 }

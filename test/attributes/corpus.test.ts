@@ -31,7 +31,7 @@ async function optionsOf(repo: string, env: NodeJS.ProcessEnv = {}, extra: Parti
     if (st) configs.push(GitConfig.parse(await fs.readFile(f), f));
   }
   configs.push(await readRepoConfig(fs, await discoverRepository(fs, repo)));
-  return { worktree: repo, gitDir: join(repo, '.git'), env: e, systemFile: null, ...attributeOptionsFromConfig(...configs), ...extra };
+  return { worktree: repo, gitDir: join(repo, '.git'), env: e, systemFile: null, ...attributeOptionsFromConfig(configs, { complete: true }), ...extra };
 }
 
 async function check(repo: string, env: NodeJS.ProcessEnv = {}, extra: Partial<AttributeOptions> = {}, extraPaths: string[] = []) {
@@ -170,7 +170,7 @@ describe('attribute corpus against git check-attr -a', () => {
     writeRaw(repo, '.git/info/attributes', '*.x text\n');
     writeRaw(linked, 'b.x', 'x\n');
     const loc = await discoverRepository(fs, linked);
-    const opts: AttributeOptions = { worktree: linked, gitDir: loc.commonDir, env: envOf(), systemFile: null, ...attributeOptionsFromConfig(await readRepoConfig(fs, loc)) };
+    const opts: AttributeOptions = { worktree: linked, gitDir: loc.commonDir, env: envOf(), systemFile: null, ...attributeOptionsFromConfig(await readRepoConfig(fs, loc), { complete: true }) };
     const rules = await loadAttributeRules(fs, opts);
     await expectAgreesWithGit(fs, linked, rules, () => loadAttributeRules(fs, opts));
     expect(await rules.mayConvert('b.x')).toBe(true);

@@ -165,7 +165,7 @@ function writeConfig(repo: string, outside: string, c: { ignoreCase: boolean; au
 
 async function optionsOf(repo: string): Promise<AttributeOptions> {
   const config = await readRepoConfig(fs, await discoverRepository(fs, repo));
-  return { worktree: repo, gitDir: join(repo, '.git'), env: {}, systemFile: null, ...attributeOptionsFromConfig(config) };
+  return { worktree: repo, gitDir: join(repo, '.git'), env: {}, systemFile: null, ...attributeOptionsFromConfig(config, { complete: true }) };
 }
 
 const seedOpts = (pathVar: string) => ({

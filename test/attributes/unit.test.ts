@@ -157,7 +157,7 @@ describe('attributeOptionsFromConfig', () => {
   it('a later config wins; autocrlf input/true/bare; core.eol; ignoreCase', () => {
     const sys = GitConfig.parse('[core]\n\tautocrlf = true\n\teol = crlf\n');
     const repo = GitConfig.parse('[core]\n\tautocrlf = Input\n\tignorecase\n');
-    expect(attributeOptionsFromConfig(sys, repo)).toMatchObject({ autocrlf: 'input', eol: 'crlf', ignoreCase: true, attributesFile: undefined });
+    expect(attributeOptionsFromConfig([sys, repo])).toMatchObject({ autocrlf: 'input', eol: 'crlf', ignoreCase: true, attributesFile: undefined });
     expect(attributeOptionsFromConfig(GitConfig.parse('[core]\n\tautocrlf\n\teol = bogus\n'))).toMatchObject({ autocrlf: true, eol: undefined });
     expect(attributeOptionsFromConfig()).toMatchObject({ autocrlf: false, eol: undefined, ignoreCase: false });
     expect(() => attributeOptionsFromConfig(GitConfig.parse('[core]\n\tattributesFile\n'))).toThrow(/no value/);
@@ -166,9 +166,13 @@ describe('attributeOptionsFromConfig', () => {
 
   it('a filter converts when it has a non-empty clean, smudge or process command, or is required', () => {
     const c = GitConfig.parse('[filter "lfs"]\n\tclean = git-lfs clean -- %f\n[filter "s"]\n\tsmudge = x\n[filter "p"]\n\tprocess = y\n[filter "e"]\n\tclean =\n[filter "r"]\n\trequired = true\n[filter "n"]\n\tother = 1\n[filter "a.b"]\n\tclean = z\n');
-    const f = attributeOptionsFromConfig(c).filterConverts!;
+    const f = attributeOptionsFromConfig(c, { complete: true }).filterConverts!;
     expect(['lfs', 's', 'p', 'r', 'a.b'].every(f)).toBe(true);
     expect(['e', 'n', 'LFS', 'none', ''].some(f)).toBe(false);
+    // without `complete`, a driver no config names may be configured elsewhere: it converts
+    const g = attributeOptionsFromConfig(c).filterConverts!;
+    expect(['lfs', 'LFS', 'none', 'n'].every(g)).toBe(true);
+    expect(g('e')).toBe(false);
   });
 });
 
