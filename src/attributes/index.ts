@@ -186,10 +186,15 @@ export interface AttributeRules {
   readonly macros: MacroTable;
   /** What git would print while reading the files (a symlinked .gitattributes, an invalid name, a macro where none is allowed...). */
   readonly warnings: readonly string[];
-  /** The rules of a worktree-relative directory ('' the root), entering each parent (an lstat each, the first time). */
-  dir(rel: string): Promise<DirAttributes>;
-  /** May git's conversion make the worktree-relative file `rel` differ from its blob? */
-  mayConvert(rel: string): Promise<boolean>;
+  /**
+   * The rules of a worktree-relative directory ('' the root), entering each parent the first
+   * time (an lstat of its .gitattributes each). `hasAttributesFile(dir)`, when the caller
+   * knows (a walk's readdir), answers whether the directory `dir` holds a `.gitattributes`:
+   * false skips the lstat, undefined looks.
+   */
+  dir(rel: string, hasAttributesFile?: (dir: string) => boolean | undefined): Promise<DirAttributes>;
+  /** May git's conversion make the worktree-relative file `rel` differ from its blob? (`hasAttributesFile`: as for dir.) */
+  mayConvert(rel: string, hasAttributesFile?: (dir: string) => boolean | undefined): Promise<boolean>;
   conversion(rel: string): Promise<Conversion>;
   /** Every attribute of the file `rel`, as `git check-attr -a` lists them. */
   check(rel: string): Promise<Map<string, AttrValue>>;
@@ -386,7 +391,7 @@ class Rules implements AttributeRules {
     return { source: `index:${rel}`, kind: 'gitattributes', base: dir, rules: parseAttributesBuffer(bytes, { macros, source: rel, from: 'blob' }, this.warn), poisoned: false };
   }
 
-  async dir(rel: string): Promise<Dir> {
+  async dir(rel: string, hasAttributesFile?: (dir: string) => boolean | undefined): Promise<Dir> {
     if (rel === '' || rel === '.') return this.root;
     const hit = this.dirs.get(rel);
     if (hit) return hit;
@@ -395,15 +400,15 @@ class Rules implements AttributeRules {
     while (start < rel.length) {
       let end = rel.indexOf('/', start);
       if (end < 0) end = rel.length;
-      if (end > start) cur = await cur.enterDir(rel.slice(start, end));
+      if (end > start) cur = (await cur.enter(rel.slice(start, end), hasAttributesFile?.(rel.slice(0, end)))) as Dir;
       start = end + 1;
     }
     return cur;
   }
 
-  async mayConvert(rel: string): Promise<boolean> {
+  async mayConvert(rel: string, hasAttributesFile?: (dir: string) => boolean | undefined): Promise<boolean> {
     const { parent, name } = splitRel(rel);
-    return (await this.dir(parent)).mayConvert(name);
+    return (await this.dir(parent, hasAttributesFile)).mayConvert(name);
   }
 
   async conversion(rel: string): Promise<Conversion> {

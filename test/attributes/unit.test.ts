@@ -231,6 +231,11 @@ describe('loadAttributeRules: sources, costs, flags', () => {
     expect(await rules.mayConvert('a/x.sh')).toBe(true);
     expect(calls).toEqual(['lstat /w/a/.gitattributes', 'read /w/a/.gitattributes', 'lstat /w/a/b/.gitattributes']);
     expect((await rules.conversion('a/b/c.sh')).reasons).toEqual(['eol']);
+    // a caller that knows which directories hold one (a sync walk's readdir) saves the lstats
+    const again = await loadAttributeRules(fs, base());
+    calls.length = 0;
+    expect(await again.mayConvert('a/b/c.sh', (d) => d === 'a')).toBe(true);
+    expect(calls).toEqual(['lstat /w/a/.gitattributes', 'read /w/a/.gitattributes']);
   });
 
   it('uniform answers: core.autocrlf, `* text=auto`, `* -text`; per name otherwise; a directory without rules of its own shares its parent’s view', async () => {
