@@ -30,6 +30,7 @@ export type ErrorCode =
   | 'SNAPSHOT_CORRUPT' // stored snapshot state is incomplete, corrupt or hostile; data.reason (refusal, exit 3)
   | 'SNAPSHOT_NOT_FOUND' // no such snapshot in the session; data.session, data.id
   | 'SPARSE_PATH' // a path lies inside a sparse-index directory entry; data.path, data.directory
+  | 'UNREADABLE' // a file the answer depends on exists but cannot be read; data.path, data.cause (the fs error code)
   | 'UNSUPPORTED'; // the filesystem or repository lacks a capability; data.capability
 
 export class ScalpelError extends Error {

@@ -103,6 +103,8 @@ import { parseIgnoreBuffer, type RawPattern } from './parse.js';
 export { matchKey } from './compile.js';
 export { parseIgnoreBuffer, type RawPattern } from './parse.js';
 export { ListView, PatternList } from './list.js';
+export { compileMatcher, matcherHere, matcherMatches, wildInstance, type EntryMatcher, type Matcher, type WildMatcher } from './list.js';
+export { parsePathPattern } from './parse.js';
 
 export interface IgnoreOptions {
   /** The worktree root (absolute). */
@@ -184,20 +186,30 @@ export function ignoreOptionsFromConfig(config: GitConfig): { excludesFile: stri
 
 /** The excludes file git reads for these options, or null (git's `setup_standard_excludes`). */
 export function excludesFilePath(opts: Pick<IgnoreOptions, 'worktree' | 'excludesFile' | 'env'>): string | null {
-  const env = opts.env ?? {};
-  let p = opts.excludesFile;
+  return userFilePath(opts.worktree, opts.excludesFile, opts.env ?? {}, 'ignore', 'core.excludesFile', 'excludes-file-path');
+}
+
+/**
+ * A per-user pattern file as git finds it: `configured` is the config value (core.excludesFile,
+ * core.attributesFile); undefined means git's default `$XDG_CONFIG_HOME/git/<name>`, else
+ * `$HOME/.config/git/<name>` (`xdg_config_home`); null or '' none. `~/` is expanded with HOME, a
+ * relative path is relative to the worktree root (where git runs). `~user/` and `%(prefix)/`
+ * throw UNSUPPORTED with `capability`.
+ */
+export function userFilePath(worktree: string, configured: string | null | undefined, env: { HOME?: string; XDG_CONFIG_HOME?: string }, name: string, key: string, capability: string): string | null {
+  let p = configured;
   if (p === undefined) {
-    if (env.XDG_CONFIG_HOME) p = `${env.XDG_CONFIG_HOME}/git/ignore`;
-    else if (env.HOME !== undefined) p = `${env.HOME}/.config/git/ignore`;
+    if (env.XDG_CONFIG_HOME) p = `${env.XDG_CONFIG_HOME}/git/${name}`;
+    else if (env.HOME !== undefined) p = `${env.HOME}/.config/git/${name}`;
     else return null;
   } else if (p === null || p === '') return null;
   else if (p === '~' || p.startsWith('~/')) {
-    if (env.HOME === undefined) throw new ScalpelError('BAD_ARGUMENT', `cannot expand ${p}: HOME is not set`, { name: 'core.excludesFile', reason: 'no-home' });
+    if (env.HOME === undefined) throw new ScalpelError('BAD_ARGUMENT', `cannot expand ${p}: HOME is not set`, { name: key, reason: 'no-home' });
     p = env.HOME + p.slice(1);
   } else if (p.startsWith('~') || p.startsWith('%(prefix)/')) {
-    throw new ScalpelError('UNSUPPORTED', `core.excludesFile ${p}: only ~/ is expanded`, { capability: 'excludes-file-path', path: p });
+    throw new ScalpelError('UNSUPPORTED', `${key} ${p}: only ~/ is expanded`, { capability, path: p });
   }
-  return resolvePath(opts.worktree, p);
+  return resolvePath(worktree, p);
 }
 
 interface ChainEntry {

@@ -30,8 +30,11 @@ const STAR = 0x2a;
 const SLASH = 0x2f;
 const isGlobSpecial = (c: number) => c === STAR || c === 0x3f || c === 0x5b || c === 0x5c;
 
-/** How one pattern is matched. Keys are matchKey strings, folded to ASCII lower case under ignoreCase. */
-type Matcher =
+/**
+ * How one pattern is matched (gitignore and gitattributes files alike: src/attributes uses these
+ * too). Keys are matchKey strings, folded to ASCII lower case under ignoreCase.
+ */
+export type Matcher =
   /** nodir, no wildcard: the basename equals `key` */
   | { kind: 'name'; key: string; dirOnly: boolean }
   /** nodir `*literal`: the basename ends with `key` */
@@ -39,7 +42,114 @@ type Matcher =
   /** a path pattern without wildcard: the path below the base equals `key` */
   | { kind: 'path'; key: string; dirOnly: boolean }
   /** anything else: the package; the basename (nodir) or the path below the base starts with `head` and ends with `tail` */
-  | { kind: 'wild'; basename: boolean; head: string; tail: string; compiled: string[]; ig: Ignore | null };
+  | WildMatcher;
+
+export interface WildMatcher {
+  kind: 'wild';
+  basename: boolean;
+  head: string;
+  tail: string;
+  compiled: string[];
+  /** The package instance, made on first use (wildInstance). */
+  ig: Ignore | null;
+}
+
+/**
+ * How a matcher applies to the entries of one directory (matcherHere): the entry's name (a
+ * matchKey, folded under ignoreCase) equals `key`, ends with `key`, or, for `wild`, starts with
+ * `head`, ends with `tail` and is matched by the package as the basename or as the directory's
+ * prefix + name.
+ */
+export type EntryMatcher =
+  | { kind: 'name'; key: string; dirOnly: boolean }
+  | { kind: 'suffix'; key: string; dirOnly: boolean }
+  | { kind: 'wild'; head: string; tail: string; basename: boolean; m: WildMatcher };
+
+const fold = (s: string, ignoreCase: boolean) => (ignoreCase ? s.toLowerCase() : s);
+
+/**
+ * The matcher of one parsed pattern (dir.c `match_basename` / `match_pathname` semantics).
+ * undefined: git can never match it; null: it could not be compiled (too many globstar expansions).
+ */
+export function compileMatcher(raw: RawPattern, ignoreCase: boolean): Matcher | null | undefined {
+  let body = raw.body;
+  let noDir = raw.noDir;
+  if (!noDir) {
+    // match_pathname drops ONE leading '/' (analyzePattern must not drop another: `//*` matches nothing)
+    if (body[0] === SLASH) body = body.subarray(1);
+    if (body.length === 0 || body[0] === SLASH) return undefined;
+    // `**/x` (x without a slash) is the nodir pattern `x`
+    if (body.length > 3 && body[0] === STAR && body[1] === STAR && body[2] === SLASH && body.subarray(3).indexOf(SLASH) < 0) {
+      body = body.subarray(3);
+      noDir = true;
+    }
+  }
+  let plain = 0;
+  while (plain < body.length && !isGlobSpecial(body[plain])) plain++;
+  const dirOnly = raw.mustBeDir;
+  if (plain === body.length) {
+    return { kind: noDir ? 'name' : 'path', key: fold(bytesKey(body), ignoreCase), dirOnly };
+  }
+  if (noDir && body[0] === STAR) {
+    let lit = true;
+    for (let i = 1; i < body.length; i++) if (isGlobSpecial(body[i])) lit = false;
+    if (lit) return { kind: 'suffix', key: fold(bytesKey(body, 1), ignoreCase), dirOnly };
+  }
+  const a = analyzePattern(body, noDir, raw.mustBeDir, ignoreCase);
+  if (a.compiled === null) return null;
+  if (a.compiled.length === 0) return undefined;
+  return { kind: 'wild', basename: noDir, head: fold(bytesKey(a.head), ignoreCase), tail: fold(bytesKey(a.tail), ignoreCase), compiled: a.compiled, ig: null };
+}
+
+/** A package instance matching any of `compiled` (each given negated: `test().unignored` is "matches"). */
+export function packageInstance(compiled: readonly string[], ignoreCase: boolean): Ignore {
+  return ignore({ ignorecase: ignoreCase }).add(compiled.map((c) => ({ pattern: '!' + c })));
+}
+
+/** The package instance of a wild matcher (made once, kept on it). */
+export function wildInstance(m: WildMatcher, ignoreCase: boolean): Ignore {
+  return (m.ig ??= packageInstance(m.compiled, ignoreCase));
+}
+
+/**
+ * The matcher as it applies to the entries of the directory whose path below the pattern's
+ * base is `prefix` (a matchKey with a trailing '/', '' at the base; folded under ignoreCase).
+ * Null: no entry of that directory can match.
+ */
+export function matcherHere(m: Matcher, prefix: string): EntryMatcher | null {
+  if (m.kind === 'name' || m.kind === 'suffix') return m;
+  if (m.kind === 'path') {
+    // only the entries of one directory can be that path
+    if (!m.key.startsWith(prefix)) return null;
+    const name = m.key.slice(prefix.length);
+    if (name.length === 0 || name.includes('/')) return null;
+    return { kind: 'name', key: name, dirOnly: m.dirOnly };
+  }
+  if (m.basename) return { kind: 'wild', head: m.head, tail: m.tail, basename: true, m };
+  // the path is prefix + name: the head left for the name, or no entry here can match
+  let head = m.head;
+  if (head.startsWith(prefix)) head = head.slice(prefix.length);
+  else if (prefix.startsWith(head)) head = '';
+  else return null;
+  if (head.includes('/')) return null;
+  const tail = m.tail.includes('/') ? '' : m.tail;
+  return { kind: 'wild', head, tail, basename: false, m };
+}
+
+/**
+ * Does the matcher match this path itself (slow: no view, one test)? `name` is its basename and
+ * `rel` its path below the pattern's base, both matchKeys (unfolded).
+ */
+export function matcherMatches(m: Matcher, name: string, rel: string, isDir: boolean, ignoreCase: boolean): boolean {
+  if (m.kind === 'wild') {
+    const q = m.basename ? name : rel;
+    return wildInstance(m, ignoreCase).test(isDir ? q + '/' : q).unignored;
+  }
+  if (m.dirOnly && !isDir) return false;
+  if (m.kind === 'name') return fold(name, ignoreCase) === m.key;
+  if (m.kind === 'suffix') return fold(name, ignoreCase).endsWith(m.key);
+  return fold(rel, ignoreCase) === m.key;
+}
 
 
 interface Run {
@@ -94,7 +204,7 @@ export class PatternList {
     const runs: Run[] = [];
     let cur: Run | null = null;
     for (const raw of patterns) {
-      const m = this.matcher(raw);
+      const m = compileMatcher(raw, ignoreCase);
       if (m === null) {
         warn(`${source}:${raw.line}: pattern needs too many globstar expansions; it is not used`);
         continue;
@@ -118,39 +228,8 @@ export class PatternList {
     return this.ignoreCase ? s.toLowerCase() : s;
   }
 
-  /** undefined: never matches; null: could not be compiled. */
-  private matcher(raw: RawPattern): Matcher | null | undefined {
-    let body = raw.body;
-    let noDir = raw.noDir;
-    if (!noDir) {
-      // match_pathname drops ONE leading '/' (analyzePattern must not drop another: `//*` matches nothing)
-      if (body[0] === SLASH) body = body.subarray(1);
-      if (body.length === 0 || body[0] === SLASH) return undefined;
-      // `**/x` (x without a slash) is the nodir pattern `x`
-      if (body.length > 3 && body[0] === STAR && body[1] === STAR && body[2] === SLASH && body.subarray(3).indexOf(SLASH) < 0) {
-        body = body.subarray(3);
-        noDir = true;
-      }
-    }
-    let plain = 0;
-    while (plain < body.length && !isGlobSpecial(body[plain])) plain++;
-    const dirOnly = raw.mustBeDir;
-    if (plain === body.length) {
-      return { kind: noDir ? 'name' : 'path', key: this.fold(bytesKey(body)), dirOnly };
-    }
-    if (noDir && body[0] === STAR) {
-      let lit = true;
-      for (let i = 1; i < body.length; i++) if (isGlobSpecial(body[i])) lit = false;
-      if (lit) return { kind: 'suffix', key: this.fold(bytesKey(body, 1)), dirOnly };
-    }
-    const a = analyzePattern(body, noDir, raw.mustBeDir, this.ignoreCase);
-    if (a.compiled === null) return null;
-    if (a.compiled.length === 0) return undefined;
-    return { kind: 'wild', basename: noDir, head: this.fold(bytesKey(a.head)), tail: this.fold(bytesKey(a.tail)), compiled: a.compiled, ig: null };
-  }
-
   private instance(compiled: string[]): Ignore {
-    return ignore({ ignorecase: this.ignoreCase }).add(compiled.map((c) => ({ pattern: '!' + c })));
+    return packageInstance(compiled, this.ignoreCase);
   }
 
   /** The basename part of a run: independent of the directory. */
@@ -177,7 +256,7 @@ export class PatternList {
         } else (m.dirOnly ? dirSuffixes : suffixes).push(m.key);
       } else if (m.kind === 'wild' && m.basename) {
         if (m.head === '' && m.tail === '') anyB.push(...m.compiled);
-        else wild.push({ head: m.head, tail: m.tail, basename: true, ig: (m.ig ??= this.instance(m.compiled)) });
+        else wild.push({ head: m.head, tail: m.tail, basename: true, ig: wildInstance(m, this.ignoreCase) });
       } else if (m.kind === 'wild' && m.head === '' && m.tail === '') anyP.push(...m.compiled);
       else paths.push(m);
     }
@@ -212,22 +291,13 @@ export class PatternList {
       let pathDirNames: Set<string> | null = null;
       let wild: WildHere[] | null = null;
       for (const m of paths) {
-        if (m.kind === 'path') {
-          // only the entries of one directory can be that path
-          if (!m.key.startsWith(pf)) continue;
-          const name = m.key.slice(pf.length);
-          if (name.length === 0 || name.includes('/')) continue;
-          if (m.dirOnly) (pathDirNames ??= new Set()).add(name);
-          else (pathNames ??= new Set()).add(name);
-        } else if (m.kind === 'wild') {
-          // the path is prefix + name: the head left for the name, or no entry here can match
-          let head = m.head;
-          if (head.startsWith(pf)) head = head.slice(pf.length);
-          else if (pf.startsWith(head)) head = '';
-          else continue;
-          if (head.includes('/')) continue;
-          const tail = m.tail.includes('/') ? '' : m.tail;
-          (wild ??= [...base.wild]).push({ head, tail, basename: false, ig: (m.ig ??= this.instance(m.compiled)) });
+        const h = matcherHere(m, pf);
+        if (h === null) continue;
+        if (h.kind === 'name') {
+          if (h.dirOnly) (pathDirNames ??= new Set()).add(h.key);
+          else (pathNames ??= new Set()).add(h.key);
+        } else if (h.kind === 'wild') {
+          (wild ??= [...base.wild]).push({ head: h.head, tail: h.tail, basename: false, ig: wildInstance(h.m, this.ignoreCase) });
         }
       }
       if (run.anyPath) (wild ??= [...base.wild]).push({ head: '', tail: '', basename: false, ig: run.anyPath });
@@ -242,21 +312,11 @@ export class PatternList {
 
   /** The last pattern matching the path itself (slow: for explanations, not for walks). */
   explain(name: string, rel: string, isDir: boolean): RawPattern | null {
-    const nf = this.fold(name);
-    const rf = this.fold(rel);
     for (let i = this.runs.length - 1; i >= 0; i--) {
       const run = this.runs[i];
       for (let k = run.patterns.length - 1; k >= 0; k--) {
         const { raw, m } = run.patterns[k];
-        let hit: boolean;
-        if (m.kind === 'name') hit = nf === m.key && (isDir || !m.dirOnly);
-        else if (m.kind === 'suffix') hit = nf.endsWith(m.key) && (isDir || !m.dirOnly);
-        else if (m.kind === 'path') hit = rf === m.key && (isDir || !m.dirOnly);
-        else {
-          const q = m.basename ? name : rel;
-          hit = this.instance(m.compiled).test(isDir ? q + '/' : q).unignored;
-        }
-        if (hit) return raw;
+        if (matcherMatches(m, name, rel, isDir, this.ignoreCase)) return raw;
       }
     }
     return null;

@@ -51,7 +51,7 @@ export function parseIgnoreBuffer(buf: Uint8Array): RawPattern[] {
       const nul = buf.subarray(entry, end).indexOf(0);
       if (nul >= 0) end = entry + nul;
       end = entry + trimmedLength(buf.subarray(entry, end));
-      const p = parsePattern(buf.subarray(entry, end), lineno);
+      const p = parsePathPattern(buf.subarray(entry, end), lineno);
       if (p) out.push(p);
     }
     lineno++;
@@ -78,8 +78,13 @@ function trimmedLength(line: Uint8Array): number {
   return lastSpace >= 0 ? lastSpace : line.length;
 }
 
-/** `parse_path_pattern`. An empty pattern (a lone `!`, `/`, or spaces) can match nothing: null. */
-function parsePattern(line: Uint8Array, lineno: number): RawPattern | null {
+/**
+ * `parse_path_pattern` (dir.c), shared by gitignore and gitattributes files: a leading `!`, a
+ * trailing `/`, nodir. `line` is the pattern's bytes as the file's syntax left them (a
+ * gitignore line with trailing spaces cut; a gitattributes line's first field, unquoted). An
+ * empty pattern (a lone `!`, `/`, or spaces) can match nothing: null.
+ */
+export function parsePathPattern(line: Uint8Array, lineno: number): RawPattern | null {
   let p = 0;
   let negative = false;
   if (line[0] === BANG) {
