@@ -49,16 +49,31 @@ export async function cmdHook(args: string[], io: CliIo): Promise<number> {
   return answer({ ok: false, block: outcome.block, reason: outcome.reason });
 }
 
+function describeOutcome(c: TurnInfo['tools'][number]): string {
+  switch (c.outcome) {
+    case 'failed':
+      return c.exitCode !== undefined ? `failed, exit code ${c.exitCode}` : 'failed';
+    case 'unknown':
+      return 'ran; the harness did not say how it ended';
+    case 'never-finished':
+      return 'never finished: denied, or it never ran';
+    case 'running':
+      return 'running';
+    default:
+      return c.exitCode !== undefined ? `${c.outcome}, exit code ${c.exitCode}` : c.outcome;
+  }
+}
+
 function describeTurn(t: TurnInfo): string {
   const lines: string[] = [];
   const state = t.ended ? 'ended' : t.sealed ? 'sealed, going on' : 'open';
   lines.push(`turn ${t.turn} of ${t.session}  ${t.createdAt}  ${state}  ${t.id}`);
   if (t.label) lines.push(`  "${t.label}"`);
   lines.push(t.paths.length ? `  paths: ${t.paths.map((p) => p || '.').join(', ')}` : '  paths: none (no write yet)');
-  for (const c of t.tools.filter((x) => x.phase === 'after' || !t.tools.some((y) => y.phase === 'after' && y.toolUseId && y.toolUseId === x.toolUseId))) {
+  for (const c of t.tools) {
     const what = c.command !== undefined ? `${c.tool} ${JSON.stringify(c.command.length > 80 ? `${c.command.slice(0, 77)}...` : c.command)}` : `${c.tool}${c.paths.length ? ` ${c.paths.join(' ')}` : ''}`;
-    const how = c.phase === 'after' ? `${c.outcome ?? 'done'}${c.durationMs !== undefined ? `, ${c.durationMs} ms` : ''}` : 'no outcome recorded';
-    lines.push(`  tool:  ${what} (${how})`);
+    const changed = c.command !== undefined && c.outcome !== 'running' && c.outcome !== 'never-finished' ? `, changed ${c.paths.length ? c.paths.join(' ') : 'nothing'}` : '';
+    lines.push(`  tool:  ${what} (${describeOutcome(c)}${c.durationMs !== undefined ? `, ${c.durationMs} ms` : ''}${changed})`);
   }
   const r = t.rewind;
   if (r.refused) lines.push(`  rewind: refused now: ${r.reasons.join('; ')} (--force saves the current state first)`);

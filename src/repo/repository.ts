@@ -65,6 +65,18 @@ export interface RepositoryOptions {
    * config `scalpel.packThreshold`, else 16; Infinity: always loose).
    */
   packThreshold?: number;
+  /**
+   * HOME and XDG_CONFIG_HOME: where git's global config and the person's global ignore and
+   * attributes files are (the library reads no environment itself; without them, only the
+   * repository's own config and files count).
+   */
+  env?: RepositoryEnv;
+}
+
+/** The environment variables git's global files are found by. */
+export interface RepositoryEnv {
+  HOME?: string;
+  XDG_CONFIG_HOME?: string;
 }
 
 /**
@@ -91,9 +103,13 @@ export class Repository {
   private indexBuffer: Uint8Array | null = null;
   private indexBufferLent = false;
 
-  private constructor(fs: Fs, loc: RepoLocation, config: GitConfig, platform: Platform, packThreshold: number | undefined) {
+  /** Where git's global files are (RepositoryOptions.env). */
+  readonly env: RepositoryEnv;
+
+  private constructor(fs: Fs, loc: RepoLocation, config: GitConfig, platform: Platform, packThreshold: number | undefined, env: RepositoryEnv) {
     const { hash, zlib, proc } = platform;
     this.fs = fs;
+    this.env = Object.freeze({ ...env });
     this.platform = platform;
     this.proc = proc;
     this.journal = new LockJournal(fs, joinPath(loc.commonDir, 'scalpel', 'journal'), proc);
@@ -120,7 +136,7 @@ export class Repository {
   static async open(opts: RepositoryOptions): Promise<Repository> {
     const loc = await discoverRepository(opts.fs, opts.dir);
     const config = await readRepoConfig(opts.fs, loc);
-    const repo = new Repository(opts.fs, loc, config, resolvePlatform(opts), opts.packThreshold);
+    const repo = new Repository(opts.fs, loc, config, resolvePlatform(opts), opts.packThreshold, opts.env ?? {});
     if (opts.streamThreshold !== undefined) repo.streamThreshold = opts.streamThreshold;
     return repo;
   }

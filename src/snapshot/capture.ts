@@ -12,6 +12,7 @@ import type { ObjectWriter } from '../repo/odb.js';
 import type { Repository } from '../repo/repository.js';
 import { checkNoSymlinkParent, compareRel, parentInRun, sortByPath } from '../model/scope.js';
 import type { AbsentParents, IndexRecord, PathState, ReucRecord, WorktreeItem } from '../model/state.js';
+import { conversionRules } from './conversions.js';
 
 export interface CaptureOptions {
   /** Write file contents and symlink targets as blobs (snapshot), or only hash them (seal, restore check). */
@@ -55,6 +56,11 @@ class Walk {
   readonly out: WorktreeItem[] = [];
   /** Directories found holding `.git`: another repository's, captured as directories and not entered. */
   readonly nested: string[] = [];
+  /** Items taken from their index entry without reading the file (w.out positions): asked of the attribute rules after the walk. */
+  readonly clean: Array<{ at: number; abs: string; st: FileStat }> = [];
+  /** Directories walked, and those whose listing holds a `.gitattributes`. */
+  readonly walked = new Set<string>();
+  readonly withAttributes = new Set<string>();
   readonly rows: IndexRows | null;
   constructor(
     readonly repo: Repository,
@@ -156,11 +162,43 @@ export async function captureScope(repo: Repository, index: GitIndex | null, roo
   } else {
     await Promise.all(roots.map((root) => visit(w, root)));
   }
+  await readConverted(w, index);
   const items = sortByPath(w.out);
   const state: PathState = { roots: [...roots], items, index: index ? indexRecordsUnder(index, roots) : [], reuc: index ? reucUnder(index, roots) : [] };
   // roots come sorted (minimalRoots), so the records are too
   if (absentParents) state.absentParents = absentParents;
   return { state, nestedRepos: w.nested.sort(compareRel) };
+}
+
+/**
+ * A stat-clean file's content is its index blob only where git's checkout conversion is the
+ * identity (DESIGN I10): the files the walk took from the index are asked of git's attribute
+ * rules (core.autocrlf, text, eol, ident, filter, working-tree-encoding), and those that may
+ * differ are read after all. The rules are loaded only when there is such a file.
+ */
+async function readConverted(w: Walk, index: GitIndex | null): Promise<void> {
+  if (w.clean.length === 0) return;
+  const rules = await conversionRules(w.repo, index);
+  if (rules.none && w.withAttributes.size === 0 && w.clean.every((c) => !hasAttributesAbove(w, w.out[c.at].path))) return;
+  // what the walk saw: a directory it listed has a .gitattributes or not; others are looked up
+  const hint = (dir: string) => (w.withAttributes.has(dir) ? true : w.walked.has(dir) ? false : undefined);
+  await Promise.all(
+    w.clean.map(async (c) => {
+      const rel = w.out[c.at].path;
+      if (await rules.mayConvert(rel, hint)) w.out[c.at] = await readItem(w.repo, rel, c.abs, c.st, w.opts, w);
+    }),
+  );
+}
+
+/** Could a directory above `rel` that the walk did not list hold a `.gitattributes`? (Those it listed are known.) */
+function hasAttributesAbove(w: Walk, rel: string): boolean {
+  for (let d = parentDir(rel); d !== ''; d = parentDir(d)) if (!w.walked.has(d)) return true;
+  return false;
+}
+
+function parentDir(rel: string): string {
+  const i = rel.lastIndexOf('/');
+  return i < 0 ? '' : rel.slice(0, i);
 }
 
 async function visit(w: Walk, rel: string): Promise<void> {
@@ -173,11 +211,14 @@ async function visit(w: Walk, rel: string): Promise<void> {
   if (st.type === 'file') {
     const [dir, name] = splitRel(rel);
     item = cleanFileItem(w, rowsIn(w, dir), name, rel, st);
+    if (item) w.clean.push({ at: w.out.length, abs, st });
   }
   item ??= await readItem(repo, rel, abs, st, w.opts, w);
   if (rel !== '') w.out.push(item);
   if (item.kind !== 'dir') return;
   const names = await w.limit.run(() => repo.fs.readdir(abs));
+  w.walked.add(rel);
+  if (names.includes(ATTRIBUTES)) w.withAttributes.add(rel);
   // a directory holding `.git` (a submodule's checkout, a nested repository) belongs to that
   // repository: it is captured as a directory, its content is neither captured nor touched
   if (rel !== '' && names.some(isDotGit)) {
@@ -213,6 +254,8 @@ function walkSync(w: Walk, root: string, lstat: (p: string) => FileStat | null, 
     if (st.type === 'directory') {
       if (rel !== '') w.out.push({ path: rel, kind: 'dir' });
       const children = readdir(abs);
+      w.walked.add(rel);
+      if (children.includes(ATTRIBUTES)) w.withAttributes.add(rel);
       // a directory holding `.git` belongs to another repository (see visit)
       if (rel !== '' && children.some(isDotGit)) {
         w.nested.push(rel);
@@ -232,10 +275,14 @@ function walkSync(w: Walk, root: string, lstat: (p: string) => FileStat | null, 
       continue;
     }
     const clean = st.type === 'file' ? cleanFileItem(w, here, name, rel, st) : null;
-    if (clean) w.out.push(clean);
-    else rest.push({ rel, abs, st });
+    if (clean) {
+      w.clean.push({ at: w.out.length, abs, st });
+      w.out.push(clean);
+    } else rest.push({ rel, abs, st });
   }
 }
+
+const ATTRIBUTES = '.gitattributes';
 
 function isDotGit(n: string): boolean {
   return n.length === 4 && n.toLowerCase() === '.git';

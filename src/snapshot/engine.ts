@@ -63,8 +63,10 @@ export interface OpenOptions {
    */
   packThreshold?: number;
   /**
-   * HOME and XDG_CONFIG_HOME, for the ignore rules a shell command's capture follows
-   * (core.excludesFile's default, `~/` in it): the library reads no environment itself.
+   * HOME and XDG_CONFIG_HOME, where git's global config, ignore and attributes files are (a
+   * shell command's capture follows the person's core.excludesFile; a capture reads a file an
+   * eol conversion or filter may make differ from its index blob): the library reads no
+   * environment itself.
    */
   env?: { HOME?: string; XDG_CONFIG_HOME?: string };
 }
@@ -203,8 +205,8 @@ export async function openRepository(opts: OpenOptions): Promise<ScalpelReposito
     const loc = await discoverRepository(await toFs(opts.fs), opts.dir);
     fs = await probedFs(opts.fs, joinPath(loc.gitDir, 'scalpel', 'probe'), opts.cache);
   }
-  const repo = await Repository.open({ fs, dir: opts.dir, platform: opts.platform, hash: opts.hash, zlib: opts.zlib, proc: opts.proc, streamThreshold: opts.streamThreshold, packThreshold: opts.packThreshold });
-  return new ScalpelRepository(repo, opts.now ?? (() => new Date()), opts.env);
+  const repo = await Repository.open({ fs, dir: opts.dir, platform: opts.platform, hash: opts.hash, zlib: opts.zlib, proc: opts.proc, streamThreshold: opts.streamThreshold, packThreshold: opts.packThreshold, env: opts.env });
+  return new ScalpelRepository(repo, opts.now ?? (() => new Date()));
 }
 
 /** Where a caller's `cache` object keeps probed filesystems (a symbol: nothing of the caller's is touched). */
@@ -234,7 +236,6 @@ export class ScalpelRepository {
   constructor(
     private readonly repo: Repository,
     private readonly now: () => Date,
-    private readonly env?: OpenOptions['env'],
   ) {
     this.events = new EventLog(repo.fs, repo.stateDir, now);
     this.calls = new CallsInFlight(repo.fs, repo.stateDir);
@@ -604,7 +605,7 @@ export class ScalpelRepository {
     const batch = this.repo.odb.batch();
     const taken = await this.repo.withIndex({ verify: false }, async (read) => {
       this.readPast(read);
-      const t = await takeBaseline(this.repo, read, { session: opts.session, command: opts.command, held: turn.paths, writer: batch, now: this.now(), env: this.env });
+      const t = await takeBaseline(this.repo, read, { session: opts.session, command: opts.command, held: turn.paths, writer: batch, now: this.now() });
       // the pre-images and every object the index names are reachable from a ref before the command runs
       const blobs = t.baseline.entries.flatMap((e) => (e[1] === 'l' ? [e[3]] : e[3] !== null ? [e[3]] : []));
       await this.baselines.save(opts.session, opts.key, { json: encodeBaseline(t.baseline), index: t.indexBytes }, { blobs, index: read?.index ?? null }, batch);
@@ -625,7 +626,7 @@ export class ScalpelRepository {
     const baseline = decodeBaseline(stored.json);
     const changes = await this.repo.withIndex({ verify: false }, async (read) => {
       this.readPast(read);
-      return shellChanges(this.repo, baseline, baseline.indexFile ? stored.index : null, read, this.env);
+      return shellChanges(this.repo, baseline, baseline.indexFile ? stored.index : null, read);
     });
     let turn: SnapshotInfo | null = null;
     if (changes.paths.length > 0 || changes.uncovered.length > 0 || changes.left.length > 0) {
@@ -1046,7 +1047,8 @@ export class ScalpelRepository {
     for (const session of opts.session ? [opts.session] : await this.sessions()) {
       const chain = await this.stack(session).walk();
       if (!chain.some((e) => e.manifest.turn)) continue;
-      const tools = toolCallsByTurn(await this.readLog(session));
+      const endedTurns = new Set(chain.filter((e) => e.manifest.turn?.ended).map((e) => e.manifest.id));
+      const tools = toolCallsByTurn(await this.readLog(session), (id) => endedTurns.has(id));
       const previews = await this.repo.withIndex({}, async (read) => {
         const list: Array<TurnInfo['rewind'] | null> = [];
         for (let k = 0; k < chain.length; k++) list.push(chain[k].manifest.turn ? await this.preview(chain.slice(0, k + 1), read) : null);

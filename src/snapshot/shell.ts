@@ -11,8 +11,9 @@ import type { ObjectWriter } from '../repo/object-batch.js';
 import { MODE_EXECUTABLE, MODE_FILE, MODE_GITLINK, MODE_SYMLINK, MODE_TREE } from '../object/tree.js';
 import type { Repository } from '../repo/repository.js';
 import { isGitDirName, loadIgnoreRules, type DirRules, type IgnoreRules } from '../ignore/index.js';
+import type { AttributeRules, DirAttributes } from '../attributes/index.js';
+import { conversionRules, globalConfigs } from './conversions.js';
 import { ignoreOptionsFromConfig } from '../ignore/index.js';
-import { GitConfig } from '../repo/config.js';
 import { indexRecordsUnder, reucUnder } from './capture.js';
 import { compareRel, covers, isAncestor, minimalRoots, parentOf, sortByPath } from '../model/scope.js';
 import { fileModeOf, type AbsentParents, type FileMode, type PathState, type WorktreeItem } from '../model/state.js';
@@ -39,8 +40,11 @@ interface WalkResult {
   nested: string[];
 }
 
-/** A walk's visitor: a file or symlink git sees (tracked, untracked, or hand-kept ignored). */
-type Visit = (rel: string, st: FileStat, handKept: boolean) => void;
+/**
+ * A walk's visitor: a file or symlink git sees (tracked, untracked, or hand-kept ignored), and
+ * its directory's attribute rules when the walk follows them (`name`: its name there).
+ */
+type Visit = (rel: string, st: FileStat, handKept: boolean, attrs: DirAttributes | null, name: string) => void;
 
 /** One entry of a baseline that is not a clean tracked file: its state before the command. */
 type BaselineEntry =
@@ -95,18 +99,14 @@ function statKey(st: FileStat): string {
  * config (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`), read here as git reads them, the
  * repository's own setting winning.
  */
-async function rulesOf(repo: Repository, env: { HOME?: string; XDG_CONFIG_HOME?: string } | undefined): Promise<IgnoreRules> {
-  let { excludesFile, ignoreCase } = ignoreOptionsFromConfig(repo.config);
-  if (excludesFile === undefined && env) {
-    // git reads $XDG_CONFIG_HOME/git/config, then ~/.gitconfig: a setting in the latter wins
-    const globals = [env.XDG_CONFIG_HOME ? joinPath(env.XDG_CONFIG_HOME, 'git', 'config') : env.HOME ? joinPath(env.HOME, '.config', 'git', 'config') : null, env.HOME ? joinPath(env.HOME, '.gitconfig') : null];
-    for (const file of globals) {
-      if (!file || !(await repo.fs.lstat(file))) continue;
-      const v = ignoreOptionsFromConfig(GitConfig.parse(await repo.fs.readFile(file), file)).excludesFile;
-      if (v !== undefined) excludesFile = v;
-    }
+async function rulesOf(repo: Repository): Promise<IgnoreRules> {
+  let excludesFile: string | null | undefined;
+  for (const config of [...(await globalConfigs(repo)), repo.config]) {
+    const v = ignoreOptionsFromConfig(config).excludesFile;
+    if (v !== undefined) excludesFile = v;
   }
-  return loadIgnoreRules(repo.fs, { worktree: repo.worktree, gitDir: repo.loc.commonDir, excludesFile, ignoreCase, env });
+  const { ignoreCase } = ignoreOptionsFromConfig(repo.config);
+  return loadIgnoreRules(repo.fs, { worktree: repo.worktree, gitDir: repo.loc.commonDir, excludesFile, ignoreCase, env: repo.env });
 }
 
 /**
@@ -115,21 +115,23 @@ async function rulesOf(repo: Repository, env: { HOME?: string; XDG_CONFIG_HOME?:
  * the patterns say), a directory holding `.git` (a nested repository, a submodule's checkout) not.
  * Files go to `visit` as they are found: a 100,000-file tree is not held as stat objects.
  */
-async function walk(repo: Repository, index: TrackedPaths, rules: IgnoreRules, visit: Visit): Promise<WalkResult> {
+async function walk(repo: Repository, index: TrackedPaths, rules: IgnoreRules, visit: Visit, attributes: AttributeRules | null = null): Promise<WalkResult> {
   const fs = repo.fs;
   const out: WalkResult = { dirs: new Set(), ignoredDirs: [], nested: [] };
   const root = repo.worktree;
   const abs = (rel: string) => (rel === '' ? root : root === '/' ? `/${rel}` : `${root}/${rel}`);
   const lstat = fs.lstatSync ? (fs.lstatSync.bind(fs) as (p: string) => FileStat | null) : null;
   const readdir = fs.readdirSync ? (fs.readdirSync.bind(fs) as (p: string) => string[]) : null;
-  const stack: Array<{ rel: string; rules: DirRules }> = [{ rel: '', rules: rules.root }];
+  // a directory's attribute rules are entered when it is listed (its listing says whether it has a .gitattributes)
+  const stack: Array<{ rel: string; rules: DirRules; parentAttrs: DirAttributes | null; name: string }> = [{ rel: '', rules: rules.root, parentAttrs: null, name: '' }];
   while (stack.length > 0) {
-    const { rel, rules: here } = stack.pop() as { rel: string; rules: DirRules };
+    const { rel, rules: here, parentAttrs, name: dirName } = stack.pop() as (typeof stack)[number];
     const names = readdir ? readdir(abs(rel)) : await fs.readdir(abs(rel));
     if (rel !== '' && names.some((n) => isGitDirName(n, rules.ignoreCase))) {
       out.nested.push(rel);
       continue;
     }
+    const attrs = attributes === null ? null : parentAttrs === null ? attributes.root : await parentAttrs.enter(dirName, names.some((n) => isAttributesName(n, rules.ignoreCase)));
     for (const name of names) {
       if (isGitDirName(name, rules.ignoreCase)) continue;
       const child = rel === '' ? name : `${rel}/${name}`;
@@ -142,15 +144,19 @@ async function walk(repo: Repository, index: TrackedPaths, rules: IgnoreRules, v
           continue;
         }
         out.dirs.add(child);
-        stack.push({ rel: child, rules: sub });
+        stack.push({ rel: child, rules: sub, parentAttrs: attrs, name });
         continue;
       }
-      if (index.rows.has(child)) visit(child, st, false);
-      else if (!here.excluded) visit(child, st, here.isIgnored(name, false));
+      if (index.rows.has(child)) visit(child, st, false, attrs, name);
+      else if (!here.excluded) visit(child, st, here.isIgnored(name, false), attrs, name);
       // else: untracked inside an ignored directory that holds tracked paths: ignored
     }
   }
   return out;
+}
+
+function isAttributesName(n: string, ignoreCase: boolean): boolean {
+  return n === '.gitattributes' || (ignoreCase && n.length === 14 && n.toLowerCase() === '.gitattributes');
 }
 
 /** The index's paths: the row of each path's stage-0 entry (or first stage), and every directory above one. */
@@ -200,12 +206,11 @@ export interface BaselineOptions {
   /** Where blobs go (a batch, flushed before the command runs). */
   writer: ObjectWriter;
   now: Date;
-  env?: { HOME?: string; XDG_CONFIG_HOME?: string };
 }
 
 /** Record the baseline before a shell command: returns it, with the index bytes to keep beside it. */
 export async function takeBaseline(repo: Repository, read: { index: GitIndex; bytes: Uint8Array; stat: FileStat } | null, opts: BaselineOptions): Promise<{ baseline: ShellBaseline; indexBytes: Uint8Array | null; warnings: string[] }> {
-  const rules = await rulesOf(repo, opts.env);
+  const rules = await rulesOf(repo);
   const idx = trackedPaths(read?.index ?? null);
   const max = Math.max(0, repo.config.getInt('scalpel.shellIgnoredMax', 1 << 20));
   const held = (p: string) => opts.held.some((r) => covers(r, p));
@@ -214,14 +219,16 @@ export async function takeBaseline(repo: Repository, read: { index: GitIndex; by
   const toRead: Array<{ rel: string; st: FileStat }> = [];
   // the tracked paths the walk found as files or links (by their first row)
   const found = new Uint8Array(idx.table?.count ?? 0);
-  const w = await walk(repo, idx, rules, (rel, st, handKept) => {
+  // a stat-clean file is its index blob only where no eol conversion or filter applies (DESIGN I10)
+  const attributes = read ? await conversionRules(repo, read.index) : null;
+  const w = await walk(repo, idx, rules, (rel, st, handKept, attrs, name) => {
     const row = idx.rows.get(rel);
     if (row !== undefined) found[row] = 1;
     const z = idx.zero.get(rel);
-    if (z !== undefined && idx.table && cleanOid(idx.table.entry(z), st, read?.stat ?? null)) return;
+    if (z !== undefined && idx.table && cleanOid(idx.table.entry(z), st, read?.stat ?? null) && (attrs === null || attrs.none || !attrs.mayConvert(name))) return;
     if (handKept && st.type === 'file' && st.size > max) tooLarge.push(rel);
     else if (st.type === 'file' || st.type === 'symlink') toRead.push({ rel, st });
-  });
+  }, attributes);
   const entries: BaselineEntry[] = [];
   for (const { rel, st } of toRead) {
     const abs = joinPath(repo.worktree, rel);
@@ -376,11 +383,11 @@ function indexDiff(a: GitIndex | null, b: GitIndex | null, out: Set<string>): vo
  * touched. A tracked path that held nothing before (a person's unstaged deletion) and holds
  * nothing now did not change, whatever the index says of it.
  */
-export async function shellChanges(repo: Repository, baseline: ShellBaseline, oldIndexBytes: Uint8Array | null, now: { index: GitIndex; stat: FileStat } | null, env?: { HOME?: string; XDG_CONFIG_HOME?: string }): Promise<ShellChanges> {
+export async function shellChanges(repo: Repository, baseline: ShellBaseline, oldIndexBytes: Uint8Array | null, now: { index: GitIndex; stat: FileStat } | null): Promise<ShellChanges> {
   const fs: Fs = repo.fs;
   const old = oldIndexBytes ? decodeIndex(oldIndexBytes, { objectFormat: repo.objectFormat, verifyChecksum: false, lenient: true, hash: repo.hash }) : null;
   const oldIdx = trackedPaths(old);
-  const rules = await rulesOf(repo, env);
+  const rules = await rulesOf(repo);
   const before = new Map(baseline.entries.map((e) => [e[0], e] as const));
   const absent = new Set(baseline.absent);
   const tooLarge = new Set(baseline.tooLarge);

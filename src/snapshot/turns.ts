@@ -6,16 +6,25 @@ import type { StackEntry } from '../store/stack.js';
  * ScalpelRepository.turns and .rewind.
  */
 
-/** One tool call of a turn, as the hooks logged it. */
+/** One tool call of a turn, as the hooks logged its start and its end. */
 export interface ToolCall {
+  /** When the harness was about to run it (or, when its start was not logged, when it ended). */
   at: string;
   tool: string;
-  /** 'before': the harness was about to run it; 'after': it had run (outcome, duration). */
-  phase: 'before' | 'after';
+  /**
+   * How it ended, as the harness reported it: 'ok', 'failed' (`exitCode` when the harness says),
+   * 'unknown' (the harness says it ran, not how: Codex's shell commands), 'denied' (refused before
+   * it ran); 'running' (no end yet, the turn goes on) or 'never-finished' (the turn ended without
+   * it: denied at a prompt, or it never ran).
+   */
+  outcome: 'ok' | 'failed' | 'unknown' | 'denied' | 'running' | 'never-finished';
+  /** What a file tool was about to write, or what a shell command changed. */
   paths: string[];
   command?: string;
-  outcome?: string;
+  exitCode?: number;
   durationMs?: number;
+  /** The call's key: the harness's tool-use id, or one git-scalpel made for a harness without ids. */
+  call?: string;
   toolUseId?: string;
 }
 
@@ -25,7 +34,9 @@ export interface ToolDetail {
   phase: 'before' | 'after';
   command?: string;
   outcome?: string;
+  exitCode?: number;
   durationMs?: number;
+  call?: string;
   toolUseId?: string;
 }
 
@@ -38,22 +49,47 @@ interface Rec {
   detail?: Record<string, unknown>;
 }
 
-/** The tool calls of each turn (by snapshot id), oldest first, from a session's log. */
-export function toolCallsByTurn(log: readonly Rec[]): Map<string, ToolCall[]> {
+const OUTCOMES = new Set(['ok', 'failed', 'unknown', 'denied']);
+
+/**
+ * The tool calls of each turn (by snapshot id), oldest first, one per call: a call's start and
+ * end records are joined by its key. `ended(id)`: whether that turn is over (a call with no end
+ * then never finished).
+ */
+export function toolCallsByTurn(log: readonly Rec[], ended: (turn: string) => boolean = () => false): Map<string, ToolCall[]> {
   const out = new Map<string, ToolCall[]>();
+  const open = new Map<string, ToolCall>();
   for (const r of log) {
     if (r.event !== 'tool' || r.ids.length === 0 || !r.detail) continue;
     const d = r.detail as Partial<ToolDetail>;
     if (typeof d.tool !== 'string' || (d.phase !== 'before' && d.phase !== 'after')) continue;
-    const call: ToolCall = { at: r.at, tool: d.tool, phase: d.phase, paths: r.paths };
+    const key = typeof d.call === 'string' ? d.call : typeof d.toolUseId === 'string' ? d.toolUseId : undefined;
+    const turn = r.ids[0];
+    const known = key !== undefined ? open.get(`${turn}\0${key}`) : undefined;
+    if (d.phase === 'after' && known) {
+      open.delete(`${turn}\0${key}`);
+      known.outcome = OUTCOMES.has(d.outcome as string) ? (d.outcome as ToolCall['outcome']) : 'unknown';
+      if (r.paths.length) known.paths = [...new Set([...known.paths, ...r.paths])];
+      if (typeof d.exitCode === 'number') known.exitCode = d.exitCode;
+      if (typeof d.durationMs === 'number') known.durationMs = d.durationMs;
+      if (typeof d.command === 'string' && known.command === undefined) known.command = d.command;
+      continue;
+    }
+    const call: ToolCall = { at: r.at, tool: d.tool, outcome: 'running', paths: r.paths };
     if (typeof d.command === 'string') call.command = d.command;
-    if (typeof d.outcome === 'string') call.outcome = d.outcome;
-    if (typeof d.durationMs === 'number') call.durationMs = d.durationMs;
+    if (key !== undefined) call.call = key;
     if (typeof d.toolUseId === 'string') call.toolUseId = d.toolUseId;
-    let list = out.get(r.ids[0]);
-    if (!list) out.set(r.ids[0], (list = []));
+    if (d.phase === 'after') {
+      // an end whose start was not logged
+      call.outcome = OUTCOMES.has(d.outcome as string) ? (d.outcome as ToolCall['outcome']) : 'unknown';
+      if (typeof d.exitCode === 'number') call.exitCode = d.exitCode;
+      if (typeof d.durationMs === 'number') call.durationMs = d.durationMs;
+    } else if (key !== undefined) open.set(`${turn}\0${key}`, call);
+    let list = out.get(turn);
+    if (!list) out.set(turn, (list = []));
     list.push(call);
   }
+  for (const [turn, list] of out) if (ended(turn)) for (const c of list) if (c.outcome === 'running') c.outcome = 'never-finished';
   return out;
 }
 

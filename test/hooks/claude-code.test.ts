@@ -43,7 +43,8 @@ describe('Claude Code hooks, run as processes: turns and rewind', () => {
     const turns = JSON.parse(runCli(dir, ['turns', '--json']).stdout);
     expect(turns).toHaveLength(1);
     expect(turns[0]).toMatchObject({ turn: 1, ended: true, sealed: true, label: 'turn 1: add the currency map', paths: ['.env', 'platform/schemas/currency1/map.py', 'src/app.ts'] });
-    expect(turns[0].tools.map((t: { tool: string; phase: string }) => `${t.tool}:${t.phase}`)).toEqual(['Write:before', 'Write:after', 'Edit:before', 'Edit:after', 'Bash:before', 'Bash:after', 'Write:before', 'Write:after']);
+    // one line per call: its start and its end joined by the call's id
+    expect(turns[0].tools.map((t: { tool: string; outcome: string }) => `${t.tool}:${t.outcome}`)).toEqual(['Write:ok', 'Edit:ok', 'Bash:ok', 'Write:ok']);
     expect(turns[0].tools.find((t: { tool: string }) => t.tool === 'Bash').command).toBe('git add platform src/app.ts');
     expect(turns[0].rewind).toMatchObject({ refused: false, pruned: 3 });
     const r = runCli(dir, ['rewind']);

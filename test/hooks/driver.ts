@@ -26,9 +26,9 @@ export interface CallOptions {
   outcome?: 'ok' | 'failed';
 }
 
-export function agent(dir: string, session = 'agent') {
+export function agent(dir: string, session = 'agent', env?: { HOME?: string; XDG_CONFIG_HOME?: string }) {
   let n = 0;
-  const send = (e: HookEvent): Promise<HookOutcome> => handleHookEvent(e, { fs: nodeFs() });
+  const send = (e: HookEvent): Promise<HookOutcome> => handleHookEvent(e, { fs: nodeFs(), env });
   const ok = async (e: HookEvent) => {
     const r = await send(e);
     expect(r, JSON.stringify(e)).toMatchObject({ ok: true });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { git } from '../helpers/git.js';
+import { git, gitEnv } from '../helpers/git.js';
+
+const gitEnvHome = () => gitEnv().HOME as string;
 import { gitView, worktreeView } from '../helpers/view.js';
 import { personRepo, w } from '../e2e/scenario.js';
 import { openRepository, nodeFs } from '../../src/node.js';
@@ -350,5 +352,77 @@ describe('every rewind can be undone (rewind --undo)', () => {
     expect(u.turnsBack).toBe(true);
     expect(view(dir)).toEqual(v1);
     expect((await repo.turns()).length).toBe(1);
+  });
+});
+
+describe("a stat-clean file's bytes are its blob only when no eol conversion or filter applies", () => {
+  const crlfRepo = () => {
+    const dir = personRepo({ before: (d) => w(d, '.gitattributes', 'docs/*.txt eol=crlf\n*.up filter=upper\n') });
+    w(dir, 'docs/guide.txt', 'one\ntwo\n');
+    git(dir, ['config', 'filter.upper.clean', 'tr a-z A-Z']);
+    git(dir, ['config', 'filter.upper.smudge', 'cat']);
+    w(dir, 'shout.up', 'quiet words\n');
+    git(dir, ['add', 'docs/guide.txt', 'shout.up']);
+    git(dir, ['commit', '-qm', 'converted files']);
+    // checked out again: CRLF on disk, LF in the blob; the filter's file lower case on disk
+    rmSync(join(dir, 'docs/guide.txt'));
+    git(dir, ['checkout', '--', 'docs/guide.txt']);
+    git(dir, ['status', '--porcelain']); // refreshes the stat data: both files are stat-clean now
+    expect(readFileSync(join(dir, 'docs/guide.txt'), 'latin1')).toBe('one\r\ntwo\r\n');
+    expect(git(dir, ['cat-file', '-p', ':shout.up'])).toBe('QUIET WORDS\n');
+    return dir;
+  };
+
+  it('a command edits files under eol=crlf and a clean filter: the rewind writes back exactly the bytes the person had', async () => {
+    const dir = crlfRepo();
+    const v0 = view(dir);
+    const a = agent(dir);
+    await a.prompt('p');
+    await a.shell("sed -i 's/one/ONE/' docs/guide.txt && echo more >> shout.up");
+    await a.stop();
+    await (await open(dir)).rewind();
+    expect(readFileSync(join(dir, 'docs/guide.txt'), 'latin1')).toBe('one\r\ntwo\r\n');
+    expect(read(dir, 'shout.up')).toBe('quiet words\n');
+    expect(view(dir)).toEqual(v0);
+  });
+
+  it('…and a file tool\'s capture, and a snapshot of a person\'s own', async () => {
+    const dir = crlfRepo();
+    const v0 = view(dir);
+    const a = agent(dir);
+    await a.prompt('p');
+    await a.write(['docs/guide.txt'], () => w(dir, 'docs/guide.txt', 'rewritten\n'));
+    await a.write(['shout.up'], () => w(dir, 'shout.up', 'rewritten\n'));
+    await a.stop();
+    await (await open(dir)).rewind();
+    expect(view(dir)).toEqual(v0);
+    const repo = await open(dir);
+    await repo.snapshot(['docs', 'shout.up']);
+    rmSync(join(dir, 'docs'), { recursive: true });
+    rmSync(join(dir, 'shout.up'));
+    await repo.restore();
+    expect(view(dir)).toEqual(v0);
+  });
+
+  it('core.autocrlf=true in the person\'s global config', async () => {
+    const dir = personRepo();
+    const home = gitEnvHome();
+    git(dir, ['config', '--global', 'core.autocrlf', 'true']);
+    try {
+      rmSync(join(dir, 'src/lib/util.ts'));
+      git(dir, ['checkout', '--', 'src/lib/util.ts']);
+      git(dir, ['status', '--porcelain']);
+      expect(readFileSync(join(dir, 'src/lib/util.ts'), 'latin1')).toBe('export function u() { return 1; }\r\n');
+      const v0 = view(dir);
+      const a = agent(dir, 'agent', { HOME: home, XDG_CONFIG_HOME: home });
+      await a.prompt('p');
+      await a.shell('rm src/lib/util.ts');
+      await a.stop();
+      await (await openRepository({ fs: nodeFs(), dir, env: { HOME: home, XDG_CONFIG_HOME: home } })).rewind();
+      expect(readFileSync(join(dir, 'src/lib/util.ts'), 'latin1')).toBe('export function u() { return 1; }\r\n');
+      expect(view(dir)).toEqual(v0);
+    } finally {
+      git(dir, ['config', '--global', '--unset', 'core.autocrlf']);
+    }
   });
 });

@@ -59,7 +59,8 @@ describe('shell commands in a turn', () => {
     expect(turns[0].paths).toEqual(expect.arrayContaining(['.env', 'data', 'docs/guide.md', 'moved', 'run.sh', 'src/app.ts', 'src/lib/util.ts']));
     expect(turns[0].paths).not.toContain('README.md');
     expect(turns[0].paths).not.toContain('person-notes.md');
-    const lastBash = turns[0].tools.filter((t: { tool: string; phase: string }) => t.tool === 'Bash' && t.phase === 'after').at(-1);
+    const lastBash = turns[0].tools.filter((t: { tool: string }) => t.tool === 'Bash').at(-1);
+    expect(lastBash.outcome).toBe('ok');
     expect(lastBash.paths).toEqual([]);
 
     const r = runCli(dir, ['rewind']);
