@@ -50,13 +50,30 @@ export function parseClaudeCode(p: Obj): HookEvent {
       return { kind: 'before-shell', ...c, command: reqString(input, 'command', 'tool_input', { allowNul: true }), tool, ...id };
     }
     case 'PostToolUse':
-    case 'PostToolUseFailure': {
+    case 'PostToolUseFailure':
+    case 'PermissionDenied': {
       const tool = reqString(p, 'tool_name');
       if (!isWriteTool(tool) && !isShellTool(tool)) return ignoredEvent(p, PREFIX, notOurs(tool));
       const c = ctx();
       const toolUseId = optToolUseId(p);
-      const outcome = event === 'PostToolUseFailure' ? 'failed' : failedResponse(own(p, 'tool_response')) ? 'failed' : 'ok';
-      return { kind: 'after-tool', ...c, tool, ...(toolUseId !== undefined ? { toolUseId } : {}), outcome, ...calledWith(p, tool) };
+      const outcome = event === 'PermissionDenied' ? 'denied' : event === 'PostToolUseFailure' ? 'failed' : failedResponse(own(p, 'tool_response')) ? 'failed' : 'ok';
+      const exitCode = event === 'PostToolUseFailure' ? exitCodeOf(own(p, 'error')) : undefined;
+      return { kind: 'after-tool', ...c, tool, ...(toolUseId !== undefined ? { toolUseId } : {}), outcome, ...(exitCode !== undefined ? { exitCode } : {}), ...calledWith(p, tool) };
+    }
+    case 'PostToolBatch': {
+      // every call of one model answer is done; a call of ours with no PostToolUse(Failure) was
+      // refused before it ran (Claude Code 2.1.332 sends nothing else for a denied call)
+      const calls = own(p, 'tool_calls');
+      const ids = Array.isArray(calls)
+        ? calls.flatMap((x) => {
+            const o = x !== null && typeof x === 'object' && !Array.isArray(x) ? (x as Obj) : null;
+            const name = o ? own(o, 'tool_name') : undefined;
+            const id = o ? own(o, 'tool_use_id') : undefined;
+            return typeof name === 'string' && (isWriteTool(name) || isShellTool(name)) && typeof id === 'string' && id !== '' ? [id] : [];
+          })
+        : [];
+      if (ids.length === 0) return ignoredEvent(p, PREFIX, 'no write or shell call in this batch');
+      return { kind: 'calls-done', ...ctx(), toolUseIds: ids };
     }
     case 'Stop':
       return { kind: 'turn-end', ...ctx(), final: true };
@@ -71,6 +88,12 @@ export function parseClaudeCode(p: Obj): HookEvent {
   }
 }
 
+
+/** A failed Bash call's exit code, from PostToolUseFailure's `error` ("Exit code 3"), when it says. */
+function exitCodeOf(error: unknown): number | undefined {
+  const m = typeof error === 'string' ? /^Exit code (\d+)\b/.exec(error) : null;
+  return m ? Number(m[1]) : undefined;
+}
 
 /** PostToolUse runs after a tool succeeded; a response that says `success: false` is taken at its word. */
 function failedResponse(r: unknown): boolean {

@@ -44,7 +44,8 @@ export function parseCodex(p: Obj): HookEvent {
       const heredoc = shellApplyPatch(command);
       if (heredoc !== null) {
         try {
-          return { kind: 'before-write', ...c, paths: applyPatchPaths(heredoc), tool, ...id };
+          // Codex applies it itself and sends no PostToolUse for it (0.171.0)
+          return { kind: 'before-write', ...c, paths: applyPatchPaths(heredoc), tool, ...id, unreported: true };
         } catch {
           // a malformed patch fails in Codex too; as a shell command it is at least recorded
         }
@@ -56,8 +57,8 @@ export function parseCodex(p: Obj): HookEvent {
       if (tool !== 'apply_patch' && tool !== 'Bash') return ignoredEvent(p, PREFIX, notOurs(tool));
       const c = ctx();
       const toolUseId = optToolUseId(p);
-      // tool_response is tool-specific and undocumented for Bash / apply_patch: no outcome is read into it
-      return { kind: 'after-tool', ...c, tool, ...(toolUseId !== undefined ? { toolUseId } : {}), outcome: 'unknown', ...calledWith(p, tool) };
+      const { outcome, exitCode } = outcomeOf(tool, own(p, 'tool_response'));
+      return { kind: 'after-tool', ...c, tool, ...(toolUseId !== undefined ? { toolUseId } : {}), outcome, ...(exitCode !== undefined ? { exitCode } : {}), ...calledWith(p, tool) };
     }
     case 'Stop':
       return { kind: 'turn-end', ...ctx(), final: true };
@@ -73,6 +74,21 @@ export function parseCodex(p: Obj): HookEvent {
   }
 }
 
+
+/**
+ * How a call ended, from PostToolUse's `tool_response`, a string in Codex 0.171.0: for
+ * apply_patch "Exit code: N\nWall time: …\nOutput:\n…"; for Bash only the command's output
+ * (its exit code is not in the payload: the call ran, how it ended is unknown). Codex sends no
+ * PostToolUse for a patch that did not apply.
+ */
+function outcomeOf(tool: string, response: unknown): { outcome: 'ok' | 'failed' | 'unknown'; exitCode?: number } {
+  const m = typeof response === 'string' ? /^Exit code: (\d+)\b/.exec(response) : null;
+  if (m) {
+    const exitCode = Number(m[1]);
+    return { outcome: exitCode === 0 ? 'ok' : 'failed', exitCode };
+  }
+  return { outcome: tool === 'apply_patch' && typeof response === 'string' && response.startsWith('Success.') ? 'ok' : 'unknown' };
+}
 
 /** The patch's paths; its errors name the payload field. */
 function patchPaths(command: string): string[] {

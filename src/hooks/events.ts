@@ -14,8 +14,12 @@
 export type HookEvent =
   /** a prompt: open a turn labelled with its first line */
   | { kind: 'turn-start'; session: string; cwd: string; label: string }
-  /** these paths are about to be written: capture them into the turn first */
-  | { kind: 'before-write'; session: string; cwd: string; paths: string[]; tool: string; toolUseId?: string }
+  /**
+   * these paths are about to be written: capture them into the turn first. `unreported`: the
+   * harness never sends this call's after-event (Codex applies a shell heredoc patch itself): it
+   * counts as finished at the session's next event.
+   */
+  | { kind: 'before-write'; session: string; cwd: string; paths: string[]; tool: string; toolUseId?: string; unreported?: boolean }
   /** a shell command is about to run */
   | { kind: 'before-shell'; session: string; cwd: string; command: string; tool: string; toolUseId?: string }
   /**
@@ -24,6 +28,11 @@ export type HookEvent =
    * (`denied`: the person or a rule refused it after its before-event)
    */
   | { kind: 'after-tool'; session: string; cwd: string; tool: string; toolUseId?: string; outcome: 'ok' | 'failed' | 'unknown' | 'denied'; exitCode?: number; paths?: string[]; command?: string }
+  /**
+   * the tool calls of one model answer are all done (Claude Code's PostToolBatch): those whose
+   * after-event never came were refused before they ran (a permission prompt, a rule)
+   */
+  | { kind: 'calls-done'; session: string; cwd: string; toolUseIds: string[] }
   /** final: the agent stopped (Stop / AfterAgent); false: a subagent stopped (SubagentStop) */
   | { kind: 'turn-end'; session: string; cwd: string; final: boolean }
   /** detail: how the session started (`startup`, `resume`, …) or why it ended */

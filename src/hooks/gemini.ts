@@ -47,9 +47,8 @@ export function parseGemini(p: Obj): HookEvent {
       const tool = reqString(p, 'tool_name');
       if (!isWriteTool(tool) && tool !== SHELL_TOOL) return ignoredEvent(p, PREFIX, notOurs(tool));
       const c = ctx();
-      const r = own(p, 'tool_response');
-      const failed = r !== null && typeof r === 'object' && !Array.isArray(r) && own(r as Obj, 'error') !== undefined && own(r as Obj, 'error') !== null;
-      return { kind: 'after-tool', ...c, tool, outcome: failed ? 'failed' : 'ok', ...calledWith(p, tool) };
+      const { outcome, exitCode } = outcomeOf(tool, own(p, 'tool_response'));
+      return { kind: 'after-tool', ...c, tool, outcome, ...(exitCode !== undefined ? { exitCode } : {}), ...calledWith(p, tool) };
     }
     case 'AfterAgent':
       return { kind: 'turn-end', ...ctx(), final: true };
@@ -62,6 +61,23 @@ export function parseGemini(p: Obj): HookEvent {
   }
 }
 
+
+/**
+ * How a call ended, from AfterTool's `tool_response` ({ llmContent, returnDisplay, error? }): an
+ * `error` is a failure (a `replace` that found nothing); a shell command's exit code is only in
+ * `llmContent`'s text ("Exit Code: 3", left out when it is 0; Gemini CLI 0.61.0 reports the
+ * call a success either way).
+ */
+function outcomeOf(tool: string, r: unknown): { outcome: 'ok' | 'failed'; exitCode?: number } {
+  const o = r !== null && typeof r === 'object' && !Array.isArray(r) ? (r as Obj) : null;
+  const error = o ? own(o, 'error') : undefined;
+  if (error !== undefined && error !== null) return { outcome: 'failed' };
+  if (tool !== SHELL_TOOL) return { outcome: 'ok' };
+  const text = o ? own(o, 'llmContent') : undefined;
+  const m = typeof text === 'string' ? /^Exit Code: (\d+)\s*$/m.exec(text) : null;
+  const exitCode = m ? Number(m[1]) : 0;
+  return { outcome: exitCode === 0 ? 'ok' : 'failed', exitCode };
+}
 
 /** What a finished call was called with, for the log: best effort. */
 function calledWith(p: Obj, tool: string): { paths?: string[]; command?: string } {

@@ -21,7 +21,8 @@ import { badField, checkString, cwdField, describe, givenSession, optBoolean, op
  * - command: required for before-shell; optional for after-tool.
  * - tool: the tool's name (optional; default: the event name).
  * - toolUseId: optional; pairs a before-* event with its after-tool.
- * - outcome: after-tool's "ok" or "failed" (optional; default "unknown").
+ * - outcome: after-tool's "ok", "failed", or "denied" (the call never ran: what its before-write
+ *   captured is dropped) (optional; default "unknown"); exitCode: a shell command's (optional).
  * - final: turn-end's; false when only a subagent stopped (optional; default true).
  */
 
@@ -46,10 +47,12 @@ export function parseGeneric(p: Obj): HookEvent {
       return { kind: 'before-shell', session, cwd, command: reqString(p, 'command', '', { allowNul: true }), tool: tool(), ...toolUseId() };
     case 'after-tool': {
       const outcome = optString(p, 'outcome');
-      if (outcome !== undefined && outcome !== 'ok' && outcome !== 'failed') throw badField('outcome', 'unknown-value', `outcome must be "ok" or "failed", not '${outcome.length > 40 ? `${outcome.slice(0, 40)}...` : outcome}'`);
+      if (outcome !== undefined && outcome !== 'ok' && outcome !== 'failed' && outcome !== 'denied') throw badField('outcome', 'unknown-value', `outcome must be "ok", "failed" or "denied", not '${outcome.length > 40 ? `${outcome.slice(0, 40)}...` : outcome}'`);
+      const exitCode = own(p, 'exitCode');
+      if (exitCode !== undefined && exitCode !== null && !(typeof exitCode === 'number' && Number.isInteger(exitCode) && exitCode >= 0 && exitCode <= 255)) throw badField('exitCode', 'wrong-type', 'exitCode must be a whole number from 0 to 255');
       const paths = pathList(p, false);
       const command = optString(p, 'command', '', { allowNul: true });
-      return { kind: 'after-tool', session, cwd, tool: tool(), ...toolUseId(), outcome: outcome ?? 'unknown', ...(paths ? { paths } : {}), ...(command !== undefined ? { command } : {}) };
+      return { kind: 'after-tool', session, cwd, tool: tool(), ...toolUseId(), outcome: outcome ?? 'unknown', ...(typeof exitCode === 'number' ? { exitCode } : {}), ...(paths ? { paths } : {}), ...(command !== undefined ? { command } : {}) };
     }
     case 'turn-end':
       return { kind: 'turn-end', session, cwd, final: optBoolean(p, 'final') ?? true };

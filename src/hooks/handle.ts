@@ -50,6 +50,8 @@ export async function handleHookEvent(event: HookEvent, opts: HookOptions): Prom
 async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kind: 'ignored' }>, opts: HookOptions): Promise<HookOutcome> {
   const session = event.session;
   const now = opts.now ?? (() => new Date());
+  // calls whose end the harness never reports (Codex's heredoc patches) are over by the session's next event
+  await repo.finishUnreported({ session });
   switch (event.kind) {
     case 'turn-start': {
       const t = await repo.openTurn({ session, label: event.label });
@@ -65,7 +67,7 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
       }
       const s = await repo.snapshot(inside, { session, turn: true, call });
       await repo.record({ event: 'tool', session, ids: [s.id], paths: inside, detail: { tool: event.tool, phase: 'before', call, ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}) } });
-      await repo.callStarted({ session, rec: { key: call, byId: event.toolUseId !== undefined, at: now().getTime(), turn: s.id, kind: 'write', tool: event.tool, paths: inside } });
+      await repo.callStarted({ session, rec: { key: call, byId: event.toolUseId !== undefined, at: now().getTime(), turn: s.id, kind: 'write', tool: event.tool, paths: inside, ...(event.unreported ? { unreported: true } : {}) } });
       return { ok: true, action: 'captured', turn: s.id, paths: inside, ignored: outside.length ? outside : undefined, warnings: repo.takeWarnings() };
     }
     case 'before-shell': {
@@ -112,6 +114,18 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
         },
       });
       return { ok: true, action: 'tool-recorded', turn: turn ?? undefined, warnings: repo.takeWarnings() };
+    }
+    case 'calls-done': {
+      // a call of the batch still in flight never ran (it was refused): what it captured goes
+      const dropped: string[] = [];
+      for (const id of event.toolUseIds) {
+        const call = await repo.callEnded({ session, key: id });
+        if (!call) continue;
+        await repo.callAbandoned({ session, call: call.key });
+        dropped.push(call.key);
+        await repo.record({ event: 'tool', session, ids: call.turn ? [call.turn] : [], paths: [], detail: { tool: call.tool, phase: 'after', outcome: 'denied', call: call.key, toolUseId: id } });
+      }
+      return { ok: true, action: 'calls-done', ...(dropped.length ? { paths: dropped } : {}) };
     }
     case 'turn-end': {
       const t = await repo.closeTurn({ session, final: event.final });

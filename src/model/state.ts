@@ -144,6 +144,12 @@ export interface Contest {
   part: 'worktree' | 'index' | 'resolve-undo';
   expected: string;
   found: string;
+  /**
+   * 'unfinished': `expected` is the path's state before a tool call whose end was never
+   * reported (it may have run, or been denied while someone else changed the path): which of
+   * the two made `found` cannot be told. Absent: `expected` is the agent's last write.
+   */
+  why?: 'unfinished';
 }
 
 /**
@@ -281,7 +287,7 @@ export function validateManifest(raw: unknown, format: ObjectFormat): Manifest {
   if (m.contested !== undefined) {
     if (!Array.isArray(m.contested)) fail('bad contested list');
     for (const c of m.contested) {
-      if (!c || typeof c.path !== 'string' || !['worktree', 'index', 'resolve-undo'].includes(c.part) || typeof c.expected !== 'string' || typeof c.found !== 'string') fail('bad contested record');
+      if (!c || typeof c.path !== 'string' || !['worktree', 'index', 'resolve-undo'].includes(c.part) || typeof c.expected !== 'string' || typeof c.found !== 'string' || (c.why !== undefined && c.why !== 'unfinished')) fail('bad contested record');
       try {
         checkScopeRoot(c.path);
       } catch (e) {

@@ -418,9 +418,11 @@ export class ScalpelRepository {
    */
   private async sealedTurn(top: StackEntry, final: boolean): Promise<Manifest> {
     const turn = { number: (top.manifest.turn as TurnRecord).number, ended: final };
-    // the calls that never finished changed nothing: their captures go when the agent stops
-    const m = final ? withLists(top.manifest, { provisional: [] }) : top.manifest;
     try {
+      // the calls that never finished: where their paths are as they found them, they changed
+      // nothing and their captures go; where not, it cannot be told whether the call ran (and
+      // its end was not reported) or someone else changed the path: it joins, contested
+      const m = final ? await this.settleUnfinished(top.manifest) : top.manifest;
       const now = await this.captureNow(m.captured.roots);
       const was = m.seal;
       const contested = was ? mergeContests(m.contested ?? [], contests(was.state, now)) : (m.contested ?? []);
@@ -428,9 +430,24 @@ export class ScalpelRepository {
       return withLists({ ...sealed(m, this.now().toISOString(), state), turn }, { contested });
     } catch (e) {
       if (!isScalpelError(e, 'BAD_PATH')) throw e;
-      this.warnings.push(`turn ${turn.number} of session '${m.session}' ends unsealed: ${e.message}`);
-      return { ...m, turn };
+      this.warnings.push(`turn ${turn.number} of session '${top.manifest.session}' ends unsealed: ${e.message}`);
+      return withLists({ ...top.manifest, turn }, final ? { provisional: [] } : {});
     }
+  }
+
+  /** `m` without its provisional captures: dropped where their paths are unchanged, joined and contested where not (sealedTurn). */
+  private async settleUnfinished(m: Manifest): Promise<Manifest> {
+    let captured = m.captured;
+    let contested = m.contested ?? [];
+    for (const p of m.provisional ?? []) {
+      const fresh = restrictState(p.state, p.state.roots.filter((r) => !captured.roots.some((o) => covers(o, r))));
+      if (fresh.roots.length === 0) continue;
+      const changed = contests(fresh, await this.captureNow(fresh.roots));
+      if (changed.length === 0) continue;
+      captured = joinCaptured(captured, fresh, { dropUnderAbsent: false });
+      contested = mergeContests(contested, changed.map((c) => ({ ...c, why: 'unfinished' as const })));
+    }
+    return withLists({ ...m, captured }, { provisional: [], contested });
   }
 
   /** What `roots` hold now (nothing written to the object database). */
@@ -516,10 +533,11 @@ export class ScalpelRepository {
 
   /**
    * Tool call `call` will not run (the person denied it): what it captured goes now, as it would
-   * when the turn ends.
+   * when the turn ends, and so does a shell command's baseline.
    */
   async callAbandoned(opts: { session: string; call: string }): Promise<void> {
     checkSession(opts.session);
+    await this.baselines.remove(opts.session, opts.call);
     const stack = this.stack(opts.session);
     await stack.locked(async (tx) => {
       const top = await this.openTurnOf(stack, tx.current);
@@ -751,6 +769,20 @@ export class ScalpelRepository {
     if (found || input.command === undefined) return found;
     const shells = (await this.calls.pending(opts.session)).filter((r) => !r.byId && r.kind === 'shell');
     return shells.length === 1 ? this.calls.end(opts.session, shells[0].key) : null;
+  }
+
+  /**
+   * The calls of `session` whose end the harness never reports (CallRecord.unreported: Codex
+   * applies a shell heredoc patch itself and sends no PostToolUse) are over once the session's
+   * next event comes: what they captured joins the turn, what they wrote is sealed.
+   */
+  async finishUnreported(opts: { session: string }): Promise<void> {
+    checkSession(opts.session);
+    for (const rec of await this.calls.pending(opts.session)) {
+      if (!rec.unreported) continue;
+      const call = await this.calls.end(opts.session, rec.key);
+      if (call) await this.callFinished({ session: opts.session, call: call.key, paths: call.paths });
+    }
   }
 
   /** Forget every call of the session in flight and their shell baselines (its turn is over; what a killed tool left goes too). */

@@ -346,8 +346,15 @@ export function planFromFacts(facts: RestoreFacts): RestorePlan {
       const plan = plans.get(c.path);
       if (!plan) continue;
       const part = c.part === 'worktree' ? plan.worktree : c.part === 'index' ? plan.index : plan.resolveUndo;
-      if (!part || conflicts.some((x) => x.path === c.path && x.part === c.part) || currentPart(c) === c.expected) continue;
-      conflicts.push({ path: c.path, part: c.part, expected: `${c.expected} (the agent's last write)`, found: c.found, restoring: part.to, snapshot: m.id });
+      if (!part || currentPart(c) === c.expected) continue;
+      const expected = c.why === 'unfinished' ? `${c.expected} (before a tool call whose end was never reported: it may have run, or someone else changed it)` : `${c.expected} (the agent's last write)`;
+      // the seal's own refusal of the path says what it found; the contest says what the agent left
+      const sealSays = conflicts.find((x) => x.path === c.path && x.part === c.part);
+      if (sealSays) {
+        if (sealSays.expected === c.expected) sealSays.expected = expected;
+        continue;
+      }
+      conflicts.push({ path: c.path, part: c.part, expected, found: c.found, restoring: part.to, snapshot: m.id });
     }
   }
   // across several snapshots: what one left sealed and the next one found there must agree, or

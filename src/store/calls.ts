@@ -32,6 +32,8 @@ export interface CallRecord {
   paths: string[];
   /** The command it runs (shell). */
   command?: string;
+  /** The harness never sends this call's after-event: it is over by the session's next event. */
+  unreported?: boolean;
 }
 
 /** What an after-event says of the call it ends, for pairing without an id. */
@@ -136,6 +138,7 @@ export class CallsInFlight {
         tool: typeof v.tool === 'string' ? v.tool : '',
         paths: Array.isArray(v.paths) ? v.paths.filter((p): p is string => typeof p === 'string') : [],
         ...(typeof v.command === 'string' ? { command: v.command } : {}),
+        ...(v.unreported === true ? { unreported: true } : {}),
       };
     } catch {
       return null;

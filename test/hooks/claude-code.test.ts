@@ -75,10 +75,11 @@ describe('Claude Code hooks, run as processes: turns and rewind', () => {
     expect(forced.code, forced.stderr).toBe(0);
     expect(JSON.parse(forced.stdout).savedAs).toBeTruthy();
     expect(view(dir)).toEqual(v0);
-    // the forced rewind saved what it overwrote: a restore of the session brings the person's text back
-    const session = JSON.parse(forced.stdout).session;
-    expect(runCli(dir, ['restore', '--session', session]).code).toBe(0);
+    // the forced rewind saved what it overwrote: rewind --undo brings the person's text back
+    expect(JSON.parse(forced.stdout).undo).toBe('git-scalpel rewind --undo');
+    expect(runCli(dir, ['rewind', '--undo']).code).toBe(0);
     expect(readFileSync(join(dir, '.env'), 'utf8')).toBe('SECRET=the person changed it again\n');
+    expect(view(dir)).toEqual(personal);
   });
 
   it('two sessions in one worktree rewind independently; after a resume (new session_id) a plain rewind still undoes the previous turn', () => {
@@ -109,7 +110,7 @@ describe('Claude Code hooks, run as processes: turns and rewind', () => {
     void vA;
   });
 
-  it('writes outside the worktree are ignored; a write into .git or beneath a symlinked directory is blocked with one line on stderr', () => {
+  it('writes outside the worktree are ignored; a write into .git, also through a symlinked directory, is blocked with one line on stderr; a write beneath a symlinked directory inside the worktree is its target\'s', () => {
     const dir = personRepo();
     const c = claudeSession(dir);
     expect(runHook(dir, 'claude-code', c.prompt('hostile')).code).toBe(0);
@@ -125,12 +126,18 @@ describe('Claude Code hooks, run as processes: turns and rewind', () => {
     mkdirSync(join(dir, 'real'));
     symlinkSync('real', join(dir, 'linked'));
     const viaLink = runHook(dir, 'claude-code', { ...c.raw('PreToolUse'), tool_name: 'Write', tool_input: { file_path: join(dir, 'linked/x.txt'), content: 'x' }, tool_use_id: 'toolu_x4' });
-    expect(viaLink.code).toBe(2);
-    expect(viaLink.stderr).toContain('symbolic link');
-    const open = runHook(dir, 'claude-code', { ...c.raw('PreToolUse'), tool_name: 'Write', tool_input: { file_path: join(dir, 'linked/x.txt'), content: 'x' }, tool_use_id: 'toolu_x5' }, ['--fail-open']);
+    expect(viaLink).toEqual({ code: 0, stdout: '', stderr: '' });
+    symlinkSync('.git', join(dir, 'gitdir'));
+    const intoGitViaLink = runHook(dir, 'claude-code', { ...c.raw('PreToolUse'), tool_name: 'Write', tool_input: { file_path: join(dir, 'gitdir/config'), content: 'x' }, tool_use_id: 'toolu_x5' });
+    expect(intoGitViaLink.code).toBe(2);
+    expect(intoGitViaLink.stderr).toContain('.git');
+    const open = runHook(dir, 'claude-code', { ...c.raw('PreToolUse'), tool_name: 'Write', tool_input: { file_path: join(dir, 'gitdir/config'), content: 'x' }, tool_use_id: 'toolu_x6' }, ['--fail-open']);
     // --fail-open: the capture still failed, said on stderr with exit 1, which lets the tool call run
     expect(open.code).toBe(1);
-    expect(open.stderr).toContain('symbolic link');
+    expect(open.stderr).toContain('.git');
+    // the write beneath the symlinked directory was captured at its target
+    expect(runHook(dir, 'claude-code', { ...c.raw('PostToolUse'), tool_name: 'Write', tool_input: { file_path: join(dir, 'linked/x.txt'), content: 'x' }, tool_use_id: 'toolu_x4', tool_response: { type: 'create' } }).code).toBe(0);
+    expect(JSON.parse(runCli(dir, ['turns', '--json']).stdout)[0].paths).toEqual(['real/x.txt']);
   });
 
   it('a payload that is not JSON, or lacks a field, is exit 1 naming what is missing, and changes nothing', () => {
@@ -157,6 +164,7 @@ describe('Claude Code hooks, run as processes: turns and rewind', () => {
     expect(JSON.stringify(payload)).toContain('\\udce9');
     expect(runHook(dir, 'claude-code', payload)).toEqual({ code: 0, stdout: '', stderr: '' });
     writeFileSync(Buffer.concat([Buffer.from(`${dir}/caf`), Buffer.from([0xe9]), Buffer.from('.txt')]), 'agent\n');
+    expect(runHook(dir, 'claude-code', { ...payload, hook_event_name: 'PostToolUse', tool_response: { type: 'create' } })).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(runHook(dir, 'claude-code', c.stop()).code).toBe(0);
     expect(runCli(dir, ['rewind']).code).toBe(0);
     expect(view(dir)).toEqual(v0);
@@ -169,6 +177,8 @@ describe('Claude Code hooks, run as processes: turns and rewind', () => {
     const content = 'x'.repeat(50 << 20);
     const r = runHook(dir, 'claude-code', { ...c.raw('PreToolUse'), tool_name: 'Write', tool_input: { file_path: join(dir, 'big.txt'), content }, tool_use_id: 'toolu_big' });
     expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
+    writeFileSync(join(dir, 'big.txt'), content);
+    expect(runHook(dir, 'claude-code', { ...c.raw('PostToolUse'), tool_name: 'Write', tool_input: { file_path: join(dir, 'big.txt'), content }, tool_use_id: 'toolu_big', tool_response: { type: 'create' } }).code).toBe(0);
     const turns = JSON.parse(runCli(dir, ['turns', '--json']).stdout);
     expect(turns[0].paths).toEqual(['big.txt']);
   });

@@ -99,7 +99,8 @@ describe('claude-code', () => {
     const bash = claude('PostToolUse', { tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_response: { stdout: 'ok', stderr: '', interrupted: false, isImage: false }, tool_use_id: 'toolu_02' });
     expect(parse('claude-code', bash)).toEqual({ kind: 'after-tool', session: S, cwd: CWD, tool: 'Bash', toolUseId: 'toolu_02', outcome: 'ok', command: 'npm test' });
     const failure = claude('PostToolUseFailure', { tool_name: 'Bash', tool_input: { command: 'npm test', description: 'Run test suite' }, tool_use_id: 'toolu_01ABC123...', error: "Exit code 1\nError: Cannot find module 'express'", is_interrupt: false, duration_ms: 4187 });
-    expect(parse('claude-code', failure)).toEqual({ kind: 'after-tool', session: S, cwd: CWD, tool: 'Bash', toolUseId: 'toolu_01ABC123...', outcome: 'failed', command: 'npm test' });
+    // the exit code Claude Code 2.1.332 puts in PostToolUseFailure's error
+    expect(parse('claude-code', failure)).toEqual({ kind: 'after-tool', session: S, cwd: CWD, tool: 'Bash', toolUseId: 'toolu_01ABC123...', outcome: 'failed', exitCode: 1, command: 'npm test' });
     // a finished call's input is best effort: the outcome is still recorded
     expect(parse('claude-code', { ...post, tool_input: { content: 'no path' } })).toEqual({ kind: 'after-tool', session: S, cwd: CWD, tool: 'Write', toolUseId: 'toolu_01ABC123', outcome: 'ok' });
     expect(parse('claude-code', claude('PostToolUse', { tool_name: 'Read', tool_input: { file_path: '/x' }, tool_response: {} }))).toMatchObject({ kind: 'ignored' });
@@ -324,7 +325,8 @@ describe('codex', () => {
 
   it('PreToolUse of Bash is a shell command; a Bash that is only an apply_patch heredoc is the patch\'s write', () => {
     expect(parse('codex', codexPre('Bash', 'cargo test -p codex-hooks'))).toEqual({ kind: 'before-shell', session: CS, cwd: CWD, command: 'cargo test -p codex-hooks', tool: 'Bash', toolUseId: 'call_Zx81' });
-    expect(parse('codex', codexPre('Bash', `apply_patch <<'EOF'\n${PATCH}EOF\n`))).toMatchObject({ kind: 'before-write', tool: 'Bash', paths: ['platform/schemas/currency/map.py', 'src/app.ts', 'src/legacy.ts', 'docs/old name.md', 'docs/new name.md'] });
+    // Codex applies it itself and never sends its PostToolUse: it ends at the session's next event
+    expect(parse('codex', codexPre('Bash', `apply_patch <<'EOF'\n${PATCH}EOF\n`))).toMatchObject({ kind: 'before-write', tool: 'Bash', paths: ['platform/schemas/currency/map.py', 'src/app.ts', 'src/legacy.ts', 'docs/old name.md', 'docs/new name.md'], unreported: true });
     // anything else in the command, or a broken patch: a shell command
     expect(parse('codex', codexPre('Bash', `apply_patch <<'EOF'\n${PATCH}EOF\nmake`))).toMatchObject({ kind: 'before-shell' });
     expect(parse('codex', codexPre('Bash', `apply_patch <<'EOF'\n*** Begin Patch\nEOF\n`))).toMatchObject({ kind: 'before-shell' });
@@ -332,14 +334,15 @@ describe('codex', () => {
     expect(parse('codex', codexPre('web_search', 'x'))).toMatchObject({ kind: 'ignored' });
   });
 
-  it('PostToolUse is recorded (outcome unknown: its tool_response is not documented); Stop ends, SubagentStop seals; SessionStart', () => {
-    expect(parse('codex', codex('PostToolUse', { turn_id: 'turn-3', permission_mode: 'default', tool_name: 'apply_patch', tool_use_id: 'call_Zx81', tool_input: { command: PATCH }, tool_response: 'Success. Updated the following files:\nA platform/schemas/currency/map.py' }))).toEqual({
+  it('PostToolUse is recorded with the outcome its string says (apply_patch: "Exit code: N"; Bash: only output, so unknown); Stop ends, SubagentStop seals; SessionStart', () => {
+    expect(parse('codex', codex('PostToolUse', { turn_id: 'turn-3', permission_mode: 'default', tool_name: 'apply_patch', tool_use_id: 'call_Zx81', tool_input: { command: PATCH }, tool_response: 'Exit code: 0\nWall time: 2.3 seconds\nOutput:\nSuccess. Updated the following files:\nA platform/schemas/currency/map.py' }))).toEqual({
       kind: 'after-tool',
       session: CS,
       cwd: CWD,
       tool: 'apply_patch',
       toolUseId: 'call_Zx81',
-      outcome: 'unknown',
+      outcome: 'ok',
+      exitCode: 0,
       paths: ['platform/schemas/currency/map.py', 'src/app.ts', 'src/legacy.ts', 'docs/old name.md', 'docs/new name.md'],
     });
     expect(parse('codex', codex('PostToolUse', { turn_id: 't', tool_name: 'Bash', tool_use_id: 'c2', tool_input: { command: 'ls' }, tool_response: { exit_code: 0 } }))).toEqual({ kind: 'after-tool', session: CS, cwd: CWD, tool: 'Bash', toolUseId: 'c2', outcome: 'unknown', command: 'ls' });

@@ -75,9 +75,14 @@ describe('Gemini CLI hooks', () => {
     const replace = { ...base('BeforeTool'), tool_name: 'replace', tool_input: { file_path: join(dir, 'src/app.ts'), old_string: 'export const c = 30;', new_string: 'export const c = 31;' } };
     expect(runHook(dir, 'gemini', replace)).toEqual(json);
     writeFileSync(join(dir, 'src/app.ts'), readFileSync(join(dir, 'src/app.ts'), 'utf8').replace('export const c = 30;', 'export const c = 31;'));
+    expect(runHook(dir, 'gemini', { ...replace, hook_event_name: 'AfterTool', tool_response: { llmContent: 'Successfully modified file', returnDisplay: {} } })).toEqual(json);
     const shell = { ...base('BeforeTool'), tool_name: 'run_shell_command', tool_input: { command: 'git add gen src/app.ts' } };
     expect(runHook(dir, 'gemini', shell)).toEqual(json);
     git(dir, ['add', 'gen', 'src/app.ts']);
+    expect(runHook(dir, 'gemini', { ...shell, hook_event_name: 'AfterTool', tool_response: { llmContent: '<untrusted_context>\nOutput: (empty)\nProcess Group PGID: 7\n</untrusted_context>', returnDisplay: '' } })).toEqual(json);
+    const turn = JSON.parse(runCli(dir, ['turns', '--json']).stdout)[0];
+    // one line per call, paired without ids by tool input and order
+    expect(turn.tools.map((t: { tool: string; outcome: string }) => `${t.tool}:${t.outcome}`)).toEqual(['write_file:ok', 'replace:ok', 'run_shell_command:ok']);
     expect(runHook(dir, 'gemini', { ...base('AfterAgent'), prompt: 'add a generated client', prompt_response: 'done', stop_hook_active: false })).toEqual(json);
     const r = runCli(dir, ['rewind']);
     expect(r.code, r.stderr).toBe(0);

@@ -92,11 +92,13 @@ describe("a person's change is never the agent's", () => {
     expect(read(dir, 'other.txt')).toBe('the agent\n');
   });
 
-  it('a call that never ran (denied at the permission prompt), and the person makes the change by hand: the rewind leaves the hand edit', async () => {
+  it('a call that never ran (denied at the permission prompt: its after-event says so), and the person makes the change by hand: the rewind leaves the hand edit', async () => {
     const dir = personRepo();
     const a = agent(dir);
     await a.prompt('p');
-    await a.deniedWrite(['notes.txt']);
+    const denied = await a.deniedWrite(['notes.txt']);
+    void denied;
+    await a.send({ kind: 'after-tool', session: 'agent', cwd: dir, tool: 'write', toolUseId: 'agent-call-1', outcome: 'denied' });
     w(dir, 'notes.txt', 'the person, by hand\n');
     await a.write(['other.txt'], () => w(dir, 'other.txt', 'the agent\n'));
     await a.stop();
@@ -104,6 +106,25 @@ describe("a person's change is never the agent's", () => {
     expect(r.paths.map((p) => p.path)).toEqual(['other.txt']);
     expect(read(dir, 'notes.txt')).toBe('the person, by hand\n');
     expect(existsSync(join(dir, 'other.txt'))).toBe(false);
+  });
+
+  it('a call whose end never came, and the path changed since: whether the call ran or the person changed it cannot be told: the rewind refuses it, naming it', async () => {
+    const dir = personRepo();
+    const a = agent(dir);
+    await a.prompt('p');
+    await a.deniedWrite(['notes.txt']);
+    w(dir, 'notes.txt', 'the person, by hand\n');
+    await a.write(['other.txt'], () => w(dir, 'other.txt', 'the agent\n'));
+    await a.stop();
+    await expect((await open(dir)).rewind()).rejects.toMatchObject({ code: 'REFUSED', data: { conflicts: [expect.objectContaining({ path: 'notes.txt', expected: expect.stringContaining('whose end was never reported') })] } });
+    expect(read(dir, 'notes.txt')).toBe('the person, by hand\n');
+    // and a call whose end never came that changed nothing is simply not the turn's
+    await a.prompt('q');
+    await a.deniedWrite(['README.md']);
+    await a.write(['other2.txt'], () => w(dir, 'other2.txt', 'the agent\n'));
+    await a.stop();
+    const r = await (await open(dir)).rewind();
+    expect(r.paths.map((p) => p.path)).toEqual(['other2.txt']);
   });
 
   it('a call that never ran, the person edits by hand, then the agent writes the same file for real: the rewind goes back to the hand edit', async () => {
