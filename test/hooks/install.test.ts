@@ -16,6 +16,7 @@ import {
   resolveBin,
   shellQuote,
   userConfigFile,
+  harnessDir,
   type InstallableHarness,
 } from '../../src/hooks/install.js';
 import { scalpelErrorOf } from '../helpers/errors.js';
@@ -259,11 +260,18 @@ describe('the command', () => {
   });
 
   const root = '/home/u/my project';
-  it('a devDependency: relative to the project through the harness\'s variable (npx for Codex)', () => {
+  it('a devDependency: relative to the project through the harness\'s variable, for Codex a walk up from the session\'s directory (never npx)', () => {
     const bin = `${root}/node_modules/.bin/git-scalpel`;
     expect(resolveBin('claude-code', { script: bin, projectRoot: root, onPath: true })).toBe('"$CLAUDE_PROJECT_DIR"/node_modules/.bin/git-scalpel');
     expect(resolveBin('gemini', { script: bin, projectRoot: root, onPath: false })).toBe('$GEMINI_PROJECT_DIR/node_modules/.bin/git-scalpel');
-    expect(resolveBin('codex', { script: bin, projectRoot: root, onPath: false })).toBe('npx --no-install git-scalpel');
+    expect(resolveBin('codex', { script: bin, projectRoot: root, onPath: false })).toBe(
+      `sh -c 'r=$PWD; until [ -x "$r"/node_modules/.bin/git-scalpel ] || [ -z "$r" ]; do r=\${r%/*}; done; exec "$r"/node_modules/.bin/git-scalpel "$@"' git-scalpel`,
+    );
+    expect(resolveBin('codex', { script: `${root}/node_modules/git-scalpel/dist/git-scalpel.cjs`, projectRoot: root, onPath: true })).toBe(
+      `sh -c 'r=$PWD; until [ -f "$r"/node_modules/git-scalpel/dist/git-scalpel.cjs ] || [ -z "$r" ]; do r=\${r%/*}; done; exec node "$r"/node_modules/git-scalpel/dist/git-scalpel.cjs "$@"' git-scalpel`,
+    );
+    for (const h of INSTALLABLE) expect(resolveBin(h, { script: bin, projectRoot: root, onPath: false })).not.toContain('npx');
+    expect(isOurCommand(hookCommand('codex', resolveBin('codex', { script: bin, projectRoot: root, onPath: false })), 'codex')).toBe(true);
     const pkg = `${root}/node_modules/git-scalpel/dist/git-scalpel.mjs`;
     expect(resolveBin('claude-code', { script: pkg, projectRoot: root, onPath: false })).toBe('node "$CLAUDE_PROJECT_DIR"/node_modules/git-scalpel/dist/git-scalpel.mjs');
     expect(resolveBin('claude-code', { script: `${root}/packages/web app/node_modules/.bin/git-scalpel`, projectRoot: root, onPath: false })).toBe(`"$CLAUDE_PROJECT_DIR"/'packages/web app/node_modules/.bin/git-scalpel'`);
@@ -286,6 +294,12 @@ describe('the command', () => {
     expect(userConfigFile('gemini', { HOME: '/h' })).toBe('/h/.gemini/settings.json');
     expect(userConfigFile('claude-code', { HOME: '/h', CLAUDE_CONFIG_DIR: '/c' })).toBe('/c/settings.json');
     expect(userConfigFile('codex', { HOME: '/h', CODEX_HOME: '/x/codex' })).toBe('/x/codex/hooks.json');
+    expect(userConfigFile('gemini', { HOME: '/h', GEMINI_CLI_HOME: '/g/' })).toBe('/g/.gemini/settings.json');
+    // only absolute values count (a relative one would depend on the harness's cwd)
+    expect(userConfigFile('claude-code', { HOME: '/h', CLAUDE_CONFIG_DIR: 'rel', CODEX_HOME: '' })).toBe('/h/.claude/settings.json');
+    expect(harnessDir('claude-code', { HOME: '/h', CLAUDE_CONFIG_DIR: '/c' })).toEqual({ dir: '/c', own: false });
+    expect(harnessDir('codex', { HOME: '/h' })).toEqual({ dir: '/h/.codex', own: true });
+    expect(harnessDir('gemini', { HOME: '/h', GEMINI_CLI_HOME: '/g' })).toEqual({ dir: '/g/.gemini', own: true });
     expect(scalpelErrorOf(() => userConfigFile('gemini', {})).data.reason).toBe('no-home');
   });
 });
@@ -348,7 +362,13 @@ describe('git-scalpel install (CLI)', () => {
     for (const [args, action, events] of runs) {
       const r = await cli(dir, [...args]);
       expect(r.code).toBe(0);
-      expect(JSON.parse(r.out)).toEqual({ file, action, events, command: 'node /opt/checkout/dist/git-scalpel.mjs hook codex' });
+      const doc = JSON.parse(r.out);
+      expect(doc).toMatchObject({ file, action, events, command: 'node /opt/checkout/dist/git-scalpel.mjs hook codex' });
+      if (action.endsWith('installed') && !action.startsWith('un') && action !== 'not-installed') {
+        expect(doc.binary).toEqual({ resolves: 'no', how: '/opt/checkout/dist/git-scalpel.mjs does not exist (moved or deleted: run install again)' });
+        expect(doc.trust.trusted).toBe('no');
+        expect(doc.warnings).toEqual([]);
+      } else expect(Object.keys(doc).sort()).toEqual(['action', 'command', 'events', 'file']);
     }
   });
 
