@@ -15,7 +15,7 @@ import type { CliIo } from './io.js';
 export interface InstallIo {
   /** The running CLI's path as invoked. Default: process.argv[1]. */
   script?: string;
-  /** HOME, PATH, CODEX_HOME, CLAUDE_CONFIG_DIR. Default: process.env. */
+  /** HOME, PATH and the harnesses' variables (CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, ...: main.ts CLI_ENV). Default: process.env. */
   env?: Readonly<Record<string, string | undefined>>;
 }
 
@@ -80,6 +80,10 @@ export async function cmdInstall(args: string[], io: CliIo & InstallIo): Promise
   const mainRoot = loc && loc.gitDir !== loc.commonDir && basename(loc.commonDir) === '.git' ? dirname(loc.commonDir) : null;
   const trust = await readTrust(io.fs, harness, { env, root: user ? null : root, mainRoot, hooks });
   const binary = hooks[0].binary;
+  if (harness === 'codex' && mainRoot && !user) {
+    warnings.push(`this is a linked worktree: recent Codex versions read its hooks from the main checkout's ${joinPath(mainRoot, ownFile)} (codex-rs/config/src/loader/mod.rs), so install them there too`);
+    io.err(`git-scalpel: warning: ${warnings[warnings.length - 1]}\n`);
+  }
   if (flags.has('json')) {
     io.out(toJsonText({ file, action: plan.action, events: plan.events, command: plan.command, binary, trust, warnings }) + '\n');
     return 0;

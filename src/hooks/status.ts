@@ -77,6 +77,8 @@ export interface CommandCheck {
   how: string;
   /** Routed through npx: seconds per event. */
   slow?: boolean;
+  /** Looked up on this process's PATH, which may not be the harness's (so events arriving outweigh a miss). */
+  viaPath?: boolean;
 }
 
 export interface HookFileStatus {
@@ -217,9 +219,12 @@ function liveness(harness: InstallableHarness, hooks: HookFileStatus[], trust: T
     const broken = hooks.find((h) => h.error);
     return { live: 'no', summary: broken ? `hooks not readable: ${broken.error}` : `hooks not installed (git-scalpel install ${harness})` };
   }
+  // what holds now first (turned off, a binary gone), then the evidence of events, then the records
+  if (disabled.length) return { live: 'no', summary: `hooks turned off: ${disabled[0]}` };
+  const gone = installed.find((h) => h.binary?.resolves === 'no' && !h.binary.viaPath);
+  if (gone) return { live: 'no', summary: `the hook command does not resolve: ${gone.binary!.how}` };
   const since = Math.max(...installed.map((h) => (h.modifiedAt ? Date.parse(h.modifiedAt) : 0)));
   if (lastEvent && Date.parse(lastEvent.at) >= since) return { live: 'yes', summary: `hooks run: an event arrived since they were installed` };
-  if (disabled.length) return { live: 'no', summary: `hooks turned off: ${disabled[0]}` };
   const unresolved = installed.find((h) => h.binary?.resolves === 'no');
   if (unresolved) return { live: 'no', summary: `the hook command does not resolve: ${unresolved.binary!.how}` };
   if (trust.trusted === 'no') return { live: 'no', summary: `not trusted: ${HARNESS_SPECS[harness].title} will not run these hooks until you trust them` };
@@ -248,7 +253,7 @@ function mtimeMs(st: FileStat): number {
 }
 
 /** A harness's hook file: our entries, their command, whether it resolves, and when the file changed. */
-export async function readHookFile(fs: Fs, harness: InstallableHarness, scope: 'project' | 'user', file: string, root: string | null, env: Env): Promise<HookFileStatus> {
+export async function readHookFile(fs: Fs, harness: InstallableHarness, scope: 'project' | 'user', file: string, root: string | null, env: Env, opts: { checkCommand?: boolean } = {}): Promise<HookFileStatus> {
   const spec = HARNESS_SPECS[harness];
   const base: HookFileStatus = { scope, file, exists: false, installed: false, events: [], missing: spec.events.map((e) => e.event), commands: [], binary: null, modifiedAt: null, entries: [] };
   let read: { text: string; mtimeMs: number } | null;
@@ -267,7 +272,7 @@ export async function readHookFile(fs: Fs, harness: InstallableHarness, scope: '
   }
   const present = new Set(entries.map((e) => e.event));
   const commands = [...new Set(entries.map((e) => e.command))];
-  const binary = commands.length ? await checkCommand(fs, commands[0], { root, env, harness }) : null;
+  const binary = commands.length && opts.checkCommand !== false ? await checkCommand(fs, commands[0], { root, env, harness }) : null;
   return {
     ...base,
     exists: true,
@@ -406,7 +411,7 @@ export async function checkCommand(fs: Fs, command: string, ctx: { root: string 
   const missing = (how: string, extra: Partial<CommandCheck> = {}): CommandCheck => ({ resolves: 'no', how, ...extra });
   if (words.length === 1 && words[0] === 'git-scalpel') {
     const p = await findOnPath(fs, ctx.env.PATH, 'git-scalpel');
-    return p ? found(p, `git-scalpel on PATH: ${p}`) : missing('no git-scalpel on PATH (install it globally: npm install -g git-scalpel, or run install again from the project)');
+    return p ? found(p, `git-scalpel on PATH: ${p}`, { viaPath: true }) : missing('no git-scalpel on PATH (install it globally: npm install -g git-scalpel, or run install again from the project)', { viaPath: true });
   }
   if (words.length === 2 && words[0] === 'node') {
     const script = words[1];
@@ -784,9 +789,10 @@ export async function hookSilenceWarnings(fs: Fs, opts: StatusOptions): Promise<
     const events = await lastEvents(fs, loc.gitDir);
     const installs: Array<{ harness: InstallableHarness; file: HookFileStatus }> = [];
     for (const harness of INSTALLABLE) {
-      const files = [await readHookFile(fs, harness, 'project', joinPath(loc.worktree, HARNESS_SPECS[harness].projectFile), loc.worktree, opts.env)];
+      const quick = { checkCommand: false };
+      const files = [await readHookFile(fs, harness, 'project', joinPath(loc.worktree, HARNESS_SPECS[harness].projectFile), loc.worktree, opts.env, quick)];
       const user = safe(() => userConfigFile(harness, opts.env));
-      if (user) files.push(await readHookFile(fs, harness, 'user', user, loc.worktree, opts.env));
+      if (user) files.push(await readHookFile(fs, harness, 'user', user, loc.worktree, opts.env, quick));
       for (const f of files) if (f.installed && f.modifiedAt) installs.push({ harness, file: f });
     }
     const out: string[] = [];

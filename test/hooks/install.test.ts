@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, readFileSync, writeFileSync, symlinkSync, lstatSync, readdirSync, chmodSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, symlinkSync, lstatSync, readdirSync, chmodSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeTempDir, makeTempRepo } from '../helpers/git.js';
+import { git, makeTempDir, makeTempRepo } from '../helpers/git.js';
 import { run } from '../../src/cli/main.js';
 import { errorExitCode } from '../../src/cli/args.js';
 import type { CliIo } from '../../src/cli/io.js';
@@ -453,6 +453,19 @@ describe('git-scalpel install (CLI)', () => {
     writeFileSync(join(shadow, 'git-scalpel'), '');
     const s = await cli(dir, ['install', 'codex', '--json'], { script: join(prefix, 'bin/git-scalpel'), env: { PATH: `${shadow}:${join(prefix, 'bin')}` } });
     expect(JSON.parse(s.out).command).toBe(`node ${join(prefix, 'bin/git-scalpel')} hook codex`);
+  });
+
+  it('Codex in a linked worktree: installed there, with a warning that Codex reads the main checkout\'s hooks', async () => {
+    const dir = makeTempRepo();
+    git(dir, ['commit', '-q', '--allow-empty', '-m', 'init']);
+    const wt = join(makeTempDir(), 'linked');
+    git(dir, ['worktree', 'add', '-q', wt]);
+    const r = await cli(wt, ['install', 'codex', '--json']);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.out);
+    expect(doc.file).toBe(join(realpathSync(wt), '.codex/hooks.json'));
+    expect(doc.warnings).toEqual([expect.stringContaining(`main checkout's ${join(realpathSync(dir), '.codex/hooks.json')}`)]);
+    expect(r.err).toContain('linked worktree');
   });
 
   it('a symlinked settings file is written through; the link stays', async () => {

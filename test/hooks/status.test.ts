@@ -337,6 +337,19 @@ describe('the last event and turns\' warning', () => {
     const off = (await readStatus(fs, { cwd: repo, env })).harnesses[0];
     expect(off).toMatchObject({ live: 'no', disabled: [`disableAllHooks is true in ${join(repo, '.claude/settings.local.json')}`] });
 
+    // a bare command missing from this PATH is outweighed by events (the harness's PATH is its
+    // own); a file that is gone is not
+    const repo2 = realpathSync(makeTempRepo());
+    const bare = installHooks(join(repo2, '.codex/hooks.json'), 'codex');
+    setMtime(bare, '2026-03-01T00:00:00Z');
+    const noPath = { HOME: home, PATH: '/nonexistent' };
+    expect((await readStatus(fs, { cwd: repo2, env: noPath })).harnesses[1]).toMatchObject({ live: 'no', hooks: [{ binary: { resolves: 'no', viaPath: true } }, {}] });
+    logRecord(repo2, 'codex-1', '2026-03-02T00:00:00.000Z');
+    expect((await readStatus(fs, { cwd: repo2, env: noPath })).harnesses[1].live).toBe('yes');
+    installHooks(bare, 'codex', 'node /nonexistent/git-scalpel.cjs');
+    setMtime(bare, '2026-03-01T00:00:00Z');
+    expect((await readStatus(fs, { cwd: repo2, env: noPath })).harnesses[1]).toMatchObject({ live: 'no', summary: expect.stringContaining('does not resolve') });
+
     // outside a repository: the user files only
     const outside = await readStatus(fs, { cwd: makeTempDir(), env });
     expect(outside.worktree).toBeNull();
