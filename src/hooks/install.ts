@@ -152,7 +152,8 @@ export type Env = Readonly<Record<string, string | undefined>>;
  *
  * - CLAUDE_CONFIG_DIR replaces `~/.claude` (settings.json) and holds `.claude.json` instead of
  *   HOME (see the module comment and install-mcp.ts).
- * - CODEX_HOME replaces `~/.codex` (hooks.json, config.toml): codex-rs/utils/home-dir `find_codex_home`,
+ * - CODEX_HOME replaces `~/.codex` (hooks.json, config.toml): codex-rs/utils/home-dir `find_codex_home`
+ *   (it must exist, and Codex canonicalizes it: trust keys name the resolved path, see status.ts),
  *   https://developers.openai.com/codex/environment-variables.
  * - GEMINI_CLI_HOME replaces HOME as the directory holding `.gemini/` (paths.ts `homedir()`);
  *   GEMINI_CLI_TRUSTED_FOLDERS_PATH names the trusted-folders file itself
