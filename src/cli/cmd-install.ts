@@ -1,10 +1,11 @@
 import { ScalpelError } from '../errors/index.js';
 import { utf8Encode } from '../bytes/text.js';
 import { writeFileAtomic } from '../fs/atomic.js';
-import { dirname, joinPath, resolvePath } from '../fs/path.js';
+import { basename, dirname, joinPath, resolvePath } from '../fs/path.js';
 import type { Fs } from '../fs/types.js';
 import { discoverRepository } from '../repo/discover.js';
-import { INSTALLABLE, HARNESS_SPECS, hookCommand, isInstallable, planInstall, resolveBin, shellQuote, userConfigFile, type InstallableHarness, type InstallPlan } from '../hooks/install.js';
+import { INSTALLABLE, HARNESS_SPECS, harnessDir, hookCommand, isInstallable, planInstall, projectBin, resolveBin, shellQuote, userConfigFile, type InstallableHarness, type InstallPlan } from '../hooks/install.js';
+import { formatTrust, readHookFile, readTrust, type CommandCheck, type TrustStatus } from '../hooks/status.js';
 import { MCP_SERVER_NAME, MCP_SPECS, mcpServerCommand, mcpUserConfigFile, planMcpInstall, type McpInstallPlan } from '../hooks/install-mcp.js';
 import { parseArgs, UsageError } from './args.js';
 import { toJsonText } from '../bytes/json.js';
@@ -14,7 +15,7 @@ import type { CliIo } from './io.js';
 export interface InstallIo {
   /** The running CLI's path as invoked. Default: process.argv[1]. */
   script?: string;
-  /** HOME, PATH, CODEX_HOME, CLAUDE_CONFIG_DIR. Default: process.env. */
+  /** HOME, PATH and the harnesses' variables (CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, ...: main.ts CLI_ENV). Default: process.env. */
   env?: Readonly<Record<string, string | undefined>>;
 }
 
@@ -39,16 +40,18 @@ export async function cmdInstall(args: string[], io: CliIo & InstallIo): Promise
   const uninstall = flags.has('uninstall');
   if (flags.has('mcp')) return installMcp(harness, { user, uninstall, json: flags.has('json') }, io, env, script);
 
-  const projectRoot = user ? null : (await discoverRepository(io.fs, io.cwd)).worktree;
+  const loc = user ? await discoverRepository(io.fs, io.cwd).catch(() => null) : await discoverRepository(io.fs, io.cwd);
+  const projectRoot = user ? null : loc!.worktree;
   const ownFile = HARNESS_SPECS[harness].projectFile;
   const file = projectRoot === null ? userConfigFile(harness, env) : joinPath(projectRoot, ownFile);
-  // `.claude/`, `.codex/`, `.gemini/` of the project or home, never a $CODEX_HOME or $CLAUDE_CONFIG_DIR
-  const ownDir = projectRoot !== null || (env.HOME !== undefined && file === joinPath(env.HOME, ownFile));
+  // `.claude/`, `.codex/`, `.gemini/` of the project or a home, never a $CODEX_HOME or $CLAUDE_CONFIG_DIR
+  const ownDir = projectRoot !== null || harnessDir(harness, env).own;
   const target = await followLinks(io.fs, file);
   const current = await readText(io.fs, target, file);
 
-  const onPath = script !== '' && (await firstOnPathIs(io.fs, env.PATH, script));
-  const command = hookCommand(harness, resolveBin(harness, { script: resolvePath(io.cwd, script), projectRoot, onPath }));
+  const absScript = script === '' ? '' : resolvePath(io.cwd, script);
+  const onPath = script !== '' && (await firstOnPathIs(io.fs, env.PATH, absScript));
+  const command = hookCommand(harness, resolveBin(harness, { script: absScript, projectRoot, onPath }));
   const plan = planInstall(current, { harness, command, uninstall, file });
 
   let removed = false;
@@ -63,12 +66,42 @@ export async function cmdInstall(args: string[], io: CliIo & InstallIo): Promise
     }
   }
 
-  if (flags.has('json')) {
-    io.out(toJsonText({ file, action: plan.action, events: plan.events, command: plan.command }) + '\n');
+  const warnings = uninstall ? [] : installWarnings(absScript, projectRoot, onPath);
+  for (const w of warnings) io.err(`git-scalpel: warning: ${w}\n`);
+  if (uninstall) {
+    if (flags.has('json')) io.out(toJsonText({ file, action: plan.action, events: plan.events, command: plan.command }) + '\n');
+    else io.out(describe(harness, file, plan, removed, user));
     return 0;
   }
-  io.out(describe(harness, file, plan, removed, user));
+
+  // what the harness will do with them: the command found, the project and hooks trusted
+  const root = loc?.worktree ?? null;
+  const hooks = [await readHookFile(io.fs, harness, user ? 'user' : 'project', file, root, env)];
+  const mainRoot = loc && loc.gitDir !== loc.commonDir && basename(loc.commonDir) === '.git' ? dirname(loc.commonDir) : null;
+  const trust = await readTrust(io.fs, harness, { env, root: user ? null : root, mainRoot, hooks });
+  const binary = hooks[0].binary;
+  if (harness === 'codex' && mainRoot && !user) {
+    warnings.push(`this is a linked worktree: recent Codex versions read its hooks from the main checkout's ${joinPath(mainRoot, ownFile)} (codex-rs/config/src/loader/mod.rs), so install them there too`);
+    io.err(`git-scalpel: warning: ${warnings[warnings.length - 1]}\n`);
+  }
+  if (flags.has('json')) {
+    io.out(toJsonText({ file, action: plan.action, events: plan.events, command: plan.command, binary, trust, warnings }) + '\n');
+    return 0;
+  }
+  io.out(describe(harness, file, plan, removed, user, { binary, trust }));
   return 0;
+}
+
+/**
+ * What may keep the written command from working later: a copy in npx's cache (npm removes
+ * it whenever it likes) that is neither the project's devDependency nor on PATH.
+ */
+function installWarnings(script: string, projectRoot: string | null, onPath: boolean): string[] {
+  if (onPath || projectBin({ script, projectRoot, onPath }) !== null) return [];
+  if (/\/_npx\//.test(script)) {
+    return [`this git-scalpel runs from npx's cache (${script}), which npm may clear at any time, and the hooks would then fail: install it (npm install -D git-scalpel, or npm install -g git-scalpel) and run install again`];
+  }
+  return [];
 }
 
 /**
@@ -87,9 +120,9 @@ async function installMcp(
   const spec = MCP_SPECS[harness];
   const projectRoot = o.user ? null : (await discoverRepository(io.fs, io.cwd)).worktree;
   const file = projectRoot === null ? mcpUserConfigFile(harness, env) : joinPath(projectRoot, spec.projectFile);
-  // only `.codex/` and `.gemini/` of the project or home may be removed when emptied; never the
+  // only `.codex/` and `.gemini/` of the project or a home may be removed when emptied; never the
   // worktree root (.mcp.json), HOME (~/.claude.json), $CODEX_HOME or $CLAUDE_CONFIG_DIR
-  const ownDir = spec.projectFile.includes('/') && (projectRoot !== null || (env.HOME !== undefined && file === joinPath(env.HOME, spec.projectFile)));
+  const ownDir = spec.projectFile.includes('/') && (projectRoot !== null || (harness !== 'claude-code' && harnessDir(harness, env).own));
   const target = await followLinks(io.fs, file);
   const current = await readText(io.fs, target, file);
   const onPath = script !== '' && (await firstOnPathIs(io.fs, env.PATH, script));
@@ -143,7 +176,7 @@ function describeMcp(harness: InstallableHarness, file: string, plan: McpInstall
   return lines.join('\n') + '\n';
 }
 
-function describe(harness: InstallableHarness, file: string, plan: InstallPlan, removedDir: boolean, user: boolean): string {
+function describe(harness: InstallableHarness, file: string, plan: InstallPlan, removedDir: boolean, user: boolean, after?: { binary: CommandCheck | null; trust: TrustStatus }): string {
   const spec = HARNESS_SPECS[harness];
   const lines: string[] = [];
   const matched = spec.events.filter((e) => e.matcher !== undefined && plan.events.includes(e.event));
@@ -153,10 +186,12 @@ function describe(harness: InstallableHarness, file: string, plan: InstallPlan, 
     case 'installed':
       lines.push(`installed git-scalpel's ${spec.title} hooks in ${file}`);
       lines.push(...eventLines, `  command: ${plan.command}`);
+      if (after?.binary) lines.push(binaryLine(after.binary));
       lines.push(...notes(harness, user));
       break;
     case 'already-installed':
       lines.push(`git-scalpel's ${spec.title} hooks are already installed in ${file}; nothing changed`, `  command: ${plan.command}`);
+      if (after?.binary) lines.push(binaryLine(after.binary));
       break;
     case 'uninstalled':
       lines.push(`removed git-scalpel's ${spec.title} hooks from ${file}`, eventLines[0]);
@@ -166,16 +201,28 @@ function describe(harness: InstallableHarness, file: string, plan: InstallPlan, 
       lines.push(`git-scalpel's ${spec.title} hooks are not installed in ${file}; nothing changed`);
       break;
   }
-  if (plan.action === 'installed' || plan.action === 'already-installed') {
-    lines.push('next:', '  git-scalpel turns     the agent\'s turns, newest first, and what a rewind would do', '  git-scalpel rewind    undo the newest turn (every file it wrote, and the index)');
+  if (after && (plan.action === 'installed' || plan.action === 'already-installed')) {
+    lines.push(...formatTrust(spec.title, after.trust));
+    lines.push(
+      'next:',
+      '  git-scalpel status    whether each harness runs the hooks, and the last event it sent',
+      '  git-scalpel turns     the agent\'s turns, newest first, and what a rewind would do',
+      '  git-scalpel rewind    undo the newest turn (every file it wrote, and the index)',
+    );
   }
   return lines.join('\n') + '\n';
 }
 
+function binaryLine(b: CommandCheck): string {
+  return `  binary:  ${b.resolves === 'yes' ? 'found' : b.resolves === 'no' ? 'NOT FOUND' : 'not checked'}: ${b.how}`;
+}
+
 function notes(harness: InstallableHarness, user: boolean): string[] {
-  if (harness === 'claude-code') return ['  Claude Code reads hooks when a session starts: restart sessions already running (/hooks lists them).'];
-  if (harness === 'codex') return ['  Codex runs a new hook only once you trust it: open /hooks in Codex and trust these.'];
-  return user ? [] : ['  Gemini CLI reads .gemini/settings.json only in a trusted folder (/hooks panel lists the hooks it runs).'];
+  if (harness === 'claude-code') {
+    return ['  Claude Code reads hooks when a session starts: restart sessions already running (/hooks lists them).', ...(user ? [] : ['  It reads .claude/settings.json only in a session started at the project root, not in a subdirectory.'])];
+  }
+  if (harness === 'codex') return ['  Codex reads hooks when a session starts: restart sessions already running (/hooks lists them).'];
+  return ['  Gemini CLI reads hooks when a session starts: restart sessions already running (/hooks lists them).', ...(user ? [] : ['  It reads .gemini/settings.json only in a session started at the project root, not in a subdirectory.'])];
 }
 
 /** `path`, or the file its symlink chain ends at (relative links resolve from the link's directory). */

@@ -2,6 +2,7 @@ import { ScalpelError } from '../errors/index.js';
 import type { TurnInfo } from '../snapshot/engine.js';
 import { handleHookEvent, openRepository } from '../entry/root-node.js';
 import { HARNESSES, hookResponse, parseHookPayload, type Harness, type HookEvent } from '../hooks/harness.js';
+import { hookSilenceWarnings } from '../hooks/status.js';
 import { parseArgs, UsageError } from './args.js';
 import { toJsonText } from '../bytes/json.js';
 import { formatReport } from './cmd-stack.js';
@@ -87,6 +88,9 @@ export async function cmdTurns(args: string[], io: CliIo): Promise<number> {
   if (positionals.length) throw new UsageError('turns takes no arguments');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const turns = await repo.turns({ session: option(flags.get('session')) });
+  // hooks installed that never reached this worktree (untrusted, not found): stderr only, so
+  // `--json` stays the array it always was
+  for (const w of await hookSilenceWarnings(io.fs, { cwd: io.cwd, env: io.env ?? {} })) io.err(`git-scalpel: warning: ${w}\n`);
   if (flags.has('json')) {
     io.out(toJsonText(turns) + '\n');
     return 0;

@@ -8,6 +8,8 @@ import { withCliHint } from './hints.js';
 import { cmdSnapshot, cmdSeal, cmdRestore, cmdList, cmdShow, cmdDrop, cmdPrune, cmdLog } from './cmd-stack.js';
 import { cmdHook, cmdRewind, cmdTurns } from './cmd-turns.js';
 import { cmdInstall } from './cmd-install.js';
+import { cmdStatus } from './cmd-status.js';
+import { HARNESS_ENV } from '../hooks/install.js';
 import { cmdApply } from './cmd-apply.js';
 import { USAGE } from './usage.js';
 
@@ -64,6 +66,8 @@ async function dispatch(cmd: string | undefined, rest: string[], ctx: CliIo): Pr
       return cmdRewind(rest, ctx);
     case 'install':
       return cmdInstall(rest, ctx);
+    case 'status':
+      return cmdStatus(rest, ctx);
     case 'apply':
       return cmdApply(rest, ctx);
     case 'mcp':
@@ -81,6 +85,19 @@ async function dispatch(cmd: string | undefined, rest: string[], ctx: CliIo): Pr
   }
 }
 
+/**
+ * The variables the command line reads: HOME and XDG_CONFIG_HOME (ignore rules), PATH (is this
+ * git-scalpel the one a shell finds?) and the harnesses' own (HARNESS_ENV: CLAUDE_CONFIG_DIR,
+ * CODEX_HOME, GEMINI_CLI_HOME, ...). Nothing else of the environment reaches a command.
+ */
+export const CLI_ENV = ['XDG_CONFIG_HOME', 'PATH', ...HARNESS_ENV] as const;
+
+export function cliEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const k of CLI_ENV) if (env[k] !== undefined) out[k] = env[k];
+  return out;
+}
+
 /** The command line on this process (argv, stdio, exit code): what the `git-scalpel` binary runs. */
 export async function main(): Promise<void> {
   const io: CliIo = {
@@ -88,7 +105,7 @@ export async function main(): Promise<void> {
     cwd: process.cwd(),
     out: (t) => void process.stdout.write(t),
     err: (t) => void process.stderr.write(t),
-    env: { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME },
+    env: cliEnv(process.env),
     stdin: async () => {
       const chunks: Uint8Array[] = [];
       for await (const c of process.stdin) chunks.push(c as Uint8Array);

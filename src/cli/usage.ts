@@ -34,9 +34,13 @@ agent harnesses (one snapshot a turn; a turn is a prompt and everything the agen
                          bring back what the newest rewind replaced (forced or not)
   install  claude-code|codex|gemini [--user] [--uninstall] [--mcp] [--json]
                          write the harness's hook configuration (.claude/settings.json,
-                         .codex/hooks.json, .gemini/settings.json; --user: the one in HOME);
+                         .codex/hooks.json, .gemini/settings.json; --user: the one in
+                         $CLAUDE_CONFIG_DIR, $CODEX_HOME, $GEMINI_CLI_HOME/.gemini or HOME) and say
+                         whether the harness will run the hooks or must be told to trust them;
                          --mcp: its MCP server configuration instead (.mcp.json, config.toml,
                          settings.json mcpServers)
+  status   [--json]      per harness: hooks installed (file, events, command, binary found),
+                         trusted by the harness, MCP server configured, last event received here
   mcp                    a Model Context Protocol server on stdio (tools: snapshot, seal, restore,
                          list, show, turns, rewind, log; session 'mcp' unless a call names one)
 

@@ -15,8 +15,9 @@
  *   `$CLAUDE_CONFIG_DIR/.claude.json`. Both are strict JSON. `${VAR}` / `${VAR:-default}` are
  *   expanded in command, args, env, url and headers, but `${CLAUDE_PROJECT_DIR}` has been seen
  *   reaching servers unexpanded (https://github.com/anthropics/claude-code/issues/69123), so a
- *   devDependency is run through `npx --no-install` instead (the server starts in the session's
- *   directory, inside the project). Check with `claude mcp list` / `claude mcp get git-scalpel`.
+ *   devDependency is found by walking up from the server's cwd instead (it starts in the
+ *   session's directory, inside the project; `mcpServerCommand`). Check with `claude mcp list` /
+ *   `claude mcp get git-scalpel`.
  * - Codex CLI: https://developers.openai.com/codex/mcp and
  *   https://github.com/openai/codex/blob/main/docs/config.md: `[mcp_servers.<name>]` tables in
  *   `~/.codex/config.toml` (`$CODEX_HOME/config.toml`) with `command`, `args`, `env`, `cwd`,
@@ -48,8 +49,14 @@ import {
   member,
   removeItems,
   toValue,
+  envDir,
+  harnessDir,
+  projectBin,
+  walkUpScript,
+  within,
   type BinContext,
   type Edit,
+  type Env,
   type InstallableHarness,
   type JObject,
   type JMember,
@@ -106,35 +113,36 @@ export const MCP_SPECS: Readonly<Record<InstallableHarness, McpHarnessSpec>> = {
   },
 };
 
-const PROJECT_BIN = /(^|\/)node_modules\/(\.bin\/git-scalpel$|git-scalpel\/.)/;
-
 /**
  * The server's command and arguments, from how this CLI runs — `resolveBin`'s cases, as an argv
  * (harnesses spawn MCP servers without a shell): inside the project's node_modules, writing a
- * project file → `npx --no-install git-scalpel mcp`; on PATH → `git-scalpel mcp`; else
- * `node <absolute path> mcp`.
+ * project file → `sh -c <walk up from the server's cwd to node_modules/...> git-scalpel mcp`
+ * (no npx: its start-up is seconds; the three harnesses start a project's servers in a directory
+ * of the project); on PATH → `git-scalpel mcp`; else `node <absolute path> mcp`.
  */
 export function mcpServerCommand(ctx: BinContext): McpServerCommand {
-  const root = ctx.projectRoot?.replace(/\/+$/, '');
-  if (root !== undefined && ctx.script.startsWith(root + '/') && PROJECT_BIN.test(ctx.script.slice(root.length + 1))) {
-    return { command: 'npx', args: ['--no-install', 'git-scalpel', 'mcp'] };
-  }
+  const rel = projectBin(ctx);
+  if (rel !== null) return { command: 'sh', args: ['-c', walkUpScript(rel), 'git-scalpel', 'mcp'] };
   if (ctx.onPath) return { command: 'git-scalpel', args: ['mcp'] };
   return { command: 'node', args: [ctx.script, 'mcp'] };
 }
 
 /**
  * The user-level file: `~/.claude.json` (`$CLAUDE_CONFIG_DIR/.claude.json`), `~/.codex/config.toml`
- * (`$CODEX_HOME/config.toml`), `~/.gemini/settings.json`.
+ * (`$CODEX_HOME/config.toml`), `~/.gemini/settings.json` (`$GEMINI_CLI_HOME/.gemini/settings.json`).
  */
-export function mcpUserConfigFile(harness: InstallableHarness, env: Readonly<Record<string, string | undefined>>): string {
-  const dir = (v: string | undefined) => (v && v.startsWith('/') ? v.replace(/\/+$/, '') || '/' : undefined);
-  const within = (d: string, name: string) => (d === '/' ? `/${name}` : `${d}/${name}`);
-  if (harness === 'claude-code' && dir(env.CLAUDE_CONFIG_DIR)) return within(dir(env.CLAUDE_CONFIG_DIR)!, '.claude.json');
-  if (harness === 'codex' && dir(env.CODEX_HOME)) return within(dir(env.CODEX_HOME)!, 'config.toml');
-  const home = dir(env.HOME);
+export function mcpUserConfigFile(harness: InstallableHarness, env: Env): string {
+  if (harness === 'claude-code') return claudeStateFile(env);
+  return within(harnessDir(harness, env).dir, harness === 'codex' ? 'config.toml' : 'settings.json');
+}
+
+/** Claude Code's own state file (MCP servers of user scope, projects' trust): `$CLAUDE_CONFIG_DIR/.claude.json`, else `~/.claude.json`. */
+export function claudeStateFile(env: Env): string {
+  const d = envDir(env.CLAUDE_CONFIG_DIR);
+  if (d) return within(d, '.claude.json');
+  const home = envDir(env.HOME);
   if (!home) throw new ScalpelError('UNSUPPORTED', 'cannot find the home directory for a user-level install: HOME is not set to an absolute path', { capability: 'home', reason: 'no-home' });
-  return within(home, harness === 'claude-code' ? '.claude.json' : MCP_SPECS[harness].projectFile);
+  return within(home, '.claude.json');
 }
 
 export type McpInstallAction = 'installed' | 'already-installed' | 'uninstalled' | 'not-installed';
@@ -249,7 +257,7 @@ function planJson(current: string | null, opts: McpInstallOptions): McpInstallPl
 // ---------------------------------------------------------------------------------------------
 // TOML (Codex's config.toml): a scanner that reads every statement's keys and spans
 
-interface TomlHeader {
+export interface TomlHeader {
   kind: 'header';
   path: string[];
   array: boolean;
@@ -257,7 +265,7 @@ interface TomlHeader {
   start: number;
   end: number;
 }
-interface TomlKeyVal {
+export interface TomlKeyVal {
   kind: 'keyval';
   /** The full path: the table's, then the dotted key. */
   path: string[];
@@ -267,9 +275,9 @@ interface TomlKeyVal {
   valueStart: number;
   valueEnd: number;
 }
-type TomlStatement = TomlHeader | TomlKeyVal;
+export type TomlStatement = TomlHeader | TomlKeyVal;
 
-class TomlSyntaxError extends Error {
+export class TomlSyntaxError extends Error {
   constructor(
     message: string,
     readonly offset: number,
@@ -293,7 +301,7 @@ function decodeBasic(raw: string): string {
   });
 }
 
-function scanToml(text: string): TomlStatement[] {
+export function scanToml(text: string): TomlStatement[] {
   let i = 0;
   const n = text.length;
   const out: TomlStatement[] = [];
@@ -439,7 +447,7 @@ function scanToml(text: string): TomlStatement[] {
 }
 
 /** A value's text as a string or an array of strings, when it is one (else undefined). */
-function tomlStrings(raw: string): string | string[] | undefined {
+export function tomlStrings(raw: string): string | string[] | undefined {
   let i = 0;
   const at = (re: RegExp): string | null => {
     re.lastIndex = i;

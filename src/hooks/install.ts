@@ -29,8 +29,12 @@
  *   of exact names; anything else is a regex; UserPromptSubmit and Stop ignore matchers), and the
  *   tool names hooks see: `apply_patch` (aliases `Write`, `Edit`; the patch in
  *   `tool_input.command`) and `Bash` for the shell tools (openai/codex#18391). Commands run with
- *   `$SHELL -lc` in the session's cwd (codex-rs/hooks/src/engine/command_runner.rs); no
- *   project-directory variable is set. Unmanaged hooks run only once trusted in Codex (`/hooks`).
+ *   `$SHELL -lc` in the session's cwd (codex-rs/hooks/src/engine/command_runner.rs: `current_dir`
+ *   is the session's cwd, the environment is Codex's own plus a plugin's PLUGIN_ROOT; no
+ *   project-directory variable), and a session may start in any directory below the project root
+ *   (codex-rs/config/src/loader/mod.rs `load_project_layers`: every `.codex/` from the nearest
+ *   `.git` ancestor down to the cwd is read). Unmanaged hooks run only once trusted: see
+ *   src/hooks/status.ts.
  * - Gemini CLI: https://geminicli.com/docs/hooks/reference (google-gemini/gemini-cli
  *   docs/hooks/reference.md, docs/hooks/index.md): `hooks` in `.gemini/settings.json` (project,
  *   read in trusted folders) or `~/.gemini/settings.json` (user), events SessionStart, SessionEnd,
@@ -41,7 +45,11 @@
  *   `disabled` (an array of names), which is left alone. Settings are read with
  *   strip-json-comments (packages/cli/src/config/settings.ts): comments are allowed, and kept
  *   here. The hook runner (packages/core/src/hooks/hookRunner.ts) replaces `$GEMINI_PROJECT_DIR`
- *   in the command with the shell-quoted cwd, so it is written unquoted.
+ *   in the command with the shell-quoted cwd, so it is written unquoted. The project file is read
+ *   from the session's cwd only (`loadSettings(process.cwd())`, `Storage.getWorkspaceSettingsPath`),
+ *   so whenever it applies that cwd is the worktree root. The user file lives in
+ *   `$GEMINI_CLI_HOME/.gemini/` when GEMINI_CLI_HOME is set (packages/core/src/utils/paths.ts
+ *   `homedir()`, packages/core/src/config/storage.ts `getGlobalGeminiDir`), else `~/.gemini/`.
  *
  * The file is edited, not rewritten: entries are inserted as text (in the file's own indentation
  * and line endings) and removed as exactly the text that was inserted, so everything else keeps
@@ -92,6 +100,9 @@ export const HARNESS_SPECS: Readonly<Record<InstallableHarness, HarnessSpec>> = 
       { event: 'PreToolUse', matcher: CLAUDE_TOOLS },
       { event: 'PostToolUse', matcher: CLAUDE_TOOLS },
       { event: 'PostToolUseFailure', matcher: CLAUDE_TOOLS },
+      // a call refused before it ran gets no PostToolUse: these say so (DESIGN I10)
+      { event: 'PermissionDenied', matcher: CLAUDE_TOOLS },
+      { event: 'PostToolBatch' },
       { event: 'Stop' },
       { event: 'SubagentStop' },
       { event: 'SessionStart' },
@@ -135,18 +146,65 @@ export function isInstallable(s: string): s is InstallableHarness {
   return (INSTALLABLE as readonly string[]).includes(s);
 }
 
+/** The process environment as the command line passes it (main.ts): only what is read is looked at. */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The variables that move a harness's user-level files, as each harness reads them (an absolute
+ * path; an unset, empty or relative value is ignored here, so the default applies):
+ *
+ * - CLAUDE_CONFIG_DIR replaces `~/.claude` (settings.json) and holds `.claude.json` instead of
+ *   HOME (see the module comment and install-mcp.ts).
+ * - CODEX_HOME replaces `~/.codex` (hooks.json, config.toml): codex-rs/utils/home-dir `find_codex_home`
+ *   (it must exist, and Codex canonicalizes it: trust keys name the resolved path, see status.ts),
+ *   https://developers.openai.com/codex/environment-variables.
+ * - GEMINI_CLI_HOME replaces HOME as the directory holding `.gemini/` (paths.ts `homedir()`);
+ *   GEMINI_CLI_TRUSTED_FOLDERS_PATH names the trusted-folders file itself
+ *   (storage.ts `getTrustedFoldersPath`, docs/cli/trusted-folders.md).
+ */
+export const HARNESS_ENV = ['HOME', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'GEMINI_CLI_TRUSTED_FOLDERS_PATH', 'GEMINI_CLI_SYSTEM_SETTINGS_PATH', 'GEMINI_CLI_TRUST_WORKSPACE'] as const;
+
+/** An absolute directory from the environment, without trailing slashes; undefined otherwise. */
+export function envDir(v: string | undefined): string | undefined {
+  return v && v.startsWith('/') ? v.replace(/\/+$/, '') || '/' : undefined;
+}
+
+/** `name` inside directory `d`. */
+export function within(d: string, name: string): string {
+  return d === '/' ? `/${name}` : `${d}/${name}`;
+}
+
+function homeDir(env: Env): string {
+  const home = envDir(env.HOME);
+  if (!home) throw new ScalpelError('UNSUPPORTED', 'cannot find the home directory for a user-level install: HOME is not set to an absolute path', { capability: 'home', reason: 'no-home' });
+  return home;
+}
+
+/**
+ * Where a harness keeps its user-level state: its configuration directory (`~/.claude` or
+ * `$CLAUDE_CONFIG_DIR`, `~/.codex` or `$CODEX_HOME`, `~/.gemini` or `$GEMINI_CLI_HOME/.gemini`),
+ * and whether that directory is one git-scalpel may remove when an uninstall empties it (only the
+ * default `.claude`/`.codex`/`.gemini` under a home, never a directory a variable names).
+ */
+export function harnessDir(harness: InstallableHarness, env: Env): { dir: string; own: boolean } {
+  if (harness === 'claude-code') {
+    const d = envDir(env.CLAUDE_CONFIG_DIR);
+    return d ? { dir: d, own: false } : { dir: within(homeDir(env), '.claude'), own: true };
+  }
+  if (harness === 'codex') {
+    const d = envDir(env.CODEX_HOME);
+    return d ? { dir: d, own: false } : { dir: within(homeDir(env), '.codex'), own: true };
+  }
+  return { dir: within(envDir(env.GEMINI_CLI_HOME) ?? homeDir(env), '.gemini'), own: true };
+}
+
 /**
  * The user-level file: `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR/settings.json` when set),
- * `~/.codex/hooks.json` (`$CODEX_HOME/hooks.json` when set), `~/.gemini/settings.json`.
+ * `~/.codex/hooks.json` (`$CODEX_HOME/hooks.json` when set), `~/.gemini/settings.json`
+ * (`$GEMINI_CLI_HOME/.gemini/settings.json` when set).
  */
-export function userConfigFile(harness: InstallableHarness, env: Readonly<Record<string, string | undefined>>): string {
-  const dir = (v: string | undefined) => (v && v.startsWith('/') ? v.replace(/\/+$/, '') || '/' : undefined);
-  const within = (d: string, name: string) => (d === '/' ? `/${name}` : `${d}/${name}`);
-  const override = harness === 'claude-code' ? dir(env.CLAUDE_CONFIG_DIR) : harness === 'codex' ? dir(env.CODEX_HOME) : undefined;
-  if (override) return within(override, harness === 'codex' ? 'hooks.json' : 'settings.json');
-  const home = dir(env.HOME);
-  if (!home) throw new ScalpelError('UNSUPPORTED', 'cannot find the home directory for a user-level install: HOME is not set to an absolute path', { capability: 'home', reason: 'no-home' });
-  return within(home, HARNESS_SPECS[harness].projectFile);
+export function userConfigFile(harness: InstallableHarness, env: Env): string {
+  return within(harnessDir(harness, env).dir, harness === 'codex' ? 'hooks.json' : 'settings.json');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -186,32 +244,62 @@ export interface BinContext {
 
 const PROJECT_BIN = /(^|\/)node_modules\/(\.bin\/git-scalpel$|git-scalpel\/.)/;
 
+/** The running CLI's path relative to the project, when it is the project's own devDependency. */
+export function projectBin(ctx: BinContext): string | null {
+  const root = ctx.projectRoot?.replace(/\/+$/, '');
+  if (root === undefined || !ctx.script.startsWith(root + '/')) return null;
+  const rel = ctx.script.slice(root.length + 1);
+  return PROJECT_BIN.test(rel) ? rel : null;
+}
+
+/** A project-relative path as shell words: as is when no segment needs quoting, else single-quoted. */
+function quoteRel(rel: string): string {
+  return rel.split('/').every((s) => shellQuote(s) === s) ? rel : shellQuote(rel);
+}
+
+/**
+ * A POSIX `sh -c` script that runs the devDependency found at `rel` in the session's directory or
+ * the nearest directory above it, with the arguments that follow (`"$@"`); `$0` is `git-scalpel`,
+ * so the command still ends `git-scalpel hook <harness>` (isOurCommand) and sh's messages name it.
+ * Only shell builtins run before the binary: no npx (whose start-up cost 1.5-2.8 s per event,
+ * issue 19), no git. Written through `sh` because the harness's own shell may be fish.
+ */
+export function walkUpCommand(rel: string): string {
+  return `sh -c ${shellQuote(walkUpScript(rel))} git-scalpel`;
+}
+
+/** walkUpCommand's script (for an argv: `sh`, `-c`, script, `git-scalpel`, arguments...). */
+export function walkUpScript(rel: string): string {
+  const viaNode = !rel.endsWith('/.bin/git-scalpel');
+  const at = `"$r"/${quoteRel(rel)}`;
+  return `r=$PWD; until [ ${viaNode ? '-f' : '-x'} ${at} ] || [ -z "$r" ]; do r=\${r%/*}; done; exec ${viaNode ? 'node ' : ''}${at} "$@"`;
+}
+
 /**
  * How the hook command starts (what `hook <harness>` follows), from how this CLI is running:
  *
  * 1. From inside the project's `node_modules` (a devDependency: `node_modules/.bin/git-scalpel`,
  *    or `node_modules/git-scalpel/...` run with node), writing a project file: the same path
  *    relative to the project, so the file works in every clone — `"$CLAUDE_PROJECT_DIR"/...` for
- *    Claude Code, `$GEMINI_PROJECT_DIR/...` for Gemini CLI (which substitutes it, quoted, itself),
- *    and `npx --no-install git-scalpel` for Codex, whose hooks get no project-directory variable
- *    (npx finds `node_modules/.bin` from the session's cwd; it costs npm's start-up per call).
+ *    Claude Code (which reads `.claude/settings.json` only when started at the project root,
+ *    anthropics/claude-code#86187, so that variable is the root whenever these hooks run),
+ *    `$GEMINI_PROJECT_DIR/...` for Gemini CLI (which substitutes its cwd, quoted, itself; the
+ *    project file is read only from that cwd), and for Codex, whose hooks get no
+ *    project-directory variable and run in the session's cwd (any directory of the project), a
+ *    `sh -c` walk up from there to the nearest `<dir>/<same relative path>` (walkUpCommand).
  * 2. Else, when the first `git-scalpel` on PATH is this very file (a global install): `git-scalpel`.
  * 3. Else (a checkout, or a copy the harness's PATH may not find): `node '<absolute path>'`.
  *
  * Paths are quoted for a POSIX shell (what the three harnesses run commands with on Unix).
  */
 export function resolveBin(harness: InstallableHarness, ctx: BinContext): string {
-  const root = ctx.projectRoot?.replace(/\/+$/, '');
-  if (root !== undefined && ctx.script.startsWith(root + '/')) {
-    const rel = ctx.script.slice(root.length + 1);
-    if (PROJECT_BIN.test(rel)) {
-      const viaNode = !rel.endsWith('/.bin/git-scalpel');
-      const run = (prefixed: string) => (viaNode ? `node ${prefixed}` : prefixed);
-      const quotedRel = rel.split('/').every((s) => shellQuote(s) === s) ? rel : shellQuote(rel);
-      if (harness === 'claude-code') return run(`"$CLAUDE_PROJECT_DIR"/${quotedRel}`);
-      if (harness === 'gemini') return run(`$GEMINI_PROJECT_DIR/${quotedRel}`);
-      return 'npx --no-install git-scalpel';
-    }
+  const rel = projectBin(ctx);
+  if (rel !== null) {
+    const viaNode = !rel.endsWith('/.bin/git-scalpel');
+    const run = (prefixed: string) => (viaNode ? `node ${prefixed}` : prefixed);
+    if (harness === 'claude-code') return run(`"$CLAUDE_PROJECT_DIR"/${quoteRel(rel)}`);
+    if (harness === 'gemini') return run(`$GEMINI_PROJECT_DIR/${quoteRel(rel)}`);
+    return walkUpCommand(rel);
   }
   if (ctx.onPath) return 'git-scalpel';
   return `node ${shellQuote(ctx.script)}`;
@@ -470,6 +558,33 @@ function findOurs(p: Parsed, harness: InstallableHarness): Ours[] {
     });
   }
   return out;
+}
+
+/** One hook entry of ours in a configuration file, as the harness will read it. */
+export interface OurHookEntry {
+  event: string;
+  /** The group's matcher (absent: the group has none). */
+  matcher?: string;
+  command: string;
+  /** Positions in the file: the group in the event's array, the handler in the group's `hooks` (Codex keys its trust on them). */
+  groupIndex: number;
+  handlerIndex: number;
+  /** The whole handler object as written. */
+  handler: Record<string, unknown>;
+}
+
+/**
+ * The entries of ours in a harness's hook file (`text`), in file order. Throws a ScalpelError
+ * (UNSUPPORTED) for a file the harness cannot read, as planInstall does.
+ */
+export function ourHookEntries(text: string, harness: InstallableHarness, file?: string): OurHookEntry[] {
+  const p = parseConfig(text, { harness, command: '', file });
+  return findOurs(p, harness).map((o) => {
+    const m = member(o.group, 'matcher');
+    const matcher = m && m.value.kind === 'scalar' && typeof m.value.value === 'string' ? m.value.value : undefined;
+    const handler = toValue(o.handler) as Record<string, unknown>;
+    return { event: o.event.key, ...(matcher !== undefined ? { matcher } : {}), command: handler.command as string, groupIndex: o.groupIndex, handlerIndex: o.handlerIndex, handler };
+  });
 }
 
 export interface Edit {

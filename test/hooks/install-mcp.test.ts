@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { makeTempDir, makeTempRepo } from '../helpers/git.js';
 import { run } from '../../src/cli/main.js';
 import { errorExitCode } from '../../src/cli/args.js';
@@ -9,7 +10,7 @@ import type { InstallIo } from '../../src/cli/cmd-install.js';
 import { nodeFs } from '../../src/node.js';
 import { ScalpelError } from '../../src/errors/index.js';
 import { mcpServerCommand, mcpUserConfigFile, planMcpInstall, type McpServerCommand } from '../../src/hooks/install-mcp.js';
-import type { InstallableHarness } from '../../src/hooks/install.js';
+import { walkUpScript, type InstallableHarness } from '../../src/hooks/install.js';
 import { scalpelErrorOf } from '../helpers/errors.js';
 
 const SERVER: McpServerCommand = { command: 'git-scalpel', args: ['mcp'] };
@@ -209,9 +210,9 @@ b = 2
 });
 
 describe('the server command and user files', () => {
-  it('npx for a devDependency, git-scalpel on PATH, else node and the path', () => {
-    expect(mcpServerCommand({ script: '/p/node_modules/.bin/git-scalpel', projectRoot: '/p', onPath: true })).toEqual({ command: 'npx', args: ['--no-install', 'git-scalpel', 'mcp'] });
-    expect(mcpServerCommand({ script: '/p/node_modules/git-scalpel/dist/git-scalpel.cjs', projectRoot: '/p', onPath: false })).toEqual({ command: 'npx', args: ['--no-install', 'git-scalpel', 'mcp'] });
+  it('a devDependency found from the server\'s directory (never npx), git-scalpel on PATH, else node and the path', () => {
+    expect(mcpServerCommand({ script: '/p/node_modules/.bin/git-scalpel', projectRoot: '/p', onPath: true })).toEqual({ command: 'sh', args: ['-c', walkUpScript('node_modules/.bin/git-scalpel'), 'git-scalpel', 'mcp'] });
+    expect(mcpServerCommand({ script: '/p/node_modules/git-scalpel/dist/git-scalpel.cjs', projectRoot: '/p', onPath: false })).toEqual({ command: 'sh', args: ['-c', walkUpScript('node_modules/git-scalpel/dist/git-scalpel.cjs'), 'git-scalpel', 'mcp'] });
     expect(mcpServerCommand({ script: '/usr/lib/node_modules/git-scalpel/dist/git-scalpel.cjs', projectRoot: null, onPath: true })).toEqual({ command: 'git-scalpel', args: ['mcp'] });
     expect(mcpServerCommand({ script: '/opt/x y/git-scalpel.cjs', projectRoot: '/p', onPath: false })).toEqual({ command: 'node', args: ['/opt/x y/git-scalpel.cjs', 'mcp'] });
   });
@@ -222,6 +223,9 @@ describe('the server command and user files', () => {
     expect(mcpUserConfigFile('codex', { HOME: '/h' })).toBe('/h/.codex/config.toml');
     expect(mcpUserConfigFile('codex', { HOME: '/h', CODEX_HOME: '/x' })).toBe('/x/config.toml');
     expect(mcpUserConfigFile('gemini', { HOME: '/h' })).toBe('/h/.gemini/settings.json');
+    expect(mcpUserConfigFile('gemini', { HOME: '/h', GEMINI_CLI_HOME: '/g' })).toBe('/g/.gemini/settings.json');
+    expect(mcpUserConfigFile('gemini', { GEMINI_CLI_HOME: '/g' })).toBe('/g/.gemini/settings.json');
+    expect(mcpUserConfigFile('codex', { HOME: '/h', CODEX_HOME: 'relative' })).toBe('/h/.codex/config.toml');
     expect(() => mcpUserConfigFile('gemini', {})).toThrow(ScalpelError);
   });
 });
@@ -326,11 +330,20 @@ describe('git-scalpel install --mcp (CLI)', () => {
     expect(existsSync(codexHome)).toBe(true);
   });
 
-  it('a devDependency: npx --no-install git-scalpel mcp', async () => {
+  it('a devDependency: sh walks up from the server\'s directory to node_modules/.bin/git-scalpel (no npx), and it runs', async () => {
     const dir = makeTempRepo();
-    const r = await cli(dir, ['install', 'claude-code', '--mcp'], { script: join(dir, 'node_modules/.bin/git-scalpel') });
+    const bin = join(dir, 'node_modules/.bin/git-scalpel');
+    mkdirSync(dirname(bin), { recursive: true });
+    writeFileSync(bin, '#!/bin/sh\necho "ran $0 $*"\n', { mode: 0o755 });
+    const r = await cli(dir, ['install', 'claude-code', '--mcp'], { script: bin });
     expect(r.code).toBe(0);
-    expect(JSON.parse(read(join(dir, '.mcp.json'))).mcpServers['git-scalpel']).toEqual({ type: 'stdio', command: 'npx', args: ['--no-install', 'git-scalpel', 'mcp'] });
+    const entry = JSON.parse(read(join(dir, '.mcp.json'))).mcpServers['git-scalpel'];
+    expect(entry).toEqual({ type: 'stdio', command: 'sh', args: ['-c', walkUpScript('node_modules/.bin/git-scalpel'), 'git-scalpel', 'mcp'] });
+    // as the harness spawns it (no shell), from the root and from a subdirectory
+    mkdirSync(join(dir, 'src/deep'), { recursive: true });
+    for (const cwd of [dir, join(dir, 'src/deep')]) {
+      expect(execFileSync(entry.command, entry.args, { cwd, encoding: 'utf8' })).toBe(`ran ${bin} mcp\n`);
+    }
   });
 
   it('invalid files: exit 1 naming the file, untouched', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, readFileSync, writeFileSync, symlinkSync, lstatSync, readdirSync, chmodSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, symlinkSync, lstatSync, readdirSync, chmodSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeTempDir, makeTempRepo } from '../helpers/git.js';
+import { git, makeTempDir, makeTempRepo } from '../helpers/git.js';
 import { run } from '../../src/cli/main.js';
 import { errorExitCode } from '../../src/cli/args.js';
 import type { CliIo } from '../../src/cli/io.js';
@@ -16,6 +16,7 @@ import {
   resolveBin,
   shellQuote,
   userConfigFile,
+  harnessDir,
   type InstallableHarness,
 } from '../../src/hooks/install.js';
 import { scalpelErrorOf } from '../helpers/errors.js';
@@ -56,10 +57,11 @@ describe('planInstall: Claude Code', () => {
     expect(plan.text!.endsWith('}\n')).toBe(true);
     const v = JSON.parse(plan.text!);
     expect(Object.keys(v)).toEqual(['hooks']);
-    expect(Object.keys(v.hooks)).toEqual(['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SubagentStop', 'SessionStart', 'SessionEnd']);
+    expect(Object.keys(v.hooks)).toEqual(['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionDenied', 'PostToolBatch', 'Stop', 'SubagentStop', 'SessionStart', 'SessionEnd']);
     expect(plan.events).toEqual(Object.keys(v.hooks));
     const handler = { type: 'command', command: 'git-scalpel hook claude-code', timeout: 30 };
-    for (const e of ['PreToolUse', 'PostToolUse', 'PostToolUseFailure']) expect(v.hooks[e]).toEqual([{ matcher: 'Write|Edit|MultiEdit|NotebookEdit|Bash', hooks: [handler] }]);
+    for (const e of ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionDenied']) expect(v.hooks[e]).toEqual([{ matcher: 'Write|Edit|MultiEdit|NotebookEdit|Bash', hooks: [handler] }]);
+    expect(v.hooks.PostToolBatch).toEqual([{ hooks: [handler] }]);
     for (const e of ['UserPromptSubmit', 'Stop', 'SubagentStop', 'SessionStart', 'SessionEnd']) expect(v.hooks[e]).toEqual([{ hooks: [handler] }]);
     expect(plan.text).toBe(JSON.stringify(v, null, 2) + '\n');
   });
@@ -73,7 +75,7 @@ describe('planInstall: Claude Code', () => {
     expect(v.model).toBe('opus');
     expect(v.permissions).toEqual({ allow: ['Bash(npm test)'], deny: [] });
     expect(v.env).toEqual({ FOO: 'bar' });
-    expect(Object.keys(v.hooks)).toEqual(['PreToolUse', 'Notification', 'UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SubagentStop', 'SessionStart', 'SessionEnd']);
+    expect(Object.keys(v.hooks)).toEqual(['PreToolUse', 'Notification', 'UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure', 'PermissionDenied', 'PostToolBatch', 'Stop', 'SubagentStop', 'SessionStart', 'SessionEnd']);
     // the other tool's group stays first, ours is appended
     expect(v.hooks.PreToolUse[0]).toEqual({ matcher: 'Bash', hooks: [{ type: 'command', command: '~/bin/bash-guard.sh', timeout: 5 }] });
     expect(v.hooks.PreToolUse[1].hooks[0].command).toBe('git-scalpel hook claude-code');
@@ -175,7 +177,7 @@ describe('planInstall: Claude Code', () => {
     expect(plan.action).toBe('installed');
     const v = JSON.parse(plan.text!);
     const commands = Object.values(v.hooks as Record<string, Array<{ hooks: Array<{ command: string }> }>>).flatMap((gs) => gs.flatMap((g) => g.hooks.map((h) => h.command)));
-    expect(commands.filter((c) => c.includes('git-scalpel'))).toEqual(Array(8).fill('git-scalpel hook claude-code'));
+    expect(commands.filter((c) => c.includes('git-scalpel'))).toEqual(Array(10).fill('git-scalpel hook claude-code'));
     expect(plan.text).toBe(install(EXISTING).text);
     expect(uninstall(plan.text).text).toBe(EXISTING);
   });
@@ -259,11 +261,18 @@ describe('the command', () => {
   });
 
   const root = '/home/u/my project';
-  it('a devDependency: relative to the project through the harness\'s variable (npx for Codex)', () => {
+  it('a devDependency: relative to the project through the harness\'s variable, for Codex a walk up from the session\'s directory (never npx)', () => {
     const bin = `${root}/node_modules/.bin/git-scalpel`;
     expect(resolveBin('claude-code', { script: bin, projectRoot: root, onPath: true })).toBe('"$CLAUDE_PROJECT_DIR"/node_modules/.bin/git-scalpel');
     expect(resolveBin('gemini', { script: bin, projectRoot: root, onPath: false })).toBe('$GEMINI_PROJECT_DIR/node_modules/.bin/git-scalpel');
-    expect(resolveBin('codex', { script: bin, projectRoot: root, onPath: false })).toBe('npx --no-install git-scalpel');
+    expect(resolveBin('codex', { script: bin, projectRoot: root, onPath: false })).toBe(
+      `sh -c 'r=$PWD; until [ -x "$r"/node_modules/.bin/git-scalpel ] || [ -z "$r" ]; do r=\${r%/*}; done; exec "$r"/node_modules/.bin/git-scalpel "$@"' git-scalpel`,
+    );
+    expect(resolveBin('codex', { script: `${root}/node_modules/git-scalpel/dist/git-scalpel.cjs`, projectRoot: root, onPath: true })).toBe(
+      `sh -c 'r=$PWD; until [ -f "$r"/node_modules/git-scalpel/dist/git-scalpel.cjs ] || [ -z "$r" ]; do r=\${r%/*}; done; exec node "$r"/node_modules/git-scalpel/dist/git-scalpel.cjs "$@"' git-scalpel`,
+    );
+    for (const h of INSTALLABLE) expect(resolveBin(h, { script: bin, projectRoot: root, onPath: false })).not.toContain('npx');
+    expect(isOurCommand(hookCommand('codex', resolveBin('codex', { script: bin, projectRoot: root, onPath: false })), 'codex')).toBe(true);
     const pkg = `${root}/node_modules/git-scalpel/dist/git-scalpel.mjs`;
     expect(resolveBin('claude-code', { script: pkg, projectRoot: root, onPath: false })).toBe('node "$CLAUDE_PROJECT_DIR"/node_modules/git-scalpel/dist/git-scalpel.mjs');
     expect(resolveBin('claude-code', { script: `${root}/packages/web app/node_modules/.bin/git-scalpel`, projectRoot: root, onPath: false })).toBe(`"$CLAUDE_PROJECT_DIR"/'packages/web app/node_modules/.bin/git-scalpel'`);
@@ -286,6 +295,12 @@ describe('the command', () => {
     expect(userConfigFile('gemini', { HOME: '/h' })).toBe('/h/.gemini/settings.json');
     expect(userConfigFile('claude-code', { HOME: '/h', CLAUDE_CONFIG_DIR: '/c' })).toBe('/c/settings.json');
     expect(userConfigFile('codex', { HOME: '/h', CODEX_HOME: '/x/codex' })).toBe('/x/codex/hooks.json');
+    expect(userConfigFile('gemini', { HOME: '/h', GEMINI_CLI_HOME: '/g/' })).toBe('/g/.gemini/settings.json');
+    // only absolute values count (a relative one would depend on the harness's cwd)
+    expect(userConfigFile('claude-code', { HOME: '/h', CLAUDE_CONFIG_DIR: 'rel', CODEX_HOME: '' })).toBe('/h/.claude/settings.json');
+    expect(harnessDir('claude-code', { HOME: '/h', CLAUDE_CONFIG_DIR: '/c' })).toEqual({ dir: '/c', own: false });
+    expect(harnessDir('codex', { HOME: '/h' })).toEqual({ dir: '/h/.codex', own: true });
+    expect(harnessDir('gemini', { HOME: '/h', GEMINI_CLI_HOME: '/g' })).toEqual({ dir: '/g/.gemini', own: true });
     expect(scalpelErrorOf(() => userConfigFile('gemini', {})).data.reason).toBe('no-home');
   });
 });
@@ -316,8 +331,8 @@ describe('git-scalpel install (CLI)', () => {
     expect(r.code).toBe(0);
     const file = join(dir, '.claude/settings.json');
     expect(r.out).toContain(`installed git-scalpel's Claude Code hooks in ${file}`);
-    expect(r.out).toContain('events:  UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Stop, SubagentStop, SessionStart, SessionEnd\n');
-    expect(r.out).toContain('tools:   Write|Edit|MultiEdit|NotebookEdit|Bash (PreToolUse, PostToolUse, PostToolUseFailure)\n');
+    expect(r.out).toContain('events:  UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, PermissionDenied, PostToolBatch, Stop, SubagentStop, SessionStart, SessionEnd\n');
+    expect(r.out).toContain('tools:   Write|Edit|MultiEdit|NotebookEdit|Bash (PreToolUse, PostToolUse, PostToolUseFailure, PermissionDenied)\n');
     expect(r.out).toContain('command: node /opt/checkout/dist/git-scalpel.mjs hook claude-code');
     expect(r.out).toMatch(/git-scalpel turns/);
     expect(r.out).toMatch(/git-scalpel rewind/);
@@ -348,7 +363,13 @@ describe('git-scalpel install (CLI)', () => {
     for (const [args, action, events] of runs) {
       const r = await cli(dir, [...args]);
       expect(r.code).toBe(0);
-      expect(JSON.parse(r.out)).toEqual({ file, action, events, command: 'node /opt/checkout/dist/git-scalpel.mjs hook codex' });
+      const doc = JSON.parse(r.out);
+      expect(doc).toMatchObject({ file, action, events, command: 'node /opt/checkout/dist/git-scalpel.mjs hook codex' });
+      if (action.endsWith('installed') && !action.startsWith('un') && action !== 'not-installed') {
+        expect(doc.binary).toEqual({ resolves: 'no', how: '/opt/checkout/dist/git-scalpel.mjs does not exist (moved or deleted: run install again)' });
+        expect(doc.trust.trusted).toBe('no');
+        expect(doc.warnings).toEqual([]);
+      } else expect(Object.keys(doc).sort()).toEqual(['action', 'command', 'events', 'file']);
     }
   });
 
@@ -433,6 +454,19 @@ describe('git-scalpel install (CLI)', () => {
     writeFileSync(join(shadow, 'git-scalpel'), '');
     const s = await cli(dir, ['install', 'codex', '--json'], { script: join(prefix, 'bin/git-scalpel'), env: { PATH: `${shadow}:${join(prefix, 'bin')}` } });
     expect(JSON.parse(s.out).command).toBe(`node ${join(prefix, 'bin/git-scalpel')} hook codex`);
+  });
+
+  it('Codex in a linked worktree: installed there, with a warning that Codex reads the main checkout\'s hooks', async () => {
+    const dir = makeTempRepo();
+    git(dir, ['commit', '-q', '--allow-empty', '-m', 'init']);
+    const wt = join(makeTempDir(), 'linked');
+    git(dir, ['worktree', 'add', '-q', wt]);
+    const r = await cli(wt, ['install', 'codex', '--json']);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.out);
+    expect(doc.file).toBe(join(realpathSync(wt), '.codex/hooks.json'));
+    expect(doc.warnings).toEqual([expect.stringContaining(`main checkout's ${join(realpathSync(dir), '.codex/hooks.json')}`)]);
+    expect(r.err).toContain('linked worktree');
   });
 
   it('a symlinked settings file is written through; the link stays', async () => {
