@@ -126,7 +126,7 @@ export async function startClaudeModel(turns: Step[][], opts: { logFile?: string
   const main: RecordedRequest[] = [];
   const side: RecordedRequest[] = [];
   const unexpected: RecordedRequest[] = [];
-  const server = await startModelServer((req, res) => {
+  const server = await startModelServer(async (req, res) => {
     const path = req.url.split('?')[0];
     if ((req.method === 'HEAD' || req.method === 'GET') && path === '/api/hello') {
       req.kind = 'hello';
@@ -153,6 +153,7 @@ export async function startClaudeModel(turns: Step[][], opts: { logFile?: string
       const last = lastUserMessage(body.messages);
       const a = script.next(last.resultIds, `${last.index}:${last.text}`);
       req.kind = `main turn ${a.turn} step ${a.step}`;
+      await script.runBefore(a);
       const { blocks, stop } = blocksOf(a.value, a.ids);
       answer(res, body, blocks, stop);
       return;

@@ -420,6 +420,13 @@ export interface LoggerOptions {
   holdMs?: Record<string, number>;
   /** Which hook entries are git-scalpel's (default: the command contains `git-scalpel` and ` hook `). */
   isOurs?: (command: string) => boolean;
+  /**
+   * Events git-scalpel does not install that the logger should record too (e.g. Claude Code's
+   * PermissionDenied, Notification): one group per event, no matcher, the logger alone, added when
+   * the config has no group for that event yet. `group` adds fields to those groups (a matcher).
+   */
+  extraEvents?: string[];
+  extraGroup?: Record<string, unknown>;
 }
 
 /** The logger's command line for one event. */
@@ -452,6 +459,18 @@ export function addPayloadLogger(file: string, opts: LoggerOptions): string[] {
       entries.splice(i + 1, 0, logger);
       events.push(event);
     }
+  }
+  const template = Object.values(config.hooks ?? {})
+    .flat()
+    .flatMap((g) => g.hooks ?? [])
+    .find((e) => typeof e.command === 'string' && isOurs(e.command));
+  for (const event of opts.extraEvents ?? []) {
+    config.hooks ??= {};
+    if (config.hooks[event]) continue;
+    const logger: Record<string, unknown> = { ...(template ?? { type: 'command' }), command: loggerCommand(opts, event) };
+    if ('name' in logger) logger.name = 'payload-logger';
+    config.hooks[event] = [{ ...(opts.extraGroup ?? {}), hooks: [logger] }];
+    events.push(event);
   }
   writeFileSync(file, JSON.stringify(config, null, 2) + '\n');
   return events;
@@ -723,9 +742,12 @@ export interface ToolCall {
 
 /**
  * One assistant message: tool calls (several = parallel calls in one message), optionally with
- * text before them, or final text (the turn ends).
+ * text before them, or final text (the turn ends). `before` runs once, when the server is about to
+ * answer this step (after the previous step's tool results arrived): what a person does between
+ * two tool calls, or a check of the state the previous calls left. A model server awaits it
+ * (`runBefore`) before answering.
  */
-export type Step = { calls: ToolCall[]; text?: string } | { text: string };
+export type Step = ({ calls: ToolCall[]; text?: string } | { text: string }) & { before?: () => void | Promise<void> };
 
 export interface AnsweredStep {
   turn: number;
@@ -780,6 +802,16 @@ export class ScriptRunner {
     }
     this.log.push(a);
     return a;
+  }
+
+  private readonly ran = new Set<string>();
+
+  /** Runs the answered step's `before` the first time that step is answered. */
+  async runBefore(a: AnsweredStep): Promise<void> {
+    const key = `${a.turn}/${a.step}`;
+    if (this.ran.has(key)) return;
+    this.ran.add(key);
+    await a.value.before?.();
   }
 
   /** Whether every scripted step was answered. */

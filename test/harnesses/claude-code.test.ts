@@ -1,0 +1,604 @@
+/**
+ * The real Claude Code CLI (the pinned native binary from the npm registry, in the harness cache),
+ * driven by a scripted Anthropic API on 127.0.0.1, in a scratch project where a person has work in
+ * progress and git-scalpel is a devDependency installed with `git-scalpel install claude-code`.
+ * Every test asserts what DESIGN.md promises; git and the bytes on disk are the oracle. What the
+ * harness really sent to its hooks is kept in test/harnesses/.payloads/claude-code/<test>/.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, lstatSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  HARNESS_TEST_DIR,
+  PERSON_WORK,
+  describeDifference,
+  expectSameOracle,
+  harnessBinary,
+  harnessPin,
+  makeProject,
+  runProcess,
+  type LoggedPayload,
+  type Oracle,
+  type ProcResult,
+  type ScratchProject,
+  type Step,
+} from './common.js';
+import { cc, startClaudeModel, toolResults, type ClaudeModel } from './claude-code.model.js';
+
+const VERSION = harnessPin('claude-code').version;
+
+/**
+ * What the CLI needs to talk to the test model only. Without CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC
+ * (or DISABLE_TELEMETRY + DISABLE_ERROR_REPORTING) it resolves api.anthropic.com at start-up,
+ * whatever ANTHROPIC_BASE_URL says; with these it connects to nothing but the base URL.
+ */
+export const CLAUDE_ENV = {
+  ANTHROPIC_API_KEY: 'test',
+  DISABLE_AUTOUPDATER: '1',
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  DISABLE_TELEMETRY: '1',
+  DISABLE_ERROR_REPORTING: '1',
+};
+
+/** Events git-scalpel does not install, logged too (to see what a denied or parallel call sends). */
+const EXTRA_EVENTS = ['PostToolBatch', 'PermissionRequest', 'PermissionDenied', 'Notification', 'StopFailure', 'SubagentStart', 'PreCompact', 'PostCompact', 'UserPromptExpansion'];
+
+const DEFAULT_TOOLS = 'Write,Edit,Bash,Read';
+
+interface ClaudeRun extends ProcResult {
+  /** stdout's stream-json lines. */
+  lines: any[];
+  /** The hook_response lines (--include-hook-events): every hook's exit code and output. */
+  hookResponses: any[];
+  sessionId: string | undefined;
+}
+
+let runCount = 0;
+
+async function claude(p: ScratchProject, model: ClaudeModel, prompt: string, opts: { args?: string[]; allowed?: string } = {}): Promise<ClaudeRun> {
+  const n = ++runCount;
+  const args = ['-p', prompt, '--allowedTools', opts.allowed ?? DEFAULT_TOOLS, '--output-format', 'stream-json', '--verbose', '--include-hook-events', ...(opts.args ?? [])];
+  const r = await runProcess(harnessBinary('claude-code'), args, {
+    cwd: p.dir,
+    env: p.env({ ...CLAUDE_ENV, ANTHROPIC_BASE_URL: model.url }),
+    timeoutMs: 120_000,
+    artifactPrefix: join(p.artifacts, `claude-${n}`),
+  });
+  const lines = r.stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l));
+  const hookResponses = lines.filter((l) => l.type === 'system' && l.subtype === 'hook_response');
+  const sessionId = lines.find((l) => l.type === 'system' && l.subtype === 'init')?.session_id;
+  return Object.assign(r, { lines, hookResponses, sessionId });
+}
+
+/** The run ended normally, every scripted step was asked for, and no hook failed or printed anything. */
+function expectCleanRun(r: ClaudeRun, model: ClaudeModel): void {
+  expect(r.timedOut, 'claude timed out').toBe(false);
+  expect(r.code, `claude exited ${r.code}: ${r.stderr}`).toBe(0);
+  expect(model.errors).toEqual([]);
+  expect(model.unexpected.map((q) => `${q.method} ${q.url}`)).toEqual([]);
+  const failed = r.hookResponses.filter((h) => h.exit_code !== 0 || h.stderr || h.stdout);
+  expect(failed, 'a hook failed or printed').toEqual([]);
+  expect(r.lines.find((l) => l.type === 'result')?.subtype).toBe('success');
+}
+
+// Every payload's field types, by event (and tool), over the whole file: the report's source.
+const shapes: Record<string, Record<string, Set<string>>> = {};
+
+function typeOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return v.length ? `array<${[...new Set(v.map(typeOf))].join('|')}>` : 'array';
+  return typeof v;
+}
+
+function recordShapes(list: LoggedPayload[]): void {
+  for (const x of list) {
+    const key = x.payload?.tool_name ? `${x.event} ${x.payload.tool_name}` : x.event;
+    const s = (shapes[key] ??= {});
+    const walk = (o: Record<string, unknown>, prefix: string, depth: number) => {
+      for (const [k, v] of Object.entries(o)) {
+        (s[prefix + k] ??= new Set()).add(typeOf(v));
+        if (depth < 2 && v && typeof v === 'object' && !Array.isArray(v)) walk(v as Record<string, unknown>, `${prefix}${k}.`, depth + 1);
+      }
+    };
+    if (x.payload && typeof x.payload === 'object') walk(x.payload, '', 0);
+  }
+}
+
+afterAll(() => {
+  const out = Object.fromEntries(Object.entries(shapes).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([f, t]) => [f, [...t].join('|')]))]));
+  writeFileSync(join(HARNESS_TEST_DIR, '.payloads/claude-code/shapes.json'), JSON.stringify(out, null, 2) + '\n');
+});
+
+/** The common fields every Claude Code hook payload carries, with the right types. */
+function expectCommonFields(p: ScratchProject, list: LoggedPayload[]): void {
+  for (const x of list) {
+    expect(x.raw, `${x.event} payload is not JSON`).toBeUndefined();
+    const pl = x.payload;
+    expect(pl.hook_event_name).toBe(x.event);
+    expect(pl.session_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(typeof pl.transcript_path).toBe('string');
+    expect(pl.cwd).toBe(p.dir);
+    expect(x.env.CLAUDE_PROJECT_DIR).toBe(p.dir);
+  }
+  recordShapes(list);
+}
+
+const events = (list: LoggedPayload[]) => list.map((x) => (x.payload?.tool_name ? `${x.event}:${x.payload.tool_name}` : x.event));
+
+/** PreToolUse and its PostToolUse / PostToolUseFailure share a tool_use_id; returns the pairs by id. */
+function pairs(list: LoggedPayload[]): Map<string, { pre?: LoggedPayload; post?: LoggedPayload }> {
+  const m = new Map<string, { pre?: LoggedPayload; post?: LoggedPayload }>();
+  for (const x of list) {
+    const id = x.payload?.tool_use_id;
+    if (typeof id !== 'string') continue;
+    const e = m.get(id) ?? {};
+    if (x.event === 'PreToolUse') e.pre = x;
+    else if (x.event === 'PostToolUse' || x.event === 'PostToolUseFailure') e.post = x;
+    m.set(id, e);
+  }
+  return m;
+}
+
+function turnsJson(p: ScratchProject): any[] {
+  const r = p.scalpel(['turns', '--json']);
+  expect(r.code, r.stderr).toBe(0);
+  p.artifact(`turns-${Date.now()}.json`, r.stdout);
+  return JSON.parse(r.stdout);
+}
+
+function expectPersonWork(p: ScratchProject): void {
+  expect(p.read('README.md')).toBe(PERSON_WORK.readme);
+  expect(p.read('src/app.ts')).toBe(PERSON_WORK.appWorktree);
+  expect(p.git(['show', ':src/app.ts'])).toBe(PERSON_WORK.appStaged);
+  expect(p.read('notes.txt')).toBe(PERSON_WORK.notes);
+  expect(p.read('.env')).toBe(PERSON_WORK.env);
+}
+
+async function withModel<T>(p: ScratchProject, turns: Step[][], fn: (model: ClaudeModel) => Promise<T>): Promise<T> {
+  const model = await startClaudeModel(turns, { logFile: join(p.artifacts, 'requests.jsonl') });
+  try {
+    return await fn(model);
+  } finally {
+    await model.close();
+  }
+}
+
+describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as a devDependency`, () => {
+  it('install wrote the project hook file with the project-relative command', () => {
+    const p = makeProject({ harness: 'claude-code', name: 'install', logger: false });
+    const settings = JSON.parse(readFileSync(join(p.dir, '.claude/settings.json'), 'utf8'));
+    const cmds = Object.values(settings.hooks as Record<string, { hooks: { command: string }[] }[]>).flatMap((g) => g.flatMap((x) => x.hooks.map((h) => h.command)));
+    expect(new Set(cmds)).toEqual(new Set(['"$CLAUDE_PROJECT_DIR"/node_modules/.bin/git-scalpel hook claude-code']));
+    expect(Object.keys(settings.hooks).sort()).toEqual(['PostToolUse', 'PostToolUseFailure', 'PreToolUse', 'SessionEnd', 'SessionStart', 'Stop', 'SubagentStop', 'UserPromptSubmit']);
+    expect(p.install.code).toBe(0);
+  });
+
+  it('the main turn: Write in new directories, Edit over unstaged edits, sed -i, rm, git add -A; turns lists it, rewind gives back every byte', async () => {
+    const p = makeProject({ harness: 'claude-code', name: 'main turn', logger: { extraEvents: EXTRA_EVENTS } });
+    const f = (rel: string) => join(p.dir, rel);
+    const before = p.oracle();
+    const r = await withModel(
+      p,
+      [
+        [
+          { calls: [cc.write(f('gen/api/client.ts'), 'export const client = 1;\n')] },
+          { calls: [cc.edit(f('src/app.ts'), 'export const b = 2;', 'export const b = 20;')] },
+          { calls: [cc.bash("sed -i 's/blue/red/' docs/guide.md", 'recolour the button')] },
+          { calls: [cc.bash('rm old/legacy.txt', 'remove the legacy file')] },
+          { calls: [cc.bash('git add -A', 'stage everything')] },
+          { text: 'Done: client added, b raised, button red, legacy gone, all staged.' },
+        ],
+      ],
+      async (model) => {
+        const r = await claude(p, model, 'Add the API client\nand tidy up the project');
+        expectCleanRun(r, model);
+        expect(model.script.finished()).toBe(true);
+        // every tool call succeeded (the tool_results the model got back)
+        for (const q of model.main.slice(1)) for (const [, res] of toolResults(q)) expect(res.is_error ?? false, JSON.stringify(res.content)).toBe(false);
+        return r;
+      },
+    );
+    // what the agent did, seen by git
+    expect(p.read('gen/api/client.ts')).toBe('export const client = 1;\n');
+    expect(p.read('src/app.ts')).toBe('export const a = 10;\nexport const b = 20;\nexport const c = 30;\n');
+    expect(p.read('docs/guide.md')).toContain('red');
+    expect(existsSync(f('old/legacy.txt'))).toBe(false);
+    expect(p.git(['status', '--porcelain'])).toBe(['M  README.md', 'M  docs/guide.md', 'A  gen/api/client.ts', 'A  notes.txt', 'D  old/legacy.txt', 'M  src/app.ts', ''].join('\n'));
+
+    // what Claude Code really sent
+    const list = p.payloads();
+    expectCommonFields(p, list);
+    expect(events(list)).toEqual([
+      'SessionStart',
+      'UserPromptSubmit',
+      'PreToolUse:Write',
+      'PostToolUse:Write',
+      'PostToolBatch',
+      'PreToolUse:Edit',
+      'PostToolUse:Edit',
+      'PostToolBatch',
+      'PreToolUse:Bash',
+      'PostToolUse:Bash',
+      'PostToolBatch',
+      'PreToolUse:Bash',
+      'PostToolUse:Bash',
+      'PostToolBatch',
+      'PreToolUse:Bash',
+      'PostToolUse:Bash',
+      'PostToolBatch',
+      'Stop',
+      'SessionEnd',
+    ]);
+    const sessionIds = new Set(list.map((x) => x.payload.session_id));
+    expect([...sessionIds]).toEqual([r.sessionId]);
+    for (const [id, { pre, post }] of pairs(list)) {
+      expect(id).toMatch(/^toolu_/);
+      expect(pre && post, `tool_use_id ${id} has a PreToolUse and a PostToolUse`).toBeTruthy();
+      expect(post!.payload.tool_input).toEqual(pre!.payload.tool_input);
+      expect(typeof post!.payload.duration_ms).toBe('number');
+    }
+    const post = (tool: string, i = 0) => list.filter((x) => x.event === 'PostToolUse' && x.payload.tool_name === tool)[i].payload;
+    expect(post('Write').tool_response).toMatchObject({ type: 'create', filePath: f('gen/api/client.ts'), content: 'export const client = 1;\n', originalFile: null });
+    expect(post('Edit').tool_response).toMatchObject({ filePath: f('src/app.ts'), oldString: 'export const b = 2;', newString: 'export const b = 20;', originalFile: PERSON_WORK.appWorktree, userModified: false });
+    expect(post('Bash').tool_response).toMatchObject({ stdout: '', stderr: '', interrupted: false });
+    expect(post('Bash').tool_response).not.toHaveProperty('exit_code');
+    const prompt = list.find((x) => x.event === 'UserPromptSubmit')!.payload;
+    expect(prompt.prompt).toBe('Add the API client\nand tidy up the project');
+    expect(list.find((x) => x.event === 'SessionStart')!.payload.source).toBe('startup');
+    expect(list.find((x) => x.event === 'Stop')!.payload.stop_hook_active).toBe(false);
+
+    // turns: one turn, labelled with the prompt's first line, every path the agent changed
+    const turns = turnsJson(p);
+    expect(turns).toHaveLength(1);
+    expect(turns[0]).toMatchObject({ turn: 1, ended: true, sealed: true, label: 'Add the API client', session: `claude-${r.sessionId}` });
+    expect(turns[0].paths).toEqual(['README.md', 'docs/guide.md', 'gen/api/client.ts', 'notes.txt', 'old/legacy.txt', 'src/app.ts']);
+    expect(turns[0].tools.filter((t: { phase: string }) => t.phase === 'after').map((t: { tool: string; outcome: string }) => `${t.tool}:${t.outcome}`)).toEqual(['Write:ok', 'Edit:ok', 'Bash:ok', 'Bash:ok', 'Bash:ok']);
+    expect(turns[0].tools.filter((t: { tool: string; phase: string }) => t.tool === 'Bash' && t.phase === 'after').map((t: { command: string }) => t.command)).toEqual(["sed -i 's/blue/red/' docs/guide.md", 'rm old/legacy.txt', 'git add -A']);
+    expect(turns[0].rewind).toMatchObject({ refused: false, pruned: 2 });
+    const human = p.scalpel(['turns']);
+    expect(human.stdout).toContain('"Add the API client"');
+
+    const rw = p.scalpel(['rewind']);
+    p.artifact('rewind.txt', rw.stdout + rw.stderr);
+    expect(rw.code, rw.stderr).toBe(0);
+    expectSameOracle(p.oracle(), before, 'after rewind');
+    expectPersonWork(p);
+    expect(existsSync(f('gen'))).toBe(false);
+    // nothing left to rewind (the prompt that would ask for it changed nothing)
+    expect(p.scalpel(['turns', '--json']).stdout.trim()).toBe('[]');
+  });
+
+  describe('two turns (a second `claude -p --continue`)', () => {
+    let p: ScratchProject;
+    let v0: Oracle;
+    let v1: Oracle;
+    let v2: Oracle;
+    const sessions: (string | undefined)[] = [];
+
+    const twoTurns = async (project: ScratchProject) => {
+      const f = (rel: string) => join(project.dir, rel);
+      const states: Oracle[] = [project.oracle()];
+      await withModel(
+        project,
+        [
+          [{ calls: [cc.write(f('gen/one.ts'), 'export const one = 1;\n'), cc.edit(f('src/config.ts'), 'development', 'production')] }, { text: 'Turn one done.' }],
+          [{ calls: [cc.edit(f('gen/one.ts'), 'one = 1', 'one = 11')] }, { calls: [cc.bash('rm docs/guide.md && git add -A gen docs')] }, { text: 'Turn two done.' }],
+        ],
+        async (model) => {
+          const r1 = await claude(project, model, 'first: add gen/one.ts');
+          expectCleanRun(r1, model);
+          states.push(project.oracle());
+          const r2 = await claude(project, model, 'second: change it again', { args: ['--continue'] });
+          expectCleanRun(r2, model);
+          expect(model.script.finished()).toBe(true);
+          states.push(project.oracle());
+          sessions.push(r1.sessionId, r2.sessionId);
+        },
+      );
+      return states;
+    };
+
+    beforeAll(async () => {
+      p = makeProject({ harness: 'claude-code', name: 'two turns', logger: { extraEvents: EXTRA_EVENTS } });
+      [v0, v1, v2] = await twoTurns(p);
+    });
+
+    it('the payloads of both runs, and what turns lists', () => {
+      const list = p.payloads();
+      expectCommonFields(p, list);
+      p.artifact('sessions.json', JSON.stringify(sessions));
+      const starts = list.filter((x) => x.event === 'SessionStart').map((x) => x.payload.source);
+      expect(starts).toEqual(['startup', 'resume']);
+      // --continue keeps the conversation's session_id (2.1.332), so both turns are one session's
+      expect(sessions[0]).toBe(sessions[1]);
+      expect(new Set(list.map((x) => x.payload.session_id))).toEqual(new Set([sessions[0]]));
+      const turns = turnsJson(p);
+      expect(turns.map((t: { label: string }) => t.label)).toEqual(['second: change it again', 'first: add gen/one.ts']);
+      expect(turns.every((t: { ended: boolean; sealed: boolean }) => t.ended && t.sealed)).toBe(true);
+      expect(turns[0].paths).toEqual(['docs/guide.md', 'gen/one.ts']);
+      expect(turns[1].paths).toEqual(['gen/one.ts', 'src/config.ts']);
+    });
+
+    it('rewind undoes the newest turn only, then the other', () => {
+      expect(describeDifference(p.oracle(), v2)).toBe('');
+      const a = p.scalpel(['rewind']);
+      p.artifact('rewind-1.txt', a.stdout + a.stderr);
+      expect(a.code, a.stderr).toBe(0);
+      expectSameOracle(p.oracle(), v1, 'after the first rewind');
+      const b = p.scalpel(['rewind']);
+      p.artifact('rewind-2.txt', b.stdout + b.stderr);
+      expect(b.code, b.stderr).toBe(0);
+      expectSameOracle(p.oracle(), v0, 'after the second rewind');
+      expectPersonWork(p);
+    });
+
+    it('`rewind 1` undoes both turns at once', async () => {
+      const q = makeProject({ harness: 'claude-code', name: 'two turns rewind 1' });
+      const [w0, , w2] = await twoTurns(q);
+      expect(describeDifference(q.oracle(), w2)).toBe('');
+      const turns = turnsJson(q);
+      const oldest = turns[turns.length - 1];
+      expect(turns.map((t: { turn: number }) => t.turn)).toEqual([2, 1]);
+      const r = q.scalpel(['rewind', String(oldest.turn)]);
+      q.artifact('rewind.txt', r.stdout + r.stderr);
+      expect(r.code, r.stderr).toBe(0);
+      expectSameOracle(q.oracle(), w0, 'after rewind 1');
+      expectPersonWork(q);
+    });
+  });
+
+  it('two separate sessions (two `claude -p` runs): a plain rewind finds the newest turn of the worktree, then the older one', async () => {
+    const p = makeProject({ harness: 'claude-code', name: 'two sessions' });
+    const f = (rel: string) => join(p.dir, rel);
+    const v0 = p.oracle();
+    let v1: Oracle | undefined;
+    await withModel(
+      p,
+      [
+        [{ calls: [cc.write(f('gen/a.ts'), 'export const a = 1;\n'), cc.bash('git add gen/a.ts src/config.ts')] }, { text: 'One.' }],
+        [{ calls: [cc.write(f('gen/a.ts'), 'export const a = 2;\n'), cc.bash("sed -i 's/colour/color/' docs/guide.md")] }, { text: 'Two.' }],
+      ],
+      async (model) => {
+        const r1 = await claude(p, model, 'session one');
+        expectCleanRun(r1, model);
+        v1 = p.oracle();
+        const r2 = await claude(p, model, 'session two');
+        expectCleanRun(r2, model);
+        expect(r2.sessionId).not.toBe(r1.sessionId);
+        expect(model.script.finished()).toBe(true);
+      },
+    );
+    const turns = turnsJson(p);
+    expect(turns.map((t: { label: string }) => t.label)).toEqual(['session two', 'session one']);
+    expect(new Set(turns.map((t: { session: string }) => t.session)).size).toBe(2);
+    const a = p.scalpel(['rewind']);
+    p.artifact('rewind-1.txt', a.stdout + a.stderr);
+    expect(a.code, a.stderr).toBe(0);
+    expectSameOracle(p.oracle(), v1!, 'after the first rewind');
+    const b = p.scalpel(['rewind']);
+    p.artifact('rewind-2.txt', b.stdout + b.stderr);
+    expect(b.code, b.stderr).toBe(0);
+    expectSameOracle(p.oracle(), v0, 'after the second rewind');
+    expectPersonWork(p);
+  });
+
+  describe("a refusal: the person edits a file the agent wrote, after the turn", () => {
+    let p: ScratchProject;
+    let before: Oracle;
+    let personal: Oracle;
+
+    beforeAll(async () => {
+      p = makeProject({ harness: 'claude-code', name: 'refusal' });
+      const f = (rel: string) => join(p.dir, rel);
+      before = p.oracle();
+      await withModel(p, [[{ calls: [cc.write(f('gen/x.ts'), 'export const x = 1;\n')] }, { calls: [cc.edit(f('src/config.ts'), '8080', '9090')] }, { text: 'Done.' }]], async (model) => {
+        expectCleanRun(await claude(p, model, 'write gen/x.ts'), model);
+      });
+      p.write('gen/x.ts', 'export const x = 1; // the person kept this and fixed it\n');
+      personal = p.oracle();
+    });
+
+    it('rewind exits 3 naming the path and writes nothing', () => {
+      const r = p.scalpel(['rewind']);
+      p.artifact('refused.txt', r.stdout + r.stderr);
+      expect(r.code).toBe(3);
+      expect(r.stderr + r.stdout).toContain('gen/x.ts');
+      expect(r.stderr + r.stdout).toContain('--force');
+      expectSameOracle(p.oracle(), personal, 'after the refused rewind');
+    });
+
+    it('rewind --force succeeds and gives back the state before the turn', () => {
+      const r = p.scalpel(['rewind', '--force']);
+      p.artifact('forced.txt', r.stdout + r.stderr);
+      expect(r.code, r.stderr).toBe(0);
+      expectSameOracle(p.oracle(), before, 'after rewind --force');
+      expectPersonWork(p);
+    });
+
+    // issue 19: "After `rewind --force`, `turns` says "no turns", `rewind` says nothing to rewind,
+    // and `restore` looks in session `default` … the output names the saved id but not that
+    // command"; What must hold 1: "a forced rewind prints that command" (`git-scalpel rewind --undo`).
+    it.fails('the forced rewind printed how to undo it, and `rewind --undo` brings the person’s edit back', () => {
+      const forced = readFileSync(join(p.artifacts, 'forced.txt'), 'utf8');
+      expect(forced).toContain('rewind --undo');
+      const u = p.scalpel(['rewind', '--undo']);
+      p.artifact('undo.txt', u.stdout + u.stderr);
+      expect(u.code, u.stderr).toBe(0);
+      expectSameOracle(p.oracle(), personal, 'after rewind --undo');
+    });
+  });
+
+  it('parallel tool calls: two Bash commands and a Write in one assistant message', async () => {
+    // the logger holds each PreToolUse 1.5 s: overlapping intervals mean the harness runs the hooks of parallel calls at once
+    const p = makeProject({ harness: 'claude-code', name: 'parallel', logger: { extraEvents: EXTRA_EVENTS, holdMs: { PreToolUse: 1500 } } });
+    const f = (rel: string) => join(p.dir, rel);
+    const before = p.oracle();
+    await withModel(
+      p,
+      [
+        [
+          { calls: [cc.bash("sed -i 's/blue/green/' docs/guide.md", 'recolour'), cc.bash('mkdir -p tmp/out && echo generated > tmp/out/list.txt', 'generate'), cc.write(f('gen/par.ts'), 'export const par = 1;\n')] },
+          { calls: [cc.bash('git status --short', 'look'), cc.bash('cat README.md', 'read'), cc.read(f('src/app.ts'))] },
+          { text: 'Done.' },
+        ],
+      ],
+      async (model) => {
+        const r = await claude(p, model, 'three things at once');
+        expectCleanRun(r, model);
+        expect(model.script.finished()).toBe(true);
+      },
+    );
+    expect(p.read('docs/guide.md')).toContain('green');
+    expect(p.read('tmp/out/list.txt')).toBe('generated\n');
+    expect(p.read('gen/par.ts')).toBe('export const par = 1;\n');
+    const list = p.payloads();
+    expectCommonFields(p, list);
+    const tools = list.filter((x) => x.event === 'PreToolUse' || x.event === 'PostToolUse' || x.event === 'PostToolUseFailure');
+    p.artifact(
+      'timeline.txt',
+      tools.map((x) => `${x.event} ${x.payload.tool_name} ${x.payload.tool_use_id} start=${x.start - tools[0].start} end=${x.end - tools[0].start} ${JSON.stringify(x.payload.tool_input).slice(0, 80)}`).join('\n') + '\n',
+    );
+    for (const [id, { pre, post }] of pairs(list)) expect(pre && post, `tool_use_id ${id} paired`).toBeTruthy();
+    // Claude Code runs the calls that write one after another (Pre, Post, Pre, Post … in the order
+    // the message lists them), and read-only ones at once: their PreToolUse hooks run at the same time
+    expect(tools.slice(0, 6).map((x) => `${x.event}:${x.payload.tool_name}`)).toEqual(['PreToolUse:Bash', 'PostToolUse:Bash', 'PreToolUse:Bash', 'PostToolUse:Bash', 'PreToolUse:Write', 'PostToolUse:Write']);
+    expect(tools.slice(0, 6).every((x, i, a) => i === 0 || a[i - 1].end <= x.start)).toBe(true);
+    const [ro1, ro2] = tools.filter((x) => x.event === 'PreToolUse' && /^(git status|cat )/.test(x.payload.tool_input.command));
+    expect(ro1.start < ro2.end && ro2.start < ro1.end, 'the read-only calls’ PreToolUse hooks overlap').toBe(true);
+    expect(list.filter((x) => x.event === 'PostToolBatch')).toHaveLength(2);
+    // a directory the command created joins as itself
+    expect(turnsJson(p)[0].paths).toEqual(['docs/guide.md', 'gen/par.ts', 'tmp']);
+    const rw = p.scalpel(['rewind']);
+    p.artifact('rewind.txt', rw.stdout + rw.stderr);
+    expect(rw.code, rw.stderr).toBe(0);
+    expectSameOracle(p.oracle(), before, 'after rewind');
+    expectPersonWork(p);
+  });
+
+  describe('failed and denied tool calls', () => {
+    let p: ScratchProject;
+    let afterPersonEdit: Oracle | undefined;
+
+    beforeAll(async () => {
+      p = makeProject({ harness: 'claude-code', name: 'failed and denied', logger: { extraEvents: EXTRA_EVENTS } });
+      const f = (rel: string) => join(p.dir, rel);
+      await withModel(
+        p,
+        [
+          [
+            // Edit is not in --allowedTools: -p mode denies it (there is nobody to ask)
+            { calls: [cc.edit(f('docs/guide.md'), 'blue', 'purple')] },
+            {
+              // the person, having denied that, makes a change of their own in the file by hand;
+              // nothing of the agent's ran yet, so this is the state a rewind must give back
+              before: () => {
+                p.write('docs/guide.md', '# guide\n\nThe colour of the button is blue. (the person wrote this by hand)\n');
+                afterPersonEdit = p.oracle();
+              },
+              // an Edit whose old_string is not in the file
+              calls: [cc.edit(f('src/lib/util.ts'), 'no such text', 'x')],
+            },
+            // a Bash that changes a file, then exits 3
+            { calls: [cc.bash("sed -i 's/8080/1234/' src/config.ts && exit 3", 'change then fail')] },
+            { calls: [cc.write(f('gen/ok.ts'), 'export const ok = true;\n')] },
+            { text: 'Done, with failures.' },
+          ],
+        ],
+        async (model) => {
+          const r = await claude(p, model, 'fail in every way', { allowed: 'Write,Bash,Read' });
+          expect(r.code, r.stderr).toBe(0);
+          expect(model.errors).toEqual([]);
+          expect(model.script.finished()).toBe(true);
+          p.artifact('tool-results.json', JSON.stringify(model.main.slice(1).map((q) => [...toolResults(q).values()]), null, 2));
+          const results = model.main.slice(1, 4).map((q) => [...toolResults(q).values()][0]);
+          expect(results.map((x) => x.is_error)).toEqual([true, true, true]);
+          expect(String(results[2].content)).toBe('Exit code 3');
+        },
+      );
+    });
+
+    it('the events each failure really sends', () => {
+      const list = p.payloads();
+      expectCommonFields(p, list);
+      p.artifact('events.txt', events(list).join('\n') + '\n');
+      p.artifact('failure-events.json', JSON.stringify(list.filter((x) => !/^(SessionStart|SessionEnd|UserPromptSubmit|Stop)$/.test(x.event)).map((x) => ({ event: x.event, payload: x.payload })), null, 2));
+      // the Bash that exits 3: PreToolUse, then PostToolUseFailure with error "Exit code 3" (no PostToolUse)
+      const bash = list.filter((x) => x.payload.tool_name === 'Bash');
+      expect(bash.map((x) => x.event)).toEqual(['PreToolUse', 'PostToolUseFailure']);
+      expect(bash[1].payload).toMatchObject({ error: 'Exit code 3', is_interrupt: false, tool_use_id: bash[0].payload.tool_use_id });
+      expect(typeof bash[1].payload.duration_ms).toBe('number');
+      expect(bash[1].payload).not.toHaveProperty('tool_response');
+    });
+
+    it('turns records the failed call as failed, and only what the agent changed', () => {
+      const t = turnsJson(p)[0];
+      const after = t.tools.filter((x: { phase: string }) => x.phase === 'after');
+      expect(after.find((x: { tool: string }) => x.tool === 'Bash').outcome).toBe('failed');
+      expect(t.paths).toContain('src/config.ts');
+      expect(t.paths).toContain('gen/ok.ts');
+      expect(t.paths).not.toContain('src/lib/util.ts');
+    });
+
+    // issue 19, row "Claude Code: the person denies an Edit at the permission prompt and makes the
+    // change by hand | PreToolUse had captured `a`; `rewind` exits 0 and replaces the hand edit"
+    // (DESIGN I10: a call the person denied or that never ran changed nothing).
+    it.fails('rewind undoes the failed Bash’s change and the Write, and keeps the person’s hand edit of the denied Edit’s file', () => {
+      expect(afterPersonEdit).toBeDefined();
+      const r = p.scalpel(['rewind']);
+      p.artifact('rewind.txt', r.stdout + r.stderr);
+      expect(r.code, r.stderr).toBe(0);
+      expectSameOracle(p.oracle(), afterPersonEdit!, 'after rewind');
+    });
+  });
+
+  it('writes through symlinks: Write and Edit of a link, a shell redirection through it, a Write beneath a symlinked directory', async () => {
+    const p = makeProject({ harness: 'claude-code', name: 'symlink write', logger: { extraEvents: EXTRA_EVENTS }, files: { 'config-link': { link: 'src/config.ts' }, srclink: { link: 'src' } } });
+    const f = (rel: string) => join(p.dir, rel);
+    const before = p.oracle();
+    await withModel(
+      p,
+      [
+        [
+          { calls: [cc.write(f('config-link'), 'export const mode = "written";\n')] },
+          { calls: [cc.edit(f('config-link'), 'development', 'edited')] },
+          { calls: [cc.bash(`printf 'export const mode = "shell";\\n' > config-link`, 'write through the link')] },
+          { calls: [cc.write(f('srclink/new.ts'), 'export const viaLink = 1;\n')] },
+          { text: 'Done.' },
+        ],
+      ],
+      async (model) => {
+        const r = await claude(p, model, 'write through the links');
+        expect(r.code, r.stderr).toBe(0);
+        expect(model.script.finished()).toBe(true);
+        p.artifact('tool-results.json', JSON.stringify(model.main.slice(1).map((q) => [...toolResults(q).values()]), null, 2));
+        const results = model.main.slice(1, 5).map((q) => [...toolResults(q).values()][0]);
+        // Claude Code itself refuses to Write or Edit a symbolic link (after PreToolUse ran)
+        for (const x of results.slice(0, 2)) {
+          expect(x.is_error).toBe(true);
+          expect(String(x.content)).toContain('it is a symbolic link');
+        }
+        expect(results[2].is_error ?? false).toBe(false);
+        // git-scalpel's PreToolUse blocks a write beneath a symlinked directory (exit 2), and Claude Code tells the model why
+        expect(results[3].is_error).toBe(true);
+        expect(String(results[3].content)).toContain('git-scalpel could not capture the paths before this write, so it is blocked');
+        const blocked = r.hookResponses.filter((h) => h.exit_code !== 0);
+        expect(blocked.map((h) => `${h.hook_name} ${h.exit_code}`)).toEqual(['PreToolUse:Write 2']);
+      },
+    );
+    const list = p.payloads();
+    expectCommonFields(p, list);
+    p.artifact('events.txt', events(list).join('\n') + '\n');
+    // the refused and the blocked calls get a PreToolUse and no PostToolUse / PostToolUseFailure
+    expect(events(list).filter((e) => e.startsWith('Pre') || e.startsWith('Post'))).toEqual(['PreToolUse:Write', 'PostToolBatch', 'PreToolUse:Edit', 'PostToolBatch', 'PreToolUse:Bash', 'PostToolUse:Bash', 'PostToolBatch', 'PreToolUse:Write', 'PostToolBatch']);
+    p.artifact('after-turn.json', JSON.stringify({ linkIsLink: lstatSync(f('config-link')).isSymbolicLink(), target: p.read('src/config.ts'), viaLink: existsSync(f('src/new.ts')) }));
+    expect(lstatSync(f('config-link')).isSymbolicLink()).toBe(true);
+    expect(p.read('src/config.ts')).toBe('export const mode = "shell";\n');
+    const r = p.scalpel(['rewind']);
+    p.artifact('rewind.txt', r.stdout + r.stderr);
+    expect(r.code, r.stderr).toBe(0);
+    expectSameOracle(p.oracle(), before, 'after rewind');
+  });
+});
