@@ -6,9 +6,10 @@
  * harness really sent to its hooks is kept in test/harnesses/.payloads/claude-code/<test>/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, lstatSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  BASE_FILES,
   HARNESS_TEST_DIR,
   PERSON_WORK,
   describeDifference,
@@ -44,6 +45,8 @@ export const CLAUDE_ENV = {
 const EXTRA_EVENTS = ['PostToolBatch', 'PermissionRequest', 'PermissionDenied', 'Notification', 'StopFailure', 'SubagentStart', 'PreCompact', 'PostCompact', 'UserPromptExpansion'];
 
 const DEFAULT_TOOLS = 'Write,Edit,Bash,Read';
+
+const BASE_CONFIG = BASE_FILES['src/config.ts'];
 
 interface ClaudeRun extends ProcResult {
   /** stdout's stream-json lines. */
@@ -600,5 +603,126 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
     p.artifact('rewind.txt', r.stdout + r.stderr);
     expect(r.code, r.stderr).toBe(0);
     expectSameOracle(p.oracle(), before, 'after rewind');
+  });
+
+  it('the MCP tools (`install claude-code --mcp`): apply with a failing check rolls back, apply, snapshot and restore, alongside the hooks', async () => {
+    const p = makeProject({ harness: 'claude-code', name: 'mcp tools', alsoInstall: [['--mcp']] });
+    const mcp = JSON.parse(readFileSync(join(p.dir, '.mcp.json'), 'utf8'));
+    expect(mcp.mcpServers['git-scalpel']).toMatchObject({ type: 'stdio' });
+    const before = p.oracle();
+    const patch = ['diff --git a/docs/guide.md b/docs/guide.md', '--- a/docs/guide.md', '+++ b/docs/guide.md', '@@ -1,3 +1,3 @@', ' # guide', ' ', '-The colour of the button is blue.', '+The colour of the button is teal.', ''].join('\n');
+    const tool = (name: string, input: Record<string, unknown>) => cc.tool(`mcp__git-scalpel__${name}`, input);
+    await withModel(
+      p,
+      [
+        [
+          { calls: [tool('apply', { patch, check: 'false', label: 'teal, checked' })] },
+          { calls: [tool('apply', { patch, check: 'true', label: 'teal' })] },
+          { calls: [tool('snapshot', { paths: ['src/config.ts'], label: 'before the port change' })] },
+          { calls: [cc.bash("sed -i 's/8080/7070/' src/config.ts", 'change the port')] },
+          { calls: [tool('restore', {})] },
+          { calls: [tool('list', {})] },
+          { text: 'Done.' },
+        ],
+      ],
+      async (model) => {
+        const r = await claude(p, model, 'use the git-scalpel tools', { allowed: `${DEFAULT_TOOLS},mcp__git-scalpel` });
+        expectCleanRun(r, model);
+        expect(model.script.finished()).toBe(true);
+        const results = model.main.slice(1, 7).map((q) => [...toolResults(q).values()][0]);
+        p.artifact('tool-results.json', JSON.stringify(results, null, 2));
+        expect(results.map((x) => x.is_error ?? false)).toEqual([false, false, false, false, false, false]);
+        // what the model gets back from an MCP tool is the tool's structuredContent, as JSON text (not its text content)
+        const json = (i: number) => JSON.parse(String(results[i].content));
+        expect(json(0)).toMatchObject({ session: 'mcp', rolledBack: true, check: { code: 1 }, files: [{ path: 'docs/guide.md' }] });
+        expect(json(1)).toMatchObject({ session: 'mcp', rolledBack: false, check: { code: 0 }, files: [{ path: 'docs/guide.md' }] });
+        expect(json(2)).toMatchObject({ session: 'mcp', paths: ['src/config.ts'], label: 'before the port change' });
+        expect(json(4)).toMatchObject({ session: 'mcp', restored: [json(2).id], paths: [{ path: 'src/config.ts' }] });
+        expect(json(5).snapshots.map((x: { id: string }) => x.id)).toEqual([json(1).snapshot]);
+        expect(r.lines.find((l) => l.subtype === 'init').mcp_servers).toEqual([{ name: 'git-scalpel', status: 'pending', source: 'project' }]);
+      },
+    );
+    expect(p.read('docs/guide.md')).toContain('teal');
+    expect(p.read('src/config.ts')).toBe(BASE_CONFIG);
+    // the patch applied through MCP is on the MCP session's stack; the turn holds only what the hooks saw
+    const list = JSON.parse(p.scalpel(['list', '--session', 'mcp', '--json']).stdout);
+    expect(list).toHaveLength(1);
+    const rw = p.scalpel(['rewind']);
+    p.artifact('rewind.txt', rw.stdout + rw.stderr);
+    expect(rw.code, rw.stderr).toBe(0);
+    const rs = p.scalpel(['restore', '--session', 'mcp']);
+    p.artifact('restore-mcp.txt', rs.stdout + rs.stderr);
+    expect(rs.code, rs.stderr).toBe(0);
+    expectSameOracle(p.oracle(), before, 'after rewind and restore --session mcp');
+  });
+
+  // issue 19, first row: "a person's unstaged deletion, then any shell command (even `ls`) … recorded
+  // as the turn's change with the index as its pre-state; `rewind` writes the deleted file back"
+  // (DESIGN I10: what already differed before the call is not the turn's; a read-only command adds nothing).
+  it.fails("a person's unstaged deletion, then a read-only command: rewind keeps the file deleted", async () => {
+    const p = makeProject({ harness: 'claude-code', name: 'person deletion', personWork: (dir) => rmSync(join(dir, 'old/legacy.txt')) });
+    const before = p.oracle();
+    await withModel(p, [[{ calls: [cc.bash('ls', 'look around')] }, { calls: [cc.write(join(p.dir, 'gen/a.ts'), 'export const a = 1;\n')] }, { text: 'Done.' }]], async (model) => {
+      expectCleanRun(await claude(p, model, 'look, then write'), model);
+    });
+    const t = turnsJson(p)[0];
+    const r = p.scalpel(['rewind']);
+    p.artifact('rewind.txt', r.stdout + r.stderr);
+    expect(r.code, r.stderr).toBe(0);
+    expectSameOracle(p.oracle(), before, 'after rewind');
+    expect(t.paths).toEqual(['gen/a.ts']);
+  });
+
+  // issue 19: "Files a shell command created inside ignored directories (`dist/bundle.js`,
+  // `build/out/app.js`, the whole new `dist/`) stay after `rewind`, and neither `turns` nor
+  // `rewind` mentions them" (DESIGN I11: an ignored directory the turn created from nothing is
+  // removed with the turn; what a rewind leaves inside an ignored directory that existed is named).
+  it.fails('a command creates files in ignored directories: a new one goes with the turn, one left in an existing one is named', async () => {
+    const p = makeProject({
+      harness: 'claude-code',
+      name: 'ignored dirs',
+      files: { '.gitignore': '.env\nnode_modules/\n*.log\nbuild/\ndist/\ncache/\n' },
+      personWork: (dir) => {
+        mkdirSync(join(dir, 'cache'));
+        writeFileSync(join(dir, 'cache/old.bin'), 'cached\n');
+      },
+    });
+    const before = p.oracle();
+    await withModel(p, [[{ calls: [cc.bash('mkdir -p dist build/out && echo b > dist/bundle.js && echo a > build/out/app.js && echo n > cache/new.bin', 'build')] }, { text: 'Built.' }]], async (model) => {
+      expectCleanRun(await claude(p, model, 'build it'), model);
+    });
+    expect(p.read('dist/bundle.js')).toBe('b\n');
+    const r = p.scalpel(['rewind']);
+    p.artifact('rewind.txt', r.stdout + r.stderr);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).toContain('cache/new.bin');
+    expect(existsSync(join(p.dir, 'dist'))).toBe(false);
+    expect(existsSync(join(p.dir, 'build'))).toBe(false);
+    rmSync(join(p.dir, 'cache/new.bin'));
+    expectSameOracle(p.oracle(), before, 'after rewind (and removing the named cache/new.bin)');
+  });
+
+  // issue 19, row "turn 1 writes `a`, the person edits `a`, turn 2 writes `a` | `rewind`, `rewind`
+  // refuses at turn 1 as it should; `rewind 1` exits 0 and destroys the edit" (DESIGN I10: a
+  // rewind over several turns checks each turn's sealed state against the state the next turn found).
+  it.fails('turn 1 writes a file, the person edits it, turn 2 writes it again: `rewind 1` refuses and writes nothing', async () => {
+    const p = makeProject({ harness: 'claude-code', name: 'person between turns' });
+    const f = (rel: string) => join(p.dir, rel);
+    await withModel(
+      p,
+      [[{ calls: [cc.write(f('gen/a.ts'), 'export const a = 1;\n')] }, { text: 'One.' }], [{ calls: [cc.bash("echo '// turn 2' >> gen/a.ts", 'touch it again')] }, { text: 'Two.' }]],
+      async (model) => {
+        expectCleanRun(await claude(p, model, 'turn one'), model);
+        p.write('gen/a.ts', 'export const a = 1; // the person\n');
+        expectCleanRun(await claude(p, model, 'turn two', { args: ['--continue'] }), model);
+      },
+    );
+    expect(p.read('gen/a.ts')).toBe('export const a = 1; // the person\n// turn 2\n');
+    const personal = p.oracle();
+    const r = p.scalpel(['rewind', '1']);
+    p.artifact('rewind-1.txt', r.stdout + r.stderr);
+    expectSameOracle(p.oracle(), personal, 'after rewind 1');
+    expect(r.code).toBe(3);
+    expect(r.stdout + r.stderr).toContain('gen/a.ts');
   });
 });

@@ -522,8 +522,10 @@ export interface ProjectOptions {
   files?: Record<string, string | Buffer | { link: string } | { content: string | Buffer; mode: number }>;
   /** Runs after the person's work in progress is made (more of it). */
   personWork?: (dir: string) => void;
-  /** Extra arguments to `git-scalpel install <harness>` (e.g. ['--mcp']). */
+  /** Extra arguments to `git-scalpel install <harness>`. */
   installArgs?: string[];
+  /** More `git-scalpel install <harness> ARGS…` runs after the first (e.g. [['--mcp']]: the MCP server too). */
+  alsoInstall?: string[][];
   /** The logger (default: on, printing nothing). `false`: no logger. */
   logger?: false | Omit<LoggerOptions, 'log'>;
   /** Whether the harness's config (and package.json) are committed with the base (default true). */
@@ -598,7 +600,13 @@ export function makeProject(opts: ProjectOptions): ScratchProject {
   };
   const install = scalpel(['install', opts.harness, ...(opts.installArgs ?? [])]);
   if (install.code !== 0) throw new Error(`git-scalpel install ${opts.harness} exited ${install.code}: ${install.stderr}${install.stdout}`);
-  writeFileSync(join(artifacts, 'install.txt'), `${install.stdout}${install.stderr}`);
+  let installText = `$ git-scalpel install ${[opts.harness, ...(opts.installArgs ?? [])].join(' ')}\n${install.stdout}${install.stderr}`;
+  for (const more of opts.alsoInstall ?? []) {
+    const r = scalpel(['install', opts.harness, ...more]);
+    if (r.code !== 0) throw new Error(`git-scalpel install ${opts.harness} ${more.join(' ')} exited ${r.code}: ${r.stderr}${r.stdout}`);
+    installText += `$ git-scalpel install ${[opts.harness, ...more].join(' ')}\n${r.stdout}${r.stderr}`;
+  }
+  writeFileSync(join(artifacts, 'install.txt'), installText);
   const configFile = { 'claude-code': '.claude/settings.json', codex: '.codex/hooks.json', gemini: '.gemini/settings.json' }[opts.harness];
   if (opts.logger !== false) addPayloadLogger(join(dir, configFile), { ...(opts.logger ?? {}), log: payloadLog });
   writeFileSync(join(artifacts, 'hooks-config.json'), readFileSync(join(dir, configFile)));
