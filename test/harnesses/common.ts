@@ -48,7 +48,7 @@ import type { AddressInfo } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect } from 'vitest';
+import { expect, onTestFailed } from 'vitest';
 import { git, makeTempDir } from '../helpers/git.js';
 import { gitView, type GitView, type TreeItem } from '../helpers/view.js';
 
@@ -213,7 +213,7 @@ export function makeHome(prefix = 'scalpel-harness-home-'): string {
     join(home, '.gitconfig'),
     '[init]\n\tdefaultBranch = main\n[user]\n\tname = A Person\n\temail = person@example.com\n[core]\n\tautocrlf = false\n[commit]\n\tgpgSign = false\n[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n',
   );
-  for (const d of ['.config', '.cache', '.local/share', '.local/state']) mkdirSync(join(home, d), { recursive: true });
+  for (const d of ['.config', '.cache', '.local/share', '.local/state', 'tmp']) mkdirSync(join(home, d), { recursive: true });
   return home;
 }
 
@@ -221,7 +221,7 @@ export function makeHome(prefix = 'scalpel-harness-home-'): string {
  * The environment a harness (and so its hooks) runs with: the caller's PATH and locale, none of
  * its GIT_*, agent (ANTHROPIC_*, CLAUDE*, CODEX_*, OPENAI_*, GEMINI_*, GOOGLE_*) or test-runner
  * variables, HOME and XDG_* inside `home`, git's system config off, git-scalpel's V8 code cache in
- * one folder shared by the run; `extra` on top (undefined values remove a variable).
+ * one folder shared by the run, TMPDIR inside `home`; `extra` on top (undefined values remove a variable).
  */
 export function harnessEnv(home: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   if (sharedCodeCache === undefined) sharedCodeCache = makeTempDir('scalpel-harness-codecache-');
@@ -233,6 +233,8 @@ export function harnessEnv(home: string, extra: Record<string, string | undefine
     XDG_CACHE_HOME: join(home, '.cache'),
     XDG_DATA_HOME: join(home, '.local/share'),
     XDG_STATE_HOME: join(home, '.local/state'),
+    // the harness's own temporary files (Claude Code: /tmp/claude-<uid>/…, its sockets) go with the home
+    TMPDIR: join(home, 'tmp'),
     LANG: 'C.UTF-8',
     LC_ALL: 'C.UTF-8',
     TZ: 'UTC',
@@ -621,6 +623,15 @@ export function makeProject(opts: ProjectOptions): ScratchProject {
   writeInto(dir, 'notes.txt', PERSON_WORK.notes);
   writeInto(dir, '.env', PERSON_WORK.env);
   opts.personWork?.(dir);
+  // a failing test names where its artifacts are and what the harness sent
+  try {
+    onTestFailed(() => {
+      const sent = readPayloads(payloadLog).map((x) => (x.payload?.tool_name ? `${x.event}:${x.payload.tool_name}` : x.event));
+      console.error(`[${opts.harness}] ${opts.name}: artifacts in ${artifacts}\n  hook events: ${sent.join(' ') || 'none'}`);
+    });
+  } catch {
+    // not inside a test (beforeAll): nothing to attach to
+  }
   return {
     harness: opts.harness,
     dir,
