@@ -5,7 +5,7 @@
  * Every test asserts what DESIGN.md promises; git and the bytes on disk are the oracle. What the
  * harness really sent to its hooks is kept in test/harnesses/.payloads/claude-code/<test>/.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -178,6 +178,86 @@ async function withModel<T>(p: ScratchProject, turns: Step[][], fn: (model: Clau
   } finally {
     await model.close();
   }
+}
+
+/** Two conversations turns in `project`: the second a `claude -p --continue`. The oracle before, after one, after two. */
+async function twoTurns(project: ScratchProject): Promise<{ states: Oracle[]; sessions: (string | undefined)[] }> {
+  const f = (rel: string) => join(project.dir, rel);
+  const states: Oracle[] = [project.oracle()];
+  const sessions: (string | undefined)[] = [];
+  await withModel(
+    project,
+    [
+      [{ calls: [cc.write(f('gen/one.ts'), 'export const one = 1;\n'), cc.edit(f('src/config.ts'), 'development', 'production')] }, { text: 'Turn one done.' }],
+      [{ calls: [cc.edit(f('gen/one.ts'), 'one = 1', 'one = 11')] }, { calls: [cc.bash('rm docs/guide.md && git add -A gen docs')] }, { text: 'Turn two done.' }],
+    ],
+    async (model) => {
+      const r1 = await claude(project, model, 'first: add gen/one.ts');
+      expectCleanRun(r1, model);
+      states.push(project.oracle());
+      const r2 = await claude(project, model, 'second: change it again', { args: ['--continue'] });
+      expectCleanRun(r2, model);
+      expect(model.script.finished()).toBe(true);
+      states.push(project.oracle());
+      sessions.push(r1.sessionId, r2.sessionId);
+    },
+  );
+  return { states, sessions };
+}
+
+/** A turn writes gen/x.ts and edits src/config.ts; then the person edits gen/x.ts. */
+async function refusalScenario(name: string): Promise<{ p: ScratchProject; before: Oracle; personal: Oracle }> {
+  const p = makeProject({ harness: 'claude-code', name });
+  const f = (rel: string) => join(p.dir, rel);
+  const before = p.oracle();
+  await withModel(p, [[{ calls: [cc.write(f('gen/x.ts'), 'export const x = 1;\n')] }, { calls: [cc.edit(f('src/config.ts'), '8080', '9090')] }, { text: 'Done.' }]], async (model) => {
+    expectCleanRun(await claude(p, model, 'write gen/x.ts'), model);
+  });
+  p.write('gen/x.ts', 'export const x = 1; // the person kept this and fixed it\n');
+  return { p, before, personal: p.oracle() };
+}
+
+/**
+ * One turn of failures: an Edit that -p mode denies (Edit is not in --allowedTools; there is
+ * nobody to ask), after which the person makes a change of their own in that file by hand (the
+ * state a rewind must give back: nothing of the agent's ran yet); an Edit whose old_string does
+ * not match; a Bash that changes a file and exits 3; a Write that works.
+ */
+async function failedAndDenied(name: string): Promise<{ p: ScratchProject; afterPersonEdit: Oracle }> {
+  const p = makeProject({ harness: 'claude-code', name, logger: { extraEvents: EXTRA_EVENTS } });
+  const f = (rel: string) => join(p.dir, rel);
+  let afterPersonEdit: Oracle | undefined;
+  await withModel(
+    p,
+    [
+      [
+        { calls: [cc.edit(f('docs/guide.md'), 'blue', 'purple')] },
+        {
+          before: () => {
+            p.write('docs/guide.md', '# guide\n\nThe colour of the button is blue. (the person wrote this by hand)\n');
+            afterPersonEdit = p.oracle();
+          },
+          calls: [cc.edit(f('src/lib/util.ts'), 'no such text', 'x')],
+        },
+        { calls: [cc.bash("sed -i 's/8080/1234/' src/config.ts && exit 3", 'change then fail')] },
+        { calls: [cc.write(f('gen/ok.ts'), 'export const ok = true;\n')] },
+        { text: 'Done, with failures.' },
+      ],
+    ],
+    async (model) => {
+      const r = await claude(p, model, 'fail in every way', { allowed: 'Write,Bash,Read' });
+      expectCleanRun(r, model);
+      expect(model.script.finished()).toBe(true);
+      p.artifact('tool-results.json', JSON.stringify(model.main.slice(1).map((q) => [...toolResults(q).values()]), null, 2));
+      const results = model.main.slice(1, 5).map((q) => [...toolResults(q).values()][0]);
+      expect(results.map((x) => x.is_error ?? false)).toEqual([true, true, true, false]);
+      expect(String(results[0].content)).toContain("you haven't granted it yet");
+      expect(String(results[1].content)).toContain('String to replace not found in file');
+      expect(String(results[2].content)).toBe('Exit code 3');
+      expect(afterPersonEdit).toBeDefined();
+    },
+  );
+  return { p, afterPersonEdit: afterPersonEdit! };
 }
 
 describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as a devDependency`, () => {
@@ -540,207 +620,132 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
     expect(r.stdout + r.stderr).toContain('gen/a.ts');
   });
 
-  // the conversations below share one project each, their tests run in order
+  it.concurrent('two turns (a second `claude -p --continue`): one session, turns lists both, rewind undoes the newest, then the other', async () => {
+    const p = makeProject({ harness: 'claude-code', name: 'two turns', logger: { extraEvents: EXTRA_EVENTS } });
+    const { states, sessions } = await twoTurns(p);
+    const [v0, v1, v2] = states;
+    const list = p.payloads();
+    expectCommonFields(p, list);
+    p.artifact('sessions.json', JSON.stringify(sessions));
+    const starts = list.filter((x) => x.event === 'SessionStart').map((x) => x.payload.source);
+    expect(starts).toEqual(['startup', 'resume']);
+    // --continue keeps the conversation's session_id (2.1.332), so both turns are one session's
+    expect(sessions[0]).toBe(sessions[1]);
+    expect(new Set(list.map((x) => x.payload.session_id))).toEqual(new Set([sessions[0]]));
+    const turns = turnsJson(p);
+    expect(turns.map((t: { label: string }) => t.label)).toEqual(['second: change it again', 'first: add gen/one.ts']);
+    expect(turns.map((t: { turn: number }) => t.turn)).toEqual([2, 1]);
+    expect(turns.every((t: { ended: boolean; sealed: boolean }) => t.ended && t.sealed)).toBe(true);
+    expect(turns[0].paths).toEqual(['docs/guide.md', 'gen/one.ts']);
+    expect(turns[1].paths).toEqual(['gen/one.ts', 'src/config.ts']);
 
-  describe('two turns (a second `claude -p --continue`)', () => {
-    let p: ScratchProject;
-    let v0: Oracle;
-    let v1: Oracle;
-    let v2: Oracle;
-    const sessions: (string | undefined)[] = [];
-
-    const twoTurns = async (project: ScratchProject) => {
-      const f = (rel: string) => join(project.dir, rel);
-      const states: Oracle[] = [project.oracle()];
-      await withModel(
-        project,
-        [
-          [{ calls: [cc.write(f('gen/one.ts'), 'export const one = 1;\n'), cc.edit(f('src/config.ts'), 'development', 'production')] }, { text: 'Turn one done.' }],
-          [{ calls: [cc.edit(f('gen/one.ts'), 'one = 1', 'one = 11')] }, { calls: [cc.bash('rm docs/guide.md && git add -A gen docs')] }, { text: 'Turn two done.' }],
-        ],
-        async (model) => {
-          const r1 = await claude(project, model, 'first: add gen/one.ts');
-          expectCleanRun(r1, model);
-          states.push(project.oracle());
-          const r2 = await claude(project, model, 'second: change it again', { args: ['--continue'] });
-          expectCleanRun(r2, model);
-          expect(model.script.finished()).toBe(true);
-          states.push(project.oracle());
-          sessions.push(r1.sessionId, r2.sessionId);
-        },
-      );
-      return states;
-    };
-
-    beforeAll(async () => {
-      p = makeProject({ harness: 'claude-code', name: 'two turns', logger: { extraEvents: EXTRA_EVENTS } });
-      [v0, v1, v2] = await twoTurns(p);
-    });
-
-    it('the payloads of both runs, and what turns lists', () => {
-      const list = p.payloads();
-      expectCommonFields(p, list);
-      p.artifact('sessions.json', JSON.stringify(sessions));
-      const starts = list.filter((x) => x.event === 'SessionStart').map((x) => x.payload.source);
-      expect(starts).toEqual(['startup', 'resume']);
-      // --continue keeps the conversation's session_id (2.1.332), so both turns are one session's
-      expect(sessions[0]).toBe(sessions[1]);
-      expect(new Set(list.map((x) => x.payload.session_id))).toEqual(new Set([sessions[0]]));
-      const turns = turnsJson(p);
-      expect(turns.map((t: { label: string }) => t.label)).toEqual(['second: change it again', 'first: add gen/one.ts']);
-      expect(turns.every((t: { ended: boolean; sealed: boolean }) => t.ended && t.sealed)).toBe(true);
-      expect(turns[0].paths).toEqual(['docs/guide.md', 'gen/one.ts']);
-      expect(turns[1].paths).toEqual(['gen/one.ts', 'src/config.ts']);
-    });
-
-    it('rewind undoes the newest turn only, then the other', () => {
-      expect(describeDifference(p.oracle(), v2)).toBe('');
-      const a = p.scalpel(['rewind']);
-      p.artifact('rewind-1.txt', a.stdout + a.stderr);
-      expect(a.code, a.stderr).toBe(0);
-      expectSameOracle(p.oracle(), v1, 'after the first rewind');
-      const b = p.scalpel(['rewind']);
-      p.artifact('rewind-2.txt', b.stdout + b.stderr);
-      expect(b.code, b.stderr).toBe(0);
-      expectSameOracle(p.oracle(), v0, 'after the second rewind');
-      expectPersonWork(p);
-    });
-
-    it('`rewind 1` undoes both turns at once', async () => {
-      const q = makeProject({ harness: 'claude-code', name: 'two turns rewind 1' });
-      const [w0, , w2] = await twoTurns(q);
-      expect(describeDifference(q.oracle(), w2)).toBe('');
-      const turns = turnsJson(q);
-      const oldest = turns[turns.length - 1];
-      expect(turns.map((t: { turn: number }) => t.turn)).toEqual([2, 1]);
-      const r = q.scalpel(['rewind', String(oldest.turn)]);
-      q.artifact('rewind.txt', r.stdout + r.stderr);
-      expect(r.code, r.stderr).toBe(0);
-      expectSameOracle(q.oracle(), w0, 'after rewind 1');
-      expectPersonWork(q);
-    });
+    expect(describeDifference(p.oracle(), v2)).toBe('');
+    const r1 = p.scalpel(['rewind']);
+    p.artifact('rewind-1.txt', r1.stdout + r1.stderr);
+    expect(r1.code, r1.stderr).toBe(0);
+    expectSameOracle(p.oracle(), v1, 'after the first rewind');
+    const r2 = p.scalpel(['rewind']);
+    p.artifact('rewind-2.txt', r2.stdout + r2.stderr);
+    expect(r2.code, r2.stderr).toBe(0);
+    expectSameOracle(p.oracle(), v0, 'after the second rewind');
+    expectPersonWork(p);
   });
 
-  describe("a refusal: the person edits a file the agent wrote, after the turn", () => {
-    let p: ScratchProject;
-    let before: Oracle;
-    let personal: Oracle;
-
-    beforeAll(async () => {
-      p = makeProject({ harness: 'claude-code', name: 'refusal' });
-      const f = (rel: string) => join(p.dir, rel);
-      before = p.oracle();
-      await withModel(p, [[{ calls: [cc.write(f('gen/x.ts'), 'export const x = 1;\n')] }, { calls: [cc.edit(f('src/config.ts'), '8080', '9090')] }, { text: 'Done.' }]], async (model) => {
-        expectCleanRun(await claude(p, model, 'write gen/x.ts'), model);
-      });
-      p.write('gen/x.ts', 'export const x = 1; // the person kept this and fixed it\n');
-      personal = p.oracle();
-    });
-
-    it('rewind exits 3 naming the path and writes nothing', () => {
-      const r = p.scalpel(['rewind']);
-      p.artifact('refused.txt', r.stdout + r.stderr);
-      expect(r.code).toBe(3);
-      expect(r.stderr + r.stdout).toContain('gen/x.ts');
-      expect(r.stderr + r.stdout).toContain('--force');
-      expectSameOracle(p.oracle(), personal, 'after the refused rewind');
-    });
-
-    it('rewind --force succeeds and gives back the state before the turn', () => {
-      const r = p.scalpel(['rewind', '--force']);
-      p.artifact('forced.txt', r.stdout + r.stderr);
-      expect(r.code, r.stderr).toBe(0);
-      expectSameOracle(p.oracle(), before, 'after rewind --force');
-      expectPersonWork(p);
-    });
-
-    // issue 19: "After `rewind --force`, `turns` says "no turns", `rewind` says nothing to rewind,
-    // and `restore` looks in session `default` … the output names the saved id but not that
-    // command"; What must hold 1: "a forced rewind prints that command" (`git-scalpel rewind --undo`).
-    it.fails('the forced rewind printed how to undo it, and `rewind --undo` brings the person’s edit back', () => {
-      const forced = readFileSync(join(p.artifacts, 'forced.txt'), 'utf8');
-      expect(forced).toContain('rewind --undo');
-      const u = p.scalpel(['rewind', '--undo']);
-      p.artifact('undo.txt', u.stdout + u.stderr);
-      expect(u.code, u.stderr).toBe(0);
-      expectSameOracle(p.oracle(), personal, 'after rewind --undo');
-    });
+  it.concurrent('two turns: `rewind 1` undoes both at once', async () => {
+    const p = makeProject({ harness: 'claude-code', name: 'two turns rewind 1' });
+    const { states } = await twoTurns(p);
+    expect(describeDifference(p.oracle(), states[2])).toBe('');
+    expect(turnsJson(p).map((t: { turn: number }) => t.turn)).toEqual([2, 1]);
+    const r = p.scalpel(['rewind', '1']);
+    p.artifact('rewind.txt', r.stdout + r.stderr);
+    expect(r.code, r.stderr).toBe(0);
+    expectSameOracle(p.oracle(), states[0], 'after rewind 1');
+    expectPersonWork(p);
   });
 
-  describe('failed and denied tool calls', () => {
-    let p: ScratchProject;
-    let afterPersonEdit: Oracle | undefined;
+  it.concurrent('a refusal: the person edits a file the agent wrote after the turn; rewind exits 3 naming it and writes nothing; rewind --force succeeds', async () => {
+    const { p, before, personal } = await refusalScenario('refusal');
+    const r = p.scalpel(['rewind']);
+    p.artifact('refused.txt', r.stdout + r.stderr);
+    expect(r.code).toBe(3);
+    expect(r.stderr + r.stdout).toContain('gen/x.ts');
+    expect(r.stderr + r.stdout).toContain('--force');
+    expectSameOracle(p.oracle(), personal, 'after the refused rewind');
+    const forced = p.scalpel(['rewind', '--force']);
+    p.artifact('forced.txt', forced.stdout + forced.stderr);
+    expect(forced.code, forced.stderr).toBe(0);
+    expectSameOracle(p.oracle(), before, 'after rewind --force');
+    expectPersonWork(p);
+  });
 
-    beforeAll(async () => {
-      p = makeProject({ harness: 'claude-code', name: 'failed and denied', logger: { extraEvents: EXTRA_EVENTS } });
-      const f = (rel: string) => join(p.dir, rel);
-      await withModel(
-        p,
-        [
-          [
-            // Edit is not in --allowedTools: -p mode denies it (there is nobody to ask)
-            { calls: [cc.edit(f('docs/guide.md'), 'blue', 'purple')] },
-            {
-              // the person, having denied that, makes a change of their own in the file by hand;
-              // nothing of the agent's ran yet, so this is the state a rewind must give back
-              before: () => {
-                p.write('docs/guide.md', '# guide\n\nThe colour of the button is blue. (the person wrote this by hand)\n');
-                afterPersonEdit = p.oracle();
-              },
-              // an Edit whose old_string is not in the file
-              calls: [cc.edit(f('src/lib/util.ts'), 'no such text', 'x')],
-            },
-            // a Bash that changes a file, then exits 3
-            { calls: [cc.bash("sed -i 's/8080/1234/' src/config.ts && exit 3", 'change then fail')] },
-            { calls: [cc.write(f('gen/ok.ts'), 'export const ok = true;\n')] },
-            { text: 'Done, with failures.' },
-          ],
-        ],
-        async (model) => {
-          const r = await claude(p, model, 'fail in every way', { allowed: 'Write,Bash,Read' });
-          expect(r.code, r.stderr).toBe(0);
-          expect(model.errors).toEqual([]);
-          expect(model.script.finished()).toBe(true);
-          p.artifact('tool-results.json', JSON.stringify(model.main.slice(1).map((q) => [...toolResults(q).values()]), null, 2));
-          const results = model.main.slice(1, 4).map((q) => [...toolResults(q).values()][0]);
-          expect(results.map((x) => x.is_error)).toEqual([true, true, true]);
-          expect(String(results[2].content)).toBe('Exit code 3');
-        },
-      );
-    });
+  // issue 19: "After `rewind --force`, `turns` says "no turns", `rewind` says nothing to rewind,
+  // and `restore` looks in session `default` … the output names the saved id but not that
+  // command"; What must hold 1: "a forced rewind prints that command" (DESIGN I11: `rewind --undo`
+  // restores what the newest rewind, forced or not, replaced).
+  it.concurrent.fails('a forced rewind prints how to undo it, and `rewind --undo` brings the person’s edit back', async () => {
+    const { p, personal } = await refusalScenario('refusal undo');
+    const forced = p.scalpel(['rewind', '--force']);
+    p.artifact('forced.txt', forced.stdout + forced.stderr);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout + forced.stderr).toContain('rewind --undo');
+    const u = p.scalpel(['rewind', '--undo']);
+    p.artifact('undo.txt', u.stdout + u.stderr);
+    expect(u.code, u.stderr).toBe(0);
+    expectSameOracle(p.oracle(), personal, 'after rewind --undo');
+  });
 
-    it('the events each failure really sends', () => {
-      const list = p.payloads();
-      expectCommonFields(p, list);
-      p.artifact('events.txt', events(list).join('\n') + '\n');
-      p.artifact('failure-events.json', JSON.stringify(list.filter((x) => !/^(SessionStart|SessionEnd|UserPromptSubmit|Stop)$/.test(x.event)).map((x) => ({ event: x.event, payload: x.payload })), null, 2));
-      // the Bash that exits 3: PreToolUse, then PostToolUseFailure with error "Exit code 3" (no PostToolUse)
-      const bash = list.filter((x) => x.payload.tool_name === 'Bash');
-      expect(bash.map((x) => x.event)).toEqual(['PreToolUse', 'PostToolUseFailure']);
-      expect(bash[1].payload).toMatchObject({ error: 'Exit code 3', is_interrupt: false, tool_use_id: bash[0].payload.tool_use_id });
-      expect(typeof bash[1].payload.duration_ms).toBe('number');
-      expect(bash[1].payload).not.toHaveProperty('tool_response');
-    });
+  it.concurrent('failed and denied tool calls: the events each really sends; turns records the failure and only what the agent changed', async () => {
+    const { p } = await failedAndDenied('failed and denied');
+    const list = p.payloads();
+    expectCommonFields(p, list);
+    p.artifact('events.txt', events(list).join('\n') + '\n');
+    p.artifact('failure-events.json', JSON.stringify(list.filter((x) => !/^(SessionStart|SessionEnd|UserPromptSubmit|Stop)$/.test(x.event)).map((x) => ({ event: x.event, payload: x.payload })), null, 2));
+    // the denied Edit: PreToolUse (git-scalpel captures), PermissionRequest, then no PostToolUse,
+    // PostToolUseFailure or PermissionDenied: only PostToolBatch carries the denial, as text;
+    // the Edit whose old_string does not match fails validation before any hook
+    expect(events(list)).toEqual([
+      'SessionStart',
+      'UserPromptSubmit',
+      'PreToolUse:Edit',
+      'PermissionRequest:Edit',
+      'PostToolBatch',
+      'PostToolBatch',
+      'PreToolUse:Bash',
+      'PostToolUseFailure:Bash',
+      'PostToolBatch',
+      'PreToolUse:Write',
+      'PostToolUse:Write',
+      'PostToolBatch',
+      'Stop',
+      'SessionEnd',
+    ]);
+    const batches = list.filter((x) => x.event === 'PostToolBatch').map((x) => x.payload.tool_calls);
+    const deniedId = list.find((x) => x.event === 'PreToolUse' && x.payload.tool_name === 'Edit')!.payload.tool_use_id;
+    expect(batches[0]).toEqual([expect.objectContaining({ tool_name: 'Edit', tool_use_id: deniedId, tool_response: expect.stringContaining("you haven't granted it yet") })]);
+    expect(batches[1]).toEqual([expect.objectContaining({ tool_name: 'Edit', tool_response: expect.stringContaining('String to replace not found') })]);
+    // the Bash that exits 3: PreToolUse, then PostToolUseFailure with error "Exit code 3" (no PostToolUse, no tool_response)
+    const bash = list.filter((x) => x.payload.tool_name === 'Bash');
+    expect(bash[1].payload).toMatchObject({ error: 'Exit code 3', is_interrupt: false, tool_use_id: bash[0].payload.tool_use_id });
+    expect(typeof bash[1].payload.duration_ms).toBe('number');
+    expect(bash[1].payload).not.toHaveProperty('tool_response');
 
-    it('turns records the failed call as failed, and only what the agent changed', () => {
-      const t = turnsJson(p)[0];
-      const after = t.tools.filter((x: { phase: string }) => x.phase === 'after');
-      expect(after.find((x: { tool: string }) => x.tool === 'Bash').outcome).toBe('failed');
-      expect(t.paths).toContain('src/config.ts');
-      expect(t.paths).toContain('gen/ok.ts');
-      expect(t.paths).not.toContain('src/lib/util.ts');
-    });
+    const t = turnsJson(p)[0];
+    const after = t.tools.filter((x: { phase: string }) => x.phase === 'after');
+    expect(after.map((x: { tool: string; outcome: string }) => `${x.tool}:${x.outcome}`)).toEqual(['Bash:failed', 'Write:ok']);
+    expect(t.paths).toContain('src/config.ts');
+    expect(t.paths).toContain('gen/ok.ts');
+    expect(t.paths).not.toContain('src/lib/util.ts');
+  });
 
-    // issue 19, row "Claude Code: the person denies an Edit at the permission prompt and makes the
-    // change by hand | PreToolUse had captured `a`; `rewind` exits 0 and replaces the hand edit"
-    // (DESIGN I10: a call the person denied or that never ran changed nothing).
-    it.fails('rewind undoes the failed Bash’s change and the Write, and keeps the person’s hand edit of the denied Edit’s file', () => {
-      expect(afterPersonEdit).toBeDefined();
-      const r = p.scalpel(['rewind']);
-      p.artifact('rewind.txt', r.stdout + r.stderr);
-      expect(r.code, r.stderr).toBe(0);
-      expectSameOracle(p.oracle(), afterPersonEdit!, 'after rewind');
-    });
+  // issue 19, row "Claude Code: the person denies an Edit at the permission prompt and makes the
+  // change by hand | PreToolUse had captured `a`; `rewind` exits 0 and replaces the hand edit"
+  // (DESIGN I10: a call the person denied or that never ran changed nothing).
+  it.concurrent.fails('failed and denied tool calls: rewind undoes the failed Bash’s change and the Write, and keeps the person’s hand edit of the denied Edit’s file', async () => {
+    const { p, afterPersonEdit } = await failedAndDenied('failed and denied rewind');
+    const r = p.scalpel(['rewind']);
+    p.artifact('rewind.txt', r.stdout + r.stderr);
+    expect(r.code, r.stderr).toBe(0);
+    expectSameOracle(p.oracle(), afterPersonEdit, 'after rewind');
   });
 
   it('no test failed on the harness side (so every it.fails above failed in the engine)', () => {
