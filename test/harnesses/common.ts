@@ -17,7 +17,11 @@
  *   harnessPins, harnessPin, harnessCacheDir, harnessBinary, harnessAvailable
  *   scalpelPackage                        the `npm pack` tarball of ./dist and an installed node_modules
  *   makeProject(opts) → ScratchProject    dir, home, env(), scalpel(), git(), oracle(), payloads(), artifact()
- *   addPayloadLogger(file, opts)          (makeProject calls it) a logging hook entry beside each of ours
+ *                                         (opts: files, personWork, installArgs, alsoInstall, logger, commitConfig)
+ *   BASE_FILES, PERSON_WORK               what every scratch project holds, and the person's work in progress
+ *   makeHome, harnessEnv                  an isolated HOME (git identity, XDG, TMPDIR) and the harness's environment
+ *   addPayloadLogger(file, opts)          (makeProject calls it) a logging hook entry beside each of ours,
+ *                                         extraEvents for events git-scalpel does not install; loggerCommand
  *   readPayloads(file)                    the logged events, in start order
  *   oracle(dir), describeDifference(a, b), expectSameOracle(actual, expected, what)
  *   runProcess(cmd, args, opts)           async, timeout (process group killed), captured output
