@@ -17,6 +17,12 @@
  * Claude Code: its postinstall (install.cjs) only copies the platform package's binary over the
  * bin/claude.exe placeholder; with --ignore-scripts nothing of the package runs and the binary
  * is taken from @anthropic-ai/claude-code-<platform>/claude directly.
+ *
+ * Codex: @openai/codex has no install script; its optional dependency @openai/codex-<platform>
+ * is an alias of the same package's platform build (`npm:@openai/codex@<version>-linux-x64`),
+ * which carries the native binary in vendor/<target triple>/bin/codex (with rg and bwrap beside
+ * it). bin/codex.js finds it there and runs it, as `codex` does for a person: that is the pinned
+ * bin, so nothing is downloaded at install or at run time.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
