@@ -415,6 +415,8 @@ export interface LoggedPayload {
   raw?: string;
   /** The CLAUDE*, GEMINI*, CODEX* variables the harness gave its hook. */
   env: Record<string, string>;
+  /** With LoggerOptions.envNames: the names of every variable the hook got, sorted. */
+  envNames?: string[];
 }
 
 export interface LoggerOptions {
@@ -433,6 +435,8 @@ export interface LoggerOptions {
    */
   extraEvents?: string[];
   extraGroup?: Record<string, unknown>;
+  /** Also record the names of every environment variable the hook got (LoggedPayload.envNames). */
+  envNames?: boolean;
 }
 
 /** The logger's command line for one event. */
@@ -442,6 +446,7 @@ export function loggerCommand(opts: LoggerOptions, event: string): string {
   const hold = opts.holdMs?.[event];
   if (hold) parts.push('--hold', String(hold));
   if (opts.stdout !== undefined) parts.push('--stdout', q(opts.stdout));
+  if (opts.envNames) parts.push('--env-names');
   return parts.join(' ');
 }
 

@@ -7,11 +7,13 @@
  *   {"event": "<as named in the config>", "start": ms, "end": ms, "pid": n, "ppid": n,
  *    "cwd": "...", "argv": [...], "payload": <the parsed JSON, or "raw": "<text>" when not JSON>}
  *
- *   node payload-logger.mjs --log FILE --event NAME [--hold MS] [--stdout TEXT]
+ *   node payload-logger.mjs --log FILE --event NAME [--hold MS] [--stdout TEXT] [--env-names]
  *
  * --hold keeps the hook running MS milliseconds after reading (to see whether a harness runs the
  * hooks of parallel tool calls at the same time); --stdout prints TEXT (Gemini CLI parses a
- * hook's stdout as JSON). Always exits 0: the logger never changes what the harness does.
+ * hook's stdout as JSON); --env-names adds "envNames": the sorted names of every environment
+ * variable the hook got (values only for the CLAUDE*, GEMINI*, CODEX* ones, in "env"). Always
+ * exits 0: the logger never changes what the harness does.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 
@@ -25,6 +27,7 @@ const log = opt('--log');
 const event = opt('--event');
 const hold = Number(opt('--hold') ?? 0);
 const stdout = opt('--stdout');
+const envNames = args.includes('--env-names');
 let raw = '';
 try {
   raw = readFileSync(0, 'utf8');
@@ -41,6 +44,7 @@ try {
 }
 // selected environment the harness gives its hooks (names only for anything not ours)
 rec.env = Object.fromEntries(Object.keys(process.env).filter((k) => /^(CLAUDE|GEMINI|CODEX)/.test(k)).map((k) => [k, process.env[k]]));
+if (envNames) rec.envNames = Object.keys(process.env).sort();
 try {
   if (log) appendFileSync(log, JSON.stringify(rec) + '\n');
 } catch {
