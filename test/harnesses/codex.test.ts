@@ -8,8 +8,18 @@
  *
  * Set-up as a person has it: `$CODEX_HOME/config.toml` (inside the isolated home) selects a model
  * provider whose base_url is the scripted server; the project and each of its hooks are trusted
- * the way Codex's own `/hooks` view trusts them (see `trustProject`); `codex exec` runs with the
- * workspace-write sandbox and no approvals, a second turn is `codex exec resume --last`.
+ * the way Codex's own `/hooks` view trusts them (see `trustProject`); `codex exec` runs with full
+ * access and no approvals, a second turn is `codex exec resume --last`. Every proxy variable
+ * points at a trap, so a connection anywhere but the model server is seen.
+ *
+ * What Codex 0.171.0 sends (the tests assert it): every event carries session_id (the exec
+ * thread id, kept by `resume`), turn_id (one per prompt), transcript_path, cwd, hook_event_name,
+ * model, permission_mode; PreToolUse/PostToolUse tool_name "apply_patch" (tool_input.command:
+ * the raw patch) or "Bash" (tool_input.command: exec_command's cmd, a heredoc apply_patch too),
+ * tool_use_id (the model's call_id); PostToolUse tool_response is a string: apply_patch's
+ * "Exit code: 0\nWall time: …\nOutput:\nSuccess. …", a command's output only (no exit code).
+ * A patch that cannot apply, a patch a PreToolUse hook blocks and a heredoc patch get no
+ * PostToolUse; a command that fails does. The hooks of parallel commands run at once.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
