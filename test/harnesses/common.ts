@@ -21,7 +21,8 @@
  *   BASE_FILES, PERSON_WORK               what every scratch project holds, and the person's work in progress
  *   makeHome, harnessEnv                  an isolated HOME (git identity, XDG, TMPDIR) and the harness's environment
  *   addPayloadLogger(file, opts)          (makeProject calls it) a logging hook entry beside each of ours,
- *                                         extraEvents for events git-scalpel does not install; loggerCommand
+ *                                         extraEvents for events git-scalpel does not install, envNames for
+ *                                         the names of every variable a hook gets; loggerCommand
  *   readPayloads(file)                    the logged events, in start order
  *   oracle(dir), describeDifference(a, b), expectSameOracle(actual, expected, what)
  *   runProcess(cmd, args, opts)           async, timeout (process group killed), captured output
