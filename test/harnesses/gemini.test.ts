@@ -14,12 +14,20 @@
  * - trustedFolders.json: the project as TRUST_FOLDER (what the trust dialog writes). Folder trust
  *   is on by default: in a folder that is not trusted the project's .gemini/settings.json (so
  *   every hook git-scalpel installed) is not read, and `gemini -p` refuses to start.
- * - `gemini -p PROMPT --yolo -o stream-json --debug`: headless, every tool call approved (root is
- *   fine), stream-json for the tool results, --debug for each hook event's duration and outcome
- *   ("Hook execution for BeforeTool: 2 hooks executed successfully, total duration: 1808ms").
+ * - `gemini -p PROMPT --yolo -o stream-json`: headless, every tool call approved (root is fine),
+ *   stream-json for the tool results. Runs whose payloads are not checked add --debug, which prints
+ *   each hook event's duration and outcome ("Hook execution for BeforeTool: 2 hooks executed
+ *   successfully, total duration: 1808ms"); it is not used everywhere because it changes what a
+ *   shell call's AfterTool carries (returnDisplay becomes llmContent's text). A failed hook is
+ *   printed on stderr with or without it ("Hook(s) [git-scalpel] failed for event …").
  * - GEMINI_CLI_NO_RELAUNCH=true except in the main turn: the CLI otherwise starts a second Node
  *   process of itself only to raise its heap limit (5–8 s a run on a loaded two-core machine);
  *   its hooks see the variable either way.
+ * - Installed with --ignore-scripts (versions.json): the package is one bundle; of its optional
+ *   dependencies only @github/keytar (prebuild-install, which downloads) and node-pty (node-gyp)
+ *   have install scripts; the CLI needs neither (an API key from the environment; the prebuilt
+ *   @lydell/node-pty-<platform>). Neither the install, `gemini --version` nor a run connects
+ *   anywhere but the registry and 127.0.0.1 (checked with strace).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
