@@ -338,7 +338,7 @@ const refusal = once(async () => {
 
 /**
  * PARALLEL calls (issue 19's first row): one answer with two run_shell_command calls, the first
- * slower (`sleep 6 && sed …`: parallel commands rarely take the same time; had both ended before
+ * slower (`sleep 10 && sed …`: parallel commands rarely take the same time; had both ended before
  * the first AfterTool's hook looked, its diff would have caught both), and a write_file; then one
  * answer with two read-only commands and a read_file. The logger holds each BeforeTool and
  * AfterTool 1 s, so overlapping intervals show the CLI running the hooks of parallel calls at
@@ -353,7 +353,7 @@ const parallel = once(async () => {
     p,
     [
       [
-        { calls: [gm.shell("sleep 6 && sed -i 's/blue/green/' docs/guide.md", 'recolour, slowly'), gm.shell('mkdir -p tmp/out && echo generated > tmp/out/list.txt', 'generate'), gm.write(f('gen/par.ts'), 'export const par = 1;\n')] },
+        { calls: [gm.shell("sleep 10 && sed -i 's/blue/green/' docs/guide.md", 'recolour, slowly'), gm.shell('mkdir -p tmp/out && echo generated > tmp/out/list.txt', 'generate'), gm.write(f('gen/par.ts'), 'export const par = 1;\n')] },
         { calls: [gm.shell('git status --short', 'look'), gm.shell('cat README.md', 'read'), gm.read(f('src/app.ts'))] },
         { text: 'Done.' },
       ],
@@ -398,7 +398,7 @@ const parallel = once(async () => {
       expect(atOnce(tools[0], tools[1]), 'the two BeforeTool events are sent at once').toBe(true);
       expect(atOnce(tools[6], tools[7]), 'the read-only pair’s BeforeTool events are sent at once').toBe(true);
       expect(atOnce(tools[8], tools[9]), 'the read-only pair’s AfterTool events are sent at once').toBe(true);
-      // the slow command's AfterTool is sent about 6 s after the fast one's, the write only after both
+      // the slow command's AfterTool is sent about 10 s after the fast one's, the write only after both
       expect(sent(tools[3]) - sent(tools[2])).toBeGreaterThan(3000);
       expect(tools[4].start).toBeGreaterThanOrEqual(Math.max(tools[2].end, tools[3].end));
       // the AfterTool of each call carries the call's tool_input, and nothing else ties it to its BeforeTool
@@ -644,6 +644,8 @@ describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a d
   // and `restore` looks in session `default` … the output names the saved id but not that
   // command"; What must hold 1: "a forced rewind prints that command" (DESIGN I11: `rewind --undo`
   // restores what the newest rewind, forced or not, replaced).
+  // What happens today: the forced rewind prints "the state it replaced is saved as <id>" and no
+  // command; `rewind --undo` is a usage error (exit 2, "unknown option --undo").
   it.concurrent.fails('a forced rewind prints how to undo it, and `rewind --undo` brings the person’s edit back', async () => {
     const s = await refusal();
     expect(s.forced.code).toBe(0);
@@ -684,6 +686,9 @@ describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a d
   // paired); a shell command that exited 3 is recorded "ok" (the exit code is only in
   // `llmContent`)"; What must hold 2: "Tool outcomes as each harness really reports them (…
   // Gemini's `llmContent` exit codes); one line per call in `turns`".
+  // What happens today: the after-phase outcomes are replace:failed (its `error` is read),
+  // run_shell_command:ok (exit 3 is only "Exit Code: 3" in llmContent), write_file:ok; and
+  // `turns` prints six tool lines, each call once "(no outcome recorded)" and once with its outcome.
   it.concurrent.fails('failed calls: turns records each call once, the failed replace and the command that exited 3 as failed', async () => {
     const s = await failures();
     expect(afterTools(s.turns[0])).toEqual(['replace:failed', 'run_shell_command:failed', 'write_file:ok']);
@@ -695,6 +700,8 @@ describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a d
   // agent's calls | AfterAgent seals the person's bytes as the agent's; `rewind` exits 0 and
   // destroys the fix" (DESIGN I10: what a person changed between tool calls is not the agent's;
   // I5: a path changed after the agent wrote it makes the rewind refuse, naming it).
+  // What happens today: the turn is sealed at AfterAgent with the person's bytes; `rewind` exits 0,
+  // writes docs/guide.md back to its base text (the fix is gone) and deletes gen/.
   it.concurrent.fails("a person's fix between two of the agent's calls in one turn: rewind refuses naming the file and writes nothing", async () => {
     const p = geminiProject('person between calls');
     const f = (rel: string) => join(p.dir, rel);
