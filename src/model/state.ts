@@ -260,6 +260,7 @@ export function validateManifest(raw: unknown, format: ObjectFormat): Manifest {
     const h = m.head as HeadState;
     if (!h || typeof h !== 'object') fail('bad head');
     if (h.commit !== null && !isHex(h.commit, hexLen)) fail('bad head commit');
+    if (h.log !== undefined && !(Number.isSafeInteger(h.log) && h.log >= 0)) fail('bad head log size');
     if (h.ref !== null) {
       if (typeof h.ref !== 'string') fail('bad head ref');
       try {

@@ -35,6 +35,12 @@ export type HistoryRepo = Pick<Repository, 'fs' | 'loc' | 'refs' | 'odb' | 'obje
 export interface HeadState {
   ref: string | null;
   commit: string | null;
+  /**
+   * The size in bytes of HEAD's reflog (`logs/HEAD` of the worktree) then: the entries after it
+   * are what moved HEAD since (commitsMadeSince). Absent when there was no reflog (or in
+   * snapshots made before it was recorded).
+   */
+  log?: number;
 }
 
 export interface PushedCommits {
@@ -92,6 +98,13 @@ export interface HeadMovementOptions {
    * commits) costs a few object reads; a long walk loads it and reads the rest from it.
    */
   commitGraphAfter?: number;
+  /**
+   * The commits the edit made (commitsMadeSince, from HEAD's reflog): then these are the new
+   * commits, whatever their dates say, and only they are looked for on remote-tracking refs
+   * (a pull's fast-forward to someone else's pushed commits is no push of the edit's). Without
+   * it: the commits reachable from HEAD now and not then, dated no older than the snapshot's.
+   */
+  made?: readonly string[];
 }
 
 const SYMREF_MAXDEPTH = 5;
@@ -202,6 +215,57 @@ export async function readHead(repo: HistoryRepo): Promise<HeadState> {
   throw badRef(name, joinPath(repo.loc.commonDir, name), `symbolic refs nest deeper than ${SYMREF_MAXDEPTH} levels`, 'symref-loop');
 }
 
+/** readHead, with the size of HEAD's reflog at that moment (HeadState.log). */
+export async function readHeadWithLog(repo: HistoryRepo): Promise<HeadState> {
+  const head = await readHead(repo);
+  const st = await repo.fs.lstat(joinPath(repo.loc.gitDir, 'logs', 'HEAD'));
+  return st && st.type === 'file' ? { ...head, log: st.size } : head;
+}
+
+/** Reflog messages of HEAD moves that make no commit: a switch, a reset, a fast-forward, a rebase's start and end. */
+const MOVES_ONLY = [/^checkout: /, /^reset: /, /^[^:]*: [Ff]ast-forward/, /^(pull --rebase|rebase( -i| -m)?) \((start|finish|abort|skip)\)/, /^branch: /, /^clone: /, /^fetch\b/, /^update by push/];
+
+/**
+ * The commits HEAD's reflog says were made since `then` was taken (its entries after
+ * `then.log` bytes, each entry's new commit when its message is not a mere move: a commit, an
+ * amend, a merge commit, a cherry-pick, a revert, a rebase's picks), newest first. A pull's
+ * fast-forward to someone else's commits makes none; a commit made on a clock set in the past
+ * is still one (the entries are told by position, not time). Null when the reflog cannot tell:
+ * none recorded then, or the file was rewritten since (expired, shorter, its entry at that
+ * point not the snapshot's commit).
+ */
+export async function commitsMadeSince(repo: HistoryRepo, then: HeadState): Promise<string[] | null> {
+  if (then.log === undefined) return null;
+  const path = joinPath(repo.loc.gitDir, 'logs', 'HEAD');
+  let bytes: Uint8Array;
+  try {
+    bytes = await repo.fs.readFile(path);
+  } catch (e) {
+    if (isMissing(e)) return null;
+    throw e;
+  }
+  if (bytes.length < then.log || (then.log > 0 && bytes[then.log - 1] !== 0x0a)) return null;
+  const hexLen = hexLengthOf(repo);
+  const parse = (line: string) => {
+    const m = /^([0-9a-f]+) ([0-9a-f]+) [^\t]*\t?(.*)$/.exec(line);
+    return m && m[1].length === hexLen && m[2].length === hexLen ? { old: m[1], new: m[2], message: m[3] } : null;
+  };
+  const before = decodePath(bytes.subarray(0, then.log)).split('\n').filter((l) => l !== '');
+  const last = before.length ? parse(before[before.length - 1]) : null;
+  const zero = '0'.repeat(hexLen);
+  // the entry at that point must be where HEAD then was (an unborn HEAD has none)
+  if (before.length > 0 && (!last || last.new !== (then.commit ?? zero))) return null;
+  const made: string[] = [];
+  for (const line of decodePath(bytes.subarray(then.log)).split('\n')) {
+    if (line === '') continue;
+    const e = parse(line);
+    if (!e) return null;
+    if (e.new === e.old || e.new === zero || MOVES_ONLY.some((r) => r.test(e.message))) continue;
+    if (!made.includes(e.new)) made.push(e.new);
+  }
+  return made.reverse();
+}
+
 async function readPacked(repo: HistoryRepo, name: string): Promise<string | null> {
   let oid: string | null;
   try {
@@ -221,7 +285,8 @@ function checkHeadState(name: string, s: unknown, hexLen: number): HeadState {
     st !== null &&
     typeof st === 'object' &&
     (st.ref === null || typeof st.ref === 'string') &&
-    (st.commit === null || (typeof st.commit === 'string' && st.commit.length === hexLen && /^[0-9a-f]+$/.test(st.commit)));
+    (st.commit === null || (typeof st.commit === 'string' && st.commit.length === hexLen && /^[0-9a-f]+$/.test(st.commit))) &&
+    (st.log === undefined || (Number.isSafeInteger(st.log) && st.log >= 0));
   if (!ok) throw new ScalpelError('BAD_ARGUMENT', `${name} is not a HeadState ({ ref: string | null, commit: lowercase object id | null })`, { name, reason: 'bad-head-state', value: s });
   return st;
 }
@@ -688,6 +753,19 @@ class Walker {
   }
 }
 
+/** The commits the edit made, as the walker's nodes (one gone from the repository since, after an amend and a gc, is left out). */
+async function madeNodes(walker: Walker, made: readonly string[]): Promise<Node[]> {
+  const out: Node[] = [];
+  for (const oid of made) {
+    try {
+      out.push(await walker.commit(oid));
+    } catch (e) {
+      if (!isScalpelError(e, 'OBJECT_NOT_FOUND')) throw e;
+    }
+  }
+  return out;
+}
+
 /**
  * How HEAD moved between `then` (recorded at snapshot time) and `now` (default: read now).
  * Null when the commit is the same — then nothing but HEAD (and its branch) was read, and no
@@ -730,7 +808,7 @@ export async function headMovement(repo: HistoryRepo, then: HeadState, now?: Hea
     const toNode = await walker.commit(to.commit);
     let bound = fromNode ? fromNode.date : -Infinity;
     if (opts.since !== undefined) bound = Math.max(bound, Math.floor(opts.since));
-    const found = await walker.paint(fromNode, toNode, bound);
+    const found = opts.made ? await madeNodes(walker, opts.made) : await walker.paint(fromNode, toNode, bound);
     result.newCommits = found.map((n) => n.oid);
     result.count = found.length;
     if (found.length > 0) {

@@ -8,7 +8,7 @@ import type { ZlibProvider } from '../object/zlib.js';
 import { Repository } from '../repo/repository.js';
 import type { Platform } from '../platform/types.js';
 import { discoverRepository } from '../repo/discover.js';
-import { headMovement, readHead, type HeadMovement, type HeadState } from '../repo/history.js';
+import { commitsMadeSince, headMovement, readHead, readHeadWithLog, type HeadMovement, type HeadState } from '../repo/history.js';
 import type { ProcessInfo } from '../repo/journal.js';
 import { describeDropped, type ReadIndexResult } from '../repo/index-file.js';
 import type { RefTransaction } from '../repo/refs.js';
@@ -320,7 +320,7 @@ export class ScalpelRepository {
       const into = opts.into;
       return withWarnings(await stack.locked(async (tx) => this.extendLocked(stack, tx, await stack.downTo(into, tx.current), state, opts.label, batch, warnings)), warnings);
     }
-    const head = await readHead(this.repo);
+    const head = await readHeadWithLog(this.repo);
     // for a scope of a few files, writing their trees costs less than mapping the index's cache tree
     const tree = state.items.length > 64 ? read?.index.extensions.find((x) => x.signature === 'TREE') : undefined;
     const cacheTree = tree && 'nodes' in tree ? cacheTreeByPath(tree.nodes) : undefined;
@@ -364,7 +364,7 @@ export class ScalpelRepository {
     const session = opts.session;
     checkSession(session);
     const stack = this.stack(session);
-    const head = await readHead(this.repo);
+    const head = await readHeadWithLog(this.repo);
     const { manifest, commit, ended } = await stack.locked(async (tx) => {
       const top = tx.current ? await stack.load(tx.current) : null;
       const batch = this.repo.odb.batch();
@@ -656,7 +656,7 @@ export class ScalpelRepository {
         // the command's changes are not a new write to contest: the baseline was taken just before it
         if (top) return this.extendTurn(stack, tx, top, changes.state, batch, { shell });
         // the turn ended while the command ran: the command's changes open one of their own
-        const head = await readHead(this.repo);
+        const head = await readHeadWithLog(this.repo);
         const prev = tx.current ? await stack.load(tx.current) : null;
         const manifest = this.newSnapshot(opts.session, OUTSIDE_PROMPT, changes.state, head, { turn: { number: (prev?.manifest.turn?.number ?? 0) + 1, ended: false }, ...shell });
         const commit = await stack.writeCommit(manifest, tx.current, undefined, batch);
@@ -944,10 +944,10 @@ export class ScalpelRepository {
       if (how.rewind) {
         const turns = chain.filter((e) => e.manifest.turn).map((e) => (e.manifest.turn as TurnRecord).number);
         const what = turns.length ? `turn${turns.length > 1 ? 's' : ''} ${[...turns].reverse().join(', ')} of ${session}` : `${ids.join(', ')} of ${session}`;
-        saved = this.newSnapshot(REWINDS, `before the rewind of ${what}`, state, await readHead(this.repo), { rewound: { session, from: tx.current, to: oldest.parent } });
+        saved = this.newSnapshot(REWINDS, `before the rewind of ${what}`, state, await readHeadWithLog(this.repo), { rewound: { session, from: tx.current, to: oldest.parent } });
         undo = await this.pushRewind(saved, batch);
       } else {
-        saved = this.newSnapshot(session, `state before forced restore of ${ids.join(', ')}`, state, await readHead(this.repo));
+        saved = this.newSnapshot(session, `state before forced restore of ${ids.join(', ')}`, state, await readHeadWithLog(this.repo));
         savedCommit = await stack.writeCommit(saved, oldest.parent, undefined, batch);
         await batch.flush();
       }
@@ -1052,7 +1052,9 @@ export class ScalpelRepository {
     const then = oldest.manifest.head;
     if (!then) return null;
     try {
-      const m = await headMovement(this.repo, then);
+      // the commits the edit made, by HEAD's reflog (null: it cannot tell; then by dates)
+      const made = await commitsMadeSince(this.repo, then);
+      const m = await headMovement(this.repo, then, undefined, made ? { made } : {});
       if (m && !m.complete && (await this.repo.refs.list('refs/remotes/')).size === 0) return { ...m, complete: true };
       return m;
     } catch (e) {

@@ -170,3 +170,57 @@ describe('HEAD moved since the snapshot', () => {
     expect(await readsOfRestore(big)).toBe(await readsOfRestore(small));
   });
 });
+
+describe("which commits are the edit's: HEAD's reflog, not dates", () => {
+  it('the agent only pulled (a fast-forward to someone else\'s pushed commits): no refusal, the report names the move and no commit made', async () => {
+    const { dir, remote } = withRemote();
+    // someone else pushes to the remote
+    const other = join(makeTempRepo(), '..', 'other');
+    git(join(other, '..'), ['clone', '-q', remote, other]);
+    w(other, 'theirs.txt', 'someone else\n');
+    git(other, ['add', 'theirs.txt']);
+    git(other, ['commit', '-qm', 'theirs']);
+    git(other, ['push', '-q', 'origin', 'main']);
+    const base = rev(dir);
+    const repo = await open(dir);
+    await repo.snapshot(['README.md']);
+    w(dir, 'README.md', 'the agent\n');
+    git(dir, ['pull', '-q', '--ff-only', 'origin', 'main']);
+    const r = await repo.restore();
+    expect(r.head).toMatchObject({ from: { commit: base }, count: 0, pushed: [] });
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toBe('# project\n\nline 1 edited by the person\nline 2\n');
+    expect(rev(dir)).toBe(rev(dir, 'origin/main'));
+  });
+
+  it('a commit with its clock in the past, pushed: refused (its date says nothing of when it was made)', async () => {
+    const { dir } = withRemote();
+    const repo = await open(dir);
+    await repo.snapshot(['README.md']);
+    w(dir, 'README.md', 'the agent\n');
+    git(dir, ['commit', '-qm', 'skewed', '--', 'README.md'], { env: { GIT_COMMITTER_DATE: '946684800 +0000', GIT_AUTHOR_DATE: '946684800 +0000' } });
+    const skewed = rev(dir);
+    git(dir, ['push', '-q', 'origin', 'main']);
+    await expect(repo.restore()).rejects.toMatchObject({ code: 'REFUSED', data: { reason: 'pushed', pushed: [{ ref: 'refs/remotes/origin/main', commits: [skewed] }] } });
+  });
+
+  it('a pull that merges (a merge commit made here) and is pushed: refused for the merge commit alone', async () => {
+    const { dir, remote } = withRemote();
+    const other = join(makeTempRepo(), '..', 'other2');
+    git(join(other, '..'), ['clone', '-q', remote, other]);
+    w(other, 'theirs.txt', 'someone else\n');
+    git(other, ['add', 'theirs.txt']);
+    git(other, ['commit', '-qm', 'theirs']);
+    git(other, ['push', '-q', 'origin', 'main']);
+    const repo = await open(dir);
+    await repo.snapshot(['README.md']);
+    w(dir, 'mine.txt', 'mine\n');
+    git(dir, ['add', 'mine.txt']);
+    git(dir, ['commit', '-qm', 'mine']);
+    const mine = rev(dir);
+    git(dir, ['pull', '-q', '--no-rebase', '--no-edit', 'origin', 'main']);
+    const merge = rev(dir);
+    git(dir, ['push', '-q', 'origin', 'main']);
+    const refused = await repo.restore().then(() => null, (e: { data: { pushed: Array<{ commits: string[] }> } }) => e);
+    expect(refused?.data.pushed[0].commits.sort()).toEqual([merge, mine].sort());
+  });
+});
