@@ -10,8 +10,9 @@
  * Row modules: rows-codec.mjs (group `codec`: index codec) and rows-engine.mjs (group `engine`:
  * snapshot/restore against git, the floor, a deep stack and a real tree) and rows-hooks.mjs (group
  * `hooks`: a harness's hook as a process), rows-apply.mjs (group `apply`) and rows-cold.mjs (group
- * `cold`: a fresh process per call through the root entry, and the command line's start-up).
- * `--only codec`, `--only engine`, `--only apply`, `--only hooks` or `--only cold` runs one group; any other TEXT selects rows whose name or peer contains it.
+ * `cold`: a fresh process per call through the root entry, and the command line's start-up), rows-rules.mjs
+ * (group `rules`: what each rule of issue 19 costs, with and without it).
+ * `--only codec`, `--only engine`, `--only apply`, `--only hooks`, `--only rules` or `--only cold` runs one group; any other TEXT selects rows whose name or peer contains it.
  * Slow rows carry their own run counts (row.runs / row.warmup), which --runs / --warmup do not change.
  */
 import fs from 'node:fs';
@@ -24,6 +25,7 @@ import { CAPTURES, engineMemory, engineRows } from './rows-engine.mjs';
 import { hookRows } from './rows-hooks.mjs';
 import { applyRows } from './rows-apply.mjs';
 import { coldRows } from './rows-cold.mjs';
+import { ruleRows } from './rows-rules.mjs';
 import { disableForcedGc, fmtMB, fmtMs, hasGc, machineInfo, measureRow, sink, table, cliOption } from './lib.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -60,7 +62,7 @@ console.log('');
 
 const ctx = { repo, root: ROOT };
 const log = (s) => console.log(s);
-let rows = [...codecRows(ctx).map((r) => Object.assign(r, { group: 'codec' })), ...engineRows(ctx, { log }), ...applyRows(ctx, { log }), ...hookRows(ctx, { log }), ...coldRows(ctx, { log })];
+let rows = [...codecRows(ctx).map((r) => Object.assign(r, { group: 'codec' })), ...engineRows(ctx, { log }), ...applyRows(ctx, { log }), ...hookRows(ctx, { log }), ...ruleRows(ctx, { log }), ...coldRows(ctx, { log })];
 if (ONLY) rows = rows.filter((r) => r.group === ONLY || `${r.name} ${r.peerName ?? ''}`.includes(ONLY));
 const ENGINE_MEMORY = MEMORY && (!ONLY || ONLY === 'engine' || 'peak memory of a restore'.includes(ONLY));
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { git, makeTempRepo } from '../helpers/git.js';
+import { git, makeTempDir, makeTempRepo } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
 import { open, openWatched, personRepo, w } from './scenario.js';
 import { cli } from '../helpers/cli.js';
@@ -175,7 +175,7 @@ describe("which commits are the edit's: HEAD's reflog, not dates", () => {
   it('the agent only pulled (a fast-forward to someone else\'s pushed commits): no refusal, the report names the move and no commit made', async () => {
     const { dir, remote } = withRemote();
     // someone else pushes to the remote
-    const other = join(makeTempRepo(), '..', 'other');
+    const other = join(makeTempDir(), 'other');
     git(join(other, '..'), ['clone', '-q', remote, other]);
     w(other, 'theirs.txt', 'someone else\n');
     git(other, ['add', 'theirs.txt']);
@@ -205,7 +205,7 @@ describe("which commits are the edit's: HEAD's reflog, not dates", () => {
 
   it('a pull that merges (a merge commit made here) and is pushed: refused for the merge commit alone', async () => {
     const { dir, remote } = withRemote();
-    const other = join(makeTempRepo(), '..', 'other2');
+    const other = join(makeTempDir(), 'other');
     git(join(other, '..'), ['clone', '-q', remote, other]);
     w(other, 'theirs.txt', 'someone else\n');
     git(other, ['add', 'theirs.txt']);
