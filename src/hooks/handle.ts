@@ -55,6 +55,9 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
   switch (event.kind) {
     case 'turn-start': {
       const t = await repo.openTurn({ session, label: event.label });
+      // calls of an earlier turn still in flight (the agent was killed before it stopped) are
+      // over: an after-event of this turn must never pair with one of them
+      await repo.forgetCalls(session);
       return { ok: true, action: 'turn-start', turn: t.id, warnings: repo.takeWarnings() };
     }
     case 'before-write': {

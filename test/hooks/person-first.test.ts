@@ -248,6 +248,25 @@ describe("a person's change is never the agent's", () => {
     expect(existsSync(join(dir, 'gen'))).toBe(false);
   });
 
+  it('an agent killed mid-command (no after-event, no stop): the next turn\'s same command is never paired with the stale one', async () => {
+    const dir = personRepo();
+    const a = agent(dir);
+    await a.prompt('one');
+    await a.send({ kind: 'before-shell', session: 'agent', cwd: dir, command: 'echo x >> notes.txt', tool: 'bash' });
+    a.sh('echo x >> notes.txt');
+    // killed: no after-event, no stop; the person edits README.md before the next prompt
+    w(dir, 'README.md', 'the person, between the turns\n');
+    await a.prompt('two');
+    await a.shell('echo x >> notes.txt', { id: false });
+    await a.stop();
+    const [two] = await (await open(dir)).turns();
+    expect(two.label).toBe('two');
+    expect(two.paths).toEqual(['notes.txt']);
+    await (await open(dir)).rewind();
+    expect(read(dir, 'README.md')).toBe('the person, between the turns\n');
+    expect(read(dir, 'notes.txt')).toBe('untracked notes\nx\n');
+  });
+
   it('Gemini CLI runs two shell commands in parallel with no call ids (before, before, after, after): both join the turn', async () => {
     const dir = personRepo();
     const v0 = view(dir);
