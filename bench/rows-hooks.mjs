@@ -16,11 +16,12 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CLI = path.join(path.dirname(HERE), 'dist', 'git-scalpel.cjs');
 const SESSION_ID = '00000000-bench-4000-8000-hooks0000000';
 
-function hook(dir, payload) {
+/** `git-scalpel hook claude-code` as the harness runs it: a fresh process, the event on stdin. */
+export function hook(dir, payload) {
   return spawnSync(process.execPath, [CLI, 'hook', 'claude-code'], { cwd: dir, input: JSON.stringify(payload), encoding: 'utf8' });
 }
 
-function checkHook(res) {
+export function checkHook(res) {
   if (res.status !== 0 || res.stdout !== '' || res.stderr !== '') throw new Error(`hook exited ${res.status}: stdout ${JSON.stringify(res.stdout)} stderr ${res.stderr}`);
 }
 

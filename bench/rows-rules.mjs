@@ -17,21 +17,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { openRepository } from 'git-scalpel';
 import { edit, git, privateCopy, spreadPaths } from './rows-engine.mjs';
+import { checkHook, hook } from './rows-hooks.mjs';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const CLI = path.join(path.dirname(HERE), 'dist', 'git-scalpel.cjs');
 const SESSION_ID = '00000000-bench-4000-8000-rules0000000';
-
-function hook(dir, payload) {
-  return spawnSync(process.execPath, [CLI, 'hook', 'claude-code'], { cwd: dir, input: JSON.stringify(payload), encoding: 'utf8' });
-}
-
-function checkHook(res) {
-  if (res.status !== 0 || res.stdout !== '' || res.stderr !== '') throw new Error(`hook exited ${res.status}: stdout ${JSON.stringify(res.stdout)} stderr ${res.stderr}`);
-}
 
 const common = (dir, event) => ({ session_id: SESSION_ID, transcript_path: `/tmp/${SESSION_ID}.jsonl`, cwd: dir, permission_mode: 'default', hook_event_name: event });
 

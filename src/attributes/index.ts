@@ -78,7 +78,7 @@ import { ScalpelError } from '../errors/index.js';
 import { fsErrorCode, type Fs } from '../fs/types.js';
 import { joinPath } from '../fs/path.js';
 import { matchKey } from '../ignore/compile.js';
-import { userFilePath } from '../ignore/index.js';
+import { splitRel, userFilePath } from '../ignore/index.js';
 import type { GitConfig } from '../repo/config.js';
 import type { Conversion, ConversionConfig } from './conversion.js';
 import { ATTR_MAX_FILE_SIZE, parseAttributesBuffer, type AttrRule, type AttrValue } from './parse.js';
@@ -319,18 +319,26 @@ class Rules implements AttributeRules {
     const st = await this.fs.stat(path);
     // absent; a directory reads as nothing; a FIFO or socket is not read
     if (!st || st.type !== 'file') return null;
-    if (st.size >= ATTR_MAX_FILE_SIZE) {
-      this.warn(`ignoring overly large gitattributes file '${path}'`);
+    const bytes = await this.readSized(path, path, st.size, kind, '');
+    if (bytes === null || !(bytes instanceof Uint8Array)) return bytes;
+    return { source: path, kind, base: '', rules: parseAttributesBuffer(bytes, { macros: true, source: path }, this.warn), poisoned: false };
+  }
+
+  /**
+   * The bytes of the attributes file `path` (`shown` in messages) of `size` bytes: null for one
+   * git ignores for its size or that went away; the unreadable file's stand-in when it cannot be read.
+   */
+  private async readSized(path: string, shown: string, size: number, kind: AttrSourceKind, base: string): Promise<Uint8Array | RawFile | null> {
+    if (size >= ATTR_MAX_FILE_SIZE) {
+      this.warn(`ignoring overly large gitattributes file '${shown}'`);
       return null;
     }
-    let bytes: Uint8Array;
     try {
-      bytes = await this.fs.readFile(path);
+      return await this.fs.readFile(path);
     } catch (e) {
       if (fsErrorCode(e) === 'ENOENT') return null;
-      return this.unreadable(path, kind, '', e);
+      return this.unreadable(path, kind, base, e);
     }
-    return { source: path, kind, base: '', rules: parseAttributesBuffer(bytes, { macros: true, source: path }, this.warn), poisoned: false };
   }
 
   /**
@@ -365,17 +373,8 @@ class Rules implements AttributeRules {
       this.warn(`'${rel}' is not a regular file; not read`);
       return null;
     }
-    if (st.size >= ATTR_MAX_FILE_SIZE) {
-      this.warn(`ignoring overly large gitattributes file '${rel}'`);
-      return null;
-    }
-    let bytes: Uint8Array;
-    try {
-      bytes = await this.fs.readFile(path);
-    } catch (e) {
-      if (fsErrorCode(e) === 'ENOENT') return null;
-      return this.unreadable(path, 'gitattributes', dir, e);
-    }
+    const bytes = await this.readSized(path, rel, st.size, 'gitattributes', dir);
+    if (bytes === null || !(bytes instanceof Uint8Array)) return bytes;
     return { source: path, kind: 'gitattributes', base: dir, rules: parseAttributesBuffer(bytes, { macros, source: rel }, this.warn), poisoned: false };
   }
 
@@ -422,12 +421,6 @@ class Rules implements AttributeRules {
   }
 }
 
-function splitRel(rel: string): { parent: string; name: string } {
-  let r = rel;
-  while (r.endsWith('/')) r = r.slice(0, -1);
-  const i = r.lastIndexOf('/');
-  return i < 0 ? { parent: '', name: r } : { parent: r.slice(0, i), name: r.slice(i + 1) };
-}
 
 class Dir implements DirAttributes {
   readonly path: string;

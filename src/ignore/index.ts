@@ -319,7 +319,8 @@ class Rules implements IgnoreRules {
   }
 }
 
-function splitRel(rel: string): { parent: string; name: string } {
+/** A worktree-relative path's directory and last name (trailing slashes dropped). */
+export function splitRel(rel: string): { parent: string; name: string } {
   let r = rel;
   while (r.endsWith('/')) r = r.slice(0, -1);
   const i = r.lastIndexOf('/');

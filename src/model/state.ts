@@ -274,10 +274,12 @@ export function validateManifest(raw: unknown, format: ObjectFormat): Manifest {
     const t = m.turn as TurnRecord;
     if (!t || typeof t !== 'object' || !Number.isSafeInteger(t.number) || t.number < 1 || typeof t.ended !== 'boolean') fail('bad turn record');
   }
-  if (m.uncovered !== undefined) {
-    if (!Array.isArray(m.uncovered)) fail('bad uncovered list');
-    for (const p of m.uncovered) {
-      if (typeof p !== 'string') fail('uncovered path is not a string');
+  for (const key of ['uncovered', 'left'] as const) {
+    const list = m[key];
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) fail(`bad ${key} list`);
+    for (const p of list) {
+      if (typeof p !== 'string') fail(`${key} path is not a string`);
       try {
         checkScopeRoot(p);
       } catch (e) {
@@ -293,17 +295,6 @@ export function validateManifest(raw: unknown, format: ObjectFormat): Manifest {
         checkScopeRoot(c.path);
       } catch (e) {
         fail(`hostile path ${JSON.stringify(c.path)} (${(e as Error).message})`);
-      }
-    }
-  }
-  if (m.left !== undefined) {
-    if (!Array.isArray(m.left)) fail('bad left list');
-    for (const p of m.left) {
-      if (typeof p !== 'string') fail('left path is not a string');
-      try {
-        checkScopeRoot(p);
-      } catch (e) {
-        fail(`hostile path ${JSON.stringify(p)} (${(e as Error).message})`);
       }
     }
   }

@@ -124,6 +124,16 @@ function badRef(name: string, path: string, message: string, reason = 'bad-ref')
 
 type LooseRef = { kind: 'symbolic'; target: string } | { kind: 'direct'; oid: string };
 
+/** A file's bytes, or null when it is not there. */
+async function readIfThere(repo: HistoryRepo, path: string): Promise<Uint8Array | null> {
+  try {
+    return await repo.fs.readFile(path);
+  } catch (e) {
+    if (isMissing(e)) return null;
+    throw e;
+  }
+}
+
 function isMissing(e: unknown): boolean {
   const c = fsErrorCode(e);
   return c === 'ENOENT' || c === 'ENOTDIR';
@@ -152,14 +162,9 @@ async function readLooseRef(repo: HistoryRepo, path: string, name: string): Prom
     const link = await repo.fs.readlink(path);
     if (link.startsWith('refs/')) return { kind: 'symbolic', target: checkTarget(name, path, link) };
   }
-  let bytes: Uint8Array;
-  try {
-    bytes = await repo.fs.readFile(path);
-  } catch (e) {
-    // removed between the lstat and the read (a concurrent update renames over it, a delete unlinks it)
-    if (isMissing(e)) return null;
-    throw e;
-  }
+  // null: removed between the lstat and the read (a concurrent update renames over it, a delete unlinks it)
+  const bytes = await readIfThere(repo, path);
+  if (!bytes) return null;
   const text = utf8Decode(bytes);
   if (text.startsWith('ref:')) {
     const target = text.slice(4).trim();
@@ -236,14 +241,8 @@ const MOVES_ONLY = [/^checkout: /, /^reset: /, /^[^:]*: [Ff]ast-forward/, /^(pul
  */
 export async function commitsMadeSince(repo: HistoryRepo, then: HeadState): Promise<string[] | null> {
   if (then.log === undefined) return null;
-  const path = joinPath(repo.loc.gitDir, 'logs', 'HEAD');
-  let bytes: Uint8Array;
-  try {
-    bytes = await repo.fs.readFile(path);
-  } catch (e) {
-    if (isMissing(e)) return null;
-    throw e;
-  }
+  const bytes = await readIfThere(repo, joinPath(repo.loc.gitDir, 'logs', 'HEAD'));
+  if (!bytes) return null;
   if (bytes.length < then.log || (then.log > 0 && bytes[then.log - 1] !== 0x0a)) return null;
   const hexLen = hexLengthOf(repo);
   const parse = (line: string) => {

@@ -150,6 +150,16 @@ export class RefStore {
     }
   }
 
+  /** Delete `name` whatever it points at (nothing when it does not exist). */
+  async remove(name: string): Promise<void> {
+    const tx = await this.transaction(name);
+    try {
+      if (tx.current !== null) await tx.set(null);
+    } finally {
+      await tx.release();
+    }
+  }
+
   private async rewritePackedWithout(name: string): Promise<void> {
     const path = joinPath(this.commonDir, 'packed-refs');
     const lock = await this.acquire(`${path}.lock`).catch((e: unknown) => {

@@ -999,17 +999,8 @@ export class ScalpelRepository {
       const all = await undo.stack.walk(undefined, tx.current);
       if (all.length <= keep) return;
       await undo.stack.truncate(tx, keep);
-      for (const e of all.slice(keep)) await this.dropRef(this.rewoundRef(e.manifest.id));
+      for (const e of all.slice(keep)) await this.repo.refs.remove(this.rewoundRef(e.manifest.id));
     });
-  }
-
-  private async dropRef(ref: string): Promise<void> {
-    const tx = await this.repo.refs.transaction(ref);
-    try {
-      if (tx.current !== null) await tx.set(null);
-    } finally {
-      await tx.release();
-    }
   }
 
   /**
@@ -1033,7 +1024,7 @@ export class ScalpelRepository {
         await tx.set(r.from);
         return true;
       });
-      await this.dropRef(this.rewoundRef(top.manifest.id));
+      await this.repo.refs.remove(this.rewoundRef(top.manifest.id));
       await this.appendLog({ event: 'restore', session: r.session, ids: [top.manifest.id], paths: top.manifest.captured.roots, detail: { undoRewind: true, turnsBack } });
     }
     return { ...report, turnsBack };

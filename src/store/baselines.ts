@@ -101,22 +101,13 @@ export class ShellBaselines {
     const name = callFileName(key);
     await removeTree(this.repo.fs, joinPath(dir, `${name}.json`));
     await removeTree(this.repo.fs, joinPath(dir, `${name}.index`));
-    await this.dropRef(this.refPrefix(session) + name);
+    await this.repo.refs.remove(this.refPrefix(session) + name);
   }
 
   /** Forget every baseline of `session` (its turn is over: what a command that never finished left goes too). */
   async clear(session: string): Promise<void> {
     await removeTree(this.repo.fs, this.dir(session));
-    for (const ref of (await this.repo.refs.list(this.refPrefix(session))).keys()) await this.dropRef(ref);
-  }
-
-  private async dropRef(ref: string): Promise<void> {
-    const tx = await this.repo.refs.transaction(ref);
-    try {
-      if (tx.current !== null) await tx.set(null);
-    } finally {
-      await tx.release();
-    }
+    for (const ref of (await this.repo.refs.list(this.refPrefix(session))).keys()) await this.repo.refs.remove(ref);
   }
 
   /** A tree naming each of `oids` (blobs), or null when there are none. */

@@ -171,16 +171,21 @@ describe('HEAD moved since the snapshot', () => {
   });
 });
 
+/** Someone else, in a clone of their own, commits and pushes to `remote`'s main. */
+function someoneElsePushes(remote: string): void {
+  const other = join(makeTempDir(), 'other');
+  git(join(other, '..'), ['clone', '-q', remote, other]);
+  w(other, 'theirs.txt', 'someone else\n');
+  git(other, ['add', 'theirs.txt']);
+  git(other, ['commit', '-qm', 'theirs']);
+  git(other, ['push', '-q', 'origin', 'main']);
+}
+
 describe("which commits are the edit's: HEAD's reflog, not dates", () => {
   it('the agent only pulled (a fast-forward to someone else\'s pushed commits): no refusal, the report names the move and no commit made', async () => {
     const { dir, remote } = withRemote();
     // someone else pushes to the remote
-    const other = join(makeTempDir(), 'other');
-    git(join(other, '..'), ['clone', '-q', remote, other]);
-    w(other, 'theirs.txt', 'someone else\n');
-    git(other, ['add', 'theirs.txt']);
-    git(other, ['commit', '-qm', 'theirs']);
-    git(other, ['push', '-q', 'origin', 'main']);
+    someoneElsePushes(remote);
     const base = rev(dir);
     const repo = await open(dir);
     await repo.snapshot(['README.md']);
@@ -205,12 +210,7 @@ describe("which commits are the edit's: HEAD's reflog, not dates", () => {
 
   it('a pull that merges (a merge commit made here) and is pushed: refused for the merge commit alone', async () => {
     const { dir, remote } = withRemote();
-    const other = join(makeTempDir(), 'other');
-    git(join(other, '..'), ['clone', '-q', remote, other]);
-    w(other, 'theirs.txt', 'someone else\n');
-    git(other, ['add', 'theirs.txt']);
-    git(other, ['commit', '-qm', 'theirs']);
-    git(other, ['push', '-q', 'origin', 'main']);
+    someoneElsePushes(remote);
     const repo = await open(dir);
     await repo.snapshot(['README.md']);
     w(dir, 'mine.txt', 'mine\n');
