@@ -38,6 +38,7 @@ import {
   harnessPin,
   makeProject,
   runProcess,
+  scalpelStatus,
   type LoggedPayload,
   type Oracle,
   type ProcResult,
@@ -298,11 +299,12 @@ async function codex(p: ScratchProject, c: Ctx, prompt: string, opts: { resume?:
 }
 
 /**
- * What `npx --no-install git-scalpel hook codex` (the hooks' command) connects to: npm's update
- * notifier asks the registry once a day per HOME (~/.npm/_update-notifier-last-checked), so once
- * per test here, whatever --no-install says.
+ * The hook command `install codex` writes for a devDependency: sh, with builtins only, looks for
+ * node_modules/.bin/git-scalpel in the session's directory and each one above it (Codex gives
+ * hooks no project variable and runs them in the session's directory). Never npx: its start-up
+ * cost 1.5–2.8 s per event, and npm's update notifier connected to registry.npmjs.org once a day.
  */
-const NPM_UPDATE_CHECK = 'CONNECT registry.npmjs.org:443';
+const HOOK_COMMAND = `sh -c 'r=$PWD; until [ -x "$r"/node_modules/.bin/git-scalpel ] || [ -z "$r" ]; do r=\${r%/*}; done; exec "$r"/node_modules/.bin/git-scalpel "$@"' git-scalpel hook codex`;
 
 /** The run ended normally, the model saw only what it serves, nothing else was contacted, and the turn completed. */
 function expectCleanRun(r: CodexRun, c: Ctx): void {
@@ -310,8 +312,8 @@ function expectCleanRun(r: CodexRun, c: Ctx): void {
   expect(r.code, `codex exited ${r.code}: ${r.stderr}`).toBe(0);
   expect(c.model.errors).toEqual([]);
   expect(c.model.unexpected.map((q) => `${q.method} ${q.url}`)).toEqual([]);
-  // the one connection allowed: npm's once-a-day update check, made by the `npx` of the hook command `install` wrote
-  expect(c.trap.seen.filter((x) => x !== NPM_UPDATE_CHECK), 'connections besides the model server').toEqual([]);
+  // no connection anywhere but the model server (the hooks' command runs no npx, so no npm update check either)
+  expect(c.trap.seen, 'connections besides the model server').toEqual([]);
   expect(r.events.filter((e) => e.type === 'error' || e.type === 'turn.failed')).toEqual([]);
   expect(r.events.at(-1)?.type).toBe('turn.completed');
 }
@@ -435,8 +437,17 @@ function hookTiming(list: LoggedPayload[], model: CodexModel, run: CodexRun): st
   return lines.join('\n') + '\n';
 }
 
-function afterCalls(turn: any): string[] {
-  return turn.tools.filter((t: { phase: string }) => t.phase === 'after').map((t: { tool: string; outcome: string }) => `${t.tool}:${t.outcome}`);
+/** One tool call as `turns --json` lists it. */
+interface ToolEntry {
+  at: string;
+  tool: string;
+  outcome: 'ok' | 'failed' | 'unknown' | 'denied' | 'running' | 'never-finished';
+  paths: string[];
+  command?: string;
+  exitCode?: number;
+  durationMs?: number;
+  call?: string;
+  toolUseId?: string;
 }
 
 /** Two turns in `p`: the second a `codex exec resume --last`. The oracle before, after one, after two; each run's thread id. */
@@ -510,20 +521,34 @@ const failedCalls = once(async () => {
 });
 
 describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a devDependency`, () => {
-  it('install wrote .codex/hooks.json: four events, the npx command, and says the hooks need trust', () => {
+  it('install wrote .codex/hooks.json: four events, the sh command that finds the project’s git-scalpel, and says the hooks need trust and how', () => {
     const p = codexProject('install', { logger: false });
     const hooks = JSON.parse(readFileSync(join(p.dir, '.codex/hooks.json'), 'utf8'));
     expect(Object.keys(hooks.hooks)).toEqual(['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop']);
     const entries = Object.entries(hooks.hooks as Record<string, { matcher?: string; hooks: { type: string; command: string; timeout: number }[] }[]>).map(([event, groups]) => ({ event, matcher: groups[0].matcher, ...groups[0].hooks[0] }));
-    for (const e of entries) expect(e).toMatchObject({ type: 'command', command: 'npx --no-install git-scalpel hook codex', timeout: 30 });
+    for (const e of entries) expect(e).toMatchObject({ type: 'command', command: HOOK_COMMAND, timeout: 30 });
     expect(entries.filter((e) => e.matcher).map((e) => `${e.event} ${e.matcher}`)).toEqual(['PreToolUse apply_patch|Bash', 'PostToolUse apply_patch|Bash']);
-    expect(p.install.stdout).toContain('Codex runs a new hook only once you trust it: open /hooks in Codex and trust these.');
+    const out = p.install.stdout;
+    expect(out).toContain(`binary:  found: node_modules/.bin/git-scalpel found from ${p.dir}: ${p.dir}/node_modules/.bin/git-scalpel`);
+    // nothing trusted yet (no config.toml in the isolated CODEX_HOME): install says so, and both steps Codex needs
+    expect(out).toContain('trust:   Codex CLI will NOT run these hooks until you trust them');
+    expect(out).toContain(`[projects."${p.dir}"]\n       trust_level = "trusted"`);
+    expect(out).toContain('2. trust the hooks:');
+    expect(out).toContain('"Trust all and continue"');
+  });
+
+  // the command works where Codex runs it: from a subdirectory of the project, with nothing but sh
+  it('the Codex hook command finds the project’s git-scalpel from a subdirectory', async () => {
+    const p = codexProject('install subdir', { logger: false });
+    const sub = join(p.dir, 'src/lib');
+    const r = await runProcess('sh', ['-c', HOOK_COMMAND.replace(/ hook codex$/, ' turns --json')], { cwd: sub, env: p.env(), timeoutMs: 60_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('[]');
   });
 
   // issue 19, "What must hold" 3: "`install` … never routes a hook through `npx`" (npx costs
-  // 1.5–2.8 s per event against 0.3–0.65 s for the binary; DESIGN "Warm, not cold": a hook event
-  // should cost the work, not a process). 0.1.0 writes `npx --no-install git-scalpel hook codex`.
-  it.fails('install does not route the Codex hooks through npx', () => {
+  // 1.5–2.8 s per event against 0.3–0.65 s for the binary; DESIGN "Warm, not cold").
+  it('install does not route the Codex hooks through npx', () => {
     const p = codexProject('install no npx', { logger: false });
     const hooks = JSON.parse(readFileSync(join(p.dir, '.codex/hooks.json'), 'utf8'));
     const commands = Object.values(hooks.hooks as Record<string, { hooks: { command: string }[] }[]>).flatMap((g) => g.flatMap((x) => x.hooks.map((h) => h.command)));
@@ -553,10 +578,12 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
         const r = await codex(p, c, 'edit without hooks');
         expectCleanRun(r, c);
         const turns = p.scalpel(['turns']);
+        const turnsJsonRun = p.scalpel(['turns', '--json']);
         const rewind = p.scalpel(['rewind']);
         p.artifact('turns.txt', turns.stdout + turns.stderr);
         p.artifact('rewind.txt', rewind.stdout + rewind.stderr);
-        return { p, r, listed, turns, rewind, notifications: server.notifications };
+        const status = scalpelStatus(p, 'codex');
+        return { p, r, listed, turns, turnsJsonRun, rewind, status, notifications: server.notifications };
       },
       { trust: false },
     );
@@ -580,11 +607,21 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
   });
 
   // issue 19, "What must hold" 3: "Where a harness will not run the hooks until a person trusts
-  // them, … `turns` warns when hooks are installed and no event arrived since." 0.1.0 prints
-  // "no turns (install the hooks: …)" though the hooks are installed and Codex never ran them.
-  it.concurrent.fails('without trust, `turns` says the installed Codex hooks never ran and that Codex must trust them', async () => {
-    const { turns } = await untrusted();
-    expect(turns.stdout + turns.stderr).toMatch(/trust/i);
+  // them, … `turns` warns when hooks are installed and no event arrived since", and `git-scalpel
+  // status` says whether protection is live.
+  it.concurrent('without trust, `turns` says the installed Codex hooks never ran and that Codex must trust them; `status` says the turn is not protected', async () => {
+    const { p, turns, turnsJsonRun, status } = await untrusted();
+    const warning = `git-scalpel: warning: Codex CLI hooks are installed in ${p.dir}/.codex/hooks.json but no Codex CLI event has reached this worktree since `;
+    expect(turns.stderr).toContain(warning);
+    expect(turns.stderr).toContain('is the project trusted? run git-scalpel status');
+    // --json stays the array; the warning is on stderr only
+    expect(turnsJsonRun.code).toBe(0);
+    expect(turnsJsonRun.stdout.trim()).toBe('[]');
+    expect(turnsJsonRun.stderr).toContain(warning);
+    // status: installed, not trusted (the project is not in config.toml), no event, not protected, and how to trust
+    expect(status).toMatchObject({ live: 'no', lastEvent: null, trust: { trusted: 'no' } });
+    expect(status.hooks.find((h: { scope: string }) => h.scope === 'project')).toMatchObject({ installed: true, events: ['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'] });
+    expect(status.trust.fix.join('\n')).toContain(`[projects."${p.dir}"]`);
   });
 
   it.concurrent('the main turn: apply_patch adding a file in new directories and updating one over unstaged edits, sed -i, rm, git add -A; turns lists it, rewind gives back every byte', async () => {
@@ -656,7 +693,6 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
     // tool_response: a string — apply_patch's "Exit code: 0 …" text; a command's output only (here empty), no exit code
     expect(post[0].payload.tool_response).toMatch(/^Exit code: 0\nWall time: [0-9.]+ seconds\nOutput:\nSuccess\. Updated the following files:\nA gen\/api\/client\.ts\nM src\/app\.ts\n$/);
     expect(post.slice(1).map((x) => x.payload.tool_response)).toEqual(['', '', '']);
-    expect(c.trap.seen).toEqual([NPM_UPDATE_CHECK]);
     expect(list[0].payload.prompt).toBe('Add the API client\nand tidy up the project');
     expect(list.at(-1)!.payload).toMatchObject({ stop_hook_active: false, last_assistant_message: 'Done: client added, b raised, button red, legacy gone, all staged.' });
     // the hooks' environment: Codex's own (CODEX_HOME) and its npm wrapper's; no project-directory variable
@@ -670,8 +706,18 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
     expect(turns).toHaveLength(1);
     expect(turns[0]).toMatchObject({ turn: 1, ended: true, sealed: true, label: 'Add the API client', session: `codex-${r.threadId}` });
     expect(turns[0].paths).toEqual(['README.md', 'docs/guide.md', 'gen/api/client.ts', 'notes.txt', 'old/legacy.txt', 'src/app.ts']);
-    expect(turns[0].tools.filter((t: { tool: string; phase: string }) => t.tool === 'Bash' && t.phase === 'after').map((t: { command: string }) => t.command)).toEqual(["sed -i 's/blue/red/' docs/guide.md", 'rm old/legacy.txt', 'git add -A']);
+    // one entry per call, joined by the call id: apply_patch "ok" with exit code 0 (its "Exit code: 0" string);
+    // the commands "unknown" (Codex sends their output only, no exit code), each with what it changed
+    expect(turns[0].tools.map((t: ToolEntry) => ({ tool: t.tool, outcome: t.outcome, paths: t.paths, command: t.command, exitCode: t.exitCode, toolUseId: t.toolUseId }))).toEqual([
+      { tool: 'apply_patch', outcome: 'ok', paths: ['gen/api/client.ts', 'src/app.ts'], command: undefined, exitCode: 0, toolUseId: ids[0] },
+      { tool: 'Bash', outcome: 'unknown', paths: ['docs/guide.md'], command: "sed -i 's/blue/red/' docs/guide.md", exitCode: undefined, toolUseId: ids[1] },
+      { tool: 'Bash', outcome: 'unknown', paths: ['old/legacy.txt'], command: 'rm old/legacy.txt', exitCode: undefined, toolUseId: ids[2] },
+      { tool: 'Bash', outcome: 'unknown', paths: ['README.md', 'docs/guide.md', 'gen/api/client.ts', 'notes.txt', 'old/legacy.txt', 'src/app.ts'], command: 'git add -A', exitCode: undefined, toolUseId: ids[3] },
+    ]);
     expect(turns[0].rewind).toMatchObject({ refused: false, pruned: 2 });
+    expect(p.scalpel(['turns']).stdout).toContain('(ran; the harness did not say how it ended');
+    // status: trusted (config.toml has the project and each hook's hash), an event of this thread arrived
+    expect(scalpelStatus(p, 'codex')).toMatchObject({ live: 'yes', trust: { trusted: 'yes' }, lastEvent: expect.objectContaining({ session: `codex-${r.threadId}` }) });
 
     const rw = p.scalpel(['rewind']);
     p.artifact('rewind.txt', rw.stdout + rw.stderr);
@@ -820,8 +866,9 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
     expect(p.read('gen/ok.ts')).toBe('export const ok = true;\n');
     expect(p.read('src/config.ts')).toContain('1234');
     expect(p.read('src/lib/util.ts')).toBe(BASE_FILES['src/lib/util.ts']);
-    // the turn holds every path a call changed (and the failed patch's file, captured before Codex found it could not apply)
-    for (const path of ['gen/heredoc.ts', 'gen/ok.ts', 'src/config.ts']) expect(turn.paths).toContain(path);
+    // the turn holds every path a call changed; the patch that could not apply changed nothing (its capture,
+    // provisional, went at turn end: src/lib/util.ts held what it held before); the blocked one captured nothing
+    expect(turn.paths).toEqual(['gen/heredoc.ts', 'gen/ok.ts', 'src/config.ts']);
     const rw = p.scalpel(['rewind']);
     p.artifact('rewind.txt', rw.stdout + rw.stderr);
     expect(rw.code, rw.stderr).toBe(0);
@@ -829,23 +876,46 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
     expectPersonWork(p);
   });
 
-  // issue 19: "Codex's `tool_response` is a string ("Exit code: 0 …" for `apply_patch`, only stdout
-  // for Bash): every Codex call shows "unknown"", and "What must hold" 2: "Tool outcomes as each
-  // harness really reports them (Codex's string responses …)". The successful patch's PostToolUse
-  // says "Exit code: 0"; a command's says nothing about its exit (3 here): unknown is all there is.
-  it.concurrent.fails('failed calls: turns records each outcome Codex reports (the patch ok; the command that exited 3 unknown, Codex sends no exit code)', async () => {
-    const { turn } = await failedCalls();
-    expect(afterCalls(turn)).toEqual(['Bash:unknown', 'apply_patch:ok']);
+  // issue 19, first bullet: "Codex's `tool_response` is a string ("Exit code: 0 …" for `apply_patch`,
+  // only stdout for Bash): every Codex call shows "unknown"", and "What must hold" 2: "Tool outcomes as
+  // each harness really reports them … one line per call in `turns`". The successful patch's PostToolUse
+  // says "Exit code: 0"; a command's says nothing about its exit (3 here): unknown is all there is; the
+  // patch that could not apply never reported its end.
+  it.concurrent('failed calls: turns records each outcome Codex reports (the patch ok, exit code 0; the command that exited 3 unknown; the patch that could not apply never finished)', async () => {
+    const { turn, list } = await failedCalls();
+    const id = (i: number) => list.filter((x) => x.event === 'PreToolUse')[i].payload.tool_use_id;
+    const calls = (turn.tools as ToolEntry[]).map((t) => ({ tool: t.tool, outcome: t.outcome, paths: t.paths, exitCode: t.exitCode, toolUseId: t.toolUseId }));
+    expect(calls[0]).toEqual({ tool: 'Bash', outcome: 'unknown', paths: ['src/config.ts'], exitCode: undefined, toolUseId: id(0) });
+    expect(calls[1]).toEqual({ tool: 'apply_patch', outcome: 'never-finished', paths: ['src/lib/util.ts'], exitCode: undefined, toolUseId: id(1) });
+    // (the patch into .git: blocked by git-scalpel's PreToolUse, id(2), before anything was captured or logged)
+    expect(calls[2]).toMatchObject({ tool: 'Bash', paths: ['gen/heredoc.ts'], toolUseId: id(3) });
+    expect(calls[3]).toEqual({ tool: 'apply_patch', outcome: 'ok', paths: ['gen/ok.ts'], exitCode: 0, toolUseId: id(4) });
+    expect(calls).toHaveLength(4);
   });
 
-  // DESIGN I10: "A call the person denied or that never ran changed nothing." Codex sends
-  // PreToolUse for a patch before it finds the patch cannot apply, then no PostToolUse (and none
-  // for a heredoc patch it did apply either): git-scalpel captured src/lib/util.ts; the person then
-  // fixes that file by hand; `rewind` exits 0 and writes the file back to what it was before the
-  // failed patch, destroying the person's edit.
-  it.concurrent.fails('a patch that cannot apply, then the person edits its file by hand: rewind keeps the person’s edit', async () => {
+  // ENGINE BUG (reported from this suite): Codex applies a heredoc patch (`apply_patch <<'EOF'` run as
+  // Bash) itself and sends PreToolUse and no PostToolUse. git-scalpel knows that kind never reports
+  // its end (HookEvent.unreported): it joins the call's capture at the session's next event, and
+  // the rewind undoes gen/heredoc.ts, as it must. But nothing logs that end, so `turns --json` gives
+  // the call outcome "never-finished" and `turns` prints "never finished: denied, or it never ran"
+  // beside the file it wrote: the person is told the call did not run while its change is the
+  // turn's. Expected: "unknown" (it ran; Codex did not say how it ended), as for Codex's other commands.
+  it.concurrent.fails('failed calls: the heredoc patch Codex applied without reporting its end is shown as run, not as never finished', async () => {
+    const { turn } = await failedCalls();
+    const heredoc = (turn.tools as ToolEntry[]).find((t) => t.paths.includes('gen/heredoc.ts'))!;
+    expect(heredoc.outcome).toBe('unknown');
+  });
+
+  // DESIGN I10: "A call the person denied or that never ran changed nothing"; what cannot be told is
+  // contested, not guessed. Codex sends PreToolUse for a patch before it finds the patch cannot
+  // apply, then no PostToolUse. The person then fixes that file by hand. At turn end the call's
+  // capture is still provisional and its path changed: whether the patch ran or someone else wrote
+  // the file cannot be told, so the path joins the turn contested, and `rewind` refuses naming it
+  // (exit 3, nothing written): the person's edit stays.
+  it.concurrent('a patch that cannot apply, then the person edits its file by hand: rewind refuses naming the file and keeps the person’s edit', async () => {
     const p = codexProject('failed patch then person');
     let afterPersonEdit: Oracle | undefined;
+    const fixed = 'export function u() {\n  return 2; // the person fixed it by hand\n}\n';
     await withModel(
       p,
       [
@@ -853,7 +923,7 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
           { calls: [cx.patch(patch.wrap(patch.update('src/lib/util.ts', [{ remove: ['no such line'], add: ['x'] }])))] },
           {
             before: () => {
-              p.write('src/lib/util.ts', 'export function u() {\n  return 2; // the person fixed it by hand\n}\n');
+              p.write('src/lib/util.ts', fixed);
               afterPersonEdit = p.oracle();
             },
             calls: [cx.patch(patch.wrap(patch.add('gen/ok.ts', 'export const ok = true;\n')))],
@@ -869,10 +939,18 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
         expect(afterPersonEdit).toBeDefined();
       },
     );
+    const t = turnsJson(p)[0];
+    expect(t.paths).toEqual(['gen/ok.ts', 'src/lib/util.ts']);
+    expect(t.tools.map((x: ToolEntry) => `${x.tool}:${x.outcome}`)).toEqual(['apply_patch:never-finished', 'apply_patch:ok']);
+    expect(t.rewind).toMatchObject({ refused: true });
+    const afterTurn = p.oracle();
     const rw = p.scalpel(['rewind']);
     p.artifact('rewind.txt', rw.stdout + rw.stderr);
-    expect(rw.code, rw.stderr).toBe(0);
-    expectSameOracle(p.oracle(), afterPersonEdit!, 'after rewind');
+    expect(rw.code).toBe(3);
+    expect(rw.stderr).toMatch(/^  src\/lib\/util\.ts \(worktree\): sealed .* \(before a tool call whose end was never reported: it may have run, or someone else changed it\), found /m);
+    expect(rw.stderr).toContain('Nothing was written');
+    expectSameOracle(p.oracle(), afterTurn, 'after the refused rewind');
+    expect(p.read('src/lib/util.ts')).toBe(fixed);
   });
 
   it('no test failed on the harness side (so every it.fails above failed in the engine)', () => {

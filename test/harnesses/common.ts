@@ -19,6 +19,7 @@
  *   makeProject(opts) → ScratchProject    dir, home, env(), scalpel(), git(), oracle(), payloads(), artifact()
  *                                         (opts: files, personWork, installArgs, alsoInstall, logger, commitConfig)
  *   BASE_FILES, PERSON_WORK               what every scratch project holds, and the person's work in progress
+ *   scalpelStatus(p, harness)             `git-scalpel status --json`'s entry for one harness (kept as an artifact)
  *   makeHome, harnessEnv                  an isolated HOME (git identity, XDG, TMPDIR) and the harness's environment
  *   addPayloadLogger(file, opts)          (makeProject calls it) a logging hook entry beside each of ours,
  *                                         extraEvents for events git-scalpel does not install, envNames for
@@ -659,6 +660,19 @@ export function makeProject(opts: ProjectOptions): ScratchProject {
     write: (rel, content, mode) => writeInto(dir, rel, content, mode),
     read: (rel) => readFileSync(join(dir, rel), 'utf8'),
   };
+}
+
+/**
+ * `git-scalpel status --json` in the project (exit 0 expected), written to `<artifacts>/<name>`;
+ * returns the entry of `harness` (hooks, trust, lastEvent, live, summary).
+ */
+export function scalpelStatus(p: ScratchProject, harness: HarnessName, name = 'status.json'): any {
+  const r = p.scalpel(['status', '--json']);
+  p.artifact(name, r.stdout + r.stderr);
+  expect(r.code, r.stderr).toBe(0);
+  const entry = (JSON.parse(r.stdout) as { harnesses: { harness: string }[] }).harnesses.find((h) => h.harness === harness);
+  expect(entry, `status --json lists ${harness}`).toBeDefined();
+  return entry;
 }
 
 // ---------------------------------------------------------------------------------------------
