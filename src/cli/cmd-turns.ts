@@ -60,6 +60,10 @@ function describeOutcome(c: TurnInfo['tools'][number]): string {
       return 'never finished: denied, or it never ran';
     case 'running':
       return 'running';
+    case 'blocked':
+      return 'blocked: git-scalpel could not capture its paths, so it never ran';
+    case 'unprotected':
+      return 'ran unprotected: its paths could not be captured (--fail-open)';
     default:
       return c.exitCode !== undefined ? `${c.outcome}, exit code ${c.exitCode}` : c.outcome;
   }

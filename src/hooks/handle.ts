@@ -43,7 +43,16 @@ export async function handleHookEvent(event: HookEvent, opts: HookOptions): Prom
   try {
     return await dispatch(repo, event, opts);
   } catch (e) {
-    return failure(event, e, opts);
+    const out = failure(event, e, opts);
+    // a call stopped before it ran is still one line of its turn: blocked (or let run unprotected)
+    if (!out.ok && (event.kind === 'before-write' || event.kind === 'before-shell')) {
+      const turn = await repo.currentTurn(event.session).catch(() => null);
+      const input = event.kind === 'before-write' ? { paths: event.paths } : { command: event.command };
+      const detail = { tool: event.tool, ...('command' in input ? { command: input.command } : {}), ...(event.toolUseId ? { toolUseId: event.toolUseId, call: event.toolUseId } : {}), reason: out.reason };
+      await repo.record({ event: 'tool', session: event.session, ids: turn ? [turn.id] : [], paths: 'paths' in input ? (input.paths ?? []) : [], detail: { ...detail, phase: 'before' } }).catch(() => undefined);
+      await repo.record({ event: 'tool', session: event.session, ids: turn ? [turn.id] : [], paths: [], detail: { ...detail, phase: 'after', outcome: out.block ? 'blocked' : 'unprotected' } }).catch(() => undefined);
+    }
+    return out;
   }
 }
 

@@ -435,6 +435,19 @@ export class ScalpelRepository {
     }
   }
 
+  /** The roots of `state` whose paths hold something else now (worktree, index entries, resolve-undo). Unreadable ones (beneath a symlink now) count as changed. */
+  private async changedRoots(state: PathState): Promise<string[]> {
+    let now: PathState;
+    try {
+      now = await this.captureNow(state.roots);
+    } catch (e) {
+      if (isScalpelError(e, 'BAD_PATH')) return state.roots;
+      throw e;
+    }
+    const differ = contests(state, now).map((c) => c.path);
+    return state.roots.filter((r) => differ.some((p) => covers(r, p)));
+  }
+
   /** `m` without its provisional captures: dropped where their paths are unchanged, joined and contested where not (sealedTurn). */
   private async settleUnfinished(m: Manifest): Promise<Manifest> {
     let captured = m.captured;
@@ -473,7 +486,13 @@ export class ScalpelRepository {
       if (!top) return;
       let m = top.manifest;
       const mine = opts.call === undefined ? undefined : m.provisional?.find((p) => p.call === opts.call);
-      if (mine) m = withLists({ ...m, captured: joinCaptured(m.captured, mine.state, { dropUnderAbsent: false }) }, { provisional: (m.provisional ?? []).filter((p) => p !== mine) });
+      if (mine) {
+        // what the call did not change is not the turn's (a failed replace, a write of the same bytes)
+        const fresh = restrictState(mine.state, mine.state.roots.filter((r) => !m.captured.roots.some((o) => covers(o, r))));
+        const changed = fresh.roots.length ? await this.changedRoots(fresh) : [];
+        const captured = changed.length ? joinCaptured(m.captured, restrictState(fresh, changed), { dropUnderAbsent: false }) : m.captured;
+        m = withLists({ ...m, captured }, { provisional: (m.provisional ?? []).filter((p) => p !== mine) });
+      }
       const sealedNow = await this.sealOf(m, opts.paths);
       if (sealedNow) m = sealed(m, this.now().toISOString(), sealedNow);
       if (m !== top.manifest) await stack.replace(tx, [top], top, m);
@@ -781,7 +800,10 @@ export class ScalpelRepository {
     for (const rec of await this.calls.pending(opts.session)) {
       if (!rec.unreported) continue;
       const call = await this.calls.end(opts.session, rec.key);
-      if (call) await this.callFinished({ session: opts.session, call: call.key, paths: call.paths });
+      if (!call) continue;
+      await this.callFinished({ session: opts.session, call: call.key, paths: call.paths });
+      // it ran; how it ended the harness does not say
+      await this.appendLog({ event: 'tool', session: opts.session, ids: call.turn ? [call.turn] : [], paths: [], detail: { tool: call.tool, phase: 'after', outcome: 'unknown', call: call.key, ...(call.byId ? { toolUseId: call.key } : {}), durationMs: Math.max(0, this.now().getTime() - call.at) } });
     }
   }
 

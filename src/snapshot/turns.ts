@@ -15,9 +15,10 @@ export interface ToolCall {
    * How it ended, as the harness reported it: 'ok', 'failed' (`exitCode` when the harness says),
    * 'unknown' (the harness says it ran, not how: Codex's shell commands), 'denied' (refused before
    * it ran); 'running' (no end yet, the turn goes on) or 'never-finished' (the turn ended without
-   * it: denied at a prompt, or it never ran).
+   * it: denied at a prompt, or it never ran); 'blocked' (git-scalpel could not capture its paths
+   * and stopped it: it never ran) or 'unprotected' (the same, let run by `--fail-open`).
    */
-  outcome: 'ok' | 'failed' | 'unknown' | 'denied' | 'running' | 'never-finished';
+  outcome: 'ok' | 'failed' | 'unknown' | 'denied' | 'running' | 'never-finished' | 'blocked' | 'unprotected';
   /** What a file tool was about to write, or what a shell command changed. */
   paths: string[];
   command?: string;
@@ -49,7 +50,7 @@ interface Rec {
   detail?: Record<string, unknown>;
 }
 
-const OUTCOMES = new Set(['ok', 'failed', 'unknown', 'denied']);
+const OUTCOMES = new Set(['ok', 'failed', 'unknown', 'denied', 'blocked', 'unprotected']);
 
 /**
  * The tool calls of each turn (by snapshot id), oldest first, one per call: a call's start and

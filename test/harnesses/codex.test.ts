@@ -893,14 +893,11 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
     expect(calls).toHaveLength(4);
   });
 
-  // ENGINE BUG (reported from this suite): Codex applies a heredoc patch (`apply_patch <<'EOF'` run as
-  // Bash) itself and sends PreToolUse and no PostToolUse. git-scalpel knows that kind never reports
-  // its end (HookEvent.unreported): it joins the call's capture at the session's next event, and
-  // the rewind undoes gen/heredoc.ts, as it must. But nothing logs that end, so `turns --json` gives
-  // the call outcome "never-finished" and `turns` prints "never finished: denied, or it never ran"
-  // beside the file it wrote: the person is told the call did not run while its change is the
-  // turn's. Expected: "unknown" (it ran; Codex did not say how it ended), as for Codex's other commands.
-  it.concurrent.fails('failed calls: the heredoc patch Codex applied without reporting its end is shown as run, not as never finished', async () => {
+  // Codex applies a heredoc patch (`apply_patch <<'EOF'` run as Bash) itself and sends PreToolUse
+  // and no PostToolUse: git-scalpel knows that kind never reports its end (HookEvent.unreported),
+  // joins the call's capture at the session's next event, and lists the call as run ("unknown":
+  // Codex did not say how it ended), as for Codex's other commands.
+  it.concurrent('failed calls: the heredoc patch Codex applied without reporting its end is shown as run, not as never finished', async () => {
     const { turn } = await failedCalls();
     const heredoc = (turn.tools as ToolEntry[]).find((t) => t.paths.includes('gen/heredoc.ts'))!;
     expect(heredoc.outcome).toBe('unknown');

@@ -733,15 +733,11 @@ describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a d
     expect(lines[1]).toContain('(failed, exit code 3');
   });
 
-  // ENGINE BUG (reported from this suite), DESIGN I10: "a path joins when an agent's tool call changed
-  // it (its state after the call differs from its state just before)". The replace whose old_string is
-  // not in docs/guide.md changes nothing, and its AfterTool says so (tool_response.error,
-  // edit_no_occurrence_found); yet its BeforeTool capture joins the turn at that AfterTool
-  // (callFinished joins a finished call's capture whatever the call did; only a call that never
-  // reported its end is dropped when its paths are unchanged), so `turns` lists docs/guide.md and the
-  // turn is sealed there. A person's later edit of docs/guide.md then makes `rewind` refuse naming a
-  // file the agent never changed (exit 3), and `rewind --force` overwrites that edit (saved; --undo).
-  it.concurrent.fails('failed calls: the replace that failed changed nothing, so its file is not the turn’s', async () => {
+  // DESIGN I10: "a path joins when an agent's tool call changed it (its state after the call
+  // differs from its state just before)". The replace whose old_string is not in docs/guide.md
+  // changes nothing (its AfterTool says so: tool_response.error, edit_no_occurrence_found), so its
+  // capture does not join the turn, and a person's later edit of that file is no refusal.
+  it.concurrent('failed calls: the replace that failed changed nothing, so its file is not the turn’s', async () => {
     const s = await failures();
     expect(s.turns[0].paths).toEqual(['gen/ok.ts', 'src/config.ts']);
   });

@@ -136,6 +136,7 @@ describe('Claude Code hooks, run as processes: turns and rewind', () => {
     expect(open.code).toBe(1);
     expect(open.stderr).toContain('.git');
     // the write beneath the symlinked directory was captured at its target
+    writeFileSync(join(dir, 'linked/x.txt'), 'x');
     expect(runHook(dir, 'claude-code', { ...c.raw('PostToolUse'), tool_name: 'Write', tool_input: { file_path: join(dir, 'linked/x.txt'), content: 'x' }, tool_use_id: 'toolu_x4', tool_response: { type: 'create' } }).code).toBe(0);
     expect(JSON.parse(runCli(dir, ['turns', '--json']).stdout)[0].paths).toEqual(['real/x.txt']);
   });

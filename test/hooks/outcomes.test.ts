@@ -91,3 +91,41 @@ describe('Gemini CLI', () => {
     expect(after('write_file', { file_path: '/repo/a', content: 'x' }, { llmContent: 'Successfully created and wrote to new file: /repo/a.', returnDisplay: {} })).toMatchObject({ outcome: 'ok' });
   });
 });
+
+describe('what a finished call did not change is not the turn\'s', () => {
+  const ev = (e: Parameters<typeof handleHookEvent>[0]) => handleHookEvent(e, { fs: nodeFs() });
+
+  it("Gemini CLI's failed replace (AfterTool with an error, the file untouched), then the person edits that file: not in the turn, the rewind leaves the edit", async () => {
+    const dir = personRepo();
+    const s = { session: 'gemini-x', cwd: dir };
+    await ev({ kind: 'turn-start', ...s, label: 'p' });
+    await ev({ kind: 'before-write', ...s, paths: [join(dir, 'README.md')], tool: 'replace' });
+    await ev({ kind: 'after-tool', ...s, tool: 'replace', outcome: 'failed', paths: [join(dir, 'README.md')] });
+    await ev({ kind: 'before-write', ...s, paths: [join(dir, 'gen/ok.ts')], tool: 'write_file' });
+    w(dir, 'gen/ok.ts', 'ok\n');
+    await ev({ kind: 'after-tool', ...s, tool: 'write_file', outcome: 'ok', paths: [join(dir, 'gen/ok.ts')] });
+    await ev({ kind: 'turn-end', ...s, final: true });
+    w(dir, 'README.md', 'the person, after the turn\n');
+    const repo = await openRepository({ fs: nodeFs(), dir });
+    const [turn] = await repo.turns();
+    expect(turn.paths).toEqual(['gen/ok.ts']);
+    expect(turn.tools.map((t) => `${t.tool}:${t.outcome}`)).toEqual(['replace:failed', 'write_file:ok']);
+    await repo.rewind();
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toBe('the person, after the turn\n');
+    expect(existsSync(join(dir, 'gen'))).toBe(false);
+  });
+
+  it("a Codex heredoc patch is listed as ran (unknown: Codex never reports its end), not as never finished; a call git-scalpel blocked is listed as blocked", async () => {
+    const dir = personRepo();
+    const s = { session: 'codex-x', cwd: dir };
+    await ev({ kind: 'turn-start', ...s, label: 'p' });
+    await ev({ kind: 'before-write', ...s, paths: ['gen/y.ts'], tool: 'Bash', toolUseId: 'call_2', unreported: true });
+    w(dir, 'gen/y.ts', 'y\n');
+    expect(await ev({ kind: 'before-write', ...s, paths: ['.git/evil.txt'], tool: 'apply_patch', toolUseId: 'call_3' })).toMatchObject({ ok: false, block: true });
+    await ev({ kind: 'turn-end', ...s, final: true });
+    const repo = await openRepository({ fs: nodeFs(), dir });
+    const [turn] = await repo.turns();
+    expect(turn.tools.map((t) => `${t.tool}:${t.outcome}`)).toEqual(['Bash:unknown', 'apply_patch:blocked']);
+    expect(turn.paths).toEqual(['gen/y.ts']);
+  });
+});
