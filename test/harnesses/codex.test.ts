@@ -881,16 +881,17 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
   // each harness really reports them … one line per call in `turns`". The successful patch's PostToolUse
   // says "Exit code: 0"; a command's says nothing about its exit (3 here): unknown is all there is; the
   // patch that could not apply never reported its end.
-  it.concurrent('failed calls: turns records each outcome Codex reports (the patch ok, exit code 0; the command that exited 3 unknown; the patch that could not apply never finished)', async () => {
+  it.concurrent('failed calls: turns records each outcome Codex reports (the patch ok, exit code 0; the command that exited 3 unknown; the patch that could not apply never finished; the one git-scalpel blocked)', async () => {
     const { turn, list } = await failedCalls();
     const id = (i: number) => list.filter((x) => x.event === 'PreToolUse')[i].payload.tool_use_id;
     const calls = (turn.tools as ToolEntry[]).map((t) => ({ tool: t.tool, outcome: t.outcome, paths: t.paths, exitCode: t.exitCode, toolUseId: t.toolUseId }));
     expect(calls[0]).toEqual({ tool: 'Bash', outcome: 'unknown', paths: ['src/config.ts'], exitCode: undefined, toolUseId: id(0) });
     expect(calls[1]).toEqual({ tool: 'apply_patch', outcome: 'never-finished', paths: ['src/lib/util.ts'], exitCode: undefined, toolUseId: id(1) });
-    // (the patch into .git: blocked by git-scalpel's PreToolUse, id(2), before anything was captured or logged)
-    expect(calls[2]).toMatchObject({ tool: 'Bash', paths: ['gen/heredoc.ts'], toolUseId: id(3) });
-    expect(calls[3]).toEqual({ tool: 'apply_patch', outcome: 'ok', paths: ['gen/ok.ts'], exitCode: 0, toolUseId: id(4) });
-    expect(calls).toHaveLength(4);
+    // the patch into .git: blocked by git-scalpel's PreToolUse (exit 2), so it never ran
+    expect(calls[2]).toEqual({ tool: 'apply_patch', outcome: 'blocked', paths: ['.git/evil.txt'], exitCode: undefined, toolUseId: id(2) });
+    expect(calls[3]).toMatchObject({ tool: 'Bash', outcome: 'unknown', paths: ['gen/heredoc.ts'], toolUseId: id(3) });
+    expect(calls[4]).toEqual({ tool: 'apply_patch', outcome: 'ok', paths: ['gen/ok.ts'], exitCode: 0, toolUseId: id(4) });
+    expect(calls).toHaveLength(5);
   });
 
   // Codex applies a heredoc patch (`apply_patch <<'EOF'` run as Bash) itself and sends PreToolUse
