@@ -80,6 +80,8 @@ function describeTurn(t: TurnInfo): string {
     const changed = c.command !== undefined && c.outcome !== 'running' && c.outcome !== 'never-finished' ? `, changed ${c.paths.length ? c.paths.join(' ') : 'nothing'}` : '';
     lines.push(`  tool:  ${what} (${describeOutcome(c)}${c.durationMs !== undefined ? `, ${c.durationMs} ms` : ''}${changed})`);
   }
+  if (t.uncovered.length) lines.push(`  not captured (a rewind cannot bring it back): ${t.uncovered.join(', ')}`);
+  if (t.left.length) lines.push(`  made inside ignored directories (a rewind leaves it): ${t.left.join(', ')}`);
   const r = t.rewind;
   if (r.refused) lines.push(`  rewind: refused now: ${r.reasons.join('; ')} (--force saves the current state first)`);
   else lines.push(`  rewind: would change ${r.changes} path(s)${r.pruned ? `, remove ${r.pruned} director${r.pruned === 1 ? 'y' : 'ies'}` : ''}${r.headMoved ? '; HEAD moved since (its commits stay)' : ''}`);

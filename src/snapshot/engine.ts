@@ -158,6 +158,10 @@ export interface TurnInfo extends SnapshotInfo {
   /** The agent said it stopped (a turn not ended takes in the paths of the next tool calls). */
   ended: boolean;
   tools: ToolCall[];
+  /** What its shell commands removed or changed that no snapshot holds (ignored directories, another repository's checkout): a rewind cannot bring it back. */
+  uncovered: string[];
+  /** What its shell commands made or changed inside ignored directories that were there before: a rewind leaves it. */
+  left: string[];
   /** What rewinding to this turn would do now: refused (and why), how many paths it changes, how many directories it removes, whether HEAD moved. */
   rewind: { refused: boolean; reasons: string[]; changes: number; pruned: number; headMoved: boolean };
 }
@@ -1104,7 +1108,7 @@ export class ScalpelRepository {
       chain.forEach((e, k) => {
         const t = e.manifest.turn;
         if (!t) return;
-        out.push({ ...info(e.manifest, e.commit), turn: t.number, ended: t.ended, tools: tools.get(e.manifest.id) ?? [], rewind: previews[k] as TurnInfo['rewind'] });
+        out.push({ ...info(e.manifest, e.commit), turn: t.number, ended: t.ended, tools: tools.get(e.manifest.id) ?? [], uncovered: e.manifest.uncovered ?? [], left: e.manifest.left ?? [], rewind: previews[k] as TurnInfo['rewind'] });
       });
     }
     return out.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.turn - a.turn));
