@@ -19,6 +19,16 @@ export interface LogRecord {
   detail?: Record<string, unknown>;
 }
 
+/**
+ * Microseconds since the epoch from the monotonic clock (`performance`, in Node.js and browsers),
+ * zero-padded to sort as text; 16 zeros where there is no such clock.
+ */
+export function monotonicStamp(): string {
+  const perf = (globalThis as { performance?: { now(): number; timeOrigin?: number } }).performance;
+  if (!perf || typeof perf.timeOrigin !== 'number') return '0'.repeat(16);
+  return String(Math.floor((perf.timeOrigin + perf.now()) * 1000)).padStart(16, '0');
+}
+
 export class EventLog {
   /** Directories already made by this instance (one mkdir per session, not per record). */
   private readonly made = new Set<string>();
@@ -45,8 +55,10 @@ export class EventLog {
         await mkdirp(this.fs, dir);
         this.made.add(dir);
       }
-      // a new file written once: a record cut short by a crash is skipped when the log is read
-      const name = `${at.replace(/[:.]/g, '-')}-${randomHex(4)}.json`;
+      // a new file written once: a record cut short by a crash is skipped when the log is read.
+      // Names sort by the record's time, then by a monotonic clock, so two records one process
+      // appends in the same millisecond (a blocked call's start and end) keep their order.
+      const name = `${at.replace(/[:.]/g, '-')}-${monotonicStamp()}-${randomHex(4)}.json`;
       const data = utf8Encode(JSON.stringify({ at, ...rec }));
       try {
         await this.fs.writeFile(joinPath(dir, name), data, { mode: 0o644, exclusive: true });

@@ -30,6 +30,13 @@ describe('event log', () => {
     expect((await log.read('a')).length).toBe(1);
   });
 
+  it('records appended within one millisecond come back in the order they were appended (a blocked call: its start, then its end)', async () => {
+    const fs = newMemoryFs();
+    const log = new EventLog(fs, '/s', at(7));
+    for (let i = 0; i < 300; i++) await log.append({ event: 'tool', session: 'a', ids: ['t'], paths: [], detail: { i } });
+    expect((await log.read('a')).map((r) => r.detail?.i)).toEqual([...Array(300).keys()]);
+  });
+
   it('a failed append is returned as a warning, never thrown; a hostile session name is refused', async () => {
     const mem = newMemoryFs();
     const fs = faultyFs(mem, { failAt: 1, ops: ['writeFile'], after: 'crash' });
