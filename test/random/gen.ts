@@ -159,6 +159,8 @@ export class Generator {
   private winding = false;
   private denied: Call | null = null;
   private justRewound = false;
+  /** rewinds left for the wind-down (a refused one leaves its turns: no endless retries) */
+  private finalRewinds = -1;
 
   constructor(
     readonly seed: number,
@@ -173,6 +175,7 @@ export class Generator {
   next(w: World): Step | null {
     const q = this.queue.shift();
     if (q) return q;
+    w.flush();
     const step = this.choose(w);
     this.justRewound = step?.k === 'rewind';
     return step;
@@ -221,8 +224,10 @@ export class Generator {
     if (open) return { k: 'end', s: open.spec.name };
     if (!this.winding) {
       this.winding = true;
+      this.finalRewinds = 2 * sessions.length;
       if (chance(r, 0.4)) return this.personStep(w);
     }
+    if (this.finalRewinds-- <= 0) return null;
     return this.rewindStep(w, true);
   }
 

@@ -13,10 +13,17 @@ import { GITIGNORE } from './gen.js';
 import { runTrace } from './run.js';
 import { agent, edit, person, rewind, setup, shell, trace, undo, write, type Trace, type Step } from './trace.js';
 
+/** RANDOM_EXPLAIN=1: print what each sequence's oracle found (the reason an `it.fails` fails). */
+function explain(o: ReturnType<typeof runTrace>): void {
+  if (process.env.RANDOM_EXPLAIN !== '1') return;
+  console.log(o.failures.length ? o.failures.map((f) => `step ${f.step}: ${f.kind}${f.soft ? ' (soft)' : ''}\n${f.text}`).join('\n\n') : 'no failure');
+}
+
 /** The trace runs with no hard failure (an unjustified refusal is reported, not failed). */
 function check(t: Trace): void {
   assertBuilt();
   const o = runTrace(t, { stopAtFirst: false });
+  explain(o);
   expect(o.hard.map((f) => `step ${f.step}: ${f.kind}\n${f.text}`)).toEqual([]);
 }
 
@@ -24,6 +31,7 @@ function check(t: Trace): void {
 function checkStrict(t: Trace): void {
   assertBuilt();
   const o = runTrace(t, { stopAtFirst: false });
+  explain(o);
   expect(o.failures.map((f) => `step ${f.step}: ${f.kind}\n${f.text}`)).toEqual([]);
 }
 
@@ -140,6 +148,25 @@ describe("issue 19's table, as fixed sequences", () => {
 
   it('a command removed an ignored directory that existed (build/): the rewind names what it cannot bring back', () => {
     check(trace([A], [...base(), person.file('build/old.js', 'old\n'), A.start(), A.shell('rm -rf build'), A.end(), rewind('A')]));
+  });
+});
+
+describe('shrunk failures of the random runs', () => {
+  // seed 1006: `rewind --force` leaves the state it saved on top of the session's stack, and the
+  // next `rewind N` of the session restores it along with turn N: the agent's edit the forced
+  // rewind took back comes back, over the person's bytes.
+  it.fails('a rewind after a forced rewind brings back what the forced one undid (seed 1006)', () => {
+    check(
+      trace([C], [
+        person.append('run.sh', 'on top line\n'),
+        C.start('prompt 21'),
+        C.start('prompt 33'),
+        C.edit('run.sh', 'on top line', 'x\n'),
+        C.end(),
+        rewind('A', 2, { force: true }),
+        rewind('A', 1),
+      ]),
+    );
   });
 });
 

@@ -42,6 +42,8 @@ export interface HEvent {
   declared: string[];
   /** a rewind event: was it forced */
   forced?: boolean;
+  /** consecutive steps of a person (or of the setup) make one event: their indexes */
+  steps?: number[];
 }
 
 export interface Failure {
@@ -135,6 +137,10 @@ export class World {
   /** shell calls whose run changed no path: their `turns` entry must list none (read-only commands add nothing) */
   readonly quietCalls: Array<{ engine: string; id?: string; cmd: string; step: number }> = [];
   log: string[] = [];
+  /** consecutive steps of the setup or of the person, not captured yet (one capture for all of them) */
+  private pending: { actor: 'setup' | 'person'; steps: number[] } | null = null;
+  /** capture around every hook (RANDOM_DRIFT=1): a hook that writes the worktree is caught at once */
+  private readonly driftChecks = process.env.RANDOM_DRIFT === '1';
 
   constructor(readonly trace: Trace) {
     this.root = makeTempDir('scalpel-random-');
@@ -172,6 +178,20 @@ export class World {
     return this.failures.some((f) => !f.soft);
   }
 
+  /** Capture what the pending steps of the setup or the person did, as one event. */
+  flush(): void {
+    const p = this.pending;
+    if (!p) return;
+    this.pending = null;
+    const after = this.capture();
+    const step = this.step;
+    this.step = p.steps[0];
+    const e = this.record(p.actor === 'setup' ? { kind: 'setup' } : { kind: 'person' }, this.cur, after);
+    e.steps = p.steps;
+    this.step = step;
+    this.cur = after;
+  }
+
   private record(actor: Actor, before: State, after: State, declared: string[] = []): HEvent {
     const changes = new Map<string, [PathState | undefined, PathState | undefined]>();
     for (const p of diffPaths(before, after)) changes.set(p, [before.paths.get(p), after.paths.get(p)]);
@@ -201,6 +221,7 @@ export class World {
 
   run(step: Step, index: number): void {
     this.step = index;
+    if (!('who' in step)) this.flush();
     switch (step.k) {
       case 'file':
       case 'bin':
@@ -261,9 +282,9 @@ export class World {
     } catch (e) {
       this.log.push(`step ${this.step}: ${stepText(step)} failed: ${(e as Error).message}`);
     }
-    const after = this.capture();
-    this.record(step.who === 'setup' ? { kind: 'setup' } : { kind: 'person' }, this.cur, after);
-    this.cur = after;
+    if (this.pending && this.pending.actor !== step.who) this.flush();
+    if (!this.pending) this.pending = { actor: step.who, steps: [] };
+    this.pending.steps.push(this.step);
   }
 
   private head(): string {
@@ -284,6 +305,7 @@ export class World {
     const t: ModelTurn = { uid: ++this.turnUid, label: text, events: [], declared: [], head: this.head(), remote: this.remoteCommits(), ambiguous: false, ended: false };
     s.open = t;
     s.live.push(t);
+    if (!this.driftChecks) return;
     const after = this.capture();
     this.drift(this.cur, after, `${name}'s turn-start hook`);
     this.cur = after;
@@ -295,6 +317,7 @@ export class World {
     this.hook(s, s.pay.turnEnd(), 'turn-end');
     s.open.ended = true;
     s.open = null;
+    if (!this.driftChecks) return;
     const after = this.capture();
     this.drift(this.cur, after, `${name}'s turn-end hook`);
     this.cur = after;
@@ -309,8 +332,11 @@ export class World {
     const turn = s.open;
     const ids = step.calls.map(() => (s.pay.ids ? s.pay.callId() : undefined));
     const blocked = step.calls.map((c, i) => this.hook(s, s.pay.before(c, ids[i]), `before ${describeCall(c)}`, true).code === 2);
-    const b = this.capture();
-    this.drift(this.cur, b, `${step.s}'s before-event hook`);
+    let b = this.cur;
+    if (this.driftChecks || step.denied) {
+      b = this.capture();
+      this.drift(this.cur, b, `${step.s}'s before-event hook`);
+    }
     if (step.denied) {
       // the person denied it at the permission prompt: it never runs, no after event comes
       this.cur = b;
@@ -387,6 +413,7 @@ export class World {
       const mine = engine.filter((t) => t.session === s?.engine).reverse();
       if (!this.sameTurnCount(s, mine)) return;
       from = Math.min(Math.max(1, step.turn ?? s.live.length), s.live.length) - 1;
+      if (step.turn !== undefined) step.turn = from + 1; // as run: the trace prints the turn it took
     }
     if (s.open) {
       this.log.push(`step ${this.step}: skipped (the session's turn is open)`);
@@ -538,7 +565,9 @@ export class World {
     for (const e of this.events) {
       for (const [q, [, after]] of e.changes) {
         if (!related(p, q) || e.actor.kind === 'setup') continue;
-        lines.push(`      step ${e.step} ${actorText(e.actor)} ${this.trace.steps[e.step] ? stepText(this.trace.steps[e.step]) : ''}: ${q} → ${describeState(after, this.previews)}`);
+        const steps = e.steps ?? [e.step];
+        const what = steps.map((i) => (this.trace.steps[i] ? stepText(this.trace.steps[i]) : '')).join('; ');
+        lines.push(`      step ${steps.length > 1 ? `${steps[0]}-${steps[steps.length - 1]}` : e.step} ${actorText(e.actor)} ${what.length > 160 ? `${what.slice(0, 157)}...` : what}: ${q} → ${describeState(after, this.previews)}`);
       }
     }
     return lines.length ? `    history:\n${lines.slice(-12).join('\n')}` : '    history: (setup only)';
@@ -751,6 +780,8 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
 
 export function runTrace(trace: Trace, opts: RunOptions = {}): Outcome {
   const t0 = Date.now();
+  // the steps as run (a rewind's turn is rewritten to the one it took): copies, the caller's stay as they were
+  trace = { sessions: trace.sessions, steps: trace.steps.map((s) => ({ ...s })) };
   const w = new World(trace);
   const stopAtFirst = opts.stopAtFirst ?? true;
   let i = 0;
@@ -766,6 +797,7 @@ export function runTrace(trace: Trace, opts: RunOptions = {}): Outcome {
     i++;
     if (stopAtFirst && w.hardFailed) break;
   }
+  w.flush();
   if (!(stopAtFirst && w.hardFailed)) {
     const fsck = fsckProblems(w.dir);
     if (fsck) {

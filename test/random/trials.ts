@@ -14,7 +14,9 @@
  *   RANDOM_GATES=a,b     the gates in force instead of known.ts's list
  *   RANDOM_UNDO=0|1      force `rewind --undo` off or on (default: when the usage mentions it)
  *   RANDOM_VERBOSE=1     print every step
+ *   RANDOM_LOG=FILE      append progress to FILE as it goes
  */
+import { appendFileSync } from 'node:fs';
 import { Generator, sessionsFor } from './gen.js';
 import { runTrace, type Failure, type Outcome } from './run.js';
 import { shrink } from './shrink.js';
@@ -34,7 +36,13 @@ function num(v: string | undefined, d: number): number {
   return v === undefined || v === '' ? d : Number(v);
 }
 
-export function runTrials(defaults: { runs: number; budgetMs: number; base: number; shrinkMs: number }, log: (s: string) => void = console.log): TrialsReport {
+/** console.log, and RANDOM_LOG's file as it goes (vitest shows a test's output when it ends) */
+function defaultLog(s: string): void {
+  console.log(s);
+  if (process.env.RANDOM_LOG) appendFileSync(process.env.RANDOM_LOG, s + '\n');
+}
+
+export function runTrials(defaults: { runs: number; budgetMs: number; base: number; shrinkMs: number }, log: (s: string) => void = defaultLog): TrialsReport {
   const t0 = Date.now();
   const single = process.env.RANDOM_SEED;
   const runs = single !== undefined ? 1 : num(process.env.RANDOM_RUNS, defaults.runs);
