@@ -148,3 +148,38 @@ export class Payloads {
     return !(c.tool === 'write' && c.op === 'delete' && this.spec.form !== 'generic');
   }
 }
+
+/**
+ * Runs the command line and kills it (-9) the moment `lock` appears (polled as fast as the event
+ * loop turns; the process is stopped first, so the lock's size says where it was: 0 is the
+ * window between creating the lock and writing its marker, issue 19's row 11).
+ */
+export function cliKilledAtLock(cwd: string, args: string[], lock: string): { killed: boolean; lockSize: number; run: Run } {
+  const script = `
+const { spawn } = require('child_process');
+const fs = require('fs');
+const [lock, bin, ...args] = process.argv.slice(1);
+const c = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+let out = '', err = '';
+c.stdout.on('data', (d) => (out += d));
+c.stderr.on('data', (d) => (err += d));
+let killed = false;
+let size = -1;
+const poll = () => {
+  if (killed || c.exitCode !== null) return;
+  if (fs.existsSync(lock)) {
+    c.kill('SIGSTOP');
+    try { size = fs.statSync(lock).size; } catch {}
+    c.kill('SIGKILL');
+    killed = true;
+    return;
+  }
+  setImmediate(poll);
+};
+poll();
+c.on('close', (code) => process.stdout.write(JSON.stringify({ killed, size, code, out, err })));
+`;
+  const p = spawnSync(process.execPath, ['-e', script, lock, BIN, ...args], { cwd, env: gitEnv(), encoding: 'utf8', timeout: 120_000 });
+  const r = JSON.parse(p.stdout || '{"killed":false,"size":-1,"code":-1,"out":"","err":""}') as { killed: boolean; size: number; code: number | null; out: string; err: string };
+  return { killed: r.killed, lockSize: r.size, run: { code: r.code ?? -1, stdout: r.out, stderr: r.err } };
+}

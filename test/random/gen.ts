@@ -243,7 +243,8 @@ export class Generator {
       if ([...a.ap.values()].some((i) => i.direct.length && !i.lastNonS)) turn = s.live.length;
     }
     const force = chance(r, final ? 0.2 : 0.12);
-    return { k: 'rewind', s: s.spec.name, turn, ...(force ? { force } : {}) };
+    const kill = chance(r, 0.1);
+    return { k: 'rewind', s: s.spec.name, turn, ...(force ? { force } : {}), ...(kill ? { kill } : {}) };
   }
 
   /** Paths the open turn of `s` changed. */

@@ -16,6 +16,7 @@ import { agent, edit, person, rewind, setup, shell, trace, undo, write, type Tra
 /** RANDOM_EXPLAIN=1: print what each sequence's oracle found (the reason an `it.fails` fails). */
 function explain(o: ReturnType<typeof runTrace>): void {
   if (process.env.RANDOM_EXPLAIN !== '1') return;
+  console.log((o as unknown as { log: string[] }).log.join('\n'));
   console.log(o.failures.length ? o.failures.map((f) => `step ${f.step}: ${f.kind}${f.soft ? ' (soft)' : ''}\n${f.text}`).join('\n\n') : 'no failure');
 }
 
@@ -107,6 +108,12 @@ describe("issue 19's table, as fixed sequences", () => {
 
   it.fails("row 10: the agent creates src/deep/, the person saves a note there, the agent runs git add -A: rewind deletes the note", () => {
     check(trace([A], [...base(), A.start(), A.write('src/deep/gen.ts', 'gen\n'), person.file('src/deep/note.md', 'mine\n'), A.shell('git add -A'), A.end(), rewind('A')]));
+  });
+
+  // row 11's window (between creating index.lock and writing its marker) is one writeFile call:
+  // a kill from outside lands after the marker every time here, so this checks the recovery only
+  it('row 11: a rewind killed (-9) the moment index.lock appears: running it again completes it', () => {
+    check(trace([A], [...base(), person.append('b.txt', 'staged\n'), person.sh('git add b.txt'), A.start(), A.shell('git add -A'), A.write('a.txt', 'agent\n'), A.end(), rewind('A', 1, { kill: true })]));
   });
 
   it.fails('row 12: rm -rf over a nested repository with uncommitted work: rewind exits 0 and does not name the loss', () => {

@@ -26,7 +26,7 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { gitEnv, makeTempDir } from '../helpers/git.js';
-import { cli, engineSession, hook, HARNESS, Payloads, supportsUndo, type Run } from './cli.js';
+import { cli, cliKilledAtLock, engineSession, hook, HARNESS, Payloads, supportsUndo, type Run } from './cli.js';
 import { captureState, describeState, diffPaths, fsckProblems, gitQuiet, isUnder, key, racyClean, refsView, related, same, type PathState, type State } from './state.js';
 import { stepText, type Call, type SessionSpec, type Step, type Trace } from './trace.js';
 
@@ -424,7 +424,7 @@ export class World {
     const numberUnique = mine.filter((t) => t.turn === target.turn).length === 1;
     const args = ['rewind', '--json', ...(step.force ? ['--force'] : [])];
     if (step.s !== undefined) args.push('--session', s.engine, numberUnique ? String(target.turn) : target.id);
-    this.judgeRewind(s, from, args, !!step.force);
+    this.judgeRewind(s, from, args, !!step.force, !!step.kill);
   }
 
   private sameTurnCount(s: Sess, mine: EngineTurn[]): boolean {
@@ -433,14 +433,29 @@ export class World {
     return false;
   }
 
-  private judgeRewind(s: Sess, from: number, args: string[], force: boolean): void {
+  private judgeRewind(s: Sess, from: number, args: string[], force: boolean, kill: boolean): void {
     const range = s.live.slice(from);
     const pre = this.cur;
     const preRefs = refsView(this.dir);
     const a = analyze(this, s, range, pre);
-    const r = cli(this.dir, args);
+    let killedNote = '';
+    let r: Run | null = null;
+    if (kill) {
+      // killed the moment it creates index.lock; running it again must complete it (I6). A run
+      // that wrote no index (no lock) was not killed: it is the one judged.
+      const k = cliKilledAtLock(this.dir, args, join(this.dir, '.git', 'index.lock'));
+      if (k.killed) killedNote = ` (run again after a run killed -9 the moment index.lock appeared${k.lockSize === 0 ? ', still empty' : ''})`;
+      else r = k.run;
+      this.log.push(`step ${this.step}: the first run was ${k.killed ? 'killed' : 'not killed (it wrote no index)'}; index.lock ${existsSync(join(this.dir, '.git', 'index.lock')) ? `left, ${readFileSync(join(this.dir, '.git', 'index.lock')).length} bytes` : 'gone'}`);
+    }
+    r ??= cli(this.dir, args);
     const post = this.capture();
-    const cmd = `git-scalpel ${args.join(' ')}`;
+    const cmd = `git-scalpel ${args.join(' ')}${killedNote}`;
+    if (killedNote && existsSync(join(this.dir, '.git', 'index.lock'))) this.fail('lock-left', `${cmd}: .git/index.lock is still there after the run (git is blocked)`);
+    if (killedNote && r.code === 3 && /\[INDEX_LOCKED\]/.test(r.stderr)) {
+      this.fail('lock-left', `${cmd} refused: its own killed run's index.lock blocks it:\n${indent(r.stderr.trim())}`);
+      return;
+    }
     const context = `${cmd} (turns ${range.map((t) => `"${t.label}"`).join(', ')} of ${s.spec.name})`;
     if (r.code === 3 && !force) {
       this.rewinds.refused++;

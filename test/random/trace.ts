@@ -56,8 +56,12 @@ export type Step =
   | { k: 'end'; s: string }
   /** one tool call, or several in parallel (every before event, every tool, every after event in `afterOrder`) */
   | { k: 'call'; s: string; calls: Call[]; afterOrder?: number[]; denied?: boolean }
-  /** `rewind` (no session: the worktree's newest turn), or `rewind --session S N`, N the tester's count of the session's live turns */
-  | { k: 'rewind'; s?: string; turn?: number; force?: boolean }
+  /**
+   * `rewind` (no session: the worktree's newest turn), or `rewind --session S N`, N the tester's
+   * count of the session's live turns. `kill`: the first run is killed (-9) the moment
+   * `.git/index.lock` appears, then the same rewind runs again and is judged.
+   */
+  | { k: 'rewind'; s?: string; turn?: number; force?: boolean; kill?: boolean }
   /** `rewind --undo`: restores what the newest rewind replaced */
   | { k: 'undo' };
 
@@ -104,8 +108,8 @@ export function agent(name: string, form: Form = 'generic', ids = true) {
   };
 }
 
-export function rewind(s?: string, turn?: number, opts: { force?: boolean } = {}): Step {
-  return { k: 'rewind', ...(s !== undefined ? { s } : {}), ...(turn !== undefined ? { turn } : {}), ...(opts.force ? { force: true } : {}) };
+export function rewind(s?: string, turn?: number, opts: { force?: boolean; kill?: boolean } = {}): Step {
+  return { k: 'rewind', ...(s !== undefined ? { s } : {}), ...(turn !== undefined ? { turn } : {}), ...(opts.force ? { force: true } : {}), ...(opts.kill ? { kill: true } : {}) };
 }
 
 export const undo = (): Step => ({ k: 'undo' });
@@ -157,9 +161,10 @@ export function stepText(s: Step): string {
     }
     case 'rewind': {
       const args: string[] = [];
-      if (s.s !== undefined || s.turn !== undefined || s.force) args.push(s.s !== undefined ? q(s.s) : 'undefined');
-      if (s.turn !== undefined || s.force) args.push(s.turn !== undefined ? String(s.turn) : 'undefined');
-      if (s.force) args.push('{ force: true }');
+      const flags = [s.force ? 'force: true' : '', s.kill ? 'kill: true' : ''].filter(Boolean);
+      if (s.s !== undefined || s.turn !== undefined || flags.length) args.push(s.s !== undefined ? q(s.s) : 'undefined');
+      if (s.turn !== undefined || flags.length) args.push(s.turn !== undefined ? String(s.turn) : 'undefined');
+      if (flags.length) args.push(`{ ${flags.join(', ')} }`);
       while (args.length && args[args.length - 1] === 'undefined') args.pop();
       return `rewind(${args.join(', ')})`;
     }
@@ -176,4 +181,17 @@ export function sessionText(s: SessionSpec): string {
 /** The trace as code: paste it into regressions.test.ts. */
 export function traceText(t: Trace): string {
   return [...t.sessions.map(sessionText), `check(trace([${t.sessions.map((s) => s.name).join(', ')}], [`, ...t.steps.map((s) => `  ${stepText(s)},`), ']));'].join('\n');
+}
+
+/**
+ * A trace from text: the JSON a failing run saves, or the DSL a failure prints (the lines from
+ * `const A = agent(...)` to `]));`), evaluated with this module's functions in scope.
+ */
+export function parseTrace(text: string): Trace {
+  const t = text.trim();
+  if (t.startsWith('{')) return JSON.parse(t) as Trace;
+  const body = t.replace(/^check(Strict)?\(/m, 'return (').replace(/\)\s*;?\s*$/, '');
+  const dsl = { agent, setup, person, write, edit, del, shell, rewind, undo, trace };
+  const fn = new Function(...Object.keys(dsl), body) as (...a: unknown[]) => Trace;
+  return fn(...Object.values(dsl));
 }

@@ -6,6 +6,9 @@
  *   RANDOM_RUNS=N        trials to run (default: the caller's)
  *   RANDOM_BUDGET_MS=N   stop starting trials after this long
  *   RANDOM_SEED=S        run exactly this seed (a failure's seed), nothing else
+ *   RANDOM_TRACE=FILE    replay (and shrink) the trace in FILE: the JSON a failure saves, or the
+ *                        printed sequence (from `const A = agent(...)` to `]));`)
+ *   RANDOM_OUT=DIR       where a failure's trace is saved as JSON (default: $TMPDIR/git-scalpel-random)
  *   RANDOM_BASE=S        the first seed (seeds are BASE, BASE+1, ...)
  *   RANDOM_STEPS=N       main steps per trial (a path/step limit for a replay)
  *   RANDOM_SHRINK_MS=N   time for shrinking a failure (0: do not shrink)
@@ -16,11 +19,13 @@
  *   RANDOM_VERBOSE=1     print every step
  *   RANDOM_LOG=FILE      append progress to FILE as it goes
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Generator, sessionsFor } from './gen.js';
 import { runTrace, type Failure, type Outcome } from './run.js';
 import { shrink } from './shrink.js';
-import { traceText } from './trace.js';
+import { parseTrace, traceText, type Trace } from './trace.js';
 
 export interface TrialsReport {
   trials: number;
@@ -51,11 +56,12 @@ export function runTrials(defaults: { runs: number; budgetMs: number; base: numb
   const shrinkMs = num(process.env.RANDOM_SHRINK_MS, defaults.shrinkMs);
   const stepsLimit = process.env.RANDOM_STEPS ? Number(process.env.RANDOM_STEPS) : undefined;
   const report: TrialsReport = { trials: 0, ms: 0, failed: [], soft: [], hookCalls: 0, steps: 0, rewinds: { done: 0, refused: 0, forced: 0, undone: 0 } };
-  for (let k = 0; k < runs && (k === 0 || Date.now() - t0 < budget); k++) {
+  const replay: Trace | null = process.env.RANDOM_TRACE ? parseTrace(readFileSync(process.env.RANDOM_TRACE, 'utf8')) : null;
+  for (let k = 0; k < (replay ? 1 : runs) && (k === 0 || Date.now() - t0 < budget); k++) {
     const seed = (base + k) >>> 0;
     const gen = new Generator(seed, { steps: stepsLimit });
-    const trace = { sessions: sessionsFor(seed), steps: [] };
-    const o = runTrace(trace, { next: (w) => gen.next(w), verbose: process.env.RANDOM_VERBOSE === '1' });
+    const trace = replay ?? { sessions: sessionsFor(seed), steps: [] };
+    const o = runTrace(trace, { next: replay ? undefined : (w) => gen.next(w), verbose: process.env.RANDOM_VERBOSE === '1' });
     report.trials++;
     report.hookCalls += o.hookCalls;
     report.steps += o.trace.steps.length;
@@ -64,7 +70,11 @@ export function runTrials(defaults: { runs: number; budgetMs: number; base: numb
     const hard = o.hard[0];
     log(`seed ${seed}: ${o.trace.steps.length} steps, ${o.hookCalls} hook calls, ${o.rewinds.done} rewinds done, ${o.rewinds.refused} refused, ${(o.ms / 1000).toFixed(1)} s${hard ? `: FAILED (${hard.kind})` : o.failures.length ? `: ${o.failures.length} soft finding(s) (${o.failures.map((f) => f.kind).join(', ')})` : ''}`);
     if (!hard) continue;
-    const lines = [`seed ${seed} failed: ${hard.kind} at step ${hard.step}`, hard.text];
+    const outDir = process.env.RANDOM_OUT ?? join(tmpdir(), 'git-scalpel-random');
+    mkdirSync(outDir, { recursive: true });
+    const saved = join(outDir, `${replay ? 'replay' : `seed-${seed}`}-${hard.kind}.json`);
+    writeFileSync(saved, JSON.stringify(o.trace, null, 1));
+    const lines = [`seed ${seed} failed: ${hard.kind} at step ${hard.step} (the trace: ${saved})`, hard.text];
     if (shrinkMs > 0) {
       const s = shrink(o.trace, hard.kind, { budgetMs: shrinkMs, log: process.env.RANDOM_VERBOSE === '1' ? log : undefined });
       const again = s.outcome.hard.find((f) => f.kind === hard.kind) ?? hard;
@@ -79,7 +89,7 @@ export function runTrials(defaults: { runs: number; budgetMs: number; base: numb
     } else {
       lines.push('', 'the sequence (not shrunk):', traceText(o.trace));
     }
-    lines.push('', `replay: RANDOM_SEED=${seed} npm run test:random${stepsLimit ? ` (RANDOM_STEPS=${stepsLimit})` : ''}`);
+    lines.push('', `replay: RANDOM_SEED=${seed}${stepsLimit ? ` RANDOM_STEPS=${stepsLimit}` : ''} npm run test:random (this generator), or RANDOM_TRACE=${saved} npm run test:random`);
     const text = lines.join('\n');
     log(text);
     report.failed.push({ seed, failure: hard, report: text });
