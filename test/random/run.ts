@@ -48,6 +48,8 @@ export interface HEvent {
 
 export interface Failure {
   kind: string;
+  /** the paths it is about (a shrink keeps at least one of them failing) */
+  paths?: string[];
   /** soft: reported, not a failure unless RANDOM_STRICT=1 (an unjustified refusal) */
   soft: boolean;
   step: number;
@@ -170,8 +172,8 @@ export class World {
     return s;
   }
 
-  fail(kind: string, text: string, soft = false): void {
-    this.failures.push({ kind, soft, step: this.step, text });
+  fail(kind: string, text: string, soft = false, paths?: string[]): void {
+    this.failures.push({ kind, soft, step: this.step, text, ...(paths ? { paths } : {}) });
   }
 
   get hardFailed(): boolean {
@@ -383,7 +385,7 @@ export class World {
       const entries = list.filter((t) => t.session === q.engine).flatMap((t) => t.tools.filter((c) => c.phase === 'after' && (q.id ? c.toolUseId === q.id : c.command === q.cmd)));
       const noisy = q.id ? entries : entries.length && entries.every((c) => c.paths.length) ? entries : [];
       for (const c of noisy) {
-        if (c.paths.length) this.fail('read-only-paths', `step ${q.step}: the command ${JSON.stringify(q.cmd)} changed nothing, yet turns --json lists paths for it: ${c.paths.join(', ')}`);
+        if (c.paths.length) this.fail('read-only-paths', `step ${q.step}: the command ${JSON.stringify(q.cmd)} changed nothing, yet turns --json lists paths for it: ${c.paths.join(', ')}`, false, c.paths);
       }
     }
     return list;
@@ -487,14 +489,14 @@ export class World {
     if (force) this.rewinds.forced++;
     if (!force && a.pushed.length) this.fail('pushed-not-refused', `${context} exited 0 though the turns' commits ${a.pushed.join(', ')} were pushed (I5)`);
     const uncovered = report.uncovered ?? [];
-    const problems: Array<{ kind: string; text: string }> = [];
+    const problems: Array<{ kind: string; text: string; path: string }> = [];
     for (const p of [...new Set([...pre.paths.keys(), ...post.paths.keys(), ...a.ap.keys()])].sort()) {
       const found = post.paths.get(p);
       const verdict = a.expect(p, force);
       if (verdict.allowed.some((x) => same(x, found))) continue;
       if (verdict.uncoverable && same(found, pre.paths.get(p))) {
         if (!uncovered.some((u) => related(u, p))) {
-          problems.push({ kind: 'unnamed-loss', text: `${this.pathDiff(p, verdict.allowed[0], found, 'expected', 'found')}\n    the tool cannot bring it back, but the report's uncovered [${uncovered.join(', ')}] does not name it\n${this.history(p)}` });
+          problems.push({ kind: 'unnamed-loss', path: p, text: `${this.pathDiff(p, verdict.allowed[0], found, 'expected', 'found')}\n    the tool cannot bring it back, but the report's uncovered [${uncovered.join(', ')}] does not name it\n${this.history(p)}` });
         }
         continue;
       }
@@ -502,12 +504,13 @@ export class World {
       const emptyDir = (isDir(found) && !hasChildren(post, p)) || (found === undefined && verdict.allowed.some(isDir));
       problems.push({
         kind: emptyDir ? 'empty-dir' : verdict.kind,
+        path: p,
         text: `${this.pathDiff(p, verdict.allowed[0], found, 'expected', 'found')}${verdict.allowed.length > 1 ? `\n    (or: ${verdict.allowed.slice(1).map((x) => describeState(x, this.previews)).join(' | ')})` : ''}\n    ${verdict.why}\n${this.history(p)}`,
       });
     }
     if (problems.length) {
       const kind = SEVERITY.find((k) => problems.some((x) => x.kind === k)) ?? problems[0].kind;
-      this.fail(kind, `${context} exited 0 and left ${problems.length} path(s) wrong (${[...new Set(problems.map((x) => x.kind))].join(', ')}):\n${problems.map((x) => `${x.text}`).join('\n')}\n${a.summary()}`);
+      this.fail(kind, `${context} exited 0 and left ${problems.length} path(s) wrong (${[...new Set(problems.map((x) => x.kind))].join(', ')}):\n${problems.map((x) => `${x.text}`).join('\n')}\n${a.summary()}`, false, problems.filter((x) => x.kind === kind).map((x) => x.path));
     }
     const refs = refsView(this.dir);
     if (refs !== preRefs) this.fail('refs-moved', `${context} moved HEAD, a ref, the stash or the reflog:\nbefore:\n${indent(preRefs)}\nafter:\n${indent(refs)}`);
@@ -580,9 +583,14 @@ export class World {
     for (const e of this.events) {
       for (const [q, [, after]] of e.changes) {
         if (!related(p, q) || e.actor.kind === 'setup') continue;
-        const steps = e.steps ?? [e.step];
+        // in a run of person steps, the one that names the path (or the commands among them)
+        let steps = e.steps ?? [e.step];
+        if (steps.length > 1) {
+          const named = steps.filter((i) => { const st = this.trace.steps[i]; return st && 'path' in st && related(st.path, q); });
+          steps = named.length ? named.slice(-1) : steps.filter((i) => this.trace.steps[i]?.k === 'sh');
+        }
         const what = steps.map((i) => (this.trace.steps[i] ? stepText(this.trace.steps[i]) : '')).join('; ');
-        lines.push(`      step ${steps.length > 1 ? `${steps[0]}-${steps[steps.length - 1]}` : e.step} ${actorText(e.actor)} ${what.length > 160 ? `${what.slice(0, 157)}...` : what}: ${q} → ${describeState(after, this.previews)}`);
+        lines.push(`      step ${steps.join(', ')} ${actorText(e.actor)} ${what.length > 160 ? `${what.slice(0, 157)}...` : what}: ${q} → ${describeState(after, this.previews)}`);
       }
     }
     return lines.length ? `    history:\n${lines.slice(-12).join('\n')}` : '    history: (setup only)';

@@ -14,7 +14,10 @@ export interface ShrinkResult {
   ms: number;
 }
 
-export function shrink(trace: Trace, kind: string, opts: { budgetMs: number; log?: (s: string) => void }): ShrinkResult {
+export function shrink(trace: Trace, failure: Failure, opts: { budgetMs: number; log?: (s: string) => void }): ShrinkResult {
+  const kind = failure.kind;
+  // the same kind, about at least one of the same paths: a shrink does not slip to another bug
+  const sameBug = (f: Failure) => f.kind === kind && (!failure.paths?.length || !f.paths?.length || f.paths.some((p) => failure.paths?.includes(p)));
   const t0 = Date.now();
   let runs = 0;
   let best: { trace: Trace; outcome: Outcome } | null = null;
@@ -27,7 +30,7 @@ export function shrink(trace: Trace, kind: string, opts: { budgetMs: number; log
       opts.log?.(`  replay threw: ${(e as Error).message.split('\n')[0]}`);
       return false;
     }
-    if (!o.hard.some((f: Failure) => f.kind === kind)) return false;
+    if (!o.hard.some(sameBug)) return false;
     best = { trace: o.trace, outcome: o };
     return true;
   };

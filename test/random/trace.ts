@@ -190,7 +190,7 @@ export function traceText(t: Trace): string {
 export function parseTrace(text: string): Trace {
   const t = text.trim();
   if (t.startsWith('{')) return JSON.parse(t) as Trace;
-  const body = t.replace(/^check(Strict)?\(/m, 'return (').replace(/\)\s*;?\s*$/, '');
+  const body = t.replace(/^check(Strict)?\(/m, 'return (');
   const dsl = { agent, setup, person, write, edit, del, shell, rewind, undo, trace };
   const fn = new Function(...Object.keys(dsl), body) as (...a: unknown[]) => Trace;
   return fn(...Object.values(dsl));

@@ -47,7 +47,7 @@ function defaultLog(s: string): void {
   if (process.env.RANDOM_LOG) appendFileSync(process.env.RANDOM_LOG, s + '\n');
 }
 
-export function runTrials(defaults: { runs: number; budgetMs: number; base: number; shrinkMs: number }, log: (s: string) => void = defaultLog): TrialsReport {
+export function runTrials(defaults: { runs: number; budgetMs: number; base: number; shrinkMs: number; shortTrials?: boolean }, log: (s: string) => void = defaultLog): TrialsReport {
   const t0 = Date.now();
   const single = process.env.RANDOM_SEED;
   const runs = single !== undefined ? 1 : num(process.env.RANDOM_RUNS, defaults.runs);
@@ -59,7 +59,8 @@ export function runTrials(defaults: { runs: number; budgetMs: number; base: numb
   const replay: Trace | null = process.env.RANDOM_TRACE ? parseTrace(readFileSync(process.env.RANDOM_TRACE, 'utf8')) : null;
   for (let k = 0; k < (replay ? 1 : runs) && (k === 0 || Date.now() - t0 < budget); k++) {
     const seed = (base + k) >>> 0;
-    const gen = new Generator(seed, { steps: stepsLimit });
+    const mainSteps = stepsLimit ?? (defaults.shortTrials ? 8 + (seed % 9) : undefined);
+    const gen = new Generator(seed, { steps: mainSteps });
     const trace = replay ?? { sessions: sessionsFor(seed), steps: [] };
     const o = runTrace(trace, { next: replay ? undefined : (w) => gen.next(w), verbose: process.env.RANDOM_VERBOSE === '1' });
     report.trials++;
@@ -68,7 +69,7 @@ export function runTrials(defaults: { runs: number; budgetMs: number; base: numb
     for (const key of Object.keys(report.rewinds) as Array<keyof Outcome['rewinds']>) report.rewinds[key] += o.rewinds[key];
     for (const f of o.failures.filter((x) => x.soft)) report.soft.push({ seed, failure: f });
     const hard = o.hard[0];
-    log(`seed ${seed}: ${o.trace.steps.length} steps, ${o.hookCalls} hook calls, ${o.rewinds.done} rewinds done, ${o.rewinds.refused} refused, ${(o.ms / 1000).toFixed(1)} s${hard ? `: FAILED (${hard.kind})` : o.failures.length ? `: ${o.failures.length} soft finding(s) (${o.failures.map((f) => f.kind).join(', ')})` : ''}`);
+    log(`${replay ? 'replay' : `seed ${seed}`}: ${o.trace.steps.length} steps, ${o.hookCalls} hook calls, ${o.rewinds.done} rewinds done, ${o.rewinds.refused} refused, ${(o.ms / 1000).toFixed(1)} s${hard ? `: FAILED (${hard.kind})` : o.failures.length ? `: ${o.failures.length} soft finding(s) (${o.failures.map((f) => f.kind).join(', ')})` : ''}`);
     if (!hard) continue;
     const outDir = process.env.RANDOM_OUT ?? join(tmpdir(), 'git-scalpel-random');
     mkdirSync(outDir, { recursive: true });
@@ -76,7 +77,7 @@ export function runTrials(defaults: { runs: number; budgetMs: number; base: numb
     writeFileSync(saved, JSON.stringify(o.trace, null, 1));
     const lines = [`seed ${seed} failed: ${hard.kind} at step ${hard.step} (the trace: ${saved})`, hard.text];
     if (shrinkMs > 0) {
-      const s = shrink(o.trace, hard.kind, { budgetMs: shrinkMs, log: process.env.RANDOM_VERBOSE === '1' ? log : undefined });
+      const s = shrink(o.trace, hard, { budgetMs: shrinkMs, log: process.env.RANDOM_VERBOSE === '1' ? log : undefined });
       const again = s.outcome.hard.find((f) => f.kind === hard.kind) ?? hard;
       lines.push(
         '',
@@ -89,7 +90,7 @@ export function runTrials(defaults: { runs: number; budgetMs: number; base: numb
     } else {
       lines.push('', 'the sequence (not shrunk):', traceText(o.trace));
     }
-    lines.push('', `replay: RANDOM_SEED=${seed}${stepsLimit ? ` RANDOM_STEPS=${stepsLimit}` : ''} npm run test:random (this generator), or RANDOM_TRACE=${saved} npm run test:random`);
+    lines.push('', `replay: RANDOM_SEED=${seed}${mainSteps !== undefined ? ` RANDOM_STEPS=${mainSteps}` : ''} npm run test:random (this generator), or RANDOM_TRACE=${saved} npm run test:random`);
     const text = lines.join('\n');
     log(text);
     report.failed.push({ seed, failure: hard, report: text });
