@@ -360,8 +360,11 @@ export class Generator {
     if (g.has('dir-over-tracked-then-shell') && [...w.cur.paths].some(([, st]) => st.idx && st.wt === 'dir')) return null;
     if (g.has('note-in-agent-dir') && this.agentDirs(w).some((d) => [...w.events].some((e) => e.actor.kind === 'person' && [...e.changes.keys()].some((q) => isUnder(q, d))))) return null;
     if (g.has('crlf') && existsLine(w, '.gitattributes')) return null;
-    const F = () => pick(r, v.files.length ? v.files : ['a.txt']);
-    const T = () => pick(r, v.texts.length ? v.texts : ['a.txt']);
+    const keep = (p: string) => !(g.has('command-changes-gitignore') && p.endsWith('.gitignore'));
+    const files = v.files.filter(keep);
+    const texts = v.texts.filter(keep);
+    const F = () => pick(r, files.length ? files : ['a.txt']);
+    const T = () => pick(r, texts.length ? texts : ['a.txt']);
     const D = () => pick(r, v.dirs.filter((d) => !d.startsWith('vendor')).length ? v.dirs.filter((d) => !d.startsWith('vendor')) : ['src']);
     const TR = () => pick(r, v.tracked.length ? v.tracked : ['a.txt']);
     const x = r();
@@ -369,7 +372,10 @@ export class Generator {
       if (x < 0.12) return pick(r, READ_ONLY);
       if (x < 0.2) return pick(r, [`sed -i '1s/^/agent: /' ${T()}`, `sed -i 's/line/LINE/g' ${T()}`, `sed -i '$a appended by agent' ${T()}`]);
       if (x < 0.27) return pick(r, [`rm ${F()}`, `rm -f ${F()}`, `rm -rf ${D()}`]);
-      if (x < 0.32) return pick(r, [`mv ${F()} ${this.newName('moved.txt')}`, `mkdir -p ${this.newName(pick(r, NEW_DIRS))} && mv ${F()} ${pick(r, NEW_DIRS)}/`]);
+      if (x < 0.32) {
+        const d = this.newName(pick(r, NEW_DIRS));
+        return pick(r, [`mv ${F()} ${this.newName('moved.txt')}`, `mkdir -p ${d} && mv ${F()} ${d}/`]);
+      }
       if (x < 0.38) {
         const d = pick(r, NEW_DIRS);
         return `mkdir -p ${d} && echo ${pick(r, WORDS)} > ${d}/${this.newName('f.txt')}`;

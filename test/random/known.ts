@@ -33,7 +33,9 @@ export type Gate =
   /** row 15: a later call of a turn declares a path sorting before the first one */
   | 'later-path-sorts-first'
   /** issue 19 (prose): files a command creates inside ignored directories stay after rewind, unnamed */
-  | 'command-writes-ignored-dir';
+  | 'command-writes-ignored-dir'
+  /** found here (seed 1005): a command that changes .gitignore un-ignores the person's files, and the rewind deletes them */
+  | 'command-changes-gitignore';
 
 /** The cases still open (row numbers are issue 19's table, counted from 1). */
 export const OPEN: ReadonlySet<Gate> = new Set<Gate>([
@@ -51,6 +53,7 @@ export const OPEN: ReadonlySet<Gate> = new Set<Gate>([
   'push-skewed-clock',
   'later-path-sorts-first',
   'command-writes-ignored-dir',
+  'command-changes-gitignore',
 ]);
 
 /** The gates in force: OPEN, or none under RANDOM_ALL=1, or the list in RANDOM_GATES (comma-separated). */

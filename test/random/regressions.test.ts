@@ -177,6 +177,29 @@ describe('shrunk failures of the random runs', () => {
   });
 });
 
+describe('shrunk failures of the random runs (2)', () => {
+  // seed 1005: the command makes .gitignore a (dangling) symlink, so dist/ is no longer ignored:
+  // after the command the person's dist/bundle.js looks like a file the command created, joins
+  // the turn as absent before, and the rewind deletes it.
+  it.fails("a command that un-ignores the person's ignored files: the rewind deletes them (seed 1005)", () => {
+    check(
+      trace([G], [
+        setup.file('.gitignore', '.env\n*.log\ndist/\nbuild/\nnode_modules/\n'),
+        person.file('.env', 'x\n'),
+        person.file('dist/bundle.js', 'x\n'),
+        G.start('prompt 21'),
+        G.shell('ln -sf src/untracked5.ts .gitignore'),
+        G.end(),
+        rewind('A', 1),
+      ]),
+    );
+  });
+
+  it.fails("the same with a tracked .gitignore edited by sed: the person's build output is deleted", () => {
+    check(trace([A], [...base(), person.file('dist/bundle.js', 'built\n'), A.start(), A.shell("sed -i '/dist/d' .gitignore"), A.end(), rewind('A')]));
+  });
+});
+
 describe('what held in the outside tester: fixed sequences that pass', () => {
   it("a person's work in progress, one turn with a write into new directories, an edit, sed -i, rm and git add -A: rewind is exact", () => {
     check(

@@ -90,7 +90,7 @@ export function runTrials(defaults: { runs: number; budgetMs: number; base: numb
     } else {
       lines.push('', 'the sequence (not shrunk):', traceText(o.trace));
     }
-    lines.push('', `replay: RANDOM_SEED=${seed}${mainSteps !== undefined ? ` RANDOM_STEPS=${mainSteps}` : ''} npm run test:random (this generator), or RANDOM_TRACE=${saved} npm run test:random`);
+    lines.push('', `replay: ${replay ? '' : `RANDOM_SEED=${seed}${mainSteps !== undefined ? ` RANDOM_STEPS=${mainSteps}` : ''} npm run test:random (this generator), or `}RANDOM_TRACE=${saved} npm run test:random`);
     const text = lines.join('\n');
     log(text);
     report.failed.push({ seed, failure: hard, report: text });
