@@ -233,9 +233,10 @@ export class Generator {
 
   private rewindStep(w: World, final = false): Step | null {
     const r = this.r;
-    const candidates = [...w.sessions.values()].filter((s) => !s.open && !s.frozen && s.live.length > 0);
+    const forced = (s: Sess) => this.g.has('rewind-after-force') && w.events.some((e) => e.actor.kind === 'rewind' && e.actor.s === s.spec.name && e.forced);
+    const candidates = [...w.sessions.values()].filter((s) => !s.open && !s.frozen && s.live.length > 0 && !forced(s));
     if (candidates.length === 0) return null;
-    if (final && chance(r, 0.15)) return { k: 'rewind' };
+    if (final && chance(r, 0.15) && ![...w.sessions.values()].some(forced)) return { k: 'rewind' };
     const s = pick(r, candidates);
     let turn = chance(r, 0.5) ? s.live.length : 1 + Math.floor(r() * s.live.length);
     if (this.g.has('rewind-over-person-between-turns') && turn < s.live.length) {
@@ -309,7 +310,9 @@ export class Generator {
     if (chance(r, 0.12)) {
       const a = this.call(w, s);
       const b = this.call(w, s);
-      if (a && b) return { k: 'call', s: name, calls: [a, b], ...(chance(r, 0.5) ? { afterOrder: [1, 0] } : {}) };
+      // the later-path gate sees both writes of a parallel pair (the second may not sort first)
+      const sortsFirst = a?.tool === 'write' && b?.tool === 'write' && this.g.has('later-path-sorts-first') && (b.path < a.path || a.path < (s.open?.declared[0] ?? ''));
+      if (a && b && !sortsFirst) return { k: 'call', s: name, calls: [a, b], ...(chance(r, 0.5) ? { afterOrder: [1, 0] } : {}) };
     }
     const c = this.call(w, s);
     return c ? { k: 'call', s: name, calls: [c] } : null;

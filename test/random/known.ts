@@ -35,7 +35,9 @@ export type Gate =
   /** issue 19 (prose): files a command creates inside ignored directories stay after rewind, unnamed */
   | 'command-writes-ignored-dir'
   /** found here (seed 1005): a command that changes .gitignore un-ignores the person's files, and the rewind deletes them */
-  | 'command-changes-gitignore';
+  | 'command-changes-gitignore'
+  /** found here (seeds 1006, 2016): a rewind after a forced rewind of the session restores what the forced one saved */
+  | 'rewind-after-force';
 
 /** The cases still open (row numbers are issue 19's table, counted from 1). */
 export const OPEN: ReadonlySet<Gate> = new Set<Gate>([
@@ -54,6 +56,7 @@ export const OPEN: ReadonlySet<Gate> = new Set<Gate>([
   'later-path-sorts-first',
   'command-writes-ignored-dir',
   'command-changes-gitignore',
+  'rewind-after-force',
 ]);
 
 /** The gates in force: OPEN, or none under RANDOM_ALL=1, or the list in RANDOM_GATES (comma-separated). */

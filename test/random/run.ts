@@ -510,7 +510,7 @@ export class World {
     }
     if (problems.length) {
       const kind = SEVERITY.find((k) => problems.some((x) => x.kind === k)) ?? problems[0].kind;
-      this.fail(kind, `${context} exited 0 and left ${problems.length} path(s) wrong (${[...new Set(problems.map((x) => x.kind))].join(', ')}):\n${problems.map((x) => `${x.text}`).join('\n')}\n${a.summary()}`, false, problems.filter((x) => x.kind === kind).map((x) => x.path));
+      this.fail(kind, `${context} exited 0 and left ${problems.length} path(s) wrong (${[...new Set(problems.map((x) => x.kind))].join(', ')}):\n${problems.slice(0, 6).map((x) => `${x.text}`).join('\n')}${problems.length > 6 ? `\n  and ${problems.length - 6} more: ${problems.slice(6).map((x) => x.path).join(', ')}` : ''}\n${a.summary()}`, false, problems.filter((x) => x.kind === kind).map((x) => x.path));
     }
     const refs = refsView(this.dir);
     if (refs !== preRefs) this.fail('refs-moved', `${context} moved HEAD, a ref, the stash or the reflog:\nbefore:\n${indent(preRefs)}\nafter:\n${indent(refs)}`);
@@ -577,23 +577,28 @@ export class World {
     return `  ${p}\n    ${an}: ${describeState(a, this.previews)}\n    ${bn}: ${describeState(b, this.previews)}`;
   }
 
-  /** Who changed `p` (or a path beneath or above it), step by step. */
+  /** Who changed `p` (or a path beneath or above it), step by step: one line per step, then its paths. */
   history(p: string): string {
     const lines: string[] = [];
     for (const e of this.events) {
-      for (const [q, [, after]] of e.changes) {
-        if (!related(p, q) || e.actor.kind === 'setup') continue;
-        // in a run of person steps, the one that names the path (or the commands among them)
-        let steps = e.steps ?? [e.step];
-        if (steps.length > 1) {
-          const named = steps.filter((i) => { const st = this.trace.steps[i]; return st && 'path' in st && related(st.path, q); });
-          steps = named.length ? named.slice(-1) : steps.filter((i) => this.trace.steps[i]?.k === 'sh');
-        }
-        const what = steps.map((i) => (this.trace.steps[i] ? stepText(this.trace.steps[i]) : '')).join('; ');
-        lines.push(`      step ${steps.join(', ')} ${actorText(e.actor)} ${what.length > 160 ? `${what.slice(0, 157)}...` : what}: ${q} → ${describeState(after, this.previews)}`);
+      if (e.actor.kind === 'setup') continue;
+      const hits = [...e.changes].filter(([q]) => related(p, q));
+      if (hits.length === 0) continue;
+      // in a run of person steps, the one that names the path (or the commands among them)
+      let steps = e.steps ?? [e.step];
+      if (steps.length > 1) {
+        const named = steps.filter((i) => {
+          const st = this.trace.steps[i];
+          return st && 'path' in st && hits.some(([q]) => related(st.path, q));
+        });
+        steps = named.length ? named.slice(-1) : steps.filter((i) => this.trace.steps[i]?.k === 'sh');
       }
+      const what = steps.map((i) => (this.trace.steps[i] ? stepText(this.trace.steps[i]) : '')).join('; ');
+      lines.push(`      step ${steps.join(', ')} (${actorText(e.actor)}) ${what.length > 140 ? `${what.slice(0, 137)}...` : what}:`);
+      for (const [q, [, after]] of hits.slice(0, 6)) lines.push(`        ${q} → ${describeState(after, this.previews)}`);
+      if (hits.length > 6) lines.push(`        (${hits.length - 6} more)`);
     }
-    return lines.length ? `    history:\n${lines.slice(-12).join('\n')}` : '    history: (setup only)';
+    return lines.length ? `    history:\n${lines.slice(-24).join('\n')}` : '    history: (setup only)';
   }
 }
 

@@ -74,14 +74,18 @@ export function shrink(trace: Trace, failure: Failure, opts: { budgetMs: number;
       }
     }
   }
-  // simpler steps
+  // simpler steps, each simplified as far as it goes
   for (let i = 0; i < steps.length && timeLeft(); i++) {
-    for (const simpler of simplify(steps[i])) {
-      if (!timeLeft()) break;
-      const cand = [...steps.slice(0, i), simpler, ...steps.slice(i + 1)];
-      if (fails({ sessions: trace.sessions, steps: cand })) {
-        steps = current();
-        break;
+    for (let again = true; again && timeLeft(); ) {
+      again = false;
+      for (const simpler of simplify(steps[i])) {
+        if (!timeLeft()) break;
+        const cand = [...steps.slice(0, i), simpler, ...steps.slice(i + 1)];
+        if (fails({ sessions: trace.sessions, steps: cand })) {
+          steps = current();
+          again = i < steps.length;
+          break;
+        }
       }
     }
   }
@@ -100,9 +104,10 @@ function simplify(s: Step): Step[] {
   if (s.k === 'rewind' && s.turn !== undefined && s.turn > 1) out.push({ ...s, turn: 1 });
   if (s.k === 'call' && s.calls.length === 1) {
     const c = s.calls[0];
-    if (c.tool === 'write' && (c.text?.length ?? 0) > 2) out.push({ ...s, calls: [{ ...c, text: 'x\n' }] });
+    if (c.tool === 'write' && (c.text?.length ?? 0) > 2 && c.op !== 'edit') out.push({ ...s, calls: [{ ...c, text: 'x\n' }] });
     if (c.tool === 'write' && c.fail) out.push({ ...s, calls: [{ ...c, fail: undefined }] });
   }
+  if (s.k === 'start' && s.label) out.push({ k: 'start', s: s.s });
   if ((s.k === 'file' || s.k === 'append') && s.text.length > 2) out.push({ ...s, text: s.text.includes('\r') ? 'x\r\n' : 'x\n' });
   return out;
 }
