@@ -161,6 +161,7 @@ export class Generator {
   private justRewound = false;
   /** rewinds left for the wind-down (a refused one leaves its turns: no endless retries) */
   private finalRewinds = -1;
+  private lastFinal: { s: string; live: number } | null = null;
 
   constructor(
     readonly seed: number,
@@ -239,11 +240,15 @@ export class Generator {
     if (final && chance(r, 0.15) && ![...w.sessions.values()].some(forced)) return { k: 'rewind' };
     const s = pick(r, candidates);
     let turn = chance(r, 0.5) ? s.live.length : 1 + Math.floor(r() * s.live.length);
+    // the wind-down's last rewind of this session was refused (its turns are all still there): force it, or take the newest turn only
+    const refused = final && this.lastFinal?.s === s.spec.name && this.lastFinal.live === s.live.length;
+    if (refused) turn = s.live.length;
+    if (final) this.lastFinal = { s: s.spec.name, live: s.live.length };
     if (this.g.has('rewind-over-person-between-turns') && turn < s.live.length) {
       const a = analyze(w, s, s.live.slice(turn - 1), w.cur);
       if ([...a.ap.values()].some((i) => i.direct.length && !i.lastNonS)) turn = s.live.length;
     }
-    const force = chance(r, final ? 0.2 : 0.12);
+    const force = chance(r, refused ? 0.5 : final ? 0.2 : 0.12);
     const kill = chance(r, 0.1);
     return { k: 'rewind', s: s.spec.name, turn, ...(force ? { force } : {}), ...(kill ? { kill } : {}) };
   }

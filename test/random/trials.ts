@@ -67,7 +67,10 @@ export function runTrials(defaults: { runs: number; budgetMs: number; base: numb
     report.hookCalls += o.hookCalls;
     report.steps += o.trace.steps.length;
     for (const key of Object.keys(report.rewinds) as Array<keyof Outcome['rewinds']>) report.rewinds[key] += o.rewinds[key];
-    for (const f of o.failures.filter((x) => x.soft)) report.soft.push({ seed, failure: f });
+    for (const f of o.failures.filter((x) => x.soft)) {
+      report.soft.push({ seed, failure: f });
+      if (process.env.RANDOM_LOG) appendFileSync(process.env.RANDOM_LOG, `soft finding, seed ${seed}, step ${f.step}: ${f.kind}\n${f.text}\n`);
+    }
     const hard = o.hard[0];
     log(`${replay ? 'replay' : `seed ${seed}`}: ${o.trace.steps.length} steps, ${o.hookCalls} hook calls, ${o.rewinds.done} rewinds done, ${o.rewinds.refused} refused, ${(o.ms / 1000).toFixed(1)} s${hard ? `: FAILED (${hard.kind})` : o.failures.length ? `: ${o.failures.length} soft finding(s) (${o.failures.map((f) => f.kind).join(', ')})` : ''}`);
     if (!hard) continue;
