@@ -200,6 +200,29 @@ describe('shrunk failures of the random runs (2)', () => {
   });
 });
 
+describe('unjustified refusals the random runs found (soft findings)', () => {
+  // seed 1005: without call ids (Gemini CLI, the generic form without toolUseId), a file a shell
+  // command created and a later replace of the same turn edited is sealed absent: the rewind
+  // refuses it as changed by someone else, though only the agent touched it (with ids: exact)
+  it.fails('id-less calls: a command creates a file, a later edit of the turn changes it: the rewind refuses, sealed absent (seed 1005)', () => {
+    checkStrict(
+      trace([G], [
+        setup.file('a.txt', 'one\n'),
+        setup.sh('git add -A && git commit -qm base'),
+        G.start('p'),
+        G.shell('mkdir -p pkg/sub && echo name > pkg/sub/f4.txt'),
+        G.edit('pkg/sub/f4.txt', 'name', 'name edited'),
+        G.end(),
+        rewind('A', 1),
+      ]),
+    );
+  });
+
+  it('the same with call ids: the rewind is exact', () => {
+    checkStrict(trace([A], [setup.file('a.txt', 'one\n'), setup.sh('git add -A && git commit -qm base'), A.start('p'), A.shell('mkdir -p pkg/sub && echo name > pkg/sub/f4.txt'), A.edit('pkg/sub/f4.txt', 'name', 'name edited'), A.end(), rewind('A', 1)]));
+  });
+});
+
 describe('what held in the outside tester: fixed sequences that pass', () => {
   it("a person's work in progress, one turn with a write into new directories, an edit, sed -i, rm and git add -A: rewind is exact", () => {
     check(
