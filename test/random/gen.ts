@@ -337,6 +337,8 @@ export class Generator {
     const turn = s.open;
     const removed = (turn?.events ?? []).flatMap((e) => [...e.changes].filter(([, [b, a]]) => b?.wt === 'dir' && a?.wt !== 'dir').map(([p]) => p));
     const okPath = (p: string) => {
+      // a write of .gitignore in parallel with a command un-ignores files inside the command's run
+      if (this.g.has('command-changes-gitignore') && p.endsWith('.gitignore')) return false;
       if (this.g.has('write-under-removed-dir') && removed.some((d) => isUnder(p, d) || d === p)) return false;
       if (this.g.has('later-path-sorts-first') && turn?.declared.length && p < turn.declared[0]) return false;
       if (this.g.has('write-through-symlink') && throughLink(w, p)) return false;

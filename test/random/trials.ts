@@ -79,6 +79,8 @@ export function runTrials(defaults: { runs: number; budgetMs: number; base: numb
     const saved = join(outDir, `${replay ? 'replay' : `seed-${seed}`}-${hard.kind}.json`);
     writeFileSync(saved, JSON.stringify(o.trace, null, 1));
     const lines = [`seed ${seed} failed: ${hard.kind} at step ${hard.step} (the trace: ${saved})`, hard.text];
+    log(lines.join('\n'));
+    lines.length = 0;
     if (shrinkMs > 0) {
       const s = shrink(o.trace, hard, { budgetMs: shrinkMs, log: process.env.RANDOM_VERBOSE === '1' ? log : undefined });
       const again = s.outcome.hard.find((f) => f.kind === hard.kind) ?? hard;
@@ -94,9 +96,8 @@ export function runTrials(defaults: { runs: number; budgetMs: number; base: numb
       lines.push('', 'the sequence (not shrunk):', traceText(o.trace));
     }
     lines.push('', `replay: ${replay ? '' : `RANDOM_SEED=${seed}${mainSteps !== undefined ? ` RANDOM_STEPS=${mainSteps}` : ''} npm run test:random (this generator), or `}RANDOM_TRACE=${saved} npm run test:random`);
-    const text = lines.join('\n');
-    log(text);
-    report.failed.push({ seed, failure: hard, report: text });
+    log(lines.join('\n'));
+    report.failed.push({ seed, failure: hard, report: [`seed ${seed} failed: ${hard.kind} at step ${hard.step} (the trace: ${saved})`, hard.text, ...lines].join('\n') });
   }
   report.ms = Date.now() - t0;
   return report;
