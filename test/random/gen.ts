@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { prng } from '../helpers/prng.js';
 import { supportsUndo } from './cli.js';
 import { gates, type Gate } from './known.js';
-import { analyze, type Sess, type World } from './run.js';
+import { analyze, READ_ONLY, type Sess, type World } from './run.js';
 import { isUnder, related, type PathState } from './state.js';
 import { agent, del, edit, person, setup, shell, write, type Call, type Form, type SessionSpec, type Step } from './trace.js';
 
@@ -22,7 +22,7 @@ const TRACKED = ['README.md', 'a.txt', 'b.txt', 'src/app.ts', 'src/lib/util.ts',
 const NEW_FILES = ['gen/api/client.ts', 'src/new.ts', 'src/lib/extra.ts', 'pkg/x/y/z.txt', 'docs/new/page.md', 'c.txt', 'tools/gen.sh', 'src/deep/x/w.txt', 'out/report.txt'];
 const NEW_DIRS = ['gen', 'newdir', 'pkg/sub', 'src/feature', 'docs/new', 'tmp/work'];
 const NOTES = ['notes/todo.md', 'scratch/idea.txt', 'notes.txt', 'src/untracked.ts'];
-export const READ_ONLY = ['ls -la', 'git status', 'git status --short', 'grep -rn line . || true', 'git diff --stat', 'git log --oneline -3', 'true', 'find . -name "*.md" -not -path "./.git/*"'];
+
 
 function pick<T>(r: Rng, xs: readonly T[]): T {
   return xs[Math.floor(r() * xs.length)];

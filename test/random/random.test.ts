@@ -23,7 +23,7 @@ describe('randomized differential tester', () => {
       console.log(`gates in force (known open bugs, known.ts): ${g.length ? g.join(', ') : 'none'}; rewind --undo: ${supportsUndo() ? 'yes' : 'no (a forced rewind is undone by restore)'}`);
       const r = runTrials(defaults);
       console.log(
-        `${r.trials} trials, ${r.steps} steps, ${r.hookCalls} hook calls, rewinds: ${r.rewinds.done} done (${r.rewinds.forced} forced), ${r.rewinds.refused} refused, ${r.rewinds.undone} undone; ${(r.ms / 1000).toFixed(1)} s; ${r.failed.length} failed, ${r.soft.length} soft finding(s)`,
+        `${r.trials} trials, ${r.steps} steps, ${r.hookCalls} hook calls, rewinds: ${r.rewinds.done} done (${r.rewinds.forced} forced; ${r.rewinds.paths} paths the agent had changed checked), ${r.rewinds.refused} refused, ${r.rewinds.undone} undone; ${(r.ms / 1000).toFixed(1)} s; ${r.failed.length} failed, ${r.soft.length} soft finding(s)`,
       );
       for (const s of r.soft) console.log(`soft finding, seed ${s.seed}, step ${s.failure.step}: ${s.failure.kind}\n${s.failure.text}`);
       const soft = process.env.RANDOM_STRICT === '1' ? r.soft.map((s) => `seed ${s.seed}: ${s.failure.kind}`) : [];

@@ -218,6 +218,13 @@ describe('unjustified refusals the random runs found (soft findings)', () => {
     );
   });
 
+  // seed 3019: a file the agent wrote in the turn, then a command that only touches its metadata
+  // (chmod to the mode it has, touch): the command is recorded as changing it (I10: nothing of
+  // its state changed). Harmless for this rewind (the path is the turn's already), noise in turns.
+  it.fails('a command that only touches a file the turn wrote (chmod -x of a plain file) is listed as changing it (seed 3019)', () => {
+    checkStrict(trace([B], [setup.file('empty.txt', ''), B.start(), B.edit('empty.txt', '', ' edited'), B.shell('chmod -x empty.txt'), B.end(), rewind()]));
+  });
+
   it('the same with call ids: the rewind is exact', () => {
     checkStrict(trace([A], [setup.file('a.txt', 'one\n'), setup.sh('git add -A && git commit -qm base'), A.start('p'), A.shell('mkdir -p pkg/sub && echo name > pkg/sub/f4.txt'), A.edit('pkg/sub/f4.txt', 'name', 'name edited'), A.end(), rewind('A', 1)]));
   });

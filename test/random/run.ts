@@ -94,7 +94,8 @@ export interface Outcome {
   failures: Failure[];
   hard: Failure[];
   hookCalls: number;
-  rewinds: { done: number; refused: number; forced: number; undone: number };
+  /** paths: how many paths the agent changed, over the rewinds done (what the oracle checked came back) */
+  rewinds: { done: number; refused: number; forced: number; undone: number; paths: number };
   ms: number;
 }
 
@@ -111,6 +112,9 @@ function sh(cwd: string, cmd: string, env: NodeJS.ProcessEnv): { code: number; o
   const p = spawnSync('/bin/sh', ['-c', cmd], { cwd, env, encoding: 'utf8', timeout: 60_000, maxBuffer: 1 << 26 });
   return { code: p.status ?? -1, out: ((p.stdout ?? '') + (p.stderr ?? '')).slice(0, 2000) };
 }
+
+/** The read-only commands the generator runs (a turn must list no path for them). */
+export const READ_ONLY = ['ls -la', 'git status', 'git status --short', 'grep -rn line . || true', 'git diff --stat', 'git log --oneline -3', 'true', 'find . -name "*.md" -not -path "./.git/*"', 'ls', 'cat a.txt'];
 
 /** Failure kinds of a wrong rewind, the worst first (the first one present names the failure). */
 const SEVERITY = ['person-lost', 'collateral', 'not-restored', 'unnamed-loss', 'empty-dir'];
@@ -135,7 +139,7 @@ export class World {
   lastRewind: { s: string; pre: State; event: HEvent; forced: boolean; savedAs: string | null } | null = null;
   /** turns (uids) a rewind took back: their agent events are cancelled, for every session's oracle */
   readonly rewound = new Set<number>();
-  readonly rewinds = { done: 0, refused: 0, forced: 0, undone: 0 };
+  readonly rewinds = { done: 0, refused: 0, forced: 0, undone: 0, paths: 0 };
   /** shell calls whose run changed no path: their `turns` entry must list none (read-only commands add nothing) */
   readonly quietCalls: Array<{ engine: string; id?: string; cmd: string; step: number }> = [];
   log: string[] = [];
@@ -385,7 +389,10 @@ export class World {
       const entries = list.filter((t) => t.session === q.engine).flatMap((t) => t.tools.filter((c) => c.phase === 'after' && (q.id ? c.toolUseId === q.id : c.command === q.cmd)));
       const noisy = q.id ? entries : entries.length && entries.every((c) => c.paths.length) ? entries : [];
       for (const c of noisy) {
-        if (c.paths.length) this.fail('read-only-paths', `step ${q.step}: the command ${JSON.stringify(q.cmd)} changed nothing, yet turns --json lists paths for it: ${c.paths.join(', ')}`, false, c.paths);
+        // a read-only command (ls, git status, grep) that adds paths is a failure; any other command
+        // whose run changed no path's state (touch, chmod to the same mode) is a soft one (I10)
+        const readOnly = READ_ONLY.includes(q.cmd);
+        if (c.paths.length) this.fail(readOnly ? 'read-only-paths' : 'unchanged-paths', `step ${q.step}: the command ${JSON.stringify(q.cmd)} changed nothing${readOnly ? '' : ' (no path\'s bytes, mode, type or index entries)'}, yet turns --json lists paths for it: ${c.paths.join(', ')}`, !readOnly, c.paths);
       }
     }
     return list;
@@ -486,6 +493,7 @@ export class World {
       return;
     }
     this.rewinds.done++;
+    this.rewinds.paths += a.ap.size;
     if (force) this.rewinds.forced++;
     if (!force && a.pushed.length) this.fail('pushed-not-refused', `${context} exited 0 though the turns' commits ${a.pushed.join(', ')} were pushed (I5)`);
     const uncovered = report.uncovered ?? [];

@@ -55,7 +55,7 @@ export function runTrials(defaults: { runs: number; budgetMs: number; base: numb
   const base = single !== undefined ? Number(single) : num(process.env.RANDOM_BASE, defaults.base);
   const shrinkMs = num(process.env.RANDOM_SHRINK_MS, defaults.shrinkMs);
   const stepsLimit = process.env.RANDOM_STEPS ? Number(process.env.RANDOM_STEPS) : undefined;
-  const report: TrialsReport = { trials: 0, ms: 0, failed: [], soft: [], hookCalls: 0, steps: 0, rewinds: { done: 0, refused: 0, forced: 0, undone: 0 } };
+  const report: TrialsReport = { trials: 0, ms: 0, failed: [], soft: [], hookCalls: 0, steps: 0, rewinds: { done: 0, refused: 0, forced: 0, undone: 0, paths: 0 } };
   const replay: Trace | null = process.env.RANDOM_TRACE ? parseTrace(readFileSync(process.env.RANDOM_TRACE, 'utf8')) : null;
   for (let k = 0; k < (replay ? 1 : runs) && (k === 0 || Date.now() - t0 < budget); k++) {
     const seed = (base + k) >>> 0;
