@@ -44,6 +44,10 @@ export interface HEvent {
   forced?: boolean;
   /** consecutive steps of a person (or of the setup) make one event: their indexes */
   steps?: number[];
+  /** a rewind event an undo took back exactly */
+  undone?: boolean;
+  /** an undo event: the session whose rewind it took back exactly */
+  undoes?: string;
 }
 
 export interface Failure {
@@ -136,7 +140,7 @@ export class World {
   step = -1;
   hookCalls = 0;
   turnUid = 0;
-  lastRewind: { s: string; pre: State; event: HEvent; forced: boolean; savedAs: string | null } | null = null;
+  lastRewind: { s: string; pre: State; event: HEvent; forced: boolean; savedAs: string | null; turns: number[] } | null = null;
   /** turns (uids) a rewind took back: their agent events are cancelled, for every session's oracle */
   readonly rewound = new Set<number>();
   readonly rewinds = { done: 0, refused: 0, forced: 0, undone: 0, paths: 0 };
@@ -531,7 +535,7 @@ export class World {
     for (const t of range) this.rewound.add(t.uid);
     s.live.splice(from);
     this.cur = post;
-    this.lastRewind = { s: s.spec.name, pre, event: ev, forced: force, savedAs: report.savedAs ?? null };
+    this.lastRewind = { s: s.spec.name, pre, event: ev, forced: force, savedAs: report.savedAs ?? null, turns: range.map((t) => t.uid) };
   }
 
   private undoStep(): void {
@@ -574,7 +578,14 @@ export class World {
     if (problems.length) this.fail('undo-mismatch', `${context} did not bring back the state before the rewind:\n${problems.join('\n')}`);
     const fsck = fsckProblems(this.dir);
     if (fsck) this.fail('fsck', `after ${context}, git fsck:\n${indent(fsck)}`);
-    this.record({ kind: 'undo' }, pre, post);
+    const ue = this.record({ kind: 'undo' }, pre, post);
+    if (problems.length === 0) {
+      // the rewind and its undo together changed nothing (for every other session); the rewound
+      // turns' changes are back on disk
+      last.event.undone = true;
+      ue.undoes = last.s;
+      for (const uid of last.turns) this.rewound.delete(uid);
+    }
     this.cur = post;
     if (native) s.frozen = true;
   }
@@ -715,10 +726,12 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
   const name = s.spec.name;
   const agentEvents = range.flatMap((t) => t.events).sort((x, y) => x.pos - y.pos);
   // S's own changes, and changes another session made and a rewind of it took back (its rewound
-  // turns' calls and that rewind: together they changed nothing, if the rewind was not forced)
+  // turns' calls and that rewind: together they changed nothing, if the rewind was not forced),
+  // (and another session's rewind that an undo took back exactly, with that undo)
   const neutral = (e: HEvent) =>
     (e.actor.kind === 'agent' && (e.actor.s === name || w.rewound.has(e.actor.turn))) ||
-    (e.actor.kind === 'rewind' && (e.actor.s === name || !e.forced)) ||
+    (e.actor.kind === 'rewind' && (e.actor.s === name || !e.forced || !!e.undone)) ||
+    (e.actor.kind === 'undo' && e.undoes !== undefined && e.undoes !== name) ||
     e.actor.kind === 'setup';
   const ap = new Map<string, ApInfo>();
   for (const e of agentEvents) {
