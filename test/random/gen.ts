@@ -370,7 +370,8 @@ export class Generator {
     if (g.has('dir-over-tracked-then-shell') && [...w.cur.paths].some(([, st]) => st.idx && st.wt === 'dir')) return null;
     if (g.has('note-in-agent-dir') && this.agentDirs(w).some((d) => [...w.events].some((e) => e.actor.kind === 'person' && [...e.changes.keys()].some((q) => isUnder(q, d))))) return null;
     if (g.has('crlf') && existsLine(w, '.gitattributes')) return null;
-    const keep = (p: string) => !(g.has('command-changes-gitignore') && p.endsWith('.gitignore'));
+    const inIgnoredDir = (p: string) => /^(dist|build|node_modules)\//.test(p);
+    const keep = (p: string) => !(g.has('command-changes-gitignore') && p.endsWith('.gitignore')) && !(g.has('command-writes-ignored-dir') && inIgnoredDir(p));
     const files = v.files.filter(keep);
     const texts = v.texts.filter(keep);
     const F = () => pick(r, files.length ? files : ['a.txt']);

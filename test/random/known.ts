@@ -32,7 +32,7 @@ export type Gate =
   | 'push-skewed-clock'
   /** row 15: a later call of a turn declares a path sorting before the first one */
   | 'later-path-sorts-first'
-  /** issue 19 (prose): files a command creates inside ignored directories stay after rewind, unnamed */
+  /** issue 19 (prose): files a command creates (or changes: seed 4011) inside ignored directories stay after rewind, unnamed */
   | 'command-writes-ignored-dir'
   /** found here (seed 1005): a command that changes .gitignore un-ignores the person's files, and the rewind deletes them */
   | 'command-changes-gitignore'
