@@ -411,8 +411,11 @@ export class World {
       // plain `rewind`: the engine picks the worktree's newest turn that changed anything
       const pick = engine.find((t) => t.paths.length > 0);
       if (!pick) {
-        const pending = [...this.sessions.values()].filter((x) => !x.frozen && x.live.some((t) => t.events.some((e) => e.changes.size > 0)));
-        if (pending.length) this.fail('not-recorded', `turns --json lists no turn that changed anything, while ${pending.map((x) => `${x.spec.name}'s turns changed ${[...new Set(x.live.flatMap((t) => t.events.flatMap((e) => [...e.changes.keys()])))].join(', ')}`).join('; ')}`);
+        // (what lies in ignored directories or a nested repository is not captured: not counted)
+        const captured = (p: string) => !/^(dist|build|node_modules|vendor)(\/|$)/.test(p);
+        const changed = (x: Sess) => [...new Set(x.live.flatMap((t) => t.events.flatMap((e) => [...e.changes.keys()])))].filter(captured);
+        const pending = [...this.sessions.values()].filter((x) => !x.frozen && changed(x).length > 0);
+        if (pending.length) this.fail('not-recorded', `turns --json lists no turn that changed anything, while ${pending.map((x) => `${x.spec.name}'s turns changed ${changed(x).join(', ')}`).join('; ')}`);
         return;
       }
       s = [...this.sessions.values()].find((x) => x.engine === pick.session);
