@@ -1,0 +1,284 @@
+/**
+ * Fixed sequences, judged by the randomized tester's oracle (run.ts): every data-loss case of
+ * issue 19's table it reaches, and every shrunk failure it found. A case the engine still gets
+ * wrong is `it.fails` (its row or bug named beside it), so the suite stays green; flip it to `it`
+ * when the fix lands, and delete its gate in known.ts so the random runs generate it again.
+ *
+ * Each sequence prints as the tester prints a shrunk failure (trace.ts's DSL), so a new failure is
+ * pasted here as it came.
+ */
+import { describe, expect, it } from 'vitest';
+import { assertBuilt } from './cli.js';
+import { GITIGNORE } from './gen.js';
+import { runTrace } from './run.js';
+import { agent, edit, person, rewind, setup, shell, trace, undo, write, type Trace, type Step } from './trace.js';
+
+/** RANDOM_EXPLAIN=1: print what each sequence's oracle found (the reason an `it.fails` fails). */
+function explain(o: ReturnType<typeof runTrace>): void {
+  if (process.env.RANDOM_EXPLAIN !== '1') return;
+  console.log((o as unknown as { log: string[] }).log.join('\n'));
+  console.log(o.failures.length ? o.failures.map((f) => `step ${f.step}: ${f.kind}${f.soft ? ' (soft)' : ''}\n${f.text}`).join('\n\n') : 'no failure');
+}
+
+/** The trace runs with no hard failure (an unjustified refusal is reported, not failed). */
+function check(t: Trace): void {
+  assertBuilt();
+  const o = runTrace(t, { stopAtFirst: false });
+  explain(o);
+  expect(o.hard.map((f) => `step ${f.step}: ${f.kind}\n${f.text}`)).toEqual([]);
+}
+
+/** The trace runs with no failure at all, an unjustified refusal included. */
+function checkStrict(t: Trace): void {
+  assertBuilt();
+  const o = runTrace(t, { stopAtFirst: false });
+  explain(o);
+  expect(o.failures.map((f) => `step ${f.step}: ${f.kind}\n${f.text}`)).toEqual([]);
+}
+
+/** A small committed repository: .gitignore, a.txt, b.txt, src/app.ts, src/lib/util.ts. */
+const base = (...more: Step[]): Step[] => [
+  setup.file('.gitignore', GITIGNORE),
+  setup.file('a.txt', 'one\ntwo\nthree\n'),
+  setup.file('b.txt', 'bee\n'),
+  setup.file('src/app.ts', 'export const a = 1;\n'),
+  setup.file('src/lib/util.ts', 'export const u = 2;\n'),
+  ...more,
+  setup.sh('git add -A && git commit -qm base'),
+];
+
+const A = agent('A');
+const B = agent('B');
+const G = agent('A', 'gemini');
+const C = agent('A', 'claude');
+const N = agent('A', 'generic', false);
+
+describe("issue 19's table, as fixed sequences", () => {
+  it.fails("row 1: a person's unstaged deletion, then a read-only shell command: turns lists it, rewind writes the file back", () => {
+    check(trace([A], [...base(), person.rm('b.txt'), A.start(), A.shell('ls'), A.write('a.txt', 'agent\n'), A.end(), rewind('A')]));
+  });
+
+  it.fails("row 1: a person's unstaged deletion, then the agent's git add -A: rewind writes the deleted file back", () => {
+    check(trace([A], [...base(), person.rm('b.txt'), A.start(), A.shell('git add -A'), A.end(), rewind('A')]));
+  });
+
+  it.fails('row 2: rm -rf src, then a Write of src/new.txt in the same turn: turn-end fails, src never comes back', () => {
+    check(trace([A], [...base(), A.start(), A.shell('rm -rf src'), A.write('src/new.txt', 'new\n'), A.end(), rewind('A')]));
+  });
+
+  it.fails("row 3: one command deletes a person's untracked file and runs git gc --prune=now: the file is gone for good", () => {
+    check(trace([A], [...base(), person.file('notes.txt', 'mine\n'), A.start(), A.shell('rm notes.txt && git gc -q --prune=now'), A.end(), rewind('A')]));
+  });
+
+  it.fails('row 4: the person replaced a tracked file by a directory, then a shell command: after-tool fails, its change stays', () => {
+    check(trace([A], [...base(), person.rm('b.txt'), person.file('b.txt/inner.txt', 'inner\n'), A.start(), A.shell('git add -A'), A.end(), rewind('A')]));
+  });
+
+  it.fails("row 5: Gemini (no call id): the person fixes a.txt between the agent's calls; rewind destroys the fix", () => {
+    check(trace([G], [...base(), G.start(), G.write('a.txt', 'agent\n'), person.file('a.txt', 'person fix\n'), G.write('c.txt', 'c\n'), G.end(), rewind('A')]));
+  });
+
+  it.fails("row 5: the generic form without toolUseId: the person fixes a.txt between the agent's calls; rewind destroys the fix", () => {
+    check(trace([N], [...base(), N.start(), N.write('a.txt', 'agent\n'), person.file('a.txt', 'person fix\n'), N.write('c.txt', 'c\n'), N.end(), rewind('A')]));
+  });
+
+  it.fails('row 6: Claude Code: the person denies an Edit at the permission prompt and makes the change by hand; rewind replaces the hand edit', () => {
+    check(trace([C], [...base(), C.start(), C.denied(edit('a.txt', 'two', 'TWO')), person.file('a.txt', 'one\nTWO by hand\nthree\n'), C.write('c.txt', 'c\n'), C.end(), rewind('A')]));
+  });
+
+  it.fails('row 7: turn 1 writes a, the person edits a, turn 2 writes a: rewind 1 exits 0 and destroys the edit', () => {
+    check(trace([A], [...base(), A.start(), A.write('a.txt', 'turn 1\n'), A.end(), person.file('a.txt', 'person\n'), A.start(), A.write('a.txt', 'turn 2\n'), A.end(), rewind('A', 1)]));
+  });
+
+  it('row 7: rewind, then rewind again: the second refuses at turn 1 (the person edited its path)', () => {
+    check(trace([A], [...base(), A.start(), A.write('a.txt', 'turn 1\n'), A.end(), person.file('a.txt', 'person\n'), A.start(), A.write('a.txt', 'turn 2\n'), A.end(), rewind('A'), rewind('A')]));
+  });
+
+  it.fails('row 8: eol=crlf files edited by a command: rewind writes LF where the person had CRLF', () => {
+    check(trace([A], [setup.file('.gitattributes', '*.txt eol=crlf\n'), setup.file('a.txt', 'one\r\ntwo\r\n'), setup.sh('git add -A && git commit -qm base'), A.start(), A.shell("sed -i 's/one/ONE/' a.txt"), A.end(), rewind('A')]));
+  });
+
+  it.fails('row 8: core.autocrlf=true files edited by a command: rewind writes LF where the person had CRLF', () => {
+    check(trace([A], [setup.sh('git config core.autocrlf true'), setup.file('a.txt', 'one\r\ntwo\r\n'), setup.sh('git add -A && git commit -qm base'), A.start(), A.shell("sed -i 's/one/ONE/' a.txt"), A.end(), rewind('A')]));
+  });
+
+  it.fails('row 9: a Write whose path is a symlink to a tracked file: the target changes, rewind leaves it changed', () => {
+    check(trace([C], [...base(setup.link('link', 'a.txt')), C.start(), C.write('link', 'through the link\n'), C.end(), rewind('A')]));
+  });
+
+  it.fails("row 10: the agent creates src/deep/, the person saves a note there, the agent runs git add -A: rewind deletes the note", () => {
+    check(trace([A], [...base(), A.start(), A.write('src/deep/gen.ts', 'gen\n'), person.file('src/deep/note.md', 'mine\n'), A.shell('git add -A'), A.end(), rewind('A')]));
+  });
+
+  // row 11's window (between creating index.lock and writing its marker) is one writeFile call:
+  // a kill from outside lands after the marker every time here, so this checks the recovery only
+  it('row 11: a rewind killed (-9) the moment index.lock appears: running it again completes it', () => {
+    check(trace([A], [...base(), person.append('b.txt', 'staged\n'), person.sh('git add b.txt'), A.start(), A.shell('git add -A'), A.write('a.txt', 'agent\n'), A.end(), rewind('A', 1, { kill: true })]));
+  });
+
+  it.fails('row 12: rm -rf over a nested repository with uncommitted work: rewind exits 0 and does not name the loss', () => {
+    check(trace([A], [...base(setup.sh("mkdir -p vendor/lib && cd vendor/lib && git init -q && printf 'v1\\n' > v.txt && git add v.txt && git commit -qm v && printf 'wip\\n' >> v.txt")), A.start(), A.shell('rm -rf vendor'), A.end(), rewind('A')]));
+  });
+
+  const remote = [
+    setup.sh('git init -q --bare ../origin.git && git remote add origin ../origin.git && git push -q -u origin main 2>/dev/null'),
+    setup.sh("git clone -q ../origin.git ../other && cd ../other && printf 'o\\n' > other.txt && git add other.txt && git commit -qm other && git push -q origin main && cd ../repo && git fetch -q"),
+  ];
+
+  it.fails("row 13: the agent only pulled (a fast-forward to someone else's pushed commit): the rewind is refused as a push", () => {
+    checkStrict(trace([A], [...base(), ...remote, A.start(), A.shell('git pull -q --ff-only'), A.end(), rewind('A')]));
+  });
+
+  it.fails('row 13: the agent pushed a commit whose clock is behind the turn: the rewind is not refused', () => {
+    check(trace([A], [...base(), remote[0], A.start(), A.shell("echo agent >> a.txt && GIT_COMMITTER_DATE='1500000000 +0000' git commit -qam old && git push -q origin HEAD"), A.end(), rewind('A')]));
+  });
+
+  it('row 13: the agent pushed a commit (a true clock): the rewind refuses', () => {
+    check(trace([A], [...base(), remote[0], A.start(), A.shell('echo agent >> a.txt && git commit -qam pushed && git push -q origin HEAD'), A.end(), rewind('A')]));
+  });
+
+  it.fails("row 14: two sessions write one file; B is rewound, then A: A refuses with a stale contest though the file holds A's last write", () => {
+    checkStrict(trace([A, B], [...base(), A.start(), A.write('a.txt', 'by A\n'), B.start(), B.write('a.txt', 'by B\n'), A.end(), B.end(), rewind('B'), rewind('A')]));
+  });
+
+  it.fails('row 15: a later call of a turn declares a path that sorts before the first one: directories the turn created stay behind', () => {
+    check(trace([A], [...base(), A.start(), A.write('gen/x/y.ts', 'y\n'), A.write('gen/a.ts', 'a\n'), A.end(), rewind('A')]));
+  });
+
+  it.fails('files a command created in an ignored directory it created from nothing (dist/) stay after the rewind, unnamed', () => {
+    check(trace([A], [...base(), A.start(), A.shell('mkdir -p dist && echo bundle > dist/bundle.js'), A.end(), rewind('A')]));
+  });
+
+  it.fails('files a command created in an ignored directory that existed (build/) stay after the rewind and are not named', () => {
+    check(trace([A], [...base(), person.file('build/old.js', 'old\n'), A.start(), A.shell('mkdir -p build/out && echo app > build/out/app.js'), A.end(), rewind('A')]));
+  });
+
+  // seed 4011: a file the person keeps in an ignored directory that existed, changed by a command
+  // (here replaced by a symlink; sed -i too): the rewind leaves it changed and does not name it
+  it.fails('a command changes a file inside an ignored directory that existed: left changed, not named in uncovered (seed 4011)', () => {
+    check(
+      trace([A], [
+        setup.file('.gitignore', '.env\n*.log\ndist/\nbuild/\nnode_modules/\n'),
+        setup.file('README.md', 'x\n'),
+        person.file('dist/bundle.js', 'x\n'),
+        A.start(),
+        A.shell('ln -sf .env dist/bundle.js'),
+        A.shell("sed -i '$a appended by agent' README.md"),
+        A.end(),
+        rewind(),
+      ]),
+    );
+  });
+
+  it('a command removed an ignored directory that existed (build/): the rewind names what it cannot bring back', () => {
+    check(trace([A], [...base(), person.file('build/old.js', 'old\n'), A.start(), A.shell('rm -rf build'), A.end(), rewind('A')]));
+  });
+});
+
+describe('shrunk failures of the random runs', () => {
+  // seed 1006: `rewind --force` leaves the state it saved on top of the session's stack, and the
+  // next `rewind N` of the session restores it along with turn N: the agent's edit the forced
+  // rewind took back comes back, over the person's bytes.
+  it.fails('a rewind after a forced rewind brings back what the forced one undid (seed 1006)', () => {
+    check(
+      trace([C], [
+        person.append('run.sh', 'on top line\n'),
+        C.start('prompt 21'),
+        C.start('prompt 33'),
+        C.edit('run.sh', 'on top line', 'x\n'),
+        C.end(),
+        rewind('A', 2, { force: true }),
+        rewind('A', 1),
+      ]),
+    );
+  });
+});
+
+describe('shrunk failures of the random runs (2)', () => {
+  // seed 1005: the command makes .gitignore a (dangling) symlink, so dist/ is no longer ignored:
+  // after the command the person's dist/bundle.js looks like a file the command created, joins
+  // the turn as absent before, and the rewind deletes it.
+  it.fails("a command that un-ignores the person's ignored files: the rewind deletes them (seed 1005)", () => {
+    check(
+      trace([G], [
+        setup.file('.gitignore', '.env\n*.log\ndist/\nbuild/\nnode_modules/\n'),
+        person.file('.env', 'x\n'),
+        person.file('dist/bundle.js', 'x\n'),
+        G.start('prompt 21'),
+        G.shell('ln -sf src/untracked5.ts .gitignore'),
+        G.end(),
+        rewind('A', 1),
+      ]),
+    );
+  });
+
+  it.fails("the same with a tracked .gitignore edited by sed: the person's build output is deleted", () => {
+    check(trace([A], [...base(), person.file('dist/bundle.js', 'built\n'), A.start(), A.shell("sed -i '/dist/d' .gitignore"), A.end(), rewind('A')]));
+  });
+});
+
+describe('unjustified refusals the random runs found (soft findings)', () => {
+  // seed 1005: without call ids (Gemini CLI, the generic form without toolUseId), a file a shell
+  // command created and a later replace of the same turn edited is sealed absent: the rewind
+  // refuses it as changed by someone else, though only the agent touched it (with ids: exact)
+  it.fails('id-less calls: a command creates a file, a later edit of the turn changes it: the rewind refuses, sealed absent (seed 1005)', () => {
+    checkStrict(
+      trace([G], [
+        setup.file('a.txt', 'one\n'),
+        setup.sh('git add -A && git commit -qm base'),
+        G.start('p'),
+        G.shell('mkdir -p pkg/sub && echo name > pkg/sub/f4.txt'),
+        G.edit('pkg/sub/f4.txt', 'name', 'name edited'),
+        G.end(),
+        rewind('A', 1),
+      ]),
+    );
+  });
+
+  // seed 3019: a file the agent wrote in the turn, then a command that only touches its metadata
+  // (chmod to the mode it has, touch): the command is recorded as changing it (I10: nothing of
+  // its state changed). Harmless for this rewind (the path is the turn's already), noise in turns.
+  it.fails('a command that only touches a file the turn wrote (chmod -x of a plain file) is listed as changing it (seed 3019)', () => {
+    checkStrict(trace([B], [setup.file('empty.txt', ''), B.start(), B.edit('empty.txt', '', ' edited'), B.shell('chmod -x empty.txt'), B.end(), rewind()]));
+  });
+
+  it('the same with call ids: the rewind is exact', () => {
+    checkStrict(trace([A], [setup.file('a.txt', 'one\n'), setup.sh('git add -A && git commit -qm base'), A.start('p'), A.shell('mkdir -p pkg/sub && echo name > pkg/sub/f4.txt'), A.edit('pkg/sub/f4.txt', 'name', 'name edited'), A.end(), rewind('A', 1)]));
+  });
+});
+
+describe('what held in the outside tester: fixed sequences that pass', () => {
+  it("a person's work in progress, one turn with a write into new directories, an edit, sed -i, rm and git add -A: rewind is exact", () => {
+    check(
+      trace([A], [
+        ...base(),
+        person.append('a.txt', 'unstaged\n'),
+        person.append('b.txt', 'staged\n'),
+        person.sh('git add b.txt'),
+        person.append('b.txt', 'on top\n'),
+        person.file('notes.txt', 'untracked\n'),
+        person.file('.env', 'SECRET=1\n'),
+        A.start(),
+        A.write('gen/api/client.ts', 'client\n'),
+        A.edit('src/app.ts', '1', '10'),
+        A.shell("sed -i '1s/^/agent: /' a.txt"),
+        A.shell('rm src/lib/util.ts'),
+        A.shell('git add -A'),
+        A.end(),
+        rewind('A'),
+      ]),
+    );
+  });
+
+  it('git gc --prune=now between turns, two turns rewound at once', () => {
+    check(trace([A], [...base(), A.start(), A.write('a.txt', '1\n'), A.end(), person.sh('git gc -q --prune=now'), A.start(), A.shell('echo x >> b.txt && git add b.txt'), A.end(), person.sh('git gc -q --prune=now'), rewind('A', 1)]));
+  });
+
+  it('parallel calls with ids (generic form): both land in the turn, rewind is exact', () => {
+    check(trace([A], [...base(), A.start(), A.parallel([shell("sed -i 's/bee/BEE/' b.txt"), write('c.txt', 'c\n')], [1, 0]), A.end(), rewind('A')]));
+  });
+
+  it('a forced rewind over the person edit, then its undo (restore of what it saved, or rewind --undo)', () => {
+    check(trace([A], [...base(), A.start(), A.write('a.txt', 'agent\n'), A.end(), person.file('a.txt', 'person\n'), rewind('A', 1, { force: true }), undo()]));
+  });
+});
