@@ -433,6 +433,20 @@ export async function shellChanges(repo: Repository, baseline: ShellBaseline, ol
     // new since the baseline
     if (!tooLarge.has(rel) && !ignoredBefore(rel)) changed.add(rel);
   });
+  // a path the walk no longer sees because the command made it ignored (an edit of .gitignore)
+  // is gone only if it is: its state decides, as for any other
+  const ignoredNow = (p: string) => w.ignoredDirs.some((d) => covers(d, p));
+  for (const [p, e] of before) {
+    if (seen.has(p) || !ignoredNow(p)) continue;
+    const st = await fs.lstat(joinPath(repo.worktree, p));
+    if (!st) continue;
+    seen.add(p);
+    if (e[1] === 'l') {
+      if (st.type !== 'symlink') changed.add(p);
+      else if (statKey(st) !== e[4]) toHash.push({ rel: p, st, oid: e[3] });
+    } else if (st.type !== 'file' || e[2] !== fileModeOf(st.mode) || e[3] === null) changed.add(p);
+    else if (statKey(st) !== e[5]) toHash.push({ rel: p, st, oid: e[3] });
+  }
   for (const t of toHash) {
     const abs = joinPath(repo.worktree, t.rel);
     const bytes = t.st.type === 'symlink' ? encodePath(await fs.readlink(abs)) : await fs.readFile(abs);
@@ -449,11 +463,14 @@ export async function shellChanges(repo: Repository, baseline: ShellBaseline, ol
     }
   }
   const dirsBefore = new Set(baseline.dirs);
-  for (const d of w.dirs) if (!dirsBefore.has(d) && !ignoredBefore(d)) changed.add(d);
-  for (const d of dirsBefore) if (!w.dirs.has(d)) changed.add(d);
+  const ignoredThen = new Set(baseline.ignoredDirs);
+  // a directory that was ignored and no longer is (the command edited .gitignore) is the same
+  // directory: not the command's, nor what it held (told below, as for any ignored directory)
+  for (const d of w.dirs) if (!dirsBefore.has(d) && !ignoredBefore(d) && !ignoredThen.has(d)) changed.add(d);
+  // one made ignored is gone from the walk, not from the disk
+  for (const d of dirsBefore) if (!w.dirs.has(d) && !(ignoredNow(d) && (await fs.lstat(joinPath(repo.worktree, d)))?.type === 'directory')) changed.add(d);
   // an ignored directory the command made from nothing (a build's `dist/`) is the turn's: the
   // rewind removes it; one that was there is not captured, what happened in it is told below
-  const ignoredThen = new Set(baseline.ignoredDirs);
   for (const d of w.ignoredDirs) if (!ignoredThen.has(d) && !dirsBefore.has(d) && !ignoredBefore(d)) changed.add(d);
   indexDiff(old, now?.index ?? null, changed);
 

@@ -14,7 +14,9 @@ import type { ObjectWriter } from '../repo/object-batch.js';
 /**
  * Snapshot stacks. Each snapshot is a commit whose tree holds
  *   manifest.json   the manifest (pre-image state, seal, label, times)
- *   worktree/       the captured files and symlinks at their paths (`git show <ref>:worktree/<path>`)
+ *   worktree/       the captured files and symlinks at their paths (`git show <ref>:worktree/<path>`),
+ *                   but a symlink named as git's own files (.gitmodules, .gitignore, .gitattributes,
+ *                   .mailmap), which `git fsck` reports in any tree: index/ keeps its target
  *   index/          every blob and tree the captured index entries and resolve-undo records name
  *                   that worktree/ does not hold already (a staged version, a conflict stage)
  * and whose parent is the snapshot below it. The session's ref `refs/scalpel/<worktree>/<session>`
@@ -220,7 +222,7 @@ export class SnapshotStack {
     const files: Array<{ path: string; mode: number; oid: string }> = [];
     for (const it of state.items) {
       if (it.kind === 'file') files.push({ path: it.path, mode: it.mode, oid: it.oid });
-      else if (it.kind === 'symlink') files.push({ path: it.path, mode: MODE_SYMLINK, oid: it.oid });
+      else if (it.kind === 'symlink' && !fsckSpecialSymlink(it.path)) files.push({ path: it.path, mode: MODE_SYMLINK, oid: it.oid });
     }
     if (!files.length) return null;
     const reuse = cacheTree ? reusableTrees(files, state, cacheTree) : new Map<string, string>();
@@ -242,8 +244,9 @@ export class SnapshotStack {
    */
   private async indexTree(state: PathState, out: ObjectWriter): Promise<string | null> {
     const inWorktree = new Set<string>();
-    for (const it of state.items) if (it.kind === 'file' || it.kind === 'symlink') inWorktree.add(it.oid);
-    return this.keepTree([{ ...state, items: [] }], inWorktree, out);
+    for (const it of state.items) if (it.kind === 'file' || (it.kind === 'symlink' && !fsckSpecialSymlink(it.path))) inWorktree.add(it.oid);
+    const special = state.items.filter((it) => it.kind === 'symlink' && fsckSpecialSymlink(it.path));
+    return this.keepTree([{ ...state, items: special }], inWorktree, out);
   }
 
   /**
@@ -419,4 +422,17 @@ function depth(d: string): number {
 
 function corrupt(reason: string, commit: string): ScalpelError {
   return new ScalpelError('SNAPSHOT_CORRUPT', reason, { reason, commit });
+}
+
+/**
+ * A symbolic link `git fsck` reports wherever a tree holds it (gitmodulesSymlink is an error,
+ * gitignoreSymlink, gitattributesSymlink and mailmapSymlink warnings): one named as those files,
+ * with git's HFS+ (ignored code points, any case) and NTFS (trailing dots and spaces, streams,
+ * 8.3 short names) spellings taken broadly. Its target is kept by id, not at its path.
+ */
+export function fsckSpecialSymlink(path: string): boolean {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  // code points HFS+ ignores in names (git's next_hfs_char)
+  const folded = name.replace(/[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g, '').toLowerCase();
+  return /^\.(gitmodules|gitignore|gitattributes|mailmap)/.test(folded) || name.includes('~');
 }

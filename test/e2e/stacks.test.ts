@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, makeTempRepo } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
@@ -242,6 +242,29 @@ function treesWritten(inner: Repository): string[] & { stop(): void } {
   };
   return trees;
 }
+
+describe("symbolic links named as git's own files", () => {
+  it('are kept by id, not at their path (git fsck reports them in any tree): fsck --strict says nothing, gc keeps them, restore brings them back', async () => {
+    const dir = personRepo();
+    const links: Array<[string, string]> = [['.gitmodules', 'a'], ['sub/.gitignore', 'b'], ['.GitAttributes', 'c'], ['sub/.mailmap', 'd'], ['GITMOD~1', 'e'], ['.gitignore.', 'f']];
+    for (const [p, target] of links) {
+      mkdirSync(join(dir, p, '..'), { recursive: true });
+      symlinkSync(`target-${target}`, join(dir, p));
+    }
+    const v0 = { git: gitView(dir), tree: worktreeView(dir) };
+    const repo = await open(dir);
+    await repo.snapshot(['.gitmodules', 'sub', '.GitAttributes', 'GITMOD~1', '.gitignore.']);
+    for (const [p] of links) rmSync(join(dir, p));
+    git(dir, ['gc', '-q', '--prune=now']);
+    const fsck = spawnSync('git', ['fsck', '--no-dangling', '--strict'], { cwd: dir, encoding: 'utf8' });
+    expect({ code: fsck.status, out: fsck.stdout + fsck.stderr }).toEqual({ code: 0, out: '' });
+    const names = git(dir, ['ls-tree', '-r', '--name-only', 'refs/scalpel/main/default']);
+    expect(names).not.toMatch(/gitmodules|gitignore|mailmap|GitAttributes|~/);
+    for (const [, t] of links) expect(names).toContain(`index/${git(dir, ['hash-object', '--stdin'], { input: `target-${t}` }).trim()}`);
+    await (await open(dir)).restore();
+    expect({ git: gitView(dir), tree: worktreeView(dir) }).toEqual(v0);
+  });
+});
 
 describe('snapshot trees reuse the index cache tree where nothing differs', () => {
   it('a clean directory gets the tree git already has; a changed one is written, and both read back right', async () => {

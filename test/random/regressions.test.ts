@@ -53,40 +53,41 @@ const G = agent('A', 'gemini');
 const C = agent('A', 'claude');
 const N = agent('A', 'generic', false);
 
+// Each title names the bug the sequence once showed; every one now passes the oracle.
 describe("issue 19's table, as fixed sequences", () => {
-  it.fails("row 1: a person's unstaged deletion, then a read-only shell command: turns lists it, rewind writes the file back", () => {
+  it("row 1: a person's unstaged deletion, then a read-only shell command: turns lists it, rewind writes the file back", () => {
     check(trace([A], [...base(), person.rm('b.txt'), A.start(), A.shell('ls'), A.write('a.txt', 'agent\n'), A.end(), rewind('A')]));
   });
 
-  it.fails("row 1: a person's unstaged deletion, then the agent's git add -A: rewind writes the deleted file back", () => {
+  it("row 1: a person's unstaged deletion, then the agent's git add -A: rewind writes the deleted file back", () => {
     check(trace([A], [...base(), person.rm('b.txt'), A.start(), A.shell('git add -A'), A.end(), rewind('A')]));
   });
 
-  it.fails('row 2: rm -rf src, then a Write of src/new.txt in the same turn: turn-end fails, src never comes back', () => {
+  it('row 2: rm -rf src, then a Write of src/new.txt in the same turn: turn-end fails, src never comes back', () => {
     check(trace([A], [...base(), A.start(), A.shell('rm -rf src'), A.write('src/new.txt', 'new\n'), A.end(), rewind('A')]));
   });
 
-  it.fails("row 3: one command deletes a person's untracked file and runs git gc --prune=now: the file is gone for good", () => {
+  it("row 3: one command deletes a person's untracked file and runs git gc --prune=now: the file is gone for good", () => {
     check(trace([A], [...base(), person.file('notes.txt', 'mine\n'), A.start(), A.shell('rm notes.txt && git gc -q --prune=now'), A.end(), rewind('A')]));
   });
 
-  it.fails('row 4: the person replaced a tracked file by a directory, then a shell command: after-tool fails, its change stays', () => {
+  it('row 4: the person replaced a tracked file by a directory, then a shell command: after-tool fails, its change stays', () => {
     check(trace([A], [...base(), person.rm('b.txt'), person.file('b.txt/inner.txt', 'inner\n'), A.start(), A.shell('git add -A'), A.end(), rewind('A')]));
   });
 
-  it.fails("row 5: Gemini (no call id): the person fixes a.txt between the agent's calls; rewind destroys the fix", () => {
+  it("row 5: Gemini (no call id): the person fixes a.txt between the agent's calls; rewind destroys the fix", () => {
     check(trace([G], [...base(), G.start(), G.write('a.txt', 'agent\n'), person.file('a.txt', 'person fix\n'), G.write('c.txt', 'c\n'), G.end(), rewind('A')]));
   });
 
-  it.fails("row 5: the generic form without toolUseId: the person fixes a.txt between the agent's calls; rewind destroys the fix", () => {
+  it("row 5: the generic form without toolUseId: the person fixes a.txt between the agent's calls; rewind destroys the fix", () => {
     check(trace([N], [...base(), N.start(), N.write('a.txt', 'agent\n'), person.file('a.txt', 'person fix\n'), N.write('c.txt', 'c\n'), N.end(), rewind('A')]));
   });
 
-  it.fails('row 6: Claude Code: the person denies an Edit at the permission prompt and makes the change by hand; rewind replaces the hand edit', () => {
+  it('row 6: Claude Code: the person denies an Edit at the permission prompt and makes the change by hand; rewind replaces the hand edit', () => {
     check(trace([C], [...base(), C.start(), C.denied(edit('a.txt', 'two', 'TWO')), person.file('a.txt', 'one\nTWO by hand\nthree\n'), C.write('c.txt', 'c\n'), C.end(), rewind('A')]));
   });
 
-  it.fails('row 7: turn 1 writes a, the person edits a, turn 2 writes a: rewind 1 exits 0 and destroys the edit', () => {
+  it('row 7: turn 1 writes a, the person edits a, turn 2 writes a: rewind 1 exits 0 and destroys the edit', () => {
     check(trace([A], [...base(), A.start(), A.write('a.txt', 'turn 1\n'), A.end(), person.file('a.txt', 'person\n'), A.start(), A.write('a.txt', 'turn 2\n'), A.end(), rewind('A', 1)]));
   });
 
@@ -94,19 +95,19 @@ describe("issue 19's table, as fixed sequences", () => {
     check(trace([A], [...base(), A.start(), A.write('a.txt', 'turn 1\n'), A.end(), person.file('a.txt', 'person\n'), A.start(), A.write('a.txt', 'turn 2\n'), A.end(), rewind('A'), rewind('A')]));
   });
 
-  it.fails('row 8: eol=crlf files edited by a command: rewind writes LF where the person had CRLF', () => {
+  it('row 8: eol=crlf files edited by a command: rewind writes LF where the person had CRLF', () => {
     check(trace([A], [setup.file('.gitattributes', '*.txt eol=crlf\n'), setup.file('a.txt', 'one\r\ntwo\r\n'), setup.sh('git add -A && git commit -qm base'), A.start(), A.shell("sed -i 's/one/ONE/' a.txt"), A.end(), rewind('A')]));
   });
 
-  it.fails('row 8: core.autocrlf=true files edited by a command: rewind writes LF where the person had CRLF', () => {
+  it('row 8: core.autocrlf=true files edited by a command: rewind writes LF where the person had CRLF', () => {
     check(trace([A], [setup.sh('git config core.autocrlf true'), setup.file('a.txt', 'one\r\ntwo\r\n'), setup.sh('git add -A && git commit -qm base'), A.start(), A.shell("sed -i 's/one/ONE/' a.txt"), A.end(), rewind('A')]));
   });
 
-  it.fails('row 9: a Write whose path is a symlink to a tracked file: the target changes, rewind leaves it changed', () => {
+  it('row 9: a Write whose path is a symlink to a tracked file: the target changes, rewind leaves it changed', () => {
     check(trace([C], [...base(setup.link('link', 'a.txt')), C.start(), C.write('link', 'through the link\n'), C.end(), rewind('A')]));
   });
 
-  it.fails("row 10: the agent creates src/deep/, the person saves a note there, the agent runs git add -A: rewind deletes the note", () => {
+  it("row 10: the agent creates src/deep/, the person saves a note there, the agent runs git add -A: rewind deletes the note", () => {
     check(trace([A], [...base(), A.start(), A.write('src/deep/gen.ts', 'gen\n'), person.file('src/deep/note.md', 'mine\n'), A.shell('git add -A'), A.end(), rewind('A')]));
   });
 
@@ -116,7 +117,7 @@ describe("issue 19's table, as fixed sequences", () => {
     check(trace([A], [...base(), person.append('b.txt', 'staged\n'), person.sh('git add b.txt'), A.start(), A.shell('git add -A'), A.write('a.txt', 'agent\n'), A.end(), rewind('A', 1, { kill: true })]));
   });
 
-  it.fails('row 12: rm -rf over a nested repository with uncommitted work: rewind exits 0 and does not name the loss', () => {
+  it('row 12: rm -rf over a nested repository with uncommitted work: rewind exits 0 and does not name the loss', () => {
     check(trace([A], [...base(setup.sh("mkdir -p vendor/lib && cd vendor/lib && git init -q && printf 'v1\\n' > v.txt && git add v.txt && git commit -qm v && printf 'wip\\n' >> v.txt")), A.start(), A.shell('rm -rf vendor'), A.end(), rewind('A')]));
   });
 
@@ -125,11 +126,11 @@ describe("issue 19's table, as fixed sequences", () => {
     setup.sh("git clone -q ../origin.git ../other && cd ../other && printf 'o\\n' > other.txt && git add other.txt && git commit -qm other && git push -q origin main && cd ../repo && git fetch -q"),
   ];
 
-  it.fails("row 13: the agent only pulled (a fast-forward to someone else's pushed commit): the rewind is refused as a push", () => {
+  it("row 13: the agent only pulled (a fast-forward to someone else's pushed commit): the rewind is refused as a push", () => {
     checkStrict(trace([A], [...base(), ...remote, A.start(), A.shell('git pull -q --ff-only'), A.end(), rewind('A')]));
   });
 
-  it.fails('row 13: the agent pushed a commit whose clock is behind the turn: the rewind is not refused', () => {
+  it('row 13: the agent pushed a commit whose clock is behind the turn: the rewind is not refused', () => {
     check(trace([A], [...base(), remote[0], A.start(), A.shell("echo agent >> a.txt && GIT_COMMITTER_DATE='1500000000 +0000' git commit -qam old && git push -q origin HEAD"), A.end(), rewind('A')]));
   });
 
@@ -137,25 +138,25 @@ describe("issue 19's table, as fixed sequences", () => {
     check(trace([A], [...base(), remote[0], A.start(), A.shell('echo agent >> a.txt && git commit -qam pushed && git push -q origin HEAD'), A.end(), rewind('A')]));
   });
 
-  it.fails("row 14: two sessions write one file; B is rewound, then A: A refuses with a stale contest though the file holds A's last write", () => {
+  it("row 14: two sessions write one file; B is rewound, then A: A refuses with a stale contest though the file holds A's last write", () => {
     checkStrict(trace([A, B], [...base(), A.start(), A.write('a.txt', 'by A\n'), B.start(), B.write('a.txt', 'by B\n'), A.end(), B.end(), rewind('B'), rewind('A')]));
   });
 
-  it.fails('row 15: a later call of a turn declares a path that sorts before the first one: directories the turn created stay behind', () => {
+  it('row 15: a later call of a turn declares a path that sorts before the first one: directories the turn created stay behind', () => {
     check(trace([A], [...base(), A.start(), A.write('gen/x/y.ts', 'y\n'), A.write('gen/a.ts', 'a\n'), A.end(), rewind('A')]));
   });
 
-  it.fails('files a command created in an ignored directory it created from nothing (dist/) stay after the rewind, unnamed', () => {
+  it('files a command created in an ignored directory it created from nothing (dist/) stay after the rewind, unnamed', () => {
     check(trace([A], [...base(), A.start(), A.shell('mkdir -p dist && echo bundle > dist/bundle.js'), A.end(), rewind('A')]));
   });
 
-  it.fails('files a command created in an ignored directory that existed (build/) stay after the rewind and are not named', () => {
+  it('files a command created in an ignored directory that existed (build/) stay after the rewind and are not named', () => {
     check(trace([A], [...base(), person.file('build/old.js', 'old\n'), A.start(), A.shell('mkdir -p build/out && echo app > build/out/app.js'), A.end(), rewind('A')]));
   });
 
   // seed 4011: a file the person keeps in an ignored directory that existed, changed by a command
   // (here replaced by a symlink; sed -i too): the rewind leaves it changed and does not name it
-  it.fails('a command changes a file inside an ignored directory that existed: left changed, not named in uncovered (seed 4011)', () => {
+  it('a command changes a file inside an ignored directory that existed: left changed, not named in uncovered (seed 4011)', () => {
     check(
       trace([A], [
         setup.file('.gitignore', '.env\n*.log\ndist/\nbuild/\nnode_modules/\n'),
@@ -179,7 +180,7 @@ describe('shrunk failures of the random runs', () => {
   // seed 1006: `rewind --force` leaves the state it saved on top of the session's stack, and the
   // next `rewind N` of the session restores it along with turn N: the agent's edit the forced
   // rewind took back comes back, over the person's bytes.
-  it.fails('a rewind after a forced rewind brings back what the forced one undid (seed 1006)', () => {
+  it('a rewind after a forced rewind brings back what the forced one undid (seed 1006)', () => {
     check(
       trace([C], [
         person.append('run.sh', 'on top line\n'),
@@ -198,7 +199,7 @@ describe('shrunk failures of the random runs (2)', () => {
   // seed 1005: the command makes .gitignore a (dangling) symlink, so dist/ is no longer ignored:
   // after the command the person's dist/bundle.js looks like a file the command created, joins
   // the turn as absent before, and the rewind deletes it.
-  it.fails("a command that un-ignores the person's ignored files: the rewind deletes them (seed 1005)", () => {
+  it("a command that un-ignores the person's ignored files: the rewind deletes them (seed 1005)", () => {
     check(
       trace([G], [
         setup.file('.gitignore', '.env\n*.log\ndist/\nbuild/\nnode_modules/\n'),
@@ -212,7 +213,7 @@ describe('shrunk failures of the random runs (2)', () => {
     );
   });
 
-  it.fails("the same with a tracked .gitignore edited by sed: the person's build output is deleted", () => {
+  it("the same with a tracked .gitignore edited by sed: the person's build output is deleted", () => {
     check(trace([A], [...base(), person.file('dist/bundle.js', 'built\n'), A.start(), A.shell("sed -i '/dist/d' .gitignore"), A.end(), rewind('A')]));
   });
 });
@@ -221,7 +222,7 @@ describe('unjustified refusals the random runs found (soft findings)', () => {
   // seed 1005: without call ids (Gemini CLI, the generic form without toolUseId), a file a shell
   // command created and a later replace of the same turn edited is sealed absent: the rewind
   // refuses it as changed by someone else, though only the agent touched it (with ids: exact)
-  it.fails('id-less calls: a command creates a file, a later edit of the turn changes it: the rewind refuses, sealed absent (seed 1005)', () => {
+  it('id-less calls: a command creates a file, a later edit of the turn changes it: the rewind refuses, sealed absent (seed 1005)', () => {
     checkStrict(
       trace([G], [
         setup.file('a.txt', 'one\n'),
@@ -238,7 +239,7 @@ describe('unjustified refusals the random runs found (soft findings)', () => {
   // seed 3019: a file the agent wrote in the turn, then a command that only touches its metadata
   // (chmod to the mode it has, touch): the command is recorded as changing it (I10: nothing of
   // its state changed). Harmless for this rewind (the path is the turn's already), noise in turns.
-  it.fails('a command that only touches a file the turn wrote (chmod -x of a plain file) is listed as changing it (seed 3019)', () => {
+  it('a command that only touches a file the turn wrote (chmod -x of a plain file) is listed as changing it (seed 3019)', () => {
     checkStrict(trace([B], [setup.file('empty.txt', ''), B.start(), B.edit('empty.txt', '', ' edited'), B.shell('chmod -x empty.txt'), B.end(), rewind()]));
   });
 

@@ -503,7 +503,9 @@ export class World {
     this.rewinds.paths += a.ap.size;
     if (force) this.rewinds.forced++;
     if (!force && a.pushed.length) this.fail('pushed-not-refused', `${context} exited 0 though the turns' commits ${a.pushed.join(', ')} were pushed (I5)`);
-    const uncovered = report.uncovered ?? [];
+    // what the rewind names as not brought back: `uncovered` (no snapshot holds it) and `left`
+    // (made or changed by a command inside an ignored directory that was there before)
+    const uncovered = [...(report.uncovered ?? []), ...(report.left ?? [])];
     const problems: Array<{ kind: string; text: string; path: string }> = [];
     for (const p of [...new Set([...pre.paths.keys(), ...post.paths.keys(), ...a.ap.keys()])].sort()) {
       const found = post.paths.get(p);
@@ -511,7 +513,7 @@ export class World {
       if (verdict.allowed.some((x) => same(x, found))) continue;
       if (verdict.uncoverable && same(found, pre.paths.get(p))) {
         if (!uncovered.some((u) => related(u, p))) {
-          problems.push({ kind: 'unnamed-loss', path: p, text: `${this.pathDiff(p, verdict.allowed[0], found, 'expected', 'found')}\n    the tool cannot bring it back, but the report's uncovered [${uncovered.join(', ')}] does not name it\n${this.history(p)}` });
+          problems.push({ kind: 'unnamed-loss', path: p, text: `${this.pathDiff(p, verdict.allowed[0], found, 'expected', 'found')}\n    the tool cannot bring it back, but the report's uncovered and left [${uncovered.join(', ')}] do not name it\n${this.history(p)}` });
         }
         continue;
       }
@@ -636,6 +638,7 @@ interface EngineTurn {
 interface RewindReport {
   savedAs?: string | null;
   uncovered?: string[];
+  left?: string[];
 }
 
 function actorText(a: Actor): string {

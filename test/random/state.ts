@@ -146,11 +146,11 @@ export function describeState(s: PathState | undefined, previews: ReadonlyMap<st
   return parts.join(', ');
 }
 
-/** Everything git says that is not per path: refs (the tool's own aside), HEAD, the stash. */
+/** Everything git says that is not per path: refs (but the tool's own: refs/scalpel, refs/scalpel-shell, refs/scalpel-undo), HEAD, the stash. */
 export function refsView(dir: string): string {
   const refs = gitQuiet(dir, ['for-each-ref', '--format=%(refname) %(objectname)']).out
     .split('\n')
-    .filter((l) => l && !l.startsWith('refs/scalpel/'))
+    .filter((l) => l && !/^refs\/scalpel(-shell|-undo)?\//.test(l))
     .join('\n');
   const head = gitQuiet(dir, ['rev-parse', '-q', '--verify', 'HEAD']).out.trim();
   const sym = gitQuiet(dir, ['symbolic-ref', '-q', 'HEAD']).out.trim();
