@@ -150,6 +150,12 @@ export interface Contest {
    * the two made `found` cannot be told. Absent: `expected` is the agent's last write.
    */
   why?: 'unfinished';
+  /**
+   * A later call of the turn finished with `found` no longer there: the agent's own write went
+   * over what someone else had put there. Whatever the path holds now, that is not theirs to
+   * get back by the rewind, so it is refused (never taken for a change undone since).
+   */
+  overwritten?: true;
 }
 
 /**
@@ -290,7 +296,7 @@ export function validateManifest(raw: unknown, format: ObjectFormat): Manifest {
   if (m.contested !== undefined) {
     if (!Array.isArray(m.contested)) fail('bad contested list');
     for (const c of m.contested) {
-      if (!c || typeof c.path !== 'string' || !['worktree', 'index', 'resolve-undo'].includes(c.part) || typeof c.expected !== 'string' || typeof c.found !== 'string' || (c.why !== undefined && c.why !== 'unfinished')) fail('bad contested record');
+      if (!c || typeof c.path !== 'string' || !['worktree', 'index', 'resolve-undo'].includes(c.part) || typeof c.expected !== 'string' || typeof c.found !== 'string' || (c.why !== undefined && c.why !== 'unfinished') || (c.overwritten !== undefined && c.overwritten !== true)) fail('bad contested record');
       try {
         checkScopeRoot(c.path);
       } catch (e) {
@@ -378,7 +384,8 @@ export function spineBetween(outer: string, inner: string): string[] {
  * `snapshot --into`): what lies in a directory that was absent at an earlier capture of `old`
  * (created to hold one of its roots) was absent then too, whatever `state` finds there now. A
  * turn never drops it: its captures are made just before the agent's calls, so what they find
- * in such a directory was put there by someone else (a person's note), and stays theirs.
+ * in such a directory was put there by someone else (a person's note), and stays theirs; the
+ * directories themselves, made to hold the earlier root, stay absent unless they hold such a thing.
  */
 export function joinCaptured(old: PathState, state: PathState, opts: { dropUnderAbsent: boolean }): PathState {
   const isNew = (p: string) => !old.roots.some((r) => covers(r, p));
@@ -386,9 +393,16 @@ export function joinCaptured(old: PathState, state: PathState, opts: { dropUnder
   const wasAbsent = (p: string) => absentThen.length > 0 && absentThen.some((d) => covers(d, p));
   const roots = minimalRoots([...old.roots, ...state.roots]);
   const byPath = (a: { path: string }, b: { path: string }) => compareRel(a.path, b.path);
+  // The directories that were absent at an earlier capture, made to hold one of its roots (the
+  // agent's write into new directories): absent then, so not part of the pre-image, unless they
+  // now hold something else that joins it (someone else's note there needs them to sit in).
+  const spine = new Set<string>();
+  for (const a of old.absentParents ?? []) for (let d = parentOf(a.root); d !== '' && d !== a.existing && covers(a.existing, d); d = parentOf(d)) spine.add(d);
+  const joining = state.items.filter((i) => isNew(i.path) && !wasAbsent(i.path));
+  const holdsOther = (d: string) => joining.some((i) => !spine.has(i.path) && isAncestor(d, i.path));
   const captured: PathState = {
     roots,
-    items: [...old.items, ...state.items.filter((i) => isNew(i.path) && !wasAbsent(i.path))].sort(byPath),
+    items: [...old.items, ...joining.filter((i) => !(i.kind === 'dir' && spine.has(i.path) && !holdsOther(i.path)))].sort(byPath),
     index: [...old.index, ...state.index.filter((e) => isNew(e.path))].sort((a, b) => byPath(a, b) || a.stage - b.stage),
     reuc: [...old.reuc, ...state.reuc.filter((r) => isNew(r.path))].sort(byPath),
   };
@@ -418,6 +432,29 @@ function mergeAbsentParents(roots: readonly string[], oldRoots: ReadonlySet<stri
 export function withoutRoots(state: PathState, roots: readonly string[]): PathState {
   const gone = (p: string) => roots.some((r) => covers(r, p));
   return { roots: state.roots.filter((r) => !gone(r)), items: state.items.filter((i) => !gone(i.path)), index: state.index.filter((e) => !gone(e.path)), reuc: state.reuc.filter((r) => !gone(r.path)) };
+}
+
+/**
+ * `contested` with each record whose path `now` covers and whose part no longer holds what it
+ * found marked `overwritten` (a call of the agent just went over it).
+ */
+export function markOverwritten(contested: readonly Contest[], now: PathState): Contest[] {
+  let changed = false;
+  const out = contested.map((c) => {
+    if (c.overwritten || c.why === 'unfinished' || !now.roots.some((r) => covers(r, c.path))) return c;
+    const here =
+      c.part === 'worktree'
+        ? describeItem(now.items.find((i) => i.path === c.path))
+        : c.part === 'index'
+          ? describeEntries(now.index.filter((e) => e.path === c.path))
+          : now.reuc.some((r) => r.path === c.path)
+            ? 'a resolve-undo record'
+            : 'no resolve-undo record';
+    if (here === c.found) return c;
+    changed = true;
+    return { ...c, overwritten: true as const };
+  });
+  return changed ? out : [...contested];
 }
 
 /** Where `now` differs from `sealed` over `sealed`'s roots (and `scope`): each path and part, as refusals name them. */

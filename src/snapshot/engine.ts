@@ -28,7 +28,7 @@ import { patchPaths, planApply, type ApplyPlan, type ApplyTo } from './apply.js'
 import { parsePatch } from '../patch/parse.js';
 import { compareRel, covers, isAncestor, minimalRoots, toScopeRoot, writeTarget } from '../model/scope.js';
 import { newManifest, sealed, withCaptured } from '../model/manifest.js';
-import { contests, emptyState, joinCaptured, withoutRoots, mergeStates, restrictState, spineBetween, type Contest, type Manifest, type PathState, type Provisional, type TurnRecord } from '../model/state.js';
+import { contests, emptyState, joinCaptured, markOverwritten, withoutRoots, mergeStates, restrictState, spineBetween, type Contest, type Manifest, type PathState, type Provisional, type TurnRecord } from '../model/state.js';
 
 export interface OpenOptions {
   /**
@@ -498,18 +498,27 @@ export class ScalpelRepository {
         m = withLists({ ...m, captured }, { provisional: (m.provisional ?? []).filter((p) => p !== mine) });
       }
       const sealedNow = await this.sealOf(m, opts.paths);
-      if (sealedNow) m = sealed(m, this.now().toISOString(), sealedNow);
+      if (sealedNow) {
+        m = sealed(m, this.now().toISOString(), sealedNow.state);
+        // what someone else had put in a path this call went over is gone: told apart at rewind
+        if (m.contested?.length) m = withLists(m, { contested: markOverwritten(m.contested, sealedNow.fresh) });
+      }
       if (m !== top.manifest) await stack.replace(tx, [top], top, m);
     });
   }
 
-  /** `paths` of the turn sealed again with what they hold now (the turn's roots at or beneath them, or the paths beneath its roots); null when none is the turn's or they cannot be read. */
-  private async sealOf(m: Manifest, paths: readonly string[]): Promise<PathState | null> {
+  /**
+   * `paths` of the turn sealed again with what they hold now (the turn's roots at or beneath
+   * them, or the paths beneath its roots), and what was captured for it (`fresh`); null when
+   * none is the turn's or they cannot be read.
+   */
+  private async sealOf(m: Manifest, paths: readonly string[]): Promise<{ state: PathState; fresh: PathState } | null> {
     const roots = minimalRoots(paths.filter((p) => m.captured.roots.some((r) => covers(r, p))));
     if (roots.length === 0) return null;
     try {
       const { roots: scope, dirs } = await this.sealScope(roots, m.seal);
-      return mergeStates(m.seal?.state ?? null, await this.captureNow(scope), dirs);
+      const fresh = await this.captureNow(scope);
+      return { state: mergeStates(m.seal?.state ?? null, fresh, dirs), fresh };
     } catch (e) {
       if (isScalpelError(e, 'BAD_PATH')) return null; // beneath a symbolic link now: not sealed, refused at rewind
       throw e;

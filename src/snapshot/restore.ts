@@ -339,13 +339,19 @@ export function planFromFacts(facts: RestoreFacts): RestorePlan {
   // what someone else changed mid-turn, after the agent's last write (a turn's contested paths):
   // refused like a sealed path changed after the seal, where the restore would change it, unless
   // the path holds the agent's last write again (the other change was undone since: nothing of
-  // anyone else's is there to lose)
+  // anyone else's is there to lose), and no later call of the agent went over that change
   const currentPart = (c: Contest): string => (c.part === 'worktree' ? describeItem(curItems.get(c.path)) : c.part === 'index' ? describeEntries(curIndex.get(c.path) ?? []) : describeReucBrief(curReuc.get(c.path)));
   for (const m of chain) {
     for (const c of m.contested ?? []) {
       const plan = plans.get(c.path);
-      if (!plan) continue;
-      const part = c.part === 'worktree' ? plan.worktree : c.part === 'index' ? plan.index : plan.resolveUndo;
+      const part = plan && (c.part === 'worktree' ? plan.worktree : c.part === 'index' ? plan.index : plan.resolveUndo);
+      // what a later call of the agent went over is refused even where the rewind writes nothing:
+      // exiting 0 would claim the turn undone, and that change of someone else's is not back
+      if (c.overwritten && roots.some((r) => covers(r, c.path))) {
+        if (conflicts.some((x) => x.path === c.path && x.part === c.part)) continue;
+        conflicts.push({ path: c.path, part: c.part, expected: `${c.expected} (the agent's write)`, found: `${c.found} (someone else's, then gone under a later call of the turn)`, restoring: part ? part.to : currentPart(c), snapshot: m.id });
+        continue;
+      }
       if (!part || currentPart(c) === c.expected) continue;
       const expected = c.why === 'unfinished' ? `${c.expected} (before a tool call whose end was never reported: it may have run, or someone else changed it)` : `${c.expected} (the agent's last write)`;
       // the seal's own refusal of the path says what it found; the contest says what the agent left

@@ -2,8 +2,11 @@
  * The randomized differential tester, with the fixed budget of the default `npm test`: a fixed
  * list of seeds (the same trials every run), the built command line as the harnesses run it, git
  * and the bytes on disk as the oracle (see run.ts). `npm run test:random` runs the long budget
- * from a fresh base seed. A failure prints its seed, the failure and its shrunk sequence.
+ * (20 minutes) from a base seed taken from the checked-out commit: every commit explores new
+ * seeds, and a run of the same commit repeats them (RANDOM_BASE overrides it). A failure prints
+ * its seed, the failure and its shrunk sequence.
  */
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { assertBuilt, supportsUndo } from './cli.js';
 import { gates } from './known.js';
@@ -11,13 +14,20 @@ import { runTrials } from './trials.js';
 
 const LONG = process.env.RANDOM_LONG === '1';
 
+/** The long run's base seed: from the commit checked out (the time, outside a checkout). */
+function longBase(): number {
+  const head = spawnSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' });
+  const hex = head.status === 0 ? head.stdout.trim() : '';
+  return /^[0-9a-f]{8}/.test(hex) ? parseInt(hex.slice(0, 7), 16) % 1_000_000_000 : Date.now() % 1_000_000_000;
+}
+
 describe('randomized differential tester', () => {
   it(
     LONG ? 'the long run' : 'a fixed budget of random trials',
     () => {
       assertBuilt();
       const defaults = LONG
-        ? { runs: 150, budgetMs: 40 * 60_000, base: Date.now() % 1_000_000_000, shrinkMs: 300_000 }
+        ? { runs: 150, budgetMs: 20 * 60_000, base: longBase(), shrinkMs: 300_000 }
         : { runs: 30, budgetMs: 60_000, base: 1000, shrinkMs: 120_000, shortTrials: true };
       const g = [...gates()];
       console.log(`gates in force (known open bugs, known.ts): ${g.length ? g.join(', ') : 'none'}; rewind --undo: ${supportsUndo() ? 'yes' : 'no (a forced rewind is undone by restore)'}`);

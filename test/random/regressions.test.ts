@@ -218,6 +218,17 @@ describe('shrunk failures of the random runs (2)', () => {
   });
 });
 
+describe('shrunk failures of the random runs (3)', () => {
+  // seed 5008: B writes into new directories, A stages it (git add -A), B's git reset --hard
+  // removes it: the command's capture of pkg took the directories B's write had made as the
+  // pre-image, and the rewind made them again
+  it('a write into new directories, staged by another session, removed by reset --hard: no directory of the write in the pre-image, and the rewind refuses (the staging is gone under the agent's command) (seed 5008)', () => {
+    const A = agent('A');
+    const B = agent('B', 'gemini');
+    check(trace([A, B], [B.start(), A.start(), B.write('pkg/x/y/z3.txt', 'x\n'), A.shell('git add -A'), B.shell('git reset -q --hard'), B.end(), rewind('B', 1)]));
+  });
+});
+
 describe('unjustified refusals the random runs found (soft findings)', () => {
   // seed 1005: without call ids (Gemini CLI, the generic form without toolUseId), a file a shell
   // command created and a later replace of the same turn edited is sealed absent: the rewind

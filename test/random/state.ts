@@ -158,11 +158,15 @@ export function refsView(dir: string): string {
   return `HEAD ${sym || 'detached'} ${head}\nreflog entries ${reflog}\n${refs}`;
 }
 
-/** `git fsck` problems (empty when clean). */
+/** git's empty tree, which git itself names without writing it (`git reset --hard` on an unborn branch writes an index whose cache tree is it) */
+const EMPTY_TREE = 'missing tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+
+/** `git fsck` problems (empty when clean), but git's own missing empty tree. */
 export function fsckProblems(dir: string): string {
   const r = gitQuiet(dir, ['fsck', '--no-dangling', '--no-progress']);
   const lines = (r.out + r.err).split('\n').filter((l) => l.trim() && !/^(Checking|notice:)/.test(l));
-  return r.code === 0 && lines.length === 0 ? '' : `exit ${r.code}\n${lines.join('\n')}`;
+  const real = lines.filter((l) => l.trim() !== EMPTY_TREE);
+  return real.length === 0 && (r.code === 0 || lines.length > 0) ? '' : `exit ${r.code}\n${lines.join('\n')}`;
 }
 
 /**
