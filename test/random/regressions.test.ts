@@ -222,10 +222,34 @@ describe('shrunk failures of the random runs (3)', () => {
   // seed 5008: B writes into new directories, A stages it (git add -A), B's git reset --hard
   // removes it: the command's capture of pkg took the directories B's write had made as the
   // pre-image, and the rewind made them again
-  it('a write into new directories, staged by another session, removed by reset --hard: no directory of the write in the pre-image, and the rewind refuses (the staging is gone under the agent's command) (seed 5008)', () => {
+  it('a write into new directories, staged by another session, removed by reset --hard: no directory of the write in the pre-image, and the rewind refuses (the staging went under the agent’s command) (seed 5008)', () => {
     const A = agent('A');
     const B = agent('B', 'gemini');
     check(trace([A, B], [B.start(), A.start(), B.write('pkg/x/y/z3.txt', 'x\n'), A.shell('git add -A'), B.shell('git reset -q --hard'), B.end(), rewind('B', 1)]));
+  });
+});
+
+describe('oracle corrections the random runs showed', () => {
+  // seed 5053: a command changes the person's dist/bundle.js while dist/ is ignored (named in
+  // `left`); the person then deletes .gitignore. What was ignored is judged as the command saw it.
+  it('a file a command changed in an ignored directory stays named after the person un-ignores it (seed 5053)', () => {
+    const A = agent('A');
+    const B = agent('B', 'claude');
+    check(
+      trace([A, B], [
+        setup.file('.gitignore', '.env\n*.log\ndist/\nbuild/\nnode_modules/\n'),
+        setup.file('.gitattributes', '*.txt eol=crlf\n'),
+        setup.file('README.md', 'fix name 48\nline return 63\n'),
+        person.file('dist/bundle.js', 'value name 10\n'),
+        A.start('prompt 25'),
+        B.start('prompt 39'),
+        B.parallel([shell("sed -i '$a appended by agent' dist/bundle.js"), shell("git diff -U0 -- .gitattributes | awk '/^@@/{n++} n<2' | git apply --cached --unidiff-zero -")]),
+        person.rm('.gitignore'),
+        B.write('src/new5.ts', 'return todo 55\n'),
+        B.end(),
+        rewind('B', 1, { force: true }),
+      ]),
+    );
   });
 });
 

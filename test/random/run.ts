@@ -48,6 +48,8 @@ export interface HEvent {
   undone?: boolean;
   /** an undo event: the session whose rewind it took back exactly */
   undoes?: string;
+  /** an agent event: the directories git ignored when its calls began (the rules a command's baseline sees) */
+  ignoredAtStart?: Set<string>;
 }
 
 export interface Failure {
@@ -353,10 +355,12 @@ export class World {
       return;
     }
     if (step.calls.length > 1 && !s.pay.ids) turn.ambiguous = true;
+    const ignoredAtStart = ignoredDirs(this.dir, b);
     const results = step.calls.map((c, i) => (blocked[i] ? null : runCall(this.dir, c)));
     const a = this.capture();
     const declared = step.calls.filter((c, i): c is Extract<Call, { tool: 'write' }> => c.tool === 'write' && !blocked[i]).map((c) => c.path);
     const ev = this.record({ kind: 'agent', s: step.s, turn: turn.uid }, b, a, declared);
+    ev.ignoredAtStart = ignoredAtStart;
     turn.events.push(ev);
     for (const p of declared) if (!turn.declared.includes(p)) turn.declared.push(p);
     if (ev.changes.size === 0 && step.calls.length === 1 && step.calls[0].tool === 'shell' && !blocked[0]) {
@@ -756,21 +760,13 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
     }
     info.lastNonS = last !== null && !neutral(last);
   }
-  // ignored directories: files a command changed inside one that existed may stay if named
-  const ancestors = new Set<string>();
-  for (const [p, info] of ap) {
-    if (info.before?.wt === 'dir' || pre.paths.get(p)?.wt === 'dir') ancestors.add(p);
-    const parts = p.split('/');
-    for (let i = 1; i < parts.length; i++) ancestors.add(parts.slice(0, i).join('/'));
-  }
-  const ignored = new Set<string>();
-  if (ancestors.size) {
-    const out = gitQuiet(w.dir, ['check-ignore', '--stdin', '--no-index'], [...ancestors].map((d) => `${d}/`).join('\n') + '\n').out;
-    for (const l of out.split('\n')) if (l) ignored.add(l.replace(/\/$/, ''));
-  }
+  // ignored directories: files a command changed inside one that existed may stay if named (as
+  // git ignored them when the command began: a later edit of .gitignore does not change that)
   const stateBeforeFirst = (d: string) => (ap.has(d) ? ap.get(d)?.before : pre.paths.get(d));
   for (const [p, info] of ap) {
     if (declared.some((d) => related(d, p))) continue;
+    const ignored = new Set<string>();
+    for (const e of agentEvents) if (e.changes.has(p)) for (const d of e.ignoredAtStart ?? []) ignored.add(d);
     const parts = p.split('/');
     for (let i = 1; i <= parts.length; i++) {
       const d = parts.slice(0, i).join('/');
@@ -829,6 +825,16 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
       return { allowed: [firstBefore], kind: 'not-restored', why: `the agent changed it first at step ${info.firstStep}: back to its state right before that`, uncoverable: info.uncoverable };
     },
   };
+}
+
+/** The directories of `state` git ignores now (each as a directory: `d/`). */
+function ignoredDirs(dir: string, state: State): Set<string> {
+  const dirs = [...state.paths].filter(([, st]) => st.wt === 'dir').map(([p]) => p);
+  const out = new Set<string>();
+  if (!dirs.length) return out;
+  const r = gitQuiet(dir, ['check-ignore', '--stdin', '--no-index'], dirs.map((d) => `${d}/`).join('\n') + '\n').out;
+  for (const l of r.split('\n')) if (l) out.add(l.replace(/\/$/, ''));
+  return out;
 }
 
 // ------------------------------------------------------------------------------ running a trace
