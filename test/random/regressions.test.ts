@@ -251,6 +251,13 @@ describe('oracle corrections the random runs showed', () => {
       ]),
     );
   });
+  // seed 6001: Gemini CLI sends nothing when the person denies a call; the person then writes the
+  // same path by hand. The tool cannot tell the call did not run: a forced rewind takes the path
+  // back, saving it for --undo (the oracle allows that, and the undo must bring it back)
+  it('a forced rewind over a denied call whose path the person wrote by hand: allowed, and undone exactly (seed 6001)', () => {
+    const G1 = agent('A', 'gemini');
+    check(trace([G1], [G1.start(), G1.denied(write('src/lib/extra6.ts', 'x\n')), person.file('src/lib/extra6.ts', 'x\n'), G1.end(), rewind('A', 1, { force: true, kill: true }), undo()]));
+  });
 });
 
 describe('unjustified refusals the random runs found (soft findings)', () => {

@@ -74,6 +74,12 @@ export interface ModelTurn {
   /** id-less parallel calls happened in this turn (pairing may be ambiguous) */
   ambiguous: boolean;
   ended: boolean;
+  /**
+   * calls the person denied at the prompt (no event says so): the paths each declared and the
+   * worktree when it was asked. A forced rewind may take such a path back to that state (the
+   * tool cannot tell the call did not run; what it overwrites it saves for --undo)
+   */
+  denied?: Array<{ paths: string[]; before: State }>;
 }
 
 export interface Sess {
@@ -352,6 +358,8 @@ export class World {
     if (step.denied) {
       // the person denied it at the permission prompt: it never runs, no after event comes
       this.cur = b;
+      const paths = step.calls.filter((c, i): c is Extract<Call, { tool: 'write' }> => c.tool === 'write' && !blocked[i]).map((c) => c.path);
+      if (paths.length) (turn.denied ??= []).push({ paths, before: b });
       return;
     }
     if (step.calls.length > 1 && !s.pay.ids) turn.ambiguous = true;
@@ -794,6 +802,9 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
         : '';
   // descendants of a path the forced rewind brings back as a non-directory go
   const forcedAway = (p: string) => [...ap].some(([q, i]) => isUnder(p, q) && i.before?.wt !== 'dir');
+  // what a path held when a denied call of the range declaring it (or a path beneath it) was asked
+  const deniedBefore = (p: string): Array<PathState | undefined> =>
+    range.flatMap((t) => t.denied ?? []).filter((d) => d.paths.some((q) => related(q, p))).map((d) => d.before.paths.get(p));
   return {
     ap,
     pushed,
@@ -807,12 +818,13 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
       const info = ap.get(p);
       if (!info) {
         if (force && forcedAway(p)) return { allowed: [now, undefined], kind: 'collateral', why: 'the rewound turns never changed this path (it lies beneath one they did)', uncoverable: false };
+        if (force && deniedBefore(p).length) return { allowed: [now, ...deniedBefore(p)], kind: 'person-lost', why: 'the rewound turns never changed this path; a call they were denied declared it, so a forced rewind may put back what it held when that call was asked (saved for --undo)', uncoverable: false };
         const byPerson = w.events.some((e) => e.changes.has(p) && (e.actor.kind === 'person' || (e.actor.kind === 'agent' && e.actor.s !== name)));
         return { allowed: [now], kind: byPerson ? 'person-lost' : 'collateral', why: `the rewound turns never changed this path: it must be left as it was${byPerson ? " (it holds someone else's change)" : ''}`, uncoverable: false };
       }
       const firstBefore = info.before;
       if (force) {
-        const allowed = [firstBefore];
+        const allowed = [firstBefore, ...deniedBefore(p)];
         if (firstBefore === undefined && isDir(now)) allowed.push(now);
         return { allowed, kind: 'not-restored', why: `forced: back to its state before the agent's first change (step ${info.firstStep})`, uncoverable: info.uncoverable };
       }
