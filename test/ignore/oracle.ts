@@ -10,7 +10,7 @@ import type { Fs } from '../../src/fs/types.js';
 import { joinPath } from '../../src/fs/path.js';
 import { isGitDirName, partitionIgnored, type DirRules, type IgnoreRules, type WalkEntry } from '../../src/ignore/index.js';
 import { execFileSync } from 'node:child_process';
-import { git, gitEnv } from '../helpers/git.js';
+import { git, gitEnv, splitNul } from '../helpers/git.js';
 
 /** git's stdout; exit 1 is an answer (check-ignore: "nothing ignored"), not an error. */
 function gitAllowingExit1(cwd: string, args: string[], input: Buffer, env?: NodeJS.ProcessEnv): Buffer {
@@ -51,18 +51,6 @@ export interface GitVerdict {
   source?: string;
   line?: number;
   pattern?: string;
-}
-
-function splitNul(out: Buffer): Buffer[] {
-  const parts: Buffer[] = [];
-  let p = 0;
-  while (p < out.length) {
-    const z = out.indexOf(0, p);
-    if (z < 0) break;
-    parts.push(out.subarray(p, z));
-    p = z + 1;
-  }
-  return parts;
 }
 
 /** check-ignore's verdict for each path (directories without a trailing slash: git lstats them). */
