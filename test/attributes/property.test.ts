@@ -14,7 +14,7 @@
  * fuzzes longer (ATTR_PROPERTY_CHECKOUT_RUNS for the second); a failure prints its seed and
  * path, which ATTR_PROPERTY_SEED and ATTR_PROPERTY_PATH (ATTR_PROPERTY_CHECKOUT_PATH) replay.
  */
-import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -23,7 +23,7 @@ import { attributeOptionsFromConfig, loadAttributeRules, type AttributeOptions }
 import { nodeFs } from '../../src/fs/node.js';
 import { discoverRepository, readRepoConfig } from '../../src/repo/discover.js';
 import { NAMES, pattern as ignorePattern, raw } from '../ignore/arbitraries.js';
-import { writeRaw } from '../ignore/oracle.js';
+import { clearWorktree, rulesFileBytes, writeRaw, writeSpecTree, type SpecNode } from '../ignore/oracle.js';
 import { makeTempDir, makeTempRepo } from '../helpers/git.js';
 import { expectAgreesWithGit, gitConverts, walkAnswers } from './oracle.js';
 
@@ -72,13 +72,12 @@ const fileOf = (st: fc.Arbitrary<string>) => fc.record({ lines: fc.array(lineOf(
 type AttrFileSpec = { lines: string[]; crlf: boolean; bom: boolean };
 
 function fileBytes(f: AttrFileSpec): Buffer {
-  const text = f.lines.join(f.crlf ? '\r\n' : '\n') + (f.crlf ? '\r\n' : '\n');
-  return Buffer.concat([f.bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), Buffer.from(encodePath(text))]);
+  return rulesFileBytes(f.lines, f);
 }
 
 // ---- trees ---------------------------------------------------------------------------------
 
-type Node = { kind: 'file' } | { kind: 'symlink'; target: string } | { kind: 'dir'; dir: DirSpec };
+type Node = SpecNode<DirSpec>;
 interface DirSpec {
   entries: Array<[string, Node]>;
   attributes: { file: AttrFileSpec; symlink: boolean } | null;
@@ -107,26 +106,7 @@ const dirSpec = (depth: number, file: fc.Arbitrary<AttrFileSpec>, minLength = 0)
 /** Content every conversion changes: CRLF, a lone LF, an $Id$, a Latin-1 byte; even length (UTF-16LE). */
 const MIXED = Buffer.from([...Buffer.from('a\r\nb\n$Id$\n'), 0xe9, 0x0a]);
 
-function writeTree(root: string, rel: string, d: DirSpec, content: Buffer, files: string[]): void {
-  if (d.attributes) {
-    const at = rel ? `${rel}/` : '';
-    if (d.attributes.symlink) {
-      writeRaw(root, `${at}ga-target`, fileBytes(d.attributes.file));
-      symlinkSync('ga-target', Buffer.from(encodePath(`${root}/${at}.gitattributes`)));
-    } else writeRaw(root, `${at}.gitattributes`, fileBytes(d.attributes.file));
-  }
-  for (const [name, node] of d.entries) {
-    const p = rel ? `${rel}/${name}` : name;
-    if (node.kind === 'file') {
-      writeRaw(root, p, content);
-      files.push(p);
-    } else if (node.kind === 'symlink') symlinkSync(Buffer.from(encodePath(node.target)), Buffer.from(encodePath(`${root}/${p}`)));
-    else {
-      mkdirSync(Buffer.from(encodePath(`${root}/${p}`)), { recursive: true });
-      writeTree(root, p, node.dir, content, files);
-    }
-  }
-}
+const GITATTRIBUTES = { name: '.gitattributes', target: 'ga-target', of: (d: DirSpec) => d.attributes && { bytes: fileBytes(d.attributes.file), symlink: d.attributes.symlink } };
 
 function dirsOf(d: DirSpec, rel = ''): string[] {
   const out: string[] = [];
@@ -147,10 +127,7 @@ const configArb = fc.record({
 });
 
 function resetRepo(repo: string, outside: string): void {
-  for (const name of readdirSync(repo, { encoding: 'buffer' })) {
-    if (name.toString('latin1') !== '.git') rmSync(Buffer.concat([Buffer.from(repo + '/'), name]), { recursive: true, force: true });
-  }
-  rmSync(join(repo, '.git', 'info'), { recursive: true, force: true });
+  clearWorktree(repo);
   rmSync(join(repo, '.git', 'index'), { force: true });
   rmSync(join(outside, 'attributes'), { force: true });
 }
@@ -193,7 +170,7 @@ describe('attributes: random trees and files against git', () => {
       fc.asyncProperty(scenario, async (s) => {
         resetRepo(repo, outside);
         const files: string[] = [];
-        writeTree(repo, '', s.tree, Buffer.from('x\n'), files);
+        writeSpecTree(repo, '', s.tree, GITATTRIBUTES, Buffer.from('x\n'), files);
         if (s.info) writeRaw(repo, '.git/info/attributes', fileBytes(s.info));
         if (s.global) writeFileSync(join(outside, 'attributes'), fileBytes(s.global));
         writeConfig(repo, outside, s.config);
@@ -230,7 +207,7 @@ describe('attributes: random trees and files against git', () => {
       fc.asyncProperty(scenario, async (s) => {
         resetRepo(repo, outside);
         const files: string[] = [];
-        writeTree(repo, '', s.tree, MIXED, files);
+        writeSpecTree(repo, '', s.tree, GITATTRIBUTES, MIXED, files);
         if (s.info) writeRaw(repo, '.git/info/attributes', fileBytes(s.info));
         writeConfig(repo, outside, s.config);
         const opts = await optionsOf(repo);

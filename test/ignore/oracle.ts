@@ -2,7 +2,7 @@
  * git as the oracle for the ignore rules: our answer for every path of a worktree next to
  * `git check-ignore --no-index -v -n --stdin -z` and `git status --porcelain=v2 --ignored -uall -z`.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import { decodePath, encodePath } from '../../src/bytes/text.js';
@@ -140,6 +140,59 @@ export function writeRaw(root: string, rel: string, data: string | Uint8Array = 
   const abs = Buffer.from(encodePath(root + '/' + rel));
   mkdirSync(Buffer.from(encodePath(dirname(root + '/' + rel))), { recursive: true });
   writeFileSync(abs, data);
+}
+
+// ---- random trees (test/ignore/property.test.ts, test/attributes/property.test.ts) ----------
+
+/** A rules file's bytes: its lines joined by LF or CRLF (one after the last too), a UTF-8 BOM first when `bom`. */
+export function rulesFileBytes(lines: readonly string[], f: { crlf: boolean; bom: boolean }): Buffer {
+  const text = lines.join(f.crlf ? '\r\n' : '\n') + (f.crlf ? '\r\n' : '\n');
+  return Buffer.concat([f.bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), Buffer.from(encodePath(text))]);
+}
+
+/** An entry of a random directory `D`: a file, a symlink, or a directory. */
+export type SpecNode<D> = { kind: 'file' } | { kind: 'symlink'; target: string } | { kind: 'dir'; dir: D };
+
+/**
+ * Writes the random directory `d` at `root/rel`: its rules file `rules.name` when `rules.of(d)`
+ * gives one (with `symlink`, a symlink to a file `rules.target` beside it that holds the bytes),
+ * then its entries: files holding `content` (each pushed on `files`), symlinks, directories.
+ */
+export function writeSpecTree<D extends { entries: Array<[string, SpecNode<D>]> }>(
+  root: string,
+  rel: string,
+  d: D,
+  rules: { name: string; target: string; of: (d: D) => { bytes: Uint8Array; symlink: boolean } | null },
+  content: string | Uint8Array,
+  files: string[] = [],
+): void {
+  const own = rules.of(d);
+  if (own) {
+    const at = rel ? `${rel}/` : '';
+    if (own.symlink) {
+      writeRaw(root, `${at}${rules.target}`, own.bytes);
+      symlinkSync(rules.target, Buffer.from(encodePath(`${root}/${at}${rules.name}`)));
+    } else writeRaw(root, `${at}${rules.name}`, own.bytes);
+  }
+  for (const [name, node] of d.entries) {
+    const p = rel ? `${rel}/${name}` : name;
+    if (node.kind === 'file') {
+      writeRaw(root, p, content);
+      files.push(p);
+    } else if (node.kind === 'symlink') symlinkSync(Buffer.from(encodePath(node.target)), Buffer.from(encodePath(`${root}/${p}`)));
+    else {
+      mkdirSync(Buffer.from(encodePath(`${root}/${p}`)), { recursive: true });
+      writeSpecTree(root, p, node.dir, rules, content, files);
+    }
+  }
+}
+
+/** Empties the worktree of `repo` (all but .git) and removes .git/info, for the next run's tree. */
+export function clearWorktree(repo: string): void {
+  for (const name of readdirSync(repo, { encoding: 'buffer' })) {
+    if (name.toString('latin1') !== '.git') rmSync(Buffer.concat([Buffer.from(repo + '/'), name]), { recursive: true, force: true });
+  }
+  rmSync(join(repo, '.git', 'info'), { recursive: true, force: true });
 }
 
 /**
