@@ -43,7 +43,6 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
-  readlinkSync,
   renameSync,
   rmSync,
   symlinkSync,
@@ -56,7 +55,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, onTestFailed } from 'vitest';
 import { git, makeTempDir } from '../helpers/git.js';
-import { gitView, type GitView, type TreeItem } from '../helpers/view.js';
+import { gitView, worktreeView, type GitView, type TreeItem } from '../helpers/view.js';
 
 export type HarnessName = 'claude-code' | 'codex' | 'gemini';
 
@@ -339,28 +338,8 @@ export interface Oracle {
 /** Top-level entries the oracle does not walk (the installed package, unchanged by any turn). */
 export const ORACLE_SKIP = ['node_modules'];
 
-function treeView(dir: string, skip: readonly string[]): Record<string, TreeItem> {
-  const out: Record<string, TreeItem> = {};
-  const walk = (absBuf: Buffer, rel: string) => {
-    for (const name of readdirSync(absBuf, { encoding: 'buffer' }).sort(Buffer.compare)) {
-      const n = name.toString('latin1');
-      if (n === '.git' || (rel === '' && skip.includes(n))) continue;
-      const childRel = rel ? `${rel}/${n}` : n;
-      const childAbs = Buffer.concat([absBuf, Buffer.from('/'), name]);
-      const st = lstatSync(childAbs);
-      if (st.isSymbolicLink()) out[childRel] = { type: 'symlink', target: readlinkSync(childAbs, { encoding: 'buffer' }).toString('latin1') };
-      else if (st.isDirectory()) {
-        out[childRel] = { type: 'dir' };
-        walk(childAbs, childRel);
-      } else out[childRel] = { type: 'file', mode: st.mode & 0o111 ? 0o755 : 0o644, sha: createHash('sha1').update(readFileSync(childAbs)).digest('hex') };
-    }
-  };
-  walk(Buffer.from(dir), '');
-  return out;
-}
-
 export function oracle(dir: string, opts: { skip?: readonly string[] } = {}): Oracle {
-  return { git: gitView(dir), tree: treeView(dir, opts.skip ?? ORACLE_SKIP) };
+  return { git: gitView(dir), tree: worktreeView(dir, { skip: opts.skip ?? ORACLE_SKIP }) };
 }
 
 function describeTreeItem(t: TreeItem | undefined): string {
