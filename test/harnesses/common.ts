@@ -30,6 +30,8 @@
  *   startModelServer(handler, opts)       HTTP on 127.0.0.1, random port, every request recorded
  *   sendJson, sendSse, readBody
  *   ScriptRunner, Step, ToolCall          a model script: assistant steps, advanced by tool results
+ *   ScriptedModel, startScriptedModel     a model server answering from a script (main/side/unexpected requests);
+ *   answerStep, answerUnexpected          its main-loop step and its 404, recorded
  *   artifactDir(harness, name)            test/harnesses/.payloads/<harness>/<name>/ (gitignored)
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -840,4 +842,43 @@ export class ScriptRunner {
   finished(): boolean {
     return this.turns.every((steps, t) => steps.every((_s, s) => this.answered.has(`${t}/${s}`)));
   }
+}
+
+/** A harness's model server answering from a script (claude-code.model.ts, codex.model.ts, gemini.model.ts). */
+export interface ScriptedModel extends ModelServer {
+  script: ScriptRunner;
+  /** Requests of the agent's main loop (they offer the agent's tools), in order. */
+  main: RecordedRequest[];
+  /** Side requests (no agent tools offered: a title, a summary, a classifier). */
+  side: RecordedRequest[];
+  /** Requests for anything the model does not serve (answered 404). */
+  unexpected: RecordedRequest[];
+}
+
+type ScriptedRecords = Pick<ScriptedModel, 'script' | 'main' | 'side' | 'unexpected'>;
+
+/** A model server (startModelServer) answering from `script`: `handler` gets the records to file each request in. */
+export async function startScriptedModel(script: ScriptRunner, handler: (req: RecordedRequest, res: http.ServerResponse, model: ScriptedRecords) => void | Promise<void>, opts: { logFile?: string } = {}): Promise<ScriptedModel> {
+  const model: ScriptedRecords = { script, main: [], side: [], unexpected: [] };
+  const server = await startModelServer((req, res) => handler(req, res, model), opts);
+  return Object.assign(server, model);
+}
+
+/**
+ * A main-loop request: recorded in `main`, answered with the script's step for what it carries
+ * (`resultIds`, or a new prompt keyed by `promptKey`), that step's `before` run first.
+ */
+export async function answerStep(model: ScriptedRecords, req: RecordedRequest, resultIds: readonly string[], promptKey: string): Promise<AnsweredStep> {
+  model.main.push(req);
+  const a = model.script.next(resultIds, promptKey);
+  req.kind = `main turn ${a.turn} step ${a.step}`;
+  await model.script.runBefore(a);
+  return a;
+}
+
+/** A request the model does not serve: recorded in `unexpected`, answered 404 with `body` (the API's error shape). */
+export function answerUnexpected(model: ScriptedRecords, req: RecordedRequest, res: http.ServerResponse, body: unknown): void {
+  req.kind = 'unexpected';
+  model.unexpected.push(req);
+  sendJson(res, 404, body);
 }
