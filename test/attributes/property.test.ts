@@ -22,8 +22,8 @@ import { encodePath } from '../../src/bytes/text.js';
 import { attributeOptionsFromConfig, loadAttributeRules, type AttributeOptions } from '../../src/attributes/index.js';
 import { nodeFs } from '../../src/fs/node.js';
 import { discoverRepository, readRepoConfig } from '../../src/repo/discover.js';
-import { NAMES, pattern as ignorePattern, raw } from '../ignore/arbitraries.js';
-import { clearWorktree, rulesFileBytes, writeRaw, writeSpecTree, type SpecNode } from '../ignore/oracle.js';
+import { NAMES, pattern as ignorePattern, raw, specDir, type SpecDir } from '../ignore/arbitraries.js';
+import { clearWorktree, rulesFileBytes, writeRaw, writeSpecTree } from '../ignore/oracle.js';
 import { makeTempDir, makeTempRepo } from '../helpers/git.js';
 import { expectAgreesWithGit, gitConverts, walkAnswers } from './oracle.js';
 
@@ -77,36 +77,16 @@ function fileBytes(f: AttrFileSpec): Buffer {
 
 // ---- trees ---------------------------------------------------------------------------------
 
-type Node = SpecNode<DirSpec>;
-interface DirSpec {
-  entries: Array<[string, Node]>;
-  attributes: { file: AttrFileSpec; symlink: boolean } | null;
-}
+type DirSpec = SpecDir<AttrFileSpec>;
 
 const TREE_NAMES = NAMES.filter((n) => n !== '.Git');
 
-const dirSpec = (depth: number, file: fc.Arbitrary<AttrFileSpec>, minLength = 0): fc.Arbitrary<DirSpec> =>
-  fc.record({
-    entries: fc.uniqueArray(
-      fc.tuple(
-        fc.constantFrom(...TREE_NAMES),
-        depth > 0
-          ? fc.oneof(
-              { weight: 4, arbitrary: fc.constant<Node>({ kind: 'file' }) },
-              { weight: 1, arbitrary: fc.constantFrom(...TREE_NAMES).map<Node>((t) => ({ kind: 'symlink', target: t })) },
-              { weight: 3, arbitrary: fc.constant(null).chain(() => dirSpec(depth - 1, file).map<Node>((dir) => ({ kind: 'dir', dir }))) },
-            )
-          : fc.oneof({ weight: 4, arbitrary: fc.constant<Node>({ kind: 'file' }) }, { weight: 1, arbitrary: fc.constantFrom(...TREE_NAMES).map<Node>((t) => ({ kind: 'symlink', target: t })) }),
-      ),
-      { selector: (t) => t[0], minLength, maxLength: 5 },
-    ),
-    attributes: fc.option(fc.record({ file, symlink: fc.nat(8).map((n) => n === 0) }), { freq: 2 }),
-  });
+const dirSpec = (depth: number, file: fc.Arbitrary<AttrFileSpec>, minLength = 0) => specDir(depth, { names: TREE_NAMES, fileWeight: 4, maxLength: 5, file, symlinkOdds: 8 }, minLength);
 
 /** Content every conversion changes: CRLF, a lone LF, an $Id$, a Latin-1 byte; even length (UTF-16LE). */
 const MIXED = Buffer.from([...Buffer.from('a\r\nb\n$Id$\n'), 0xe9, 0x0a]);
 
-const GITATTRIBUTES = { name: '.gitattributes', target: 'ga-target', of: (d: DirSpec) => d.attributes && { bytes: fileBytes(d.attributes.file), symlink: d.attributes.symlink } };
+const GITATTRIBUTES = { name: '.gitattributes', target: 'ga-target', bytes: fileBytes };
 
 function dirsOf(d: DirSpec, rel = ''): string[] {
   const out: string[] = [];

@@ -10,6 +10,7 @@ import type { Fs } from '../../src/fs/types.js';
 import { joinPath } from '../../src/fs/path.js';
 import { isGitDirName, partitionIgnored, type DirRules, type IgnoreRules, type WalkEntry } from '../../src/ignore/index.js';
 import { execFileSync } from 'node:child_process';
+import type { SpecDir } from './arbitraries.js';
 import { git, gitEnv, splitNul } from '../helpers/git.js';
 
 /** git's stdout; exit 1 is an answer (check-ignore: "nothing ignored"), not an error. */
@@ -150,29 +151,19 @@ export function rulesFileBytes(lines: readonly string[], f: { crlf: boolean; bom
   return Buffer.concat([f.bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), Buffer.from(encodePath(text))]);
 }
 
-/** An entry of a random directory `D`: a file, a symlink, or a directory. */
-export type SpecNode<D> = { kind: 'file' } | { kind: 'symlink'; target: string } | { kind: 'dir'; dir: D };
-
 /**
- * Writes the random directory `d` at `root/rel`: its rules file `rules.name` when `rules.of(d)`
- * gives one (with `symlink`, a symlink to a file `rules.target` beside it that holds the bytes),
- * then its entries: files holding `content` (each pushed on `files`), symlinks, directories.
+ * Writes the random directory `d` (arbitraries.ts's specDir) at `root/rel`: its rules file
+ * `rules.name` holding `rules.bytes(file)` when it has one (behind a symlink: a file
+ * `rules.target` beside it holds them), then its entries: files holding `content` (each pushed on
+ * `files`), symlinks, directories.
  */
-export function writeSpecTree<D extends { entries: Array<[string, SpecNode<D>]> }>(
-  root: string,
-  rel: string,
-  d: D,
-  rules: { name: string; target: string; of: (d: D) => { bytes: Uint8Array; symlink: boolean } | null },
-  content: string | Uint8Array,
-  files: string[] = [],
-): void {
-  const own = rules.of(d);
-  if (own) {
+export function writeSpecTree<F>(root: string, rel: string, d: SpecDir<F>, rules: { name: string; target: string; bytes: (file: F) => Uint8Array }, content: string | Uint8Array, files: string[] = []): void {
+  if (d.rules) {
     const at = rel ? `${rel}/` : '';
-    if (own.symlink) {
-      writeRaw(root, `${at}${rules.target}`, own.bytes);
+    if (d.rules.symlink) {
+      writeRaw(root, `${at}${rules.target}`, rules.bytes(d.rules.file));
       symlinkSync(rules.target, Buffer.from(encodePath(`${root}/${at}${rules.name}`)));
-    } else writeRaw(root, `${at}${rules.name}`, own.bytes);
+    } else writeRaw(root, `${at}${rules.name}`, rules.bytes(d.rules.file));
   }
   for (const [name, node] of d.entries) {
     const p = rel ? `${rel}/${name}` : name;

@@ -18,8 +18,8 @@ import { nodeFs } from '../../src/fs/node.js';
 import { ignoreOptionsFromConfig, loadIgnoreRules } from '../../src/ignore/index.js';
 import { discoverRepository, readRepoConfig } from '../../src/repo/discover.js';
 import { makeTempDir, makeTempRepo } from '../helpers/git.js';
-import { clearWorktree, expectAgreesWithGit, rulesFileBytes, writeRaw, writeSpecTree, type SpecNode } from './oracle.js';
-import { NAMES, pattern } from './arbitraries.js';
+import { clearWorktree, expectAgreesWithGit, rulesFileBytes, writeRaw, writeSpecTree } from './oracle.js';
+import { NAMES, pattern, specDir } from './arbitraries.js';
 
 const fs = nodeFs();
 const patternFile = fc.record({
@@ -28,35 +28,13 @@ const patternFile = fc.record({
   bom: fc.boolean(),
 });
 
-type Node = SpecNode<DirSpec>;
-interface DirSpec {
-  entries: Array<[string, Node]>;
-  gitignore: { file: { patterns: string[]; crlf: boolean; bom: boolean }; symlink: boolean } | null;
-}
-
-const dirSpec = (depth: number, minLength = 0): fc.Arbitrary<DirSpec> =>
-  fc.record({
-    entries: fc.uniqueArray(
-      fc.tuple(
-        fc.constantFrom(...NAMES),
-        depth > 0
-          ? fc.oneof(
-              { weight: 3, arbitrary: fc.constant<Node>({ kind: 'file' }) },
-              { weight: 1, arbitrary: fc.constantFrom(...NAMES).map<Node>((t) => ({ kind: 'symlink', target: t })) },
-              { weight: 3, arbitrary: fc.constant(null).chain(() => dirSpec(depth - 1).map<Node>((dir) => ({ kind: 'dir', dir }))) },
-            )
-          : fc.oneof({ weight: 3, arbitrary: fc.constant<Node>({ kind: 'file' }) }, { weight: 1, arbitrary: fc.constantFrom(...NAMES).map<Node>((t) => ({ kind: 'symlink', target: t })) }),
-      ),
-      { selector: (t) => t[0], minLength, maxLength: 4 },
-    ),
-    gitignore: fc.option(fc.record({ file: patternFile, symlink: fc.nat(6).map((n) => n === 0) }), { freq: 2 }),
-  });
+const dirSpec = (depth: number, minLength = 0) => specDir(depth, { names: NAMES, fileWeight: 3, maxLength: 4, file: patternFile, symlinkOdds: 6 }, minLength);
 
 function fileBytes(f: { patterns: string[]; crlf: boolean; bom: boolean }): Buffer {
   return rulesFileBytes(f.patterns, f);
 }
 
-const GITIGNORE = { name: '.gitignore', target: 'gi-target', of: (d: DirSpec) => d.gitignore && { bytes: fileBytes(d.gitignore.file), symlink: d.gitignore.symlink } };
+const GITIGNORE = { name: '.gitignore', target: 'gi-target', bytes: fileBytes };
 
 /** The [core] section of the config; core.ignoreCase and core.excludesFile are added per run. */
 const CONFIG_HEAD = '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n';
