@@ -10,7 +10,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { join } from 'node:path';
 import { BASE_FILES, HARNESS_TEST_DIR, PERSON_WORK, expectSameOracle, harnessBinary, harnessPin, makeProject, runProcess, scalpelStatus, type LoggedPayload, type Oracle, type ProcResult, type ScratchProject, type Step } from './common.js';
 import { cc, startClaudeModel, toolResults, type ClaudeModel } from './claude-code.model.js';
-import { PayloadShapes, events, scenarioScripts, type FileTools, expectMainTurnListed, expectMainTurnOnDisk, expectMainTurnRewound, expectParallelCallsOnDisk, expectPersonWork, expectRefusedThenForced, expectRewoundTo, expectTwoTurnsRewoundByRewind1, expectTwoTurnsRewoundOneByOne, scalpelSaved, turnsJson, withScriptedModel, type ToolEntry } from './shared-checks.js';
+import { PayloadShapes, events, expectMainTurnListed, expectMainTurnOnDisk, expectMainTurnRewound, expectParallelCallsOnDisk, expectPersonWork, expectRefusedThenForced, expectRewoundTo, expectTwoTurnsRewoundByRewind1, expectTwoTurnsRewoundOneByOne, scalpelSaved, scenarioScripts, turnsJson, withScriptedModel, type FileTools, type ToolEntry } from './shared-checks.js';
 
 const VERSION = harnessPin('claude-code').version;
 

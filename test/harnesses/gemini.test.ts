@@ -34,7 +34,7 @@ import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HARNESS_TEST_DIR, PERSON_WORK, expectSameOracle, harnessBinary, harnessPin, makeProject, runProcess, scalpelStatus, type LoggedPayload, type LoggerOptions, type Oracle, type ProcResult, type ScratchProject, type Step } from './common.js';
 import { functionResponses, gm, startGeminiModel, type GeminiModel } from './gemini.model.js';
-import { PayloadShapes, events, scenarioScripts, type FileTools, expectMainTurnListed, expectMainTurnOnDisk, expectMainTurnRewound, expectParallelCallsOnDisk, expectPersonWork, expectTwoTurnsRewoundByRewind1, expectTwoTurnsRewoundOneByOne, once, scalpelSaved, turnsJson, withScriptedModel, type ToolEntry } from './shared-checks.js';
+import { PayloadShapes, events, expectMainTurnListed, expectMainTurnOnDisk, expectMainTurnRewound, expectParallelCallsOnDisk, expectPersonWork, expectTwoTurnsRewoundByRewind1, expectTwoTurnsRewoundOneByOne, once, scalpelSaved, scenarioScripts, turnsJson, withScriptedModel, type FileTools, type ToolEntry } from './shared-checks.js';
 
 const VERSION = harnessPin('gemini').version;
 
@@ -196,10 +196,7 @@ function expectCommonFields(p: ScratchProject, list: LoggedPayload[]): void {
 
 const toolEvents = (list: LoggedPayload[]) => list.filter((x) => x.event === 'BeforeTool' || x.event === 'AfterTool');
 
-// A tool call as `turns --json` lists it (ToolEntry): Gemini CLI sends no call id, so `call` is one
-// git-scalpel made, and there is no toolUseId.
-
-/** `tool:outcome` of each call of a turn. */
+/** `tool:outcome` of each call of a turn (a ToolEntry: Gemini CLI sends no call id, so `call` is one git-scalpel made, and there is no toolUseId). */
 const outcomes = (t: any) => (t.tools as ToolEntry[]).map((x) => `${x.tool}:${x.outcome}`);
 
 /**
