@@ -72,16 +72,35 @@ export function ruleRows(ctx, { log = (s) => console.log(s) } = {}) {
     git(dir, ['update-index', '-q', '--refresh']);
   };
   const ratioNote = (what) => ({ group: 'rules', target: undefined, note: `info: ${what}` });
-
-  return [
-    {
-      ...ratioNote('the price of keeping a shell baseline gc-safe: the tree of the index\'s ~100,000 objects, written when the index changed'),
-      name: 'shell pre-capture after the index changed (writes the tree of its objects), 100,000 entries (process)',
-      peerName: 'the same, index unchanged since the last one (that tree reused)',
+  /**
+   * A row timing a shell pre-capture (a hook process) in group `ours` against one in group `peer`:
+   * a turn opened in each group first, every baseline finished untimed after.
+   */
+  const shellPreRow = ({ note, ours, peer, ...rest }) => {
+    const dirs = () => [...new Set([ours, peer])].map((k) => g[k].dir);
+    return {
+      ...ratioNote(note),
       setup: async () => {
         await setup();
-        openTurn(g.plain.dir);
+        for (const dir of dirs()) openTurn(dir);
       },
+      ours: () => shellPre(g[ours].dir),
+      peer: () => shellPre(g[peer].dir),
+      check: { ours: checkHook, peer: checkHook },
+      after: () => {
+        for (const dir of dirs()) settle(dir);
+      },
+      ...rest,
+    };
+  };
+
+  return [
+    shellPreRow({
+      note: 'the price of keeping a shell baseline gc-safe: the tree of the index\'s ~100,000 objects, written when the index changed',
+      name: 'shell pre-capture after the index changed (writes the tree of its objects), 100,000 entries (process)',
+      peerName: 'the same, index unchanged since the last one (that tree reused)',
+      ours: 'plain',
+      peer: 'plain',
       prepare: {
         ours: () => {
           settle(g.plain.dir);
@@ -89,13 +108,9 @@ export function ruleRows(ctx, { log = (s) => console.log(s) } = {}) {
         },
         peer: () => settle(g.plain.dir),
       },
-      ours: () => shellPre(g.plain.dir),
-      peer: () => shellPre(g.plain.dir),
-      check: { ours: checkHook, peer: checkHook },
-      after: () => settle(g.plain.dir),
       runs: 9,
       warmup: 2,
-    },
+    }),
     {
       ...ratioNote('the price of reading a stat-clean file where an eol conversion may apply (3 files)'),
       name: 'snapshot 3 paths under `* text=auto` (read, not taken from the index)',
@@ -114,26 +129,16 @@ export function ruleRows(ctx, { log = (s) => console.log(s) } = {}) {
       ours: () => g.attr.repo.snapshot(g.attr.paths, { session: 'bench-rules' }),
       peer: () => g.plain.repo.snapshot(g.plain.paths, { session: 'bench-rules' }),
     },
-    {
-      ...ratioNote('the rule\'s worst case: every tracked file of the tree read for a shell baseline'),
+    shellPreRow({
+      note: 'the rule\'s worst case: every tracked file of the tree read for a shell baseline',
       name: 'shell pre-capture under `* text=auto`, clean 100,000-file tree (process)',
       peerName: 'the same with no attribute file',
-      setup: async () => {
-        await setup();
-        openTurn(g.plain.dir);
-        openTurn(g.attr.dir);
-      },
+      ours: 'attr',
+      peer: 'plain',
       prepare: { ours: () => settle(g.attr.dir), peer: () => settle(g.plain.dir) },
-      ours: () => shellPre(g.attr.dir),
-      peer: () => shellPre(g.plain.dir),
-      check: { ours: checkHook, peer: checkHook },
-      after: () => {
-        settle(g.attr.dir);
-        settle(g.plain.dir);
-      },
       runs: 5,
       warmup: 1,
-    },
+    }),
     {
       ...ratioNote('the price of `rewind --undo`: what a rewind replaces, saved first and sealed after'),
       name: 'rewind a turn of 3 files, 100,000 entries',

@@ -78,7 +78,7 @@ import { ScalpelError } from '../errors/index.js';
 import { fsErrorCode, type Fs } from '../fs/types.js';
 import { joinPath } from '../fs/path.js';
 import { matchKey } from '../ignore/compile.js';
-import { splitRel, userFilePath } from '../ignore/index.js';
+import { dirAt, splitRel, userFilePath } from '../ignore/index.js';
 import type { GitConfig } from '../repo/config.js';
 import type { Conversion, ConversionConfig } from './conversion.js';
 import { ATTR_MAX_FILE_SIZE, parseAttributesBuffer, type AttrRule, type AttrValue } from './parse.js';
@@ -390,19 +390,8 @@ class Rules implements AttributeRules {
     return { source: `index:${rel}`, kind: 'gitattributes', base: dir, rules: parseAttributesBuffer(bytes, { macros, source: rel, from: 'blob' }, this.warn), poisoned: false };
   }
 
-  async dir(rel: string, hasAttributesFile?: (dir: string) => boolean | undefined): Promise<Dir> {
-    if (rel === '' || rel === '.') return this.root;
-    const hit = this.dirs.get(rel);
-    if (hit) return hit;
-    let cur: Dir = this.root;
-    let start = 0;
-    while (start < rel.length) {
-      let end = rel.indexOf('/', start);
-      if (end < 0) end = rel.length;
-      if (end > start) cur = (await cur.enter(rel.slice(start, end), hasAttributesFile?.(rel.slice(0, end)))) as Dir;
-      start = end + 1;
-    }
-    return cur;
+  dir(rel: string, hasAttributesFile?: (dir: string) => boolean | undefined): Promise<Dir> {
+    return dirAt(this.root, this.dirs, rel, (d, name, path) => d.enter(name, hasAttributesFile?.(path)) as Promise<Dir>);
   }
 
   async mayConvert(rel: string, hasAttributesFile?: (dir: string) => boolean | undefined): Promise<boolean> {

@@ -278,19 +278,8 @@ class Rules implements IgnoreRules {
     }
   }
 
-  async dir(rel: string): Promise<Dir> {
-    if (rel === '' || rel === '.') return this.root;
-    const hit = this.dirs.get(rel);
-    if (hit) return hit;
-    let cur: Dir = this.root;
-    let start = 0;
-    while (start < rel.length) {
-      let end = rel.indexOf('/', start);
-      if (end < 0) end = rel.length;
-      if (end > start) cur = await cur.enterDir(rel.slice(start, end));
-      start = end + 1;
-    }
-    return cur;
+  dir(rel: string): Promise<Dir> {
+    return dirAt(this.root, this.dirs, rel, (d, name) => d.enterDir(name));
   }
 
   async isIgnored(rel: string, isDir: boolean): Promise<boolean> {
@@ -325,6 +314,26 @@ export function splitRel(rel: string): { parent: string; name: string } {
   while (r.endsWith('/')) r = r.slice(0, -1);
   const i = r.lastIndexOf('/');
   return i < 0 ? { parent: '', name: r } : { parent: r.slice(0, i), name: r.slice(i + 1) };
+}
+
+/**
+ * The directory at worktree-relative `rel`: `root` for '' or '.', the one `entered` already holds,
+ * else entered from `root` one name at a time (`enter(dir, name, path)`, `path` the worktree-relative
+ * path of the directory entered). Shared by the ignore and the attribute rules.
+ */
+export async function dirAt<D>(root: D, entered: ReadonlyMap<string, D>, rel: string, enter: (dir: D, name: string, path: string) => Promise<D>): Promise<D> {
+  if (rel === '' || rel === '.') return root;
+  const hit = entered.get(rel);
+  if (hit) return hit;
+  let cur = root;
+  let start = 0;
+  while (start < rel.length) {
+    let end = rel.indexOf('/', start);
+    if (end < 0) end = rel.length;
+    if (end > start) cur = await enter(cur, rel.slice(start, end), rel.slice(0, end));
+    start = end + 1;
+  }
+  return cur;
 }
 
 class Dir implements DirRules {

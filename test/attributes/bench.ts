@@ -25,16 +25,12 @@ import { loadAttributeRules, type AttributeOptions, type DirAttributes } from '.
 import { nodeFs } from '../../src/fs/node.js';
 import type { Fs } from '../../src/fs/types.js';
 import { newMemoryFs } from '../helpers/memfs.js';
+import { benchArg, syntheticTree } from '../helpers/bench-tree.js';
 import { prng } from '../helpers/prng.js';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const FILES = arg('files', 100_000);
-const DIRS = arg('dirs', 2_000);
+const FILES = benchArg('files', 100_000);
+const DIRS = benchArg('dirs', 2_000);
 
-const WORDS = 'api app auth base build cache cli client common config core crypto data db debug dist docs engine event fixtures format handler helpers http lib loader log main model net node parser pkg plugin queue render router runtime schema scripts server service session shared src store stream style sync task test tests theme tools types ui util utils vendor view web worker coverage tmp out logs'.split(' ');
 const TOP = ['src', 'lib', 'test', 'docs', 'packages', 'tools', 'vendor', 'apps', 'internal', 'scripts', 'examples', 'assets', 'dist', 'coverage'];
 const EXTS = ['ts', 'ts', 'ts', 'js', 'js', 'tsx', 'json', 'md', 'css', 'png', 'svg', 'txt', 'sh', 'py', 'bat', 'jpg'];
 
@@ -93,26 +89,7 @@ interface Tree {
 
 function makeTree(): Tree {
   const rnd = prng(42);
-  const pick = <T>(a: T[]) => a[Math.floor(rnd() * a.length)];
-  const dirs: string[] = [...TOP];
-  const seen = new Set(dirs);
-  while (dirs.length < DIRS) {
-    const parent = pick(dirs);
-    if (parent.split('/').length >= 4) continue;
-    const d = `${parent}/${pick(WORDS)}`;
-    if (seen.has(d)) continue;
-    seen.add(d);
-    dirs.push(d);
-  }
-  const files: string[] = [];
-  const fileSet = new Set<string>();
-  while (files.length < FILES) {
-    const d = pick(dirs);
-    const f = `${d}/${pick(WORDS)}${rnd() < 0.4 ? pick(WORDS) : ''}${rnd() < 0.2 ? Math.floor(rnd() * 100) : ''}.${pick(EXTS)}`;
-    if (fileSet.has(f)) continue;
-    fileSet.add(f);
-    files.push(f);
-  }
+  const { dirs, files } = syntheticTree(rnd, { top: TOP, exts: EXTS, dirs: DIRS, files: FILES });
   const attrDirs = dirs.filter(() => rnd() < 0.04);
   const listing = new Map<string, { subdirs: string[]; files: string[]; hasAttributes: Map<string, boolean> }>();
   const at = (d: string) => {

@@ -9,19 +9,7 @@ import { decodePath, encodePath } from '../../src/bytes/text.js';
 import { conversionOf, type AttributeRules, type AttrValue, type DirAttributes } from '../../src/attributes/index.js';
 import type { Fs } from '../../src/fs/types.js';
 import { joinPath } from '../../src/fs/path.js';
-import { catObjects, git, gitEnv } from '../helpers/git.js';
-
-function splitNul(out: Buffer): Buffer[] {
-  const parts: Buffer[] = [];
-  let p = 0;
-  while (p < out.length) {
-    const z = out.indexOf(0, p);
-    if (z < 0) break;
-    parts.push(out.subarray(p, z));
-    p = z + 1;
-  }
-  return parts;
-}
+import { catObjects, git, gitEnv, splitNul } from '../helpers/git.js';
 
 /** How `git check-attr` prints a value. */
 export function printed(v: AttrValue): string {

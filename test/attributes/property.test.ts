@@ -14,7 +14,7 @@
  * fuzzes longer (ATTR_PROPERTY_CHECKOUT_RUNS for the second); a failure prints its seed and
  * path, which ATTR_PROPERTY_SEED and ATTR_PROPERTY_PATH (ATTR_PROPERTY_CHECKOUT_PATH) replay.
  */
-import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -22,8 +22,8 @@ import { encodePath } from '../../src/bytes/text.js';
 import { attributeOptionsFromConfig, loadAttributeRules, type AttributeOptions } from '../../src/attributes/index.js';
 import { nodeFs } from '../../src/fs/node.js';
 import { discoverRepository, readRepoConfig } from '../../src/repo/discover.js';
-import { NAMES, pattern as ignorePattern, raw } from '../ignore/arbitraries.js';
-import { writeRaw } from '../ignore/oracle.js';
+import { NAMES, pattern as ignorePattern, raw, specDir, type SpecDir } from '../ignore/arbitraries.js';
+import { clearWorktree, rulesFileBytes, writeRaw, writeSpecTree } from '../ignore/oracle.js';
 import { makeTempDir, makeTempRepo } from '../helpers/git.js';
 import { expectAgreesWithGit, gitConverts, walkAnswers } from './oracle.js';
 
@@ -72,61 +72,21 @@ const fileOf = (st: fc.Arbitrary<string>) => fc.record({ lines: fc.array(lineOf(
 type AttrFileSpec = { lines: string[]; crlf: boolean; bom: boolean };
 
 function fileBytes(f: AttrFileSpec): Buffer {
-  const text = f.lines.join(f.crlf ? '\r\n' : '\n') + (f.crlf ? '\r\n' : '\n');
-  return Buffer.concat([f.bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), Buffer.from(encodePath(text))]);
+  return rulesFileBytes(f.lines, f);
 }
 
 // ---- trees ---------------------------------------------------------------------------------
 
-type Node = { kind: 'file' } | { kind: 'symlink'; target: string } | { kind: 'dir'; dir: DirSpec };
-interface DirSpec {
-  entries: Array<[string, Node]>;
-  attributes: { file: AttrFileSpec; symlink: boolean } | null;
-}
+type DirSpec = SpecDir<AttrFileSpec>;
 
 const TREE_NAMES = NAMES.filter((n) => n !== '.Git');
 
-const dirSpec = (depth: number, file: fc.Arbitrary<AttrFileSpec>, minLength = 0): fc.Arbitrary<DirSpec> =>
-  fc.record({
-    entries: fc.uniqueArray(
-      fc.tuple(
-        fc.constantFrom(...TREE_NAMES),
-        depth > 0
-          ? fc.oneof(
-              { weight: 4, arbitrary: fc.constant<Node>({ kind: 'file' }) },
-              { weight: 1, arbitrary: fc.constantFrom(...TREE_NAMES).map<Node>((t) => ({ kind: 'symlink', target: t })) },
-              { weight: 3, arbitrary: fc.constant(null).chain(() => dirSpec(depth - 1, file).map<Node>((dir) => ({ kind: 'dir', dir }))) },
-            )
-          : fc.oneof({ weight: 4, arbitrary: fc.constant<Node>({ kind: 'file' }) }, { weight: 1, arbitrary: fc.constantFrom(...TREE_NAMES).map<Node>((t) => ({ kind: 'symlink', target: t })) }),
-      ),
-      { selector: (t) => t[0], minLength, maxLength: 5 },
-    ),
-    attributes: fc.option(fc.record({ file, symlink: fc.nat(8).map((n) => n === 0) }), { freq: 2 }),
-  });
+const dirSpec = (depth: number, file: fc.Arbitrary<AttrFileSpec>, minLength = 0) => specDir(depth, { names: TREE_NAMES, fileWeight: 4, maxLength: 5, file, symlinkOdds: 8 }, minLength);
 
 /** Content every conversion changes: CRLF, a lone LF, an $Id$, a Latin-1 byte; even length (UTF-16LE). */
 const MIXED = Buffer.from([...Buffer.from('a\r\nb\n$Id$\n'), 0xe9, 0x0a]);
 
-function writeTree(root: string, rel: string, d: DirSpec, content: Buffer, files: string[]): void {
-  if (d.attributes) {
-    const at = rel ? `${rel}/` : '';
-    if (d.attributes.symlink) {
-      writeRaw(root, `${at}ga-target`, fileBytes(d.attributes.file));
-      symlinkSync('ga-target', Buffer.from(encodePath(`${root}/${at}.gitattributes`)));
-    } else writeRaw(root, `${at}.gitattributes`, fileBytes(d.attributes.file));
-  }
-  for (const [name, node] of d.entries) {
-    const p = rel ? `${rel}/${name}` : name;
-    if (node.kind === 'file') {
-      writeRaw(root, p, content);
-      files.push(p);
-    } else if (node.kind === 'symlink') symlinkSync(Buffer.from(encodePath(node.target)), Buffer.from(encodePath(`${root}/${p}`)));
-    else {
-      mkdirSync(Buffer.from(encodePath(`${root}/${p}`)), { recursive: true });
-      writeTree(root, p, node.dir, content, files);
-    }
-  }
-}
+const GITATTRIBUTES = { name: '.gitattributes', target: 'ga-target', bytes: fileBytes };
 
 function dirsOf(d: DirSpec, rel = ''): string[] {
   const out: string[] = [];
@@ -147,10 +107,7 @@ const configArb = fc.record({
 });
 
 function resetRepo(repo: string, outside: string): void {
-  for (const name of readdirSync(repo, { encoding: 'buffer' })) {
-    if (name.toString('latin1') !== '.git') rmSync(Buffer.concat([Buffer.from(repo + '/'), name]), { recursive: true, force: true });
-  }
-  rmSync(join(repo, '.git', 'info'), { recursive: true, force: true });
+  clearWorktree(repo);
   rmSync(join(repo, '.git', 'index'), { force: true });
   rmSync(join(outside, 'attributes'), { force: true });
 }
@@ -193,7 +150,7 @@ describe('attributes: random trees and files against git', () => {
       fc.asyncProperty(scenario, async (s) => {
         resetRepo(repo, outside);
         const files: string[] = [];
-        writeTree(repo, '', s.tree, Buffer.from('x\n'), files);
+        writeSpecTree(repo, '', s.tree, GITATTRIBUTES, Buffer.from('x\n'), files);
         if (s.info) writeRaw(repo, '.git/info/attributes', fileBytes(s.info));
         if (s.global) writeFileSync(join(outside, 'attributes'), fileBytes(s.global));
         writeConfig(repo, outside, s.config);
@@ -230,7 +187,7 @@ describe('attributes: random trees and files against git', () => {
       fc.asyncProperty(scenario, async (s) => {
         resetRepo(repo, outside);
         const files: string[] = [];
-        writeTree(repo, '', s.tree, MIXED, files);
+        writeSpecTree(repo, '', s.tree, GITATTRIBUTES, MIXED, files);
         if (s.info) writeRaw(repo, '.git/info/attributes', fileBytes(s.info));
         writeConfig(repo, outside, s.config);
         const opts = await optionsOf(repo);

@@ -19,7 +19,7 @@
  * - Anything else: 404 with an API error body, recorded in `unexpected`.
  */
 import type http from 'node:http';
-import { ScriptRunner, sendJson, sendSse, startModelServer, type ModelServer, type RecordedRequest, type Step, type ToolCall } from './common.js';
+import { ScriptRunner, answerStep, answerUnexpected, sendJson, sendSse, startScriptedModel, type RecordedRequest, type ScriptedModel, type Step, type ToolCall } from './common.js';
 
 export const cc = {
   write: (file_path: string, content: string): ToolCall => ({ name: 'Write', input: { file_path, content } }),
@@ -29,15 +29,8 @@ export const cc = {
   tool: (name: string, input: Record<string, unknown>): ToolCall => ({ name, input }),
 };
 
-export interface ClaudeModel extends ModelServer {
-  script: ScriptRunner;
-  /** Main-loop requests, in order. */
-  main: RecordedRequest[];
-  /** Side requests (no tools offered). */
-  side: RecordedRequest[];
-  /** Requests for anything but messages/count_tokens/hello. */
-  unexpected: RecordedRequest[];
-}
+/** main: the requests offering Bash, Write or Edit; side: other messages; unexpected: anything but messages/count_tokens/hello. */
+export type ClaudeModel = ScriptedModel;
 
 const B62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 function toolUseId(): string {
@@ -123,10 +116,7 @@ function blocksOf(step: Step, ids: string[]): { blocks: Block[]; stop: string } 
 /** Starts the scripted API on 127.0.0.1 (see the file's comment). */
 export async function startClaudeModel(turns: Step[][], opts: { logFile?: string } = {}): Promise<ClaudeModel> {
   const script = new ScriptRunner(turns, () => toolUseId());
-  const main: RecordedRequest[] = [];
-  const side: RecordedRequest[] = [];
-  const unexpected: RecordedRequest[] = [];
-  const server = await startModelServer(async (req, res) => {
+  return startScriptedModel(script, async (req, res, model) => {
     const path = req.url.split('?')[0];
     if ((req.method === 'HEAD' || req.method === 'GET') && path === '/api/hello') {
       req.kind = 'hello';
@@ -144,25 +134,18 @@ export async function startClaudeModel(turns: Step[][], opts: { logFile?: string
       const isMain = (body.tools ?? []).some((t) => t.name === 'Bash' || t.name === 'Write' || t.name === 'Edit');
       if (!isMain) {
         req.kind = 'side';
-        side.push(req);
+        model.side.push(req);
         answer(res, body, [{ type: 'text', text: 'ok' }], 'end_turn');
         return;
       }
-      req.kind = 'main';
-      main.push(req);
       const last = lastUserMessage(body.messages);
-      const a = script.next(last.resultIds, `${last.index}:${last.text}`);
-      req.kind = `main turn ${a.turn} step ${a.step}`;
-      await script.runBefore(a);
+      const a = await answerStep(model, req, last.resultIds, `${last.index}:${last.text}`);
       const { blocks, stop } = blocksOf(a.value, a.ids);
       answer(res, body, blocks, stop);
       return;
     }
-    req.kind = 'unexpected';
-    unexpected.push(req);
-    sendJson(res, 404, { type: 'error', error: { type: 'not_found_error', message: `the test model does not serve ${req.method} ${req.url}` } });
+    answerUnexpected(model, req, res, { type: 'error', error: { type: 'not_found_error', message: `the test model does not serve ${req.method} ${req.url}` } });
   }, opts);
-  return Object.assign(server, { script, main, side, unexpected });
 }
 
 /** The tool_result blocks of a main-loop request's last user message, by tool_use id. */

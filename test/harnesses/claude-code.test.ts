@@ -8,24 +8,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  BASE_FILES,
-  HARNESS_TEST_DIR,
-  PERSON_WORK,
-  describeDifference,
-  expectSameOracle,
-  harnessBinary,
-  harnessPin,
-  makeProject,
-  runProcess,
-  scalpelStatus,
-  type LoggedPayload,
-  type Oracle,
-  type ProcResult,
-  type ScratchProject,
-  type Step,
-} from './common.js';
+import { BASE_FILES, HARNESS_TEST_DIR, PERSON_WORK, expectSameOracle, harnessBinary, harnessPin, makeProject, runProcess, scalpelStatus, type LoggedPayload, type Oracle, type ProcResult, type ScratchProject, type Step } from './common.js';
 import { cc, startClaudeModel, toolResults, type ClaudeModel } from './claude-code.model.js';
+import { PayloadShapes, events, expectMainTurnListed, expectMainTurnOnDisk, expectMainTurnRewound, expectParallelCallsOnDisk, expectPersonWork, expectRefusedThenForced, expectRewoundTo, expectTwoTurnsRewoundByRewind1, expectTwoTurnsRewoundOneByOne, scalpelSaved, scenarioScripts, turnsJson, withScriptedModel, type FileTools, type ToolEntry } from './shared-checks.js';
 
 const VERSION = harnessPin('claude-code').version;
 
@@ -50,6 +35,9 @@ const INSTALLED_EVENTS = ['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Post
 const TOOL_MATCHER = 'Write|Edit|MultiEdit|NotebookEdit|Bash';
 
 const DEFAULT_TOOLS = 'Write,Edit,Bash,Read';
+
+/** Claude Code's tools for the shared scenario scripts. */
+const TOOLS: FileTools = { write: cc.write, edit: (file, old, replacement) => cc.edit(file, old, replacement), shell: cc.bash, read: cc.read };
 
 const BASE_CONFIG = BASE_FILES['src/config.ts'];
 
@@ -93,32 +81,8 @@ function expectCleanRun(r: ClaudeRun, model: ClaudeModel): void {
 }
 
 // Every payload's field types, by event (and tool), over the whole file: the report's source.
-const shapes: Record<string, Record<string, Set<string>>> = {};
-
-function typeOf(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return v.length ? `array<${[...new Set(v.map(typeOf))].join('|')}>` : 'array';
-  return typeof v;
-}
-
-function recordShapes(list: LoggedPayload[]): void {
-  for (const x of list) {
-    const key = x.payload?.tool_name ? `${x.event} ${x.payload.tool_name}` : x.event;
-    const s = (shapes[key] ??= {});
-    const walk = (o: Record<string, unknown>, prefix: string, depth: number) => {
-      for (const [k, v] of Object.entries(o)) {
-        (s[prefix + k] ??= new Set()).add(typeOf(v));
-        if (depth < 2 && v && typeof v === 'object' && !Array.isArray(v)) walk(v as Record<string, unknown>, `${prefix}${k}.`, depth + 1);
-      }
-    };
-    if (x.payload && typeof x.payload === 'object') walk(x.payload, '', 0);
-  }
-}
-
-afterAll(() => {
-  const out = Object.fromEntries(Object.entries(shapes).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([f, t]) => [f, [...t].join('|')]))]));
-  writeFileSync(join(HARNESS_TEST_DIR, '.payloads/claude-code/shapes.json'), JSON.stringify(out, null, 2) + '\n');
-});
+const shapes = new PayloadShapes();
+afterAll(() => shapes.write(join(HARNESS_TEST_DIR, '.payloads/claude-code/shapes.json')));
 
 /** The common fields every Claude Code hook payload carries, with the right types. */
 function expectCommonFields(p: ScratchProject, list: LoggedPayload[]): void {
@@ -131,23 +95,8 @@ function expectCommonFields(p: ScratchProject, list: LoggedPayload[]): void {
     expect(pl.cwd).toBe(p.dir);
     expect(x.env.CLAUDE_PROJECT_DIR).toBe(p.dir);
   }
-  recordShapes(list);
+  shapes.record(list);
 }
-
-/** One tool call as `turns --json` lists it. */
-interface ToolEntry {
-  at: string;
-  tool: string;
-  outcome: 'ok' | 'failed' | 'unknown' | 'denied' | 'running' | 'never-finished';
-  paths: string[];
-  command?: string;
-  exitCode?: number;
-  durationMs?: number;
-  call?: string;
-  toolUseId?: string;
-}
-
-const events = (list: LoggedPayload[]) => list.map((x) => (x.payload?.tool_name ? `${x.event}:${x.payload.tool_name}` : x.event));
 
 /** PreToolUse and its PostToolUse / PostToolUseFailure share a tool_use_id; returns the pairs by id. */
 function pairs(list: LoggedPayload[]): Map<string, { pre?: LoggedPayload; post?: LoggedPayload }> {
@@ -163,21 +112,6 @@ function pairs(list: LoggedPayload[]): Map<string, { pre?: LoggedPayload; post?:
   return m;
 }
 
-function turnsJson(p: ScratchProject): any[] {
-  const r = p.scalpel(['turns', '--json']);
-  expect(r.code, r.stderr).toBe(0);
-  p.artifact(`turns-${Date.now()}.json`, r.stdout);
-  return JSON.parse(r.stdout);
-}
-
-function expectPersonWork(p: ScratchProject): void {
-  expect(p.read('README.md')).toBe(PERSON_WORK.readme);
-  expect(p.read('src/app.ts')).toBe(PERSON_WORK.appWorktree);
-  expect(p.git(['show', ':src/app.ts'])).toBe(PERSON_WORK.appStaged);
-  expect(p.read('notes.txt')).toBe(PERSON_WORK.notes);
-  expect(p.read('.env')).toBe(PERSON_WORK.env);
-}
-
 /**
  * Failures of the harness side (the project, the model server, the CLI run and the checks made
  * inside `withModel`): an `it.fails` test must not count one of them as the engine's expected
@@ -186,29 +120,17 @@ function expectPersonWork(p: ScratchProject): void {
 const harnessFailures: string[] = [];
 
 /** Starts the scripted model, runs `fn` (the harness runs and their checks), closes the model. */
-async function withModel<T>(p: ScratchProject, turns: Step[][], fn: (model: ClaudeModel) => Promise<T>): Promise<T> {
-  const model = await startClaudeModel(turns, { logFile: join(p.artifacts, 'requests.jsonl') });
-  try {
-    return await fn(model);
-  } catch (e) {
-    harnessFailures.push(`${p.artifacts}: ${String((e as Error).message ?? e).split('\n')[0]}`);
-    throw e;
-  } finally {
-    await model.close();
-  }
+function withModel<T>(p: ScratchProject, turns: Step[][], fn: (model: ClaudeModel) => Promise<T>): Promise<T> {
+  return withScriptedModel(p, harnessFailures, () => startClaudeModel(turns, { logFile: join(p.artifacts, 'requests.jsonl') }), fn);
 }
 
 /** Two conversations turns in `project`: the second a `claude -p --continue`. The oracle before, after one, after two. */
 async function twoTurns(project: ScratchProject): Promise<{ states: Oracle[]; sessions: (string | undefined)[] }> {
-  const f = (rel: string) => join(project.dir, rel);
   const states: Oracle[] = [project.oracle()];
   const sessions: (string | undefined)[] = [];
   await withModel(
     project,
-    [
-      [{ calls: [cc.write(f('gen/one.ts'), 'export const one = 1;\n'), cc.edit(f('src/config.ts'), 'development', 'production')] }, { text: 'Turn one done.' }],
-      [{ calls: [cc.edit(f('gen/one.ts'), 'one = 1', 'one = 11')] }, { calls: [cc.bash('rm docs/guide.md && git add -A gen docs')] }, { text: 'Turn two done.' }],
-    ],
+    scenarioScripts(TOOLS, project.dir).twoTurns(),
     async (model) => {
       const r1 = await claude(project, model, 'first: add gen/one.ts');
       expectCleanRun(r1, model);
@@ -226,9 +148,8 @@ async function twoTurns(project: ScratchProject): Promise<{ states: Oracle[]; se
 /** A turn writes gen/x.ts and edits src/config.ts; then the person edits gen/x.ts. */
 async function refusalScenario(name: string): Promise<{ p: ScratchProject; before: Oracle; personal: Oracle }> {
   const p = makeProject({ harness: 'claude-code', name });
-  const f = (rel: string) => join(p.dir, rel);
   const before = p.oracle();
-  await withModel(p, [[{ calls: [cc.write(f('gen/x.ts'), 'export const x = 1;\n')] }, { calls: [cc.edit(f('src/config.ts'), '8080', '9090')] }, { text: 'Done.' }]], async (model) => {
+  await withModel(p, scenarioScripts(TOOLS, p.dir).refusal(), async (model) => {
     expectCleanRun(await claude(p, model, 'write gen/x.ts'), model);
   });
   p.write('gen/x.ts', 'export const x = 1; // the person kept this and fixed it\n');
@@ -303,16 +224,7 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
     const before = p.oracle();
     const r = await withModel(
       p,
-      [
-        [
-          { calls: [cc.write(f('gen/api/client.ts'), 'export const client = 1;\n')] },
-          { calls: [cc.edit(f('src/app.ts'), 'export const b = 2;', 'export const b = 20;')] },
-          { calls: [cc.bash("sed -i 's/blue/red/' docs/guide.md", 'recolour the button')] },
-          { calls: [cc.bash('rm old/legacy.txt', 'remove the legacy file')] },
-          { calls: [cc.bash('git add -A', 'stage everything')] },
-          { text: 'Done: client added, b raised, button red, legacy gone, all staged.' },
-        ],
-      ],
+      scenarioScripts(TOOLS, p.dir).mainTurn(),
       async (model) => {
         const r = await claude(p, model, 'Add the API client\nand tidy up the project');
         expectCleanRun(r, model);
@@ -323,11 +235,7 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
       },
     );
     // what the agent did, seen by git
-    expect(p.read('gen/api/client.ts')).toBe('export const client = 1;\n');
-    expect(p.read('src/app.ts')).toBe('export const a = 10;\nexport const b = 20;\nexport const c = 30;\n');
-    expect(p.read('docs/guide.md')).toContain('red');
-    expect(existsSync(f('old/legacy.txt'))).toBe(false);
-    expect(p.git(['status', '--porcelain'])).toBe(['M  README.md', 'M  docs/guide.md', 'A  gen/api/client.ts', 'A  notes.txt', 'D  old/legacy.txt', 'M  src/app.ts', ''].join('\n'));
+    expectMainTurnOnDisk(p);
 
     // what Claude Code really sent
     const list = p.payloads();
@@ -373,9 +281,7 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
 
     // turns: one turn, labelled with the prompt's first line, every path the agent changed
     const turns = turnsJson(p);
-    expect(turns).toHaveLength(1);
-    expect(turns[0]).toMatchObject({ turn: 1, ended: true, sealed: true, label: 'Add the API client', session: `claude-${r.sessionId}` });
-    expect(turns[0].paths).toEqual(['README.md', 'docs/guide.md', 'gen/api/client.ts', 'notes.txt', 'old/legacy.txt', 'src/app.ts']);
+    expectMainTurnListed(turns, `claude-${r.sessionId}`);
     // one entry per tool call, its start and end joined by the tool_use_id; what each changed
     // (PostToolUse of Bash carries no exit code: ok, none)
     const ids = list.filter((x) => x.event === 'PreToolUse').map((x) => x.payload.tool_use_id);
@@ -393,14 +299,7 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
     // status: the hooks ran (an event of this session arrived since they were installed)
     expect(scalpelStatus(p, 'claude-code')).toMatchObject({ live: 'yes', lastEvent: expect.objectContaining({ session: `claude-${r.sessionId}` }) });
 
-    const rw = p.scalpel(['rewind']);
-    p.artifact('rewind.txt', rw.stdout + rw.stderr);
-    expect(rw.code, rw.stderr).toBe(0);
-    expectSameOracle(p.oracle(), before, 'after rewind');
-    expectPersonWork(p);
-    expect(existsSync(f('gen'))).toBe(false);
-    // nothing left to rewind (the prompt that would ask for it changed nothing)
-    expect(p.scalpel(['turns', '--json']).stdout.trim()).toBe('[]');
+    expectMainTurnRewound(p, before);
   });
 
   it.concurrent('two separate sessions (two `claude -p` runs): a plain rewind finds the newest turn of the worktree, then the older one', async () => {
@@ -431,40 +330,25 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
     const turns = turnsJson(p);
     expect(turns.map((t: { label: string }) => t.label)).toEqual(['session two', 'session one']);
     expect(new Set(turns.map((t: { session: string }) => t.session)).size).toBe(2);
-    const a = p.scalpel(['rewind']);
-    p.artifact('rewind-1.txt', a.stdout + a.stderr);
-    expect(a.code, a.stderr).toBe(0);
-    expectSameOracle(p.oracle(), v1!, 'after the first rewind');
-    const b = p.scalpel(['rewind']);
-    p.artifact('rewind-2.txt', b.stdout + b.stderr);
-    expect(b.code, b.stderr).toBe(0);
-    expectSameOracle(p.oracle(), v0, 'after the second rewind');
+    expectRewoundTo(p, v1!, 'after the first rewind', { artifact: 'rewind-1.txt' });
+    expectRewoundTo(p, v0, 'after the second rewind', { artifact: 'rewind-2.txt' });
     expectPersonWork(p);
   });
 
   it.concurrent('parallel tool calls: two Bash commands and a Write in one assistant message', async () => {
     // the logger holds each PreToolUse 1.5 s: overlapping intervals mean the harness runs the hooks of parallel calls at once
     const p = makeProject({ harness: 'claude-code', name: 'parallel', logger: { extraEvents: EXTRA_EVENTS, holdMs: { PreToolUse: 1500 } } });
-    const f = (rel: string) => join(p.dir, rel);
     const before = p.oracle();
     await withModel(
       p,
-      [
-        [
-          { calls: [cc.bash("sed -i 's/blue/green/' docs/guide.md", 'recolour'), cc.bash('mkdir -p tmp/out && echo generated > tmp/out/list.txt', 'generate'), cc.write(f('gen/par.ts'), 'export const par = 1;\n')] },
-          { calls: [cc.bash('git status --short', 'look'), cc.bash('cat README.md', 'read'), cc.read(f('src/app.ts'))] },
-          { text: 'Done.' },
-        ],
-      ],
+      scenarioScripts(TOOLS, p.dir).parallel(cc.bash("sed -i 's/blue/green/' docs/guide.md", 'recolour')),
       async (model) => {
         const r = await claude(p, model, 'three things at once');
         expectCleanRun(r, model);
         expect(model.script.finished()).toBe(true);
       },
     );
-    expect(p.read('docs/guide.md')).toContain('green');
-    expect(p.read('tmp/out/list.txt')).toBe('generated\n');
-    expect(p.read('gen/par.ts')).toBe('export const par = 1;\n');
+    expectParallelCallsOnDisk(p);
     const list = p.payloads();
     expectCommonFields(p, list);
     const tools = list.filter((x) => x.event === 'PreToolUse' || x.event === 'PostToolUse' || x.event === 'PostToolUseFailure');
@@ -482,10 +366,7 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
     expect(list.filter((x) => x.event === 'PostToolBatch')).toHaveLength(2);
     // a directory the command created joins as itself
     expect(turnsJson(p)[0].paths).toEqual(['docs/guide.md', 'gen/par.ts', 'tmp']);
-    const rw = p.scalpel(['rewind']);
-    p.artifact('rewind.txt', rw.stdout + rw.stderr);
-    expect(rw.code, rw.stderr).toBe(0);
-    expectSameOracle(p.oracle(), before, 'after rewind');
+    expectRewoundTo(p, before, 'after rewind');
     expectPersonWork(p);
   });
 
@@ -537,10 +418,7 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
     const t = turnsJson(p)[0];
     expect(t.paths).toEqual(['src/config.ts', 'src/new.ts']);
     expect(t.tools.map((x: ToolEntry) => `${x.tool}:${x.outcome}:${x.paths.join(',')}`)).toEqual(['Write:denied:src/config.ts,config-link', 'Edit:denied:src/config.ts,config-link', 'Bash:ok:src/config.ts', 'Write:ok:src/new.ts']);
-    const r = p.scalpel(['rewind']);
-    p.artifact('rewind.txt', r.stdout + r.stderr);
-    expect(r.code, r.stderr).toBe(0);
-    expectSameOracle(p.oracle(), before, 'after rewind');
+    expectRewoundTo(p, before, 'after rewind');
   });
 
   it.concurrent('the MCP tools (`install claude-code --mcp`): apply with a failing check rolls back, apply, snapshot and restore, alongside the hooks', async () => {
@@ -591,11 +469,9 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
     // the patch applied through MCP is on the MCP session's stack; the turn holds only what the hooks saw
     const list = JSON.parse(p.scalpel(['list', '--session', 'mcp', '--json']).stdout);
     expect(list).toHaveLength(1);
-    const rw = p.scalpel(['rewind']);
-    p.artifact('rewind.txt', rw.stdout + rw.stderr);
+    const rw = scalpelSaved(p, 'rewind.txt', ['rewind']);
     expect(rw.code, rw.stderr).toBe(0);
-    const rs = p.scalpel(['restore', '--session', 'mcp']);
-    p.artifact('restore-mcp.txt', rs.stdout + rs.stderr);
+    const rs = scalpelSaved(p, 'restore-mcp.txt', ['restore', '--session', 'mcp']);
     expect(rs.code, rs.stderr).toBe(0);
     expectSameOracle(p.oracle(), before, 'after rewind and restore --session mcp');
   });
@@ -611,11 +487,8 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
     const t = turnsJson(p)[0];
     expect(t.paths).toEqual(['gen/a.ts']);
     expect(t.tools.map((x: ToolEntry) => `${x.tool}:${x.outcome}:${x.paths.join(',')}`)).toEqual(['Bash:ok:', 'Write:ok:gen/a.ts']);
-    const r = p.scalpel(['rewind']);
-    p.artifact('rewind.txt', r.stdout + r.stderr);
-    expect(r.code, r.stderr).toBe(0);
+    const r = expectRewoundTo(p, before, 'after rewind');
     expect(r.stdout).not.toContain('old/legacy.txt');
-    expectSameOracle(p.oracle(), before, 'after rewind');
     expect(existsSync(join(p.dir, 'old/legacy.txt'))).toBe(false);
   });
 
@@ -639,12 +512,10 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
     expect(p.read('dist/bundle.js')).toBe('b\n');
     const t = turnsJson(p)[0];
     expect(t.paths).toEqual(['build', 'dist']);
-    const dry = p.scalpel(['rewind', '--dry-run', '--json']);
-    p.artifact('rewind-dry-run.json', dry.stdout + dry.stderr);
+    const dry = scalpelSaved(p, 'rewind-dry-run.json', ['rewind', '--dry-run', '--json']);
     expect(dry.code, dry.stderr).toBe(0);
     expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, left: ['cache/new.bin'], uncovered: [] });
-    const r = p.scalpel(['rewind']);
-    p.artifact('rewind.txt', r.stdout + r.stderr);
+    const r = scalpelSaved(p, 'rewind.txt', ['rewind']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^  LEFT     cache\/new\.bin: /m);
     expect(r.stdout).toContain('to undo this rewind: git-scalpel rewind --undo');
@@ -670,8 +541,7 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
     );
     expect(p.read('gen/a.ts')).toBe('export const a = 1; // the person\n// turn 2\n');
     const personal = p.oracle();
-    const r = p.scalpel(['rewind', '1']);
-    p.artifact('rewind-1.txt', r.stdout + r.stderr);
+    const r = scalpelSaved(p, 'rewind-1.txt', ['rewind', '1']);
     expectSameOracle(p.oracle(), personal, 'after rewind 1');
     expect(r.code).toBe(3);
     expect(r.stdout + r.stderr).toContain('gen/a.ts');
@@ -681,7 +551,6 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
   it.concurrent('two turns (a second `claude -p --continue`): one session, turns lists both, rewind undoes the newest, then the other', async () => {
     const p = makeProject({ harness: 'claude-code', name: 'two turns', logger: { extraEvents: EXTRA_EVENTS } });
     const { states, sessions } = await twoTurns(p);
-    const [v0, v1, v2] = states;
     const list = p.payloads();
     expectCommonFields(p, list);
     p.artifact('sessions.json', JSON.stringify(sessions));
@@ -690,50 +559,18 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
     // --continue keeps the conversation's session_id (2.1.332), so both turns are one session's
     expect(sessions[0]).toBe(sessions[1]);
     expect(new Set(list.map((x) => x.payload.session_id))).toEqual(new Set([sessions[0]]));
-    const turns = turnsJson(p);
-    expect(turns.map((t: { label: string }) => t.label)).toEqual(['second: change it again', 'first: add gen/one.ts']);
-    expect(turns.map((t: { turn: number }) => t.turn)).toEqual([2, 1]);
-    expect(turns.every((t: { ended: boolean; sealed: boolean }) => t.ended && t.sealed)).toBe(true);
-    expect(turns[0].paths).toEqual(['docs/guide.md', 'gen/one.ts']);
-    expect(turns[1].paths).toEqual(['gen/one.ts', 'src/config.ts']);
-
-    expect(describeDifference(p.oracle(), v2)).toBe('');
-    const r1 = p.scalpel(['rewind']);
-    p.artifact('rewind-1.txt', r1.stdout + r1.stderr);
-    expect(r1.code, r1.stderr).toBe(0);
-    expectSameOracle(p.oracle(), v1, 'after the first rewind');
-    const r2 = p.scalpel(['rewind']);
-    p.artifact('rewind-2.txt', r2.stdout + r2.stderr);
-    expect(r2.code, r2.stderr).toBe(0);
-    expectSameOracle(p.oracle(), v0, 'after the second rewind');
-    expectPersonWork(p);
+    expectTwoTurnsRewoundOneByOne(p, states);
   });
 
   it.concurrent('two turns: `rewind 1` undoes both at once', async () => {
     const p = makeProject({ harness: 'claude-code', name: 'two turns rewind 1' });
     const { states } = await twoTurns(p);
-    expect(describeDifference(p.oracle(), states[2])).toBe('');
-    expect(turnsJson(p).map((t: { turn: number }) => t.turn)).toEqual([2, 1]);
-    const r = p.scalpel(['rewind', '1']);
-    p.artifact('rewind.txt', r.stdout + r.stderr);
-    expect(r.code, r.stderr).toBe(0);
-    expectSameOracle(p.oracle(), states[0], 'after rewind 1');
-    expectPersonWork(p);
+    expectTwoTurnsRewoundByRewind1(p, states);
   });
 
   it.concurrent('a refusal: the person edits a file the agent wrote after the turn; rewind exits 3 naming it and writes nothing; rewind --force succeeds', async () => {
     const { p, before, personal } = await refusalScenario('refusal');
-    const r = p.scalpel(['rewind']);
-    p.artifact('refused.txt', r.stdout + r.stderr);
-    expect(r.code).toBe(3);
-    expect(r.stderr + r.stdout).toContain('gen/x.ts');
-    expect(r.stderr + r.stdout).toContain('--force');
-    expectSameOracle(p.oracle(), personal, 'after the refused rewind');
-    const forced = p.scalpel(['rewind', '--force']);
-    p.artifact('forced.txt', forced.stdout + forced.stderr);
-    expect(forced.code, forced.stderr).toBe(0);
-    expectSameOracle(p.oracle(), before, 'after rewind --force');
-    expectPersonWork(p);
+    expectRefusedThenForced(p, before, personal);
   });
 
   // issue 19, third bullet: after `rewind --force` only `restore --session claude-<uuid>` brought the
@@ -741,30 +578,18 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
   // `rewind --undo` restores what the newest rewind, forced or not, replaced).
   it.concurrent('a forced rewind prints how to undo it, and `rewind --undo` brings the person’s edit back', async () => {
     const { p, before, personal } = await refusalScenario('refusal undo');
-    const forced = p.scalpel(['rewind', '--force']);
-    p.artifact('forced.txt', forced.stdout + forced.stderr);
-    expect(forced.code, forced.stderr).toBe(0);
+    const forced = expectRewoundTo(p, before, 'after rewind --force', { args: ['--force'], artifact: 'forced.txt' });
     expect(forced.stdout).toMatch(/^  FORCED   gen\/x\.ts \(worktree\): /m);
     expect(forced.stdout.endsWith('to undo this rewind: git-scalpel rewind --undo\n')).toBe(true);
-    expectSameOracle(p.oracle(), before, 'after rewind --force');
     // the state the forced rewind replaced is not on the session's stack: `rewind --undo` is the way back
     expect(p.scalpel(['turns', '--json']).stdout.trim()).toBe('[]');
     expect(p.scalpel(['turns']).stdout).toContain('undo it with: git-scalpel rewind --undo');
-    const u = p.scalpel(['rewind', '--undo']);
-    p.artifact('undo.txt', u.stdout + u.stderr);
-    expect(u.code, u.stderr).toBe(0);
-    expectSameOracle(p.oracle(), personal, 'after rewind --undo');
+    expectRewoundTo(p, personal, 'after rewind --undo', { args: ['--undo'], artifact: 'undo.txt' });
     // the undone rewind's turn is back: forced again, with --json this time, and undone again
     expect(turnsJson(p).map((t: { turn: number }) => t.turn)).toEqual([1]);
-    const again = p.scalpel(['rewind', '--force', '--json']);
-    p.artifact('forced-again.json', again.stdout + again.stderr);
-    expect(again.code, again.stderr).toBe(0);
+    const again = expectRewoundTo(p, before, 'after the second rewind --force', { args: ['--force', '--json'], artifact: 'forced-again.json' });
     expect(JSON.parse(again.stdout)).toMatchObject({ dryRun: false, undo: 'git-scalpel rewind --undo', savedAs: expect.any(String), conflicts: [expect.objectContaining({ path: 'gen/x.ts' })] });
-    expectSameOracle(p.oracle(), before, 'after the second rewind --force');
-    const u2 = p.scalpel(['rewind', '--undo']);
-    p.artifact('undo-again.txt', u2.stdout + u2.stderr);
-    expect(u2.code, u2.stderr).toBe(0);
-    expectSameOracle(p.oracle(), personal, 'after the second rewind --undo');
+    expectRewoundTo(p, personal, 'after the second rewind --undo', { args: ['--undo'], artifact: 'undo-again.txt' });
   });
 
   it.concurrent('failed and denied tool calls: the events each really sends; turns records the failure and only what the agent changed', async () => {
@@ -812,8 +637,7 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
       { tool: 'Write', outcome: 'ok', paths: ['gen/ok.ts'], exitCode: undefined, toolUseId: list.find((x) => x.event === 'PreToolUse' && x.payload.tool_name === 'Write')!.payload.tool_use_id },
     ]);
     expect(t.paths).toEqual(['gen/ok.ts', 'src/config.ts']);
-    const human = p.scalpel(['turns']);
-    p.artifact('turns.txt', human.stdout + human.stderr);
+    const human = scalpelSaved(p, 'turns.txt', ['turns']);
     expect(human.stdout).toContain('(failed, exit code 3');
     expect(human.stdout).toContain('(denied');
   });
@@ -822,10 +646,7 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
   // change by hand" (DESIGN I10: a call the person denied or that never ran changed nothing).
   it.concurrent('failed and denied tool calls: rewind undoes the failed Bash’s change and the Write, and keeps the person’s hand edit of the denied Edit’s file', async () => {
     const { p, afterPersonEdit } = await failedAndDenied('failed and denied rewind');
-    const r = p.scalpel(['rewind']);
-    p.artifact('rewind.txt', r.stdout + r.stderr);
-    expect(r.code, r.stderr).toBe(0);
-    expectSameOracle(p.oracle(), afterPersonEdit, 'after rewind');
+    expectRewoundTo(p, afterPersonEdit, 'after rewind');
   });
 
   it('no test failed on the harness side (so every it.fails above failed in the engine)', () => {

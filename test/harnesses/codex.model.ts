@@ -28,7 +28,7 @@
  * - Anything else: 404 with an API error body, recorded in `unexpected`.
  */
 import type http from 'node:http';
-import { ScriptRunner, sendJson, sendSse, startModelServer, type ModelServer, type RecordedRequest, type Step, type ToolCall } from './common.js';
+import { ScriptRunner, answerStep, answerUnexpected, sendJson, sendSse, startScriptedModel, type RecordedRequest, type ScriptedModel, type Step, type ToolCall } from './common.js';
 
 /** The tools Codex 0.171.0 offers the model (gpt-5.5's catalog entry: unified exec, freeform apply_patch). */
 export const cx = {
@@ -52,15 +52,8 @@ export const patch = {
   wrap: (...ops: string[]): string => ['*** Begin Patch', ...ops, '*** End Patch', ''].join('\n'),
 };
 
-export interface CodexModel extends ModelServer {
-  script: ScriptRunner;
-  /** Agent-loop requests, in order. */
-  main: RecordedRequest[];
-  /** Side requests (no agent tools offered). */
-  side: RecordedRequest[];
-  /** Requests for anything but responses/models. */
-  unexpected: RecordedRequest[];
-}
+/** main: the agent loop's requests; side: responses without the agent's tools; unexpected: anything but responses/models. */
+export type CodexModel = ScriptedModel;
 
 interface Item {
   type: string;
@@ -188,10 +181,7 @@ function isAgentLoop(tools: Map<string, string>): boolean {
 /** Starts the scripted API on 127.0.0.1 (see the file's comment). */
 export async function startCodexModel(turns: Step[][], opts: { logFile?: string; model?: string } = {}): Promise<CodexModel> {
   const script = new ScriptRunner(turns, () => `call_${rand()}${rand()}`);
-  const main: RecordedRequest[] = [];
-  const side: RecordedRequest[] = [];
-  const unexpected: RecordedRequest[] = [];
-  const server = await startModelServer(async (req, res: http.ServerResponse) => {
+  return startScriptedModel(script, async (req, res: http.ServerResponse, records) => {
     const path = req.url.split('?')[0].replace(/\/+$/, '');
     if (req.method === 'GET' && path === '/v1/models') {
       req.kind = 'models';
@@ -205,15 +195,12 @@ export async function startCodexModel(turns: Step[][], opts: { logFile?: string;
       const model = body.model ?? opts.model ?? 'gpt-5.5';
       if (!isAgentLoop(tools)) {
         req.kind = 'side';
-        side.push(req);
+        records.side.push(req);
         sendSse(res, responseEvents(model, 'ok', []));
         return;
       }
-      main.push(req);
       const last = lastExchange(body.input ?? []);
-      const a = script.next(last.resultIds, `${last.index}:${last.text}`);
-      req.kind = `main turn ${a.turn} step ${a.step}`;
-      await script.runBefore(a);
+      const a = await answerStep(records, req, last.resultIds, `${last.index}:${last.text}`);
       const calls = 'calls' in a.value ? a.value.calls : [];
       const typed = calls.map((call, i) => {
         const kind = tools.get(call.name);
@@ -225,11 +212,8 @@ export async function startCodexModel(turns: Step[][], opts: { logFile?: string;
       sendSse(res, responseEvents(model, a.value.text, typed));
       return;
     }
-    req.kind = 'unexpected';
-    unexpected.push(req);
-    sendJson(res, 404, { error: { type: 'invalid_request_error', message: `the test model does not serve ${req.method} ${req.url}` } });
+    answerUnexpected(records, req, res, { error: { type: 'invalid_request_error', message: `the test model does not serve ${req.method} ${req.url}` } });
   }, opts);
-  return Object.assign(server, { script, main, side, unexpected });
 }
 
 /** The tool outputs a request carries after its last user message, by call id (output as sent: a string, or content items). */

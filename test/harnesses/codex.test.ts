@@ -28,25 +28,9 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  BASE_FILES,
-  HARNESS_TEST_DIR,
-  PERSON_WORK,
-  describeDifference,
-  expectSameOracle,
-  harnessBinary,
-  harnessPin,
-  makeProject,
-  runProcess,
-  scalpelStatus,
-  type LoggedPayload,
-  type Oracle,
-  type ProcResult,
-  type ProjectOptions,
-  type ScratchProject,
-  type Step,
-} from './common.js';
+import { BASE_FILES, HARNESS_TEST_DIR, expectSameOracle, harnessBinary, harnessPin, makeProject, runProcess, scalpelStatus, type LoggedPayload, type Oracle, type ProcResult, type ProjectOptions, type ScratchProject, type Step } from './common.js';
 import { cx, outputText, patch, startCodexModel, toolOutputs, type CodexModel } from './codex.model.js';
+import { PayloadShapes, events, expectMainTurnListed, expectMainTurnOnDisk, expectMainTurnRewound, expectParallelCallsOnDisk, expectPersonWork, expectRefusedThenForced, expectRewoundTo, expectTwoTurnsRewoundByRewind1, expectTwoTurnsRewoundOneByOne, once, scalpelSaved, turnsJson, withScriptedModel, type ToolEntry } from './shared-checks.js';
 
 const VERSION = harnessPin('codex').version;
 
@@ -319,33 +303,8 @@ function expectCleanRun(r: CodexRun, c: Ctx): void {
 }
 
 // Every payload's field types, by event (and tool), over the whole file: the report's source.
-const shapes: Record<string, Record<string, Set<string>>> = {};
-
-function typeOf(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return v.length ? `array<${[...new Set(v.map(typeOf))].join('|')}>` : 'array';
-  return typeof v;
-}
-
-function recordShapes(list: LoggedPayload[]): void {
-  for (const x of list) {
-    const key = x.payload?.tool_name ? `${x.event} ${x.payload.tool_name}` : x.event;
-    const s = (shapes[key] ??= {});
-    const walk = (o: Record<string, unknown>, prefix: string, depth: number) => {
-      for (const [k, v] of Object.entries(o)) {
-        (s[prefix + k] ??= new Set()).add(typeOf(v));
-        if (depth < 2 && v && typeof v === 'object' && !Array.isArray(v)) walk(v as Record<string, unknown>, `${prefix}${k}.`, depth + 1);
-      }
-    };
-    if (x.payload && typeof x.payload === 'object') walk(x.payload, '', 0);
-  }
-}
-
-afterAll(() => {
-  const out = Object.fromEntries(Object.entries(shapes).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([f, t]) => [f, [...t].join('|')]))]));
-  mkdirSync(join(HARNESS_TEST_DIR, '.payloads/codex'), { recursive: true });
-  writeFileSync(join(HARNESS_TEST_DIR, '.payloads/codex/shapes.json'), JSON.stringify(out, null, 2) + '\n');
-});
+const shapes = new PayloadShapes();
+afterAll(() => shapes.write(join(HARNESS_TEST_DIR, '.payloads/codex/shapes.json')));
 
 /** The common fields every Codex hook payload carries, with the right types. */
 function expectCommonFields(p: ScratchProject, list: LoggedPayload[]): void {
@@ -356,24 +315,7 @@ function expectCommonFields(p: ScratchProject, list: LoggedPayload[]): void {
     expect(typeof pl.session_id).toBe('string');
     expect(pl.cwd).toBe(p.dir);
   }
-  recordShapes(list);
-}
-
-const events = (list: LoggedPayload[]) => list.map((x) => (x.payload?.tool_name ? `${x.event}:${x.payload.tool_name}` : x.event));
-
-function turnsJson(p: ScratchProject): any[] {
-  const r = p.scalpel(['turns', '--json']);
-  expect(r.code, r.stderr).toBe(0);
-  p.artifact(`turns-${Date.now()}.json`, r.stdout);
-  return JSON.parse(r.stdout);
-}
-
-function expectPersonWork(p: ScratchProject): void {
-  expect(p.read('README.md')).toBe(PERSON_WORK.readme);
-  expect(p.read('src/app.ts')).toBe(PERSON_WORK.appWorktree);
-  expect(p.git(['show', ':src/app.ts'])).toBe(PERSON_WORK.appStaged);
-  expect(p.read('notes.txt')).toBe(PERSON_WORK.notes);
-  expect(p.read('.env')).toBe(PERSON_WORK.env);
+  shapes.record(list);
 }
 
 /**
@@ -389,10 +331,13 @@ function codexProject(name: string, opts: Partial<ProjectOptions> = {}): Scratch
 }
 
 /** Starts the scripted model and the trap, writes the config, trusts the project and its hooks (unless `trust: false`), runs `fn`, closes both. */
-async function withModel<T>(p: ScratchProject, turns: Step[][], fn: (c: Ctx) => Promise<T>, opts: { trust?: boolean } = {}): Promise<T> {
-  const model = await startCodexModel(turns, { logFile: join(p.artifacts, 'requests.jsonl'), model: MODEL });
-  const trap = await startNetworkTrap();
-  try {
+function withModel<T>(p: ScratchProject, turns: Step[][], fn: (c: Ctx) => Promise<T>, opts: { trust?: boolean } = {}): Promise<T> {
+  const start = async () => {
+    const model = await startCodexModel(turns, { logFile: join(p.artifacts, 'requests.jsonl'), model: MODEL });
+    const trap = await startNetworkTrap();
+    return { model, trap, close: async () => void (await Promise.all([model.close(), trap.close()])) };
+  };
+  return withScriptedModel(p, harnessFailures, start, async ({ model, trap }) => {
     writeCodexConfig(p, model.url);
     const env = codexEnv(p, trap);
     let trust: Trust | undefined;
@@ -401,19 +346,8 @@ async function withModel<T>(p: ScratchProject, turns: Step[][], fn: (c: Ctx) => 
       expect(trust.after.length, 'hook entries Codex sees').toBe(trust.before.length);
       expect(trust.after.every((h) => h.trustStatus === 'trusted' && h.enabled)).toBe(true);
     }
-    return await fn({ model, trap, env, trust });
-  } catch (e) {
-    harnessFailures.push(`${p.artifacts}: ${String((e as Error).message ?? e).split('\n')[0]}`);
-    throw e;
-  } finally {
-    await Promise.all([model.close(), trap.close()]);
-  }
-}
-
-/** Runs `fn` once; every caller gets the same promise (a scenario that several tests read). */
-function once<T>(fn: () => Promise<T>): () => Promise<T> {
-  let p: Promise<T> | undefined;
-  return () => (p ??= fn());
+    return fn({ model, trap, env, trust });
+  });
 }
 
 /**
@@ -435,19 +369,6 @@ function hookTiming(list: LoggedPayload[], model: CodexModel, run: CodexRun): st
   }
   lines.push(`codex exec: ${run.ms} ms`);
   return lines.join('\n') + '\n';
-}
-
-/** One tool call as `turns --json` lists it. */
-interface ToolEntry {
-  at: string;
-  tool: string;
-  outcome: 'ok' | 'failed' | 'unknown' | 'denied' | 'running' | 'never-finished';
-  paths: string[];
-  command?: string;
-  exitCode?: number;
-  durationMs?: number;
-  call?: string;
-  toolUseId?: string;
 }
 
 /** Two turns in `p`: the second a `codex exec resume --last`. The oracle before, after one, after two; each run's thread id. */
@@ -626,7 +547,6 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
 
   it.concurrent('the main turn: apply_patch adding a file in new directories and updating one over unstaged edits, sed -i, rm, git add -A; turns lists it, rewind gives back every byte', async () => {
     const p = codexProject('main turn');
-    const f = (rel: string) => join(p.dir, rel);
     const before = p.oracle();
     const { r, c } = await withModel(
       p,
@@ -661,11 +581,7 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
       },
     );
     // what the agent did, seen by git
-    expect(p.read('gen/api/client.ts')).toBe('export const client = 1;\n');
-    expect(p.read('src/app.ts')).toBe('export const a = 10;\nexport const b = 20;\nexport const c = 30;\n');
-    expect(p.read('docs/guide.md')).toContain('red');
-    expect(existsSync(f('old/legacy.txt'))).toBe(false);
-    expect(p.git(['status', '--porcelain'])).toBe(['M  README.md', 'M  docs/guide.md', 'A  gen/api/client.ts', 'A  notes.txt', 'D  old/legacy.txt', 'M  src/app.ts', ''].join('\n'));
+    expectMainTurnOnDisk(p);
 
     // what Codex really sent
     const list = p.payloads();
@@ -703,9 +619,7 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
 
     // turns: one turn, labelled with the prompt's first line, every path the agent changed
     const turns = turnsJson(p);
-    expect(turns).toHaveLength(1);
-    expect(turns[0]).toMatchObject({ turn: 1, ended: true, sealed: true, label: 'Add the API client', session: `codex-${r.threadId}` });
-    expect(turns[0].paths).toEqual(['README.md', 'docs/guide.md', 'gen/api/client.ts', 'notes.txt', 'old/legacy.txt', 'src/app.ts']);
+    expectMainTurnListed(turns, `codex-${r.threadId}`);
     // one entry per call, joined by the call id: apply_patch "ok" with exit code 0 (its "Exit code: 0" string);
     // the commands "unknown" (Codex sends their output only, no exit code), each with what it changed
     expect(turns[0].tools.map((t: ToolEntry) => ({ tool: t.tool, outcome: t.outcome, paths: t.paths, command: t.command, exitCode: t.exitCode, toolUseId: t.toolUseId }))).toEqual([
@@ -719,19 +633,12 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
     // status: trusted (config.toml has the project and each hook's hash), an event of this thread arrived
     expect(scalpelStatus(p, 'codex')).toMatchObject({ live: 'yes', trust: { trusted: 'yes' }, lastEvent: expect.objectContaining({ session: `codex-${r.threadId}` }) });
 
-    const rw = p.scalpel(['rewind']);
-    p.artifact('rewind.txt', rw.stdout + rw.stderr);
-    expect(rw.code, rw.stderr).toBe(0);
-    expectSameOracle(p.oracle(), before, 'after rewind');
-    expectPersonWork(p);
-    expect(existsSync(f('gen'))).toBe(false);
-    expect(p.scalpel(['turns', '--json']).stdout.trim()).toBe('[]');
+    expectMainTurnRewound(p, before);
   });
 
   it.concurrent('two turns (the second `codex exec resume --last`): one session, turns lists both, rewind undoes the newest, then the other', async () => {
     const p = codexProject('two turns');
     const { states, threads } = await twoTurns(p);
-    const [v0, v1, v2] = states;
     const list = p.payloads();
     expectCommonFields(p, list);
     p.artifact('events.txt', events(list).join('\n') + '\n');
@@ -743,50 +650,18 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
     expect(prompts[0].payload.turn_id).not.toBe(prompts[1].payload.turn_id);
     for (const x of list) expect(x.payload.turn_id).toBe(prompts[list.indexOf(x) < list.indexOf(prompts[1]) ? 0 : 1].payload.turn_id);
     expect(events(list)).toEqual(['UserPromptSubmit', 'PreToolUse:apply_patch', 'PostToolUse:apply_patch', 'Stop', 'UserPromptSubmit', 'PreToolUse:apply_patch', 'PostToolUse:apply_patch', 'PreToolUse:Bash', 'PostToolUse:Bash', 'Stop']);
-    const turns = turnsJson(p);
-    expect(turns.map((t: { label: string }) => t.label)).toEqual(['second: change it again', 'first: add gen/one.ts']);
-    expect(turns.map((t: { turn: number }) => t.turn)).toEqual([2, 1]);
-    expect(turns.every((t: { ended: boolean; sealed: boolean }) => t.ended && t.sealed)).toBe(true);
-    expect(turns[0].paths).toEqual(['docs/guide.md', 'gen/one.ts']);
-    expect(turns[1].paths).toEqual(['gen/one.ts', 'src/config.ts']);
-
-    expect(describeDifference(p.oracle(), v2)).toBe('');
-    const r1 = p.scalpel(['rewind']);
-    p.artifact('rewind-1.txt', r1.stdout + r1.stderr);
-    expect(r1.code, r1.stderr).toBe(0);
-    expectSameOracle(p.oracle(), v1, 'after the first rewind');
-    const r2 = p.scalpel(['rewind']);
-    p.artifact('rewind-2.txt', r2.stdout + r2.stderr);
-    expect(r2.code, r2.stderr).toBe(0);
-    expectSameOracle(p.oracle(), v0, 'after the second rewind');
-    expectPersonWork(p);
+    expectTwoTurnsRewoundOneByOne(p, states);
   });
 
   it.concurrent('two turns: `rewind 1` undoes both at once', async () => {
     const p = codexProject('two turns rewind 1');
     const { states } = await twoTurns(p);
-    expect(describeDifference(p.oracle(), states[2])).toBe('');
-    expect(turnsJson(p).map((t: { turn: number }) => t.turn)).toEqual([2, 1]);
-    const r = p.scalpel(['rewind', '1']);
-    p.artifact('rewind.txt', r.stdout + r.stderr);
-    expect(r.code, r.stderr).toBe(0);
-    expectSameOracle(p.oracle(), states[0], 'after rewind 1');
-    expectPersonWork(p);
+    expectTwoTurnsRewoundByRewind1(p, states);
   });
 
   it.concurrent('a refusal: the person edits a file the agent wrote after the turn; rewind exits 3 naming it and writes nothing; rewind --force succeeds', async () => {
     const { p, before, personal } = await refusalScenario('refusal');
-    const r = p.scalpel(['rewind']);
-    p.artifact('refused.txt', r.stdout + r.stderr);
-    expect(r.code).toBe(3);
-    expect(r.stderr + r.stdout).toContain('gen/x.ts');
-    expect(r.stderr + r.stdout).toContain('--force');
-    expectSameOracle(p.oracle(), personal, 'after the refused rewind');
-    const forced = p.scalpel(['rewind', '--force']);
-    p.artifact('forced.txt', forced.stdout + forced.stderr);
-    expect(forced.code, forced.stderr).toBe(0);
-    expectSameOracle(p.oracle(), before, 'after rewind --force');
-    expectPersonWork(p);
+    expectRefusedThenForced(p, before, personal);
   });
 
   it.concurrent('parallel tool calls: two commands and a patch in one response, then two read-only commands', async () => {
@@ -811,9 +686,7 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
         expect([...toolOutputs(c.model.main[1]).keys()].sort()).toEqual([...c.model.script.log[0].ids].sort());
       },
     );
-    expect(p.read('docs/guide.md')).toContain('green');
-    expect(p.read('tmp/out/list.txt')).toBe('generated\n');
-    expect(p.read('gen/par.ts')).toBe('export const par = 1;\n');
+    expectParallelCallsOnDisk(p);
     const list = p.payloads();
     expectCommonFields(p, list);
     const tools = list.filter((x) => x.event === 'PreToolUse' || x.event === 'PostToolUse');
@@ -833,10 +706,7 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
     for (const x of tools.filter((y) => y.event === 'PreToolUse')) expect(postOf(x), `${x.payload.tool_use_id} paired`).toBeDefined();
     // a directory the command created joins as itself
     expect(turnsJson(p)[0].paths).toEqual(['docs/guide.md', 'gen/par.ts', 'tmp']);
-    const rw = p.scalpel(['rewind']);
-    p.artifact('rewind.txt', rw.stdout + rw.stderr);
-    expect(rw.code, rw.stderr).toBe(0);
-    expectSameOracle(p.oracle(), before, 'after rewind');
+    expectRewoundTo(p, before, 'after rewind');
     expectPersonWork(p);
   });
 
@@ -869,10 +739,7 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
     // the turn holds every path a call changed; the patch that could not apply changed nothing (its capture,
     // provisional, went at turn end: src/lib/util.ts held what it held before); the blocked one captured nothing
     expect(turn.paths).toEqual(['gen/heredoc.ts', 'gen/ok.ts', 'src/config.ts']);
-    const rw = p.scalpel(['rewind']);
-    p.artifact('rewind.txt', rw.stdout + rw.stderr);
-    expect(rw.code, rw.stderr).toBe(0);
-    expectSameOracle(p.oracle(), before, 'after rewind');
+    expectRewoundTo(p, before, 'after rewind');
     expectPersonWork(p);
   });
 
@@ -942,8 +809,7 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
     expect(t.tools.map((x: ToolEntry) => `${x.tool}:${x.outcome}`)).toEqual(['apply_patch:never-finished', 'apply_patch:ok']);
     expect(t.rewind).toMatchObject({ refused: true });
     const afterTurn = p.oracle();
-    const rw = p.scalpel(['rewind']);
-    p.artifact('rewind.txt', rw.stdout + rw.stderr);
+    const rw = scalpelSaved(p, 'rewind.txt', ['rewind']);
     expect(rw.code).toBe(3);
     expect(rw.stderr).toMatch(/^  src\/lib\/util\.ts \(worktree\): sealed .* \(before a tool call whose end was never reported: it may have run, or someone else changed it\), found /m);
     expect(rw.stderr).toContain('Nothing was written');

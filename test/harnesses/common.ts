@@ -30,6 +30,8 @@
  *   startModelServer(handler, opts)       HTTP on 127.0.0.1, random port, every request recorded
  *   sendJson, sendSse, readBody
  *   ScriptRunner, Step, ToolCall          a model script: assistant steps, advanced by tool results
+ *   ScriptedModel, startScriptedModel     a model server answering from a script (main/side/unexpected requests);
+ *   answerStep, answerUnexpected          its main-loop step and its 404, recorded
  *   artifactDir(harness, name)            test/harnesses/.payloads/<harness>/<name>/ (gitignored)
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -43,7 +45,6 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
-  readlinkSync,
   renameSync,
   rmSync,
   symlinkSync,
@@ -56,7 +57,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, onTestFailed } from 'vitest';
 import { git, makeTempDir } from '../helpers/git.js';
-import { gitView, type GitView, type TreeItem } from '../helpers/view.js';
+import { gitView, worktreeView, type GitView, type TreeItem } from '../helpers/view.js';
 
 export type HarnessName = 'claude-code' | 'codex' | 'gemini';
 
@@ -339,28 +340,8 @@ export interface Oracle {
 /** Top-level entries the oracle does not walk (the installed package, unchanged by any turn). */
 export const ORACLE_SKIP = ['node_modules'];
 
-function treeView(dir: string, skip: readonly string[]): Record<string, TreeItem> {
-  const out: Record<string, TreeItem> = {};
-  const walk = (absBuf: Buffer, rel: string) => {
-    for (const name of readdirSync(absBuf, { encoding: 'buffer' }).sort(Buffer.compare)) {
-      const n = name.toString('latin1');
-      if (n === '.git' || (rel === '' && skip.includes(n))) continue;
-      const childRel = rel ? `${rel}/${n}` : n;
-      const childAbs = Buffer.concat([absBuf, Buffer.from('/'), name]);
-      const st = lstatSync(childAbs);
-      if (st.isSymbolicLink()) out[childRel] = { type: 'symlink', target: readlinkSync(childAbs, { encoding: 'buffer' }).toString('latin1') };
-      else if (st.isDirectory()) {
-        out[childRel] = { type: 'dir' };
-        walk(childAbs, childRel);
-      } else out[childRel] = { type: 'file', mode: st.mode & 0o111 ? 0o755 : 0o644, sha: createHash('sha1').update(readFileSync(childAbs)).digest('hex') };
-    }
-  };
-  walk(Buffer.from(dir), '');
-  return out;
-}
-
 export function oracle(dir: string, opts: { skip?: readonly string[] } = {}): Oracle {
-  return { git: gitView(dir), tree: treeView(dir, opts.skip ?? ORACLE_SKIP) };
+  return { git: gitView(dir), tree: worktreeView(dir, { skip: opts.skip ?? ORACLE_SKIP }) };
 }
 
 function describeTreeItem(t: TreeItem | undefined): string {
@@ -861,4 +842,43 @@ export class ScriptRunner {
   finished(): boolean {
     return this.turns.every((steps, t) => steps.every((_s, s) => this.answered.has(`${t}/${s}`)));
   }
+}
+
+/** A harness's model server answering from a script (claude-code.model.ts, codex.model.ts, gemini.model.ts). */
+export interface ScriptedModel extends ModelServer {
+  script: ScriptRunner;
+  /** Requests of the agent's main loop (they offer the agent's tools), in order. */
+  main: RecordedRequest[];
+  /** Side requests (no agent tools offered: a title, a summary, a classifier). */
+  side: RecordedRequest[];
+  /** Requests for anything the model does not serve (answered 404). */
+  unexpected: RecordedRequest[];
+}
+
+type ScriptedRecords = Pick<ScriptedModel, 'script' | 'main' | 'side' | 'unexpected'>;
+
+/** A model server (startModelServer) answering from `script`: `handler` gets the records to file each request in. */
+export async function startScriptedModel(script: ScriptRunner, handler: (req: RecordedRequest, res: http.ServerResponse, model: ScriptedRecords) => void | Promise<void>, opts: { logFile?: string } = {}): Promise<ScriptedModel> {
+  const model: ScriptedRecords = { script, main: [], side: [], unexpected: [] };
+  const server = await startModelServer((req, res) => handler(req, res, model), opts);
+  return Object.assign(server, model);
+}
+
+/**
+ * A main-loop request: recorded in `main`, answered with the script's step for what it carries
+ * (`resultIds`, or a new prompt keyed by `promptKey`), that step's `before` run first.
+ */
+export async function answerStep(model: ScriptedRecords, req: RecordedRequest, resultIds: readonly string[], promptKey: string): Promise<AnsweredStep> {
+  model.main.push(req);
+  const a = model.script.next(resultIds, promptKey);
+  req.kind = `main turn ${a.turn} step ${a.step}`;
+  await model.script.runBefore(a);
+  return a;
+}
+
+/** A request the model does not serve: recorded in `unexpected`, answered 404 with `body` (the API's error shape). */
+export function answerUnexpected(model: ScriptedRecords, req: RecordedRequest, res: http.ServerResponse, body: unknown): void {
+  req.kind = 'unexpected';
+  model.unexpected.push(req);
+  sendJson(res, 404, body);
 }

@@ -27,7 +27,7 @@
  * - Anything else: 404 with a Google API error body, recorded in `unexpected`.
  */
 import type http from 'node:http';
-import { ScriptRunner, sendJson, sendSse, startModelServer, type ModelServer, type RecordedRequest, type Step, type ToolCall } from './common.js';
+import { ScriptRunner, answerStep, answerUnexpected, sendJson, sendSse, startScriptedModel, type RecordedRequest, type ScriptedModel, type Step, type ToolCall } from './common.js';
 
 /** The CLI's tools, with the argument shapes its functionDeclarations declare (0.61.0). */
 export const gm = {
@@ -41,15 +41,8 @@ export const gm = {
   tool: (name: string, input: Record<string, unknown>): ToolCall => ({ name, input }),
 };
 
-export interface GeminiModel extends ModelServer {
-  script: ScriptRunner;
-  /** Main-loop requests, in order. */
-  main: RecordedRequest[];
-  /** Side requests (no tools declared). */
-  side: RecordedRequest[];
-  /** Requests for anything but generateContent/streamGenerateContent/countTokens. */
-  unexpected: RecordedRequest[];
-}
+/** main: the requests declaring run_shell_command or write_file; side: other generateContent; unexpected: anything but generateContent/streamGenerateContent/countTokens. */
+export type GeminiModel = ScriptedModel;
 
 interface Part {
   text?: string;
@@ -171,10 +164,7 @@ function partsOf(step: Step, ids: string[]): Part[] {
 /** Starts the scripted API on 127.0.0.1 (see the file's comment). */
 export async function startGeminiModel(turns: Step[][], opts: { logFile?: string } = {}): Promise<GeminiModel> {
   const script = new ScriptRunner(turns, (t, s, c) => `${t}.${s}.${c}.${Math.random().toString(36).slice(2, 10)}`);
-  const main: RecordedRequest[] = [];
-  const side: RecordedRequest[] = [];
-  const unexpected: RecordedRequest[] = [];
-  const server = await startModelServer(async (req, res) => {
+  return startScriptedModel(script, async (req, res, records) => {
     const [path] = req.url.split('?');
     const m = /^\/v1(?:beta|alpha|)\/models\/([^/:]+):(streamGenerateContent|generateContent|countTokens)$/.exec(path);
     if (req.method === 'POST' && m && m[2] === 'countTokens') {
@@ -190,26 +180,23 @@ export async function startGeminiModel(turns: Step[][], opts: { logFile?: string
       const isMain = declared.includes('run_shell_command') || declared.includes('write_file');
       if (!isMain) {
         req.kind = 'side';
-        side.push(req);
+        records.side.push(req);
         const schema = body.generationConfig?.responseJsonSchema ?? body.generationConfig?.responseSchema;
         const text = schema ? JSON.stringify(valueOfSchema(schema)) : body.generationConfig?.responseMimeType === 'application/json' ? '{}' : 'ok';
         answer(res, stream, [{ text }], model);
         return;
       }
-      main.push(req);
       const last = lastUserContent(body.contents ?? []);
-      if (last.responses.length && !last.resultIds.length) throw new Error(`function responses (${last.responses.map((r) => r?.name).join(', ')}) whose calls carry no script signature: the CLI dropped the thoughtSignature`);
-      const a = script.next(last.resultIds, `${last.index}:${last.text}`);
-      req.kind = `main turn ${a.turn} step ${a.step}`;
-      await script.runBefore(a);
+      if (last.responses.length && !last.resultIds.length) {
+        records.main.push(req);
+        throw new Error(`function responses (${last.responses.map((r) => r?.name).join(', ')}) whose calls carry no script signature: the CLI dropped the thoughtSignature`);
+      }
+      const a = await answerStep(records, req, last.resultIds, `${last.index}:${last.text}`);
       answer(res, stream, partsOf(a.value, a.ids), model);
       return;
     }
-    req.kind = 'unexpected';
-    unexpected.push(req);
-    sendJson(res, 404, { error: { code: 404, message: `the test model does not serve ${req.method} ${req.url}`, status: 'NOT_FOUND' } });
+    answerUnexpected(records, req, res, { error: { code: 404, message: `the test model does not serve ${req.method} ${req.url}`, status: 'NOT_FOUND' } });
   }, opts);
-  return Object.assign(server, { script, main, side, unexpected });
 }
 
 /** The functionResponse parts of a main-loop request's last user content, in order. */

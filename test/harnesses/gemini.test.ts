@@ -30,27 +30,11 @@
  *   anywhere but the registry and 127.0.0.1 (checked with strace).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  HARNESS_TEST_DIR,
-  PERSON_WORK,
-  describeDifference,
-  expectSameOracle,
-  harnessBinary,
-  harnessPin,
-  makeProject,
-  runProcess,
-  scalpelStatus,
-  type LoggedPayload,
-  type LoggerOptions,
-  type Oracle,
-  type ProcResult,
-  type ScratchProject,
-  type Step,
-  type SyncRun,
-} from './common.js';
+import { HARNESS_TEST_DIR, PERSON_WORK, expectSameOracle, harnessBinary, harnessPin, makeProject, runProcess, scalpelStatus, type LoggedPayload, type LoggerOptions, type Oracle, type ProcResult, type ScratchProject, type Step } from './common.js';
 import { functionResponses, gm, startGeminiModel, type GeminiModel } from './gemini.model.js';
+import { PayloadShapes, events, expectMainTurnListed, expectMainTurnOnDisk, expectMainTurnRewound, expectParallelCallsOnDisk, expectPersonWork, expectTwoTurnsRewoundByRewind1, expectTwoTurnsRewoundOneByOne, once, scalpelSaved, scenarioScripts, turnsJson, withScriptedModel, type FileTools, type ToolEntry } from './shared-checks.js';
 
 const VERSION = harnessPin('gemini').version;
 
@@ -64,6 +48,9 @@ export const GEMINI_USER_SETTINGS = {
 };
 
 const API_KEY = 'test-gemini-key';
+
+/** Gemini CLI's tools for the shared scenario scripts. */
+const TOOLS: FileTools = { write: gm.write, edit: (file, old, replacement) => gm.replace(file, old, replacement), shell: gm.shell, read: gm.read };
 
 /** ~/.gemini/settings.json and (when `trust`) ~/.gemini/trustedFolders.json trusting the project. */
 function setUpGeminiHome(p: ScratchProject, opts: { trust?: boolean; settings?: Record<string, unknown> } = {}): void {
@@ -166,33 +153,11 @@ function expectCleanRun(r: GeminiRun, model: GeminiModel): void {
 }
 
 // Every payload's field types, by event (and tool), over the whole file: the report's source.
-const shapes: Record<string, Record<string, Set<string>>> = {};
-
-function typeOf(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return v.length ? `array<${[...new Set(v.map(typeOf))].join('|')}>` : 'array';
-  return typeof v;
-}
-
-function recordShapes(list: LoggedPayload[]): void {
-  for (const x of list) {
-    const key = x.payload?.tool_name ? `${x.event} ${x.payload.tool_name}` : x.event;
-    const s = (shapes[key] ??= {});
-    const walk = (o: Record<string, unknown>, prefix: string, depth: number) => {
-      for (const [k, v] of Object.entries(o)) {
-        (s[prefix + k] ??= new Set()).add(typeOf(v));
-        if (depth < 2 && v && typeof v === 'object' && !Array.isArray(v)) walk(v as Record<string, unknown>, `${prefix}${k}.`, depth + 1);
-      }
-    };
-    if (x.payload && typeof x.payload === 'object') walk(x.payload, '', 0);
-  }
-}
+const shapes = new PayloadShapes();
 
 afterAll(() => {
   const dir = join(HARNESS_TEST_DIR, '.payloads/gemini');
-  mkdirSync(dir, { recursive: true });
-  const out = Object.fromEntries(Object.entries(shapes).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([f, t]) => [f, [...t].join('|')]))]));
-  writeFileSync(join(dir, 'shapes.json'), JSON.stringify(out, null, 2) + '\n');
+  shapes.write(join(dir, 'shapes.json'));
   const byEvent: Record<string, { n: number; min: number; median: number; max: number }> = {};
   for (const ev of [...new Set(hookDurations.map((h) => h.event))]) {
     const ms = hookDurations.filter((h) => h.event === ev).map((h) => h.ms).sort((a, b) => a - b);
@@ -226,47 +191,13 @@ function expectCommonFields(p: ScratchProject, list: LoggedPayload[]): void {
     // the hook's environment: the project, the session, and (surprise) the API key
     expect(x.env).toMatchObject({ GEMINI_PROJECT_DIR: p.dir, GEMINI_CWD: p.dir, CLAUDE_PROJECT_DIR: p.dir, GEMINI_SESSION_ID: pl.session_id, GEMINI_API_KEY: API_KEY });
   }
-  recordShapes(list);
+  shapes.record(list);
 }
 
-const events = (list: LoggedPayload[]) => list.map((x) => (x.payload?.tool_name ? `${x.event}:${x.payload.tool_name}` : x.event));
 const toolEvents = (list: LoggedPayload[]) => list.filter((x) => x.event === 'BeforeTool' || x.event === 'AfterTool');
 
-function turnsJson(p: ScratchProject): any[] {
-  const r = p.scalpel(['turns', '--json']);
-  expect(r.code, r.stderr).toBe(0);
-  p.artifact(`turns-${Date.now()}.json`, r.stdout);
-  return JSON.parse(r.stdout);
-}
-
-/** One tool call as `turns --json` lists it (Gemini CLI sends no call id: `call` is one git-scalpel made, no toolUseId). */
-interface ToolEntry {
-  at: string;
-  tool: string;
-  outcome: 'ok' | 'failed' | 'unknown' | 'denied' | 'running' | 'never-finished';
-  paths: string[];
-  command?: string;
-  exitCode?: number;
-  durationMs?: number;
-  call?: string;
-  toolUseId?: string;
-}
-
-/** `tool:outcome` of each call of a turn. */
+/** `tool:outcome` of each call of a turn (a ToolEntry: Gemini CLI sends no call id, so `call` is one git-scalpel made, and there is no toolUseId). */
 const outcomes = (t: any) => (t.tools as ToolEntry[]).map((x) => `${x.tool}:${x.outcome}`);
-
-function expectPersonWork(p: ScratchProject): void {
-  expect(p.read('README.md')).toBe(PERSON_WORK.readme);
-  expect(p.read('src/app.ts')).toBe(PERSON_WORK.appWorktree);
-  expect(p.git(['show', ':src/app.ts'])).toBe(PERSON_WORK.appStaged);
-  expect(p.read('notes.txt')).toBe(PERSON_WORK.notes);
-  expect(p.read('.env')).toBe(PERSON_WORK.env);
-}
-
-function saved(p: ScratchProject, name: string, r: SyncRun): SyncRun {
-  p.artifact(name, `[exit ${r.code}]\n${r.stdout}${r.stderr}`);
-  return r;
-}
 
 /**
  * Failures of the harness side (the project, the model server, the CLI run and the checks made
@@ -276,35 +207,28 @@ function saved(p: ScratchProject, name: string, r: SyncRun): SyncRun {
 const harnessFailures: string[] = [];
 
 /** Starts the scripted model, runs `fn` (the harness runs and their checks), closes the model. */
-async function withModel<T>(p: ScratchProject, turns: Step[][], fn: (model: GeminiModel) => Promise<T>): Promise<T> {
-  const model = await startGeminiModel(turns, { logFile: join(p.artifacts, 'requests.jsonl') });
-  try {
-    return await fn(model);
-  } catch (e) {
-    harnessFailures.push(`${p.artifacts}: ${String((e as Error).message ?? e).split('\n')[0]}`);
-    throw e;
-  } finally {
-    await model.close();
-  }
+function withModel<T>(p: ScratchProject, turns: Step[][], fn: (model: GeminiModel) => Promise<T>): Promise<T> {
+  return withScriptedModel(p, harnessFailures, () => startGeminiModel(turns, { logFile: join(p.artifacts, 'requests.jsonl') }), fn);
 }
 
-/** One promise per scenario, shared by the tests that judge it (each harness run happens once). */
-function once<T>(fn: () => Promise<T>): () => Promise<T> {
-  let p: Promise<T> | undefined;
-  return () => (p ??= fn());
+/**
+ * What a scenario leaves for the tests that judge it (each harness run happens once, see `once`):
+ * `turns` as JSON and as a person reads it, then a `rewind` and the oracle after it.
+ */
+function turnsThenRewind<T extends object>(p: ScratchProject, scenario: T) {
+  const turns = turnsJson(p);
+  const human = p.scalpel(['turns']);
+  const rw = scalpelSaved(p, 'rewind.txt', ['rewind']);
+  return { ...scenario, turns, human, rw, afterRewind: p.oracle() };
 }
 
 /** Two turns in `project`: the second a `gemini -p --resume latest`. The oracle before, after one, after two. */
 async function twoTurns(project: ScratchProject): Promise<{ states: Oracle[]; sessions: (string | undefined)[] }> {
-  const f = (rel: string) => join(project.dir, rel);
   const states: Oracle[] = [project.oracle()];
   const sessions: (string | undefined)[] = [];
   await withModel(
     project,
-    [
-      [{ calls: [gm.write(f('gen/one.ts'), 'export const one = 1;\n'), gm.replace(f('src/config.ts'), 'development', 'production')] }, { text: 'Turn one done.' }],
-      [{ calls: [gm.replace(f('gen/one.ts'), 'one = 1', 'one = 11')] }, { calls: [gm.shell('rm docs/guide.md && git add -A gen docs')] }, { text: 'Turn two done.' }],
-    ],
+    scenarioScripts(TOOLS, project.dir).twoTurns(),
     async (model) => {
       const r1 = await gemini(project, model, 'first: add gen/one.ts', { debug: true });
       expectCleanRun(r1, model);
@@ -327,16 +251,15 @@ async function twoTurns(project: ScratchProject): Promise<{ states: Oracle[]; se
  */
 const refusal = once(async () => {
   const p = geminiProject('refusal');
-  const f = (rel: string) => join(p.dir, rel);
   const before = p.oracle();
-  await withModel(p, [[{ calls: [gm.write(f('gen/x.ts'), 'export const x = 1;\n')] }, { calls: [gm.replace(f('src/config.ts'), '8080', '9090')] }, { text: 'Done.' }]], async (model) => {
+  await withModel(p, scenarioScripts(TOOLS, p.dir).refusal(), async (model) => {
     expectCleanRun(await gemini(p, model, 'write gen/x.ts', { debug: true }), model);
   });
   p.write('gen/x.ts', 'export const x = 1; // the person kept this and fixed it\n');
   const personal = p.oracle();
-  const refused = saved(p, 'refused.txt', p.scalpel(['rewind']));
+  const refused = scalpelSaved(p, 'refused.txt', ['rewind']);
   const afterRefused = p.oracle();
-  const forced = saved(p, 'forced.txt', p.scalpel(['rewind', '--force']));
+  const forced = scalpelSaved(p, 'forced.txt', ['rewind', '--force']);
   const afterForced = p.oracle();
   const personWorkAfterForced = (() => {
     try {
@@ -346,7 +269,7 @@ const refusal = once(async () => {
       return String(e);
     }
   })();
-  const undo = saved(p, 'undo.txt', p.scalpel(['rewind', '--undo']));
+  const undo = scalpelSaved(p, 'undo.txt', ['rewind', '--undo']);
   const afterUndo = p.oracle();
   return { p, before, personal, refused, afterRefused, forced, afterForced, personWorkAfterForced, undo, afterUndo };
 });
@@ -361,25 +284,16 @@ const refusal = once(async () => {
  */
 const parallel = once(async () => {
   const p = geminiProject('parallel', { logger: { holdMs: { BeforeTool: 1000, AfterTool: 1000 } } });
-  const f = (rel: string) => join(p.dir, rel);
   const before = p.oracle();
   let list: LoggedPayload[] = [];
   await withModel(
     p,
-    [
-      [
-        { calls: [gm.shell("sleep 10 && sed -i 's/blue/green/' docs/guide.md", 'recolour, slowly'), gm.shell('mkdir -p tmp/out && echo generated > tmp/out/list.txt', 'generate'), gm.write(f('gen/par.ts'), 'export const par = 1;\n')] },
-        { calls: [gm.shell('git status --short', 'look'), gm.shell('cat README.md', 'read'), gm.read(f('src/app.ts'))] },
-        { text: 'Done.' },
-      ],
-    ],
+    scenarioScripts(TOOLS, p.dir).parallel(gm.shell("sleep 10 && sed -i 's/blue/green/' docs/guide.md", 'recolour, slowly')),
     async (model) => {
       const r = await gemini(p, model, 'three things at once');
       expectCleanRun(r, model);
       expect(model.script.finished()).toBe(true);
-      expect(p.read('docs/guide.md')).toContain('green');
-      expect(p.read('tmp/out/list.txt')).toBe('generated\n');
-      expect(p.read('gen/par.ts')).toBe('export const par = 1;\n');
+      expectParallelCallsOnDisk(p);
       list = p.payloads();
       expectCommonFields(p, list);
       // in the order the CLI sent them (the payload's timestamp; the hook processes start irregularly)
@@ -431,10 +345,7 @@ const parallel = once(async () => {
       for (const x of responses) expect(x.id).toMatch(new RegExp(`^${x.name}_\\d+_\\d+$`));
     },
   );
-  const turns = turnsJson(p);
-  const human = p.scalpel(['turns']);
-  const rw = saved(p, 'rewind.txt', p.scalpel(['rewind']));
-  return { p, before, list, turns, human, rw, afterRewind: p.oracle() };
+  return turnsThenRewind(p, { p, before, list });
 });
 
 /**
@@ -486,10 +397,7 @@ const failures = once(async () => {
       expect(responses[1].response).toEqual({ output: expect.stringContaining('Exit Code: 3') });
     },
   );
-  const turns = turnsJson(p);
-  const human = p.scalpel(['turns']);
-  const rw = saved(p, 'rewind.txt', p.scalpel(['rewind']));
-  return { p, before, list, turns, human, rw, afterRewind: p.oracle() };
+  return turnsThenRewind(p, { p, before, list });
 });
 
 describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a devDependency`, () => {
@@ -520,16 +428,7 @@ describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a d
     const before = p.oracle();
     const r = await withModel(
       p,
-      [
-        [
-          { calls: [gm.write(f('gen/api/client.ts'), 'export const client = 1;\n')] },
-          { calls: [gm.replace(f('src/app.ts'), 'export const b = 2;', 'export const b = 20;')] },
-          { calls: [gm.shell("sed -i 's/blue/red/' docs/guide.md", 'recolour the button')] },
-          { calls: [gm.shell('rm old/legacy.txt', 'remove the legacy file')] },
-          { calls: [gm.shell('git add -A', 'stage everything')] },
-          { text: 'Done: client added, b raised, button red, legacy gone, all staged.' },
-        ],
-      ],
+      scenarioScripts(TOOLS, p.dir).mainTurn(),
       async (model) => {
         // as a person runs it: the CLI relaunches itself (a second Node process with a larger heap)
         const r = await gemini(p, model, 'Add the API client\nand tidy up the project', { relaunch: true });
@@ -544,11 +443,7 @@ describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a d
       },
     );
     // what the agent did, seen by git
-    expect(p.read('gen/api/client.ts')).toBe('export const client = 1;\n');
-    expect(p.read('src/app.ts')).toBe('export const a = 10;\nexport const b = 20;\nexport const c = 30;\n');
-    expect(p.read('docs/guide.md')).toContain('red');
-    expect(existsSync(f('old/legacy.txt'))).toBe(false);
-    expect(p.git(['status', '--porcelain'])).toBe(['M  README.md', 'M  docs/guide.md', 'A  gen/api/client.ts', 'A  notes.txt', 'D  old/legacy.txt', 'M  src/app.ts', ''].join('\n'));
+    expectMainTurnOnDisk(p);
 
     // what Gemini CLI really sent
     const list = p.payloads();
@@ -596,9 +491,7 @@ describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a d
 
     // turns: one turn, labelled with the prompt's first line, every path the agent changed
     const turns = turnsJson(p);
-    expect(turns).toHaveLength(1);
-    expect(turns[0]).toMatchObject({ turn: 1, ended: true, sealed: true, label: 'Add the API client', session: `gemini-${r.sessionId}` });
-    expect(turns[0].paths).toEqual(['README.md', 'docs/guide.md', 'gen/api/client.ts', 'notes.txt', 'old/legacy.txt', 'src/app.ts']);
+    expectMainTurnListed(turns, `gemini-${r.sessionId}`);
     // one entry per call, its BeforeTool and AfterTool paired by tool, input and order (no call id);
     // a command's exit code read from llmContent ("Exit Code: N", absent when it is 0)
     expect(turns[0].tools.map((t: ToolEntry) => ({ tool: t.tool, outcome: t.outcome, paths: t.paths, command: t.command, exitCode: t.exitCode, toolUseId: t.toolUseId }))).toEqual([
@@ -616,18 +509,12 @@ describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a d
     // status: trusted (the folder is in trustedFolders.json), an event of this session arrived
     expect(scalpelStatus(p, 'gemini')).toMatchObject({ live: 'yes', trust: { trusted: 'yes' }, lastEvent: expect.objectContaining({ session: `gemini-${r.sessionId}` }) });
 
-    const rw = saved(p, 'rewind.txt', p.scalpel(['rewind']));
-    expect(rw.code, rw.stderr).toBe(0);
-    expectSameOracle(p.oracle(), before, 'after rewind');
-    expectPersonWork(p);
-    expect(existsSync(f('gen'))).toBe(false);
-    expect(p.scalpel(['turns', '--json']).stdout.trim()).toBe('[]');
+    expectMainTurnRewound(p, before);
   });
 
   it.concurrent('two turns (a second `gemini -p --resume latest`): turns lists both, rewind undoes the newest, then the other', async () => {
     const p = geminiProject('two turns');
     const { states, sessions } = await twoTurns(p);
-    const [v0, v1, v2] = states;
     const list = p.payloads();
     expectCommonFields(p, list);
     p.artifact('sessions.json', JSON.stringify(sessions));
@@ -635,32 +522,13 @@ describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a d
     // --resume latest keeps the conversation's session_id, so both turns are one session's
     expect(sessions[0]).toBe(sessions[1]);
     expect(new Set(list.map((x) => x.payload.session_id))).toEqual(new Set([sessions[0]]));
-    const turns = turnsJson(p);
-    expect(turns.map((t: { label: string }) => t.label)).toEqual(['second: change it again', 'first: add gen/one.ts']);
-    expect(turns.map((t: { turn: number }) => t.turn)).toEqual([2, 1]);
-    expect(turns.every((t: { ended: boolean; sealed: boolean }) => t.ended && t.sealed)).toBe(true);
-    expect(turns[0].paths).toEqual(['docs/guide.md', 'gen/one.ts']);
-    expect(turns[1].paths).toEqual(['gen/one.ts', 'src/config.ts']);
-
-    expect(describeDifference(p.oracle(), v2)).toBe('');
-    const r1 = saved(p, 'rewind-1.txt', p.scalpel(['rewind']));
-    expect(r1.code, r1.stderr).toBe(0);
-    expectSameOracle(p.oracle(), v1, 'after the first rewind');
-    const r2 = saved(p, 'rewind-2.txt', p.scalpel(['rewind']));
-    expect(r2.code, r2.stderr).toBe(0);
-    expectSameOracle(p.oracle(), v0, 'after the second rewind');
-    expectPersonWork(p);
+    expectTwoTurnsRewoundOneByOne(p, states);
   });
 
   it.concurrent('two turns: `rewind 1` undoes both at once', async () => {
     const p = geminiProject('two turns rewind 1');
     const { states } = await twoTurns(p);
-    expect(describeDifference(p.oracle(), states[2])).toBe('');
-    expect(turnsJson(p).map((t: { turn: number }) => t.turn)).toEqual([2, 1]);
-    const r = saved(p, 'rewind.txt', p.scalpel(['rewind', '1']));
-    expect(r.code, r.stderr).toBe(0);
-    expectSameOracle(p.oracle(), states[0], 'after rewind 1');
-    expectPersonWork(p);
+    expectTwoTurnsRewoundByRewind1(p, states);
   });
 
   it.concurrent('a refusal: the person edits a file the agent wrote after the turn; rewind exits 3 naming it and writes nothing; rewind --force succeeds', async () => {
@@ -771,7 +639,7 @@ describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a d
     );
     expect(p.read('docs/guide.md')).toBe(fixed);
     const personal = p.oracle();
-    const r = saved(p, 'rewind.txt', p.scalpel(['rewind']));
+    const r = scalpelSaved(p, 'rewind.txt', ['rewind']);
     expectSameOracle(p.oracle(), personal, 'after rewind');
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/^  docs\/guide\.md \(worktree\): sealed .* \(the agent's last write\), found /m);

@@ -127,6 +127,19 @@ export function git(cwd: string, args: readonly string[], opts: GitOptions = {})
   }
 }
 
+/** The NUL-terminated records of a `-z` output (a last one without its NUL is dropped). */
+export function splitNul(out: Buffer): Buffer[] {
+  const parts: Buffer[] = [];
+  let p = 0;
+  while (p < out.length) {
+    const z = out.indexOf(0, p);
+    if (z < 0) break;
+    parts.push(out.subarray(p, z));
+    p = z + 1;
+  }
+  return parts;
+}
+
 export interface TempRepoOptions {
   objectFormat?: ObjectFormat;
   bare?: boolean;

@@ -51,14 +51,17 @@ export interface TreeItem {
   mtimeMs?: number;
 }
 
-/** Every worktree path (except .git) with type, exec bit, content hash or link target. */
-export function worktreeView(dir: string, opts: { mtimes?: boolean } = {}): Record<string, TreeItem> {
+/**
+ * Every worktree path (except .git and the top-level names in `skip`) with type, exec bit, content
+ * hash or link target, in byte order.
+ */
+export function worktreeView(dir: string, opts: { mtimes?: boolean; skip?: readonly string[] } = {}): Record<string, TreeItem> {
   const out: Record<string, TreeItem> = {};
   // paths as raw bytes all the way (names may not be UTF-8); keys are latin1 renderings of the bytes
   const walk = (absBuf: Buffer, rel: string) => {
-    for (const name of readdirSync(absBuf, { encoding: 'buffer' })) {
+    for (const name of readdirSync(absBuf, { encoding: 'buffer' }).sort(Buffer.compare)) {
       const n = name.toString('latin1');
-      if (n === '.git') continue;
+      if (n === '.git' || (rel === '' && opts.skip?.includes(n))) continue;
       const childRel = rel ? `${rel}/${n}` : n;
       const childAbs = Buffer.concat([absBuf, Buffer.from('/'), name]);
       const st = lstatSync(childAbs);

@@ -122,3 +122,36 @@ export const nearMiss = fc
     return pre + out + post;
   });
 export const pattern = fc.oneof({ weight: 4, arbitrary: generic }, { weight: 1, arbitrary: starry }, { weight: 2, arbitrary: dirRule }, { weight: 4, arbitrary: nearMiss });
+
+// ---- random trees --------------------------------------------------------------------------
+
+/** An entry of a random directory `D`: a file, a symlink, or a directory. */
+export type SpecNode<D> = { kind: 'file' } | { kind: 'symlink'; target: string } | { kind: 'dir'; dir: D };
+
+/** A random directory: its entries, and maybe its own rules file (a .gitignore, a .gitattributes) of spec `F`, maybe behind a symlink. */
+export interface SpecDir<F> {
+  entries: Array<[string, SpecNode<SpecDir<F>>]>;
+  rules: { file: F; symlink: boolean } | null;
+}
+
+/**
+ * A random directory at most `depth` levels deep: `minLength` to `opts.maxLength` entries named
+ * from `opts.names` (a file `opts.fileWeight` to a symlink's 1 and, above the last level, a
+ * directory's 3; a symlink's target one of the names too), its rules file `opts.file` two times
+ * in three, behind a symlink when a draw of 0..`opts.symlinkOdds` is 0.
+ */
+export function specDir<F>(depth: number, opts: { names: readonly string[]; fileWeight: number; maxLength: number; file: fc.Arbitrary<F>; symlinkOdds: number }, minLength = 0): fc.Arbitrary<SpecDir<F>> {
+  type Node = SpecNode<SpecDir<F>>;
+  const file = { weight: opts.fileWeight, arbitrary: fc.constant<Node>({ kind: 'file' }) };
+  const symlink = { weight: 1, arbitrary: fc.constantFrom(...opts.names).map<Node>((t) => ({ kind: 'symlink', target: t })) };
+  return fc.record({
+    entries: fc.uniqueArray(
+      fc.tuple(
+        fc.constantFrom(...opts.names),
+        depth > 0 ? fc.oneof(file, symlink, { weight: 3, arbitrary: fc.constant(null).chain(() => specDir(depth - 1, opts).map<Node>((dir) => ({ kind: 'dir', dir }))) }) : fc.oneof(file, symlink),
+      ),
+      { selector: (t) => t[0], minLength, maxLength: opts.maxLength },
+    ),
+    rules: fc.option(fc.record({ file: opts.file, symlink: fc.nat(opts.symlinkOdds).map((n) => n === 0) }), { freq: 2 }),
+  });
+}

@@ -3,7 +3,7 @@
  *
  *   npx tsx test/ignore/bench.ts [--files 100000] [--dirs 2000]
  *
- * The tree is synthetic (names like bench/make-repo.mjs makes, in ~2,000 directories 2–4 deep)
+ * The tree is synthetic (test/helpers/bench-tree.ts: names like bench/make-repo.mjs makes, in ~2,000 directories 2–4 deep)
  * and lives in memory: the paths are a list, the .gitignore files are on memfs, so what is timed
  * is the rules, not the filesystem. Measured: a walk that enters each directory once
  * (`DirRules.enter`, which reads the directory's .gitignore when the walk saw one) and asks per
@@ -23,17 +23,12 @@ import ignore from 'ignore';
 import { nodeFs } from '../../src/fs/node.js';
 import { loadIgnoreRules, type DirRules } from '../../src/ignore/index.js';
 import { newMemoryFs } from '../helpers/memfs.js';
+import { benchArg, syntheticTree } from '../helpers/bench-tree.js';
 import { prng } from '../helpers/prng.js';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const FILES = arg('files', 100_000);
-const DIRS = arg('dirs', 2_000);
+const FILES = benchArg('files', 100_000);
+const DIRS = benchArg('dirs', 2_000);
 
-
-const WORDS = 'api app auth base build cache cli client common config core crypto data db debug dist docs engine event fixtures format handler helpers http lib loader log main model net node parser pkg plugin queue render router runtime schema scripts server service session shared src store stream style sync task test tests theme tools types ui util utils vendor view web worker coverage tmp out logs'.split(' ');
 const TOP = ['src', 'lib', 'test', 'docs', 'packages', 'tools', 'vendor', 'apps', 'internal', 'scripts', 'examples', 'node_modules', 'dist', 'coverage'];
 const EXTS = ['ts', 'ts', 'ts', 'js', 'js', 'tsx', 'json', 'md', 'css', 'log', 'map', 'txt', 'sh', 'py', 'tmp', 'swp'];
 
@@ -114,26 +109,7 @@ interface Tree {
 
 function makeTree(): Tree {
   const rnd = prng(42);
-  const pick = <T>(a: T[]) => a[Math.floor(rnd() * a.length)];
-  const dirs: string[] = [...TOP];
-  const seen = new Set(dirs);
-  while (dirs.length < DIRS) {
-    const parent = pick(dirs);
-    if (parent.split('/').length >= 4) continue;
-    const d = `${parent}/${pick(WORDS)}`;
-    if (seen.has(d)) continue;
-    seen.add(d);
-    dirs.push(d);
-  }
-  const files: string[] = [];
-  const fileSet = new Set<string>();
-  while (files.length < FILES) {
-    const d = pick(dirs);
-    const f = `${d}/${pick(WORDS)}${rnd() < 0.4 ? pick(WORDS) : ''}${rnd() < 0.2 ? Math.floor(rnd() * 100) : ''}.${pick(EXTS)}`;
-    if (fileSet.has(f)) continue;
-    fileSet.add(f);
-    files.push(f);
-  }
+  const { dirs, files } = syntheticTree(rnd, { top: TOP, exts: EXTS, dirs: DIRS, files: FILES });
   const entries = new Map<string, Array<[string, boolean]>>();
   const add = (parent: string, name: string, isDir: boolean) => {
     let l = entries.get(parent);

@@ -2,7 +2,7 @@
  * git as the oracle for the ignore rules: our answer for every path of a worktree next to
  * `git check-ignore --no-index -v -n --stdin -z` and `git status --porcelain=v2 --ignored -uall -z`.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import { decodePath, encodePath } from '../../src/bytes/text.js';
@@ -10,7 +10,8 @@ import type { Fs } from '../../src/fs/types.js';
 import { joinPath } from '../../src/fs/path.js';
 import { isGitDirName, partitionIgnored, type DirRules, type IgnoreRules, type WalkEntry } from '../../src/ignore/index.js';
 import { execFileSync } from 'node:child_process';
-import { git, gitEnv } from '../helpers/git.js';
+import type { SpecDir } from './arbitraries.js';
+import { git, gitEnv, splitNul } from '../helpers/git.js';
 
 /** git's stdout; exit 1 is an answer (check-ignore: "nothing ignored"), not an error. */
 function gitAllowingExit1(cwd: string, args: string[], input: Buffer, env?: NodeJS.ProcessEnv): Buffer {
@@ -51,18 +52,6 @@ export interface GitVerdict {
   source?: string;
   line?: number;
   pattern?: string;
-}
-
-function splitNul(out: Buffer): Buffer[] {
-  const parts: Buffer[] = [];
-  let p = 0;
-  while (p < out.length) {
-    const z = out.indexOf(0, p);
-    if (z < 0) break;
-    parts.push(out.subarray(p, z));
-    p = z + 1;
-  }
-  return parts;
 }
 
 /** check-ignore's verdict for each path (directories without a trailing slash: git lstats them). */
@@ -152,6 +141,49 @@ export function writeRaw(root: string, rel: string, data: string | Uint8Array = 
   const abs = Buffer.from(encodePath(root + '/' + rel));
   mkdirSync(Buffer.from(encodePath(dirname(root + '/' + rel))), { recursive: true });
   writeFileSync(abs, data);
+}
+
+// ---- random trees (test/ignore/property.test.ts, test/attributes/property.test.ts) ----------
+
+/** A rules file's bytes: its lines joined by LF or CRLF (one after the last too), a UTF-8 BOM first when `bom`. */
+export function rulesFileBytes(lines: readonly string[], f: { crlf: boolean; bom: boolean }): Buffer {
+  const text = lines.join(f.crlf ? '\r\n' : '\n') + (f.crlf ? '\r\n' : '\n');
+  return Buffer.concat([f.bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), Buffer.from(encodePath(text))]);
+}
+
+/**
+ * Writes the random directory `d` (arbitraries.ts's specDir) at `root/rel`: its rules file
+ * `rules.name` holding `rules.bytes(file)` when it has one (behind a symlink: a file
+ * `rules.target` beside it holds them), then its entries: files holding `content` (each pushed on
+ * `files`), symlinks, directories.
+ */
+export function writeSpecTree<F>(root: string, rel: string, d: SpecDir<F>, rules: { name: string; target: string; bytes: (file: F) => Uint8Array }, content: string | Uint8Array, files: string[] = []): void {
+  if (d.rules) {
+    const at = rel ? `${rel}/` : '';
+    if (d.rules.symlink) {
+      writeRaw(root, `${at}${rules.target}`, rules.bytes(d.rules.file));
+      symlinkSync(rules.target, Buffer.from(encodePath(`${root}/${at}${rules.name}`)));
+    } else writeRaw(root, `${at}${rules.name}`, rules.bytes(d.rules.file));
+  }
+  for (const [name, node] of d.entries) {
+    const p = rel ? `${rel}/${name}` : name;
+    if (node.kind === 'file') {
+      writeRaw(root, p, content);
+      files.push(p);
+    } else if (node.kind === 'symlink') symlinkSync(Buffer.from(encodePath(node.target)), Buffer.from(encodePath(`${root}/${p}`)));
+    else {
+      mkdirSync(Buffer.from(encodePath(`${root}/${p}`)), { recursive: true });
+      writeSpecTree(root, p, node.dir, rules, content, files);
+    }
+  }
+}
+
+/** Empties the worktree of `repo` (all but .git) and removes .git/info, for the next run's tree. */
+export function clearWorktree(repo: string): void {
+  for (const name of readdirSync(repo, { encoding: 'buffer' })) {
+    if (name.toString('latin1') !== '.git') rmSync(Buffer.concat([Buffer.from(repo + '/'), name]), { recursive: true, force: true });
+  }
+  rmSync(join(repo, '.git', 'info'), { recursive: true, force: true });
 }
 
 /**

@@ -10,17 +10,16 @@
  * on 2 cores, several times that on a loaded machine); a failure prints its seed and path, which
  * IGNORE_PROPERTY_SEED and IGNORE_PROPERTY_PATH replay.
  */
-import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { encodePath } from '../../src/bytes/text.js';
 import { nodeFs } from '../../src/fs/node.js';
 import { ignoreOptionsFromConfig, loadIgnoreRules } from '../../src/ignore/index.js';
 import { discoverRepository, readRepoConfig } from '../../src/repo/discover.js';
 import { makeTempDir, makeTempRepo } from '../helpers/git.js';
-import { expectAgreesWithGit, writeRaw } from './oracle.js';
-import { NAMES, pattern } from './arbitraries.js';
+import { clearWorktree, expectAgreesWithGit, rulesFileBytes, writeRaw, writeSpecTree } from './oracle.js';
+import { NAMES, pattern, specDir } from './arbitraries.js';
 
 const fs = nodeFs();
 const patternFile = fc.record({
@@ -29,53 +28,13 @@ const patternFile = fc.record({
   bom: fc.boolean(),
 });
 
-type Node = { kind: 'file' } | { kind: 'symlink'; target: string } | { kind: 'dir'; dir: DirSpec };
-interface DirSpec {
-  entries: Array<[string, Node]>;
-  gitignore: { file: { patterns: string[]; crlf: boolean; bom: boolean }; symlink: boolean } | null;
-}
-
-const dirSpec = (depth: number, minLength = 0): fc.Arbitrary<DirSpec> =>
-  fc.record({
-    entries: fc.uniqueArray(
-      fc.tuple(
-        fc.constantFrom(...NAMES),
-        depth > 0
-          ? fc.oneof(
-              { weight: 3, arbitrary: fc.constant<Node>({ kind: 'file' }) },
-              { weight: 1, arbitrary: fc.constantFrom(...NAMES).map<Node>((t) => ({ kind: 'symlink', target: t })) },
-              { weight: 3, arbitrary: fc.constant(null).chain(() => dirSpec(depth - 1).map<Node>((dir) => ({ kind: 'dir', dir }))) },
-            )
-          : fc.oneof({ weight: 3, arbitrary: fc.constant<Node>({ kind: 'file' }) }, { weight: 1, arbitrary: fc.constantFrom(...NAMES).map<Node>((t) => ({ kind: 'symlink', target: t })) }),
-      ),
-      { selector: (t) => t[0], minLength, maxLength: 4 },
-    ),
-    gitignore: fc.option(fc.record({ file: patternFile, symlink: fc.nat(6).map((n) => n === 0) }), { freq: 2 }),
-  });
+const dirSpec = (depth: number, minLength = 0) => specDir(depth, { names: NAMES, fileWeight: 3, maxLength: 4, file: patternFile, symlinkOdds: 6 }, minLength);
 
 function fileBytes(f: { patterns: string[]; crlf: boolean; bom: boolean }): Buffer {
-  const text = f.patterns.join(f.crlf ? '\r\n' : '\n') + (f.crlf ? '\r\n' : '\n');
-  return Buffer.concat([f.bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), Buffer.from(encodePath(text))]);
+  return rulesFileBytes(f.patterns, f);
 }
 
-function writeTree(root: string, rel: string, d: DirSpec): void {
-  if (d.gitignore) {
-    const at = rel ? `${rel}/` : '';
-    if (d.gitignore.symlink) {
-      writeRaw(root, `${at}gi-target`, fileBytes(d.gitignore.file));
-      symlinkSync('gi-target', Buffer.from(encodePath(`${root}/${at}.gitignore`)));
-    } else writeRaw(root, `${at}.gitignore`, fileBytes(d.gitignore.file));
-  }
-  for (const [name, node] of d.entries) {
-    const p = rel ? `${rel}/${name}` : name;
-    if (node.kind === 'file') writeRaw(root, p, 'x');
-    else if (node.kind === 'symlink') symlinkSync(Buffer.from(encodePath(node.target)), Buffer.from(encodePath(`${root}/${p}`)));
-    else {
-      mkdirSync(Buffer.from(encodePath(`${root}/${p}`)), { recursive: true });
-      writeTree(root, p, node.dir);
-    }
-  }
-}
+const GITIGNORE = { name: '.gitignore', target: 'gi-target', bytes: fileBytes };
 
 /** The [core] section of the config; core.ignoreCase and core.excludesFile are added per run. */
 const CONFIG_HEAD = '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n';
@@ -97,12 +56,9 @@ describe('ignore rules: random trees and patterns against git', () => {
     const literal = {};
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {
-        for (const name of readdirSync(repo, { encoding: 'buffer' })) {
-          if (name.toString('latin1') !== '.git') rmSync(Buffer.concat([Buffer.from(repo + '/'), name]), { recursive: true, force: true });
-        }
-        rmSync(join(repo, '.git', 'info'), { recursive: true, force: true });
+        clearWorktree(repo);
         rmSync(join(outside, 'ignore'), { force: true });
-        writeTree(repo, '', s.tree);
+        writeSpecTree(repo, '', s.tree, GITIGNORE, 'x');
         if (s.info) writeRaw(repo, '.git/info/exclude', fileBytes(s.info));
         if (s.global) writeFileSync(join(outside, 'ignore'), fileBytes(s.global));
         writeFileSync(join(repo, '.git', 'config'), `${CONFIG_HEAD}\tignorecase = ${s.ignoreCase}\n\texcludesFile = ${join(outside, 'ignore')}\n`);
