@@ -440,10 +440,10 @@ export class ScalpelRepository {
   }
 
   /** The roots of `state` whose paths hold something else now (worktree, index entries, resolve-undo). Unreadable ones (beneath a symlink now) count as changed. */
-  private async changedRoots(state: PathState): Promise<string[]> {
+  private async changedRoots(state: PathState, index?: { read: ReadIndexResult | null }): Promise<string[]> {
     let now: PathState;
     try {
-      now = await this.captureNow(state.roots);
+      now = await this.captureNow(state.roots, index);
     } catch (e) {
       if (isScalpelError(e, 'BAD_PATH')) return state.roots;
       throw e;
@@ -467,11 +467,16 @@ export class ScalpelRepository {
     return withLists({ ...m, captured }, { provisional: [], contested });
   }
 
-  /** What `roots` hold now (nothing written to the object database). */
-  private captureNow(roots: readonly string[]): Promise<PathState> {
+  /**
+   * What `roots` hold now (nothing written to the object database), from the index as `index`
+   * read it (an operation that captures twice reads the index once), or as read now.
+   */
+  private captureNow(roots: readonly string[], index?: { read: ReadIndexResult | null }): Promise<PathState> {
+    const capture = (read: ReadIndexResult | null) => captureState(this.repo, read?.index ?? null, roots, { writeObjects: false, indexStat: read?.stat ?? null });
+    if (index) return capture(index.read);
     return this.repo.withIndex({ verify: false }, (read) => {
       this.readPast(read);
-      return captureState(this.repo, read?.index ?? null, roots, { writeObjects: false, indexStat: read?.stat ?? null });
+      return capture(read);
     });
   }
 
@@ -488,21 +493,27 @@ export class ScalpelRepository {
     await stack.locked(async (tx) => {
       const top = await this.openTurnOf(stack, tx.current);
       if (!top) return;
-      let m = top.manifest;
-      const mine = opts.call === undefined ? undefined : m.provisional?.find((p) => p.call === opts.call);
-      if (mine) {
-        // what the call did not change is not the turn's (a failed replace, a write of the same bytes)
-        const fresh = restrictState(mine.state, mine.state.roots.filter((r) => !m.captured.roots.some((o) => covers(o, r))));
-        const changed = fresh.roots.length ? await this.changedRoots(fresh) : [];
-        const captured = changed.length ? joinCaptured(m.captured, restrictState(fresh, changed), { dropUnderAbsent: false }) : m.captured;
-        m = withLists({ ...m, captured }, { provisional: (m.provisional ?? []).filter((p) => p !== mine) });
-      }
-      const sealedNow = await this.sealOf(m, opts.paths);
-      if (sealedNow) {
-        m = sealed(m, this.now().toISOString(), sealedNow.state);
-        // what someone else had put in a path this call went over is gone: told apart at rewind
-        if (m.contested?.length) m = withLists(m, { contested: markOverwritten(m.contested, sealedNow.fresh) });
-      }
+      // one read of the index for both captures (what the call changed, and its seal)
+      const m = await this.repo.withIndex({ verify: false }, async (read) => {
+        this.readPast(read);
+        const index = { read };
+        let m = top.manifest;
+        const mine = opts.call === undefined ? undefined : m.provisional?.find((p) => p.call === opts.call);
+        if (mine) {
+          // what the call did not change is not the turn's (a failed replace, a write of the same bytes)
+          const fresh = restrictState(mine.state, mine.state.roots.filter((r) => !m.captured.roots.some((o) => covers(o, r))));
+          const changed = fresh.roots.length ? await this.changedRoots(fresh, index) : [];
+          const captured = changed.length ? joinCaptured(m.captured, restrictState(fresh, changed), { dropUnderAbsent: false }) : m.captured;
+          m = withLists({ ...m, captured }, { provisional: (m.provisional ?? []).filter((p) => p !== mine) });
+        }
+        const sealedNow = await this.sealOf(m, opts.paths, index);
+        if (sealedNow) {
+          m = sealed(m, this.now().toISOString(), sealedNow.state);
+          // what someone else had put in a path this call went over is gone: told apart at rewind
+          if (m.contested?.length) m = withLists(m, { contested: markOverwritten(m.contested, sealedNow.fresh) });
+        }
+        return m;
+      });
       if (m !== top.manifest) await stack.replace(tx, [top], top, m);
     });
   }
@@ -512,12 +523,12 @@ export class ScalpelRepository {
    * them, or the paths beneath its roots), and what was captured for it (`fresh`); null when
    * none is the turn's or they cannot be read.
    */
-  private async sealOf(m: Manifest, paths: readonly string[]): Promise<{ state: PathState; fresh: PathState } | null> {
+  private async sealOf(m: Manifest, paths: readonly string[], index?: { read: ReadIndexResult | null }): Promise<{ state: PathState; fresh: PathState } | null> {
     const roots = minimalRoots(paths.filter((p) => m.captured.roots.some((r) => covers(r, p))));
     if (roots.length === 0) return null;
     try {
       const { roots: scope, dirs } = await this.sealScope(roots, m.seal);
-      const fresh = await this.captureNow(scope);
+      const fresh = await this.captureNow(scope, index);
       return { state: mergeStates(m.seal?.state ?? null, fresh, dirs), fresh };
     } catch (e) {
       if (isScalpelError(e, 'BAD_PATH')) return null; // beneath a symbolic link now: not sealed, refused at rewind
