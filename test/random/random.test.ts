@@ -28,7 +28,7 @@ describe('randomized differential tester', () => {
       assertBuilt();
       const defaults = LONG
         ? { runs: 150, budgetMs: 20 * 60_000, base: longBase(), shrinkMs: 300_000 }
-        : { runs: 30, budgetMs: 60_000, base: 1000, shrinkMs: 120_000, shortTrials: true };
+        : { runs: 30, budgetMs: 30_000, base: 1000, shrinkMs: 120_000, shortTrials: true };
       const g = [...gates()];
       console.log(`gates in force (known open bugs, known.ts): ${g.length ? g.join(', ') : 'none'}; rewind --undo: ${supportsUndo() ? 'yes' : 'no (a forced rewind is undone by restore)'}`);
       const r = runTrials(defaults);
