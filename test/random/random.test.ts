@@ -2,8 +2,8 @@
  * The randomized differential tester, with the fixed budget of the default `npm test`: a fixed
  * list of seeds (the same trials every run), the built command line as the harnesses run it, git
  * and the bytes on disk as the oracle (see run.ts). `npm run test:random` runs the long budget
- * (20 minutes) from a base seed taken from the checked-out commit: every commit explores new
- * seeds, and a run of the same commit repeats them (RANDOM_BASE overrides it). A failure prints
+ * (20 minutes) from a base seed taken from the newest commit that changed src/: every change of
+ * the code explores new seeds, and a run of the same code repeats them (RANDOM_BASE overrides it). A failure prints
  * its seed, the failure and its shrunk sequence.
  */
 import { spawnSync } from 'node:child_process';
@@ -14,9 +14,12 @@ import { runTrials } from './trials.js';
 
 const LONG = process.env.RANDOM_LONG === '1';
 
-/** The long run's base seed: from the commit checked out (the time, outside a checkout). */
+/**
+ * The long run's base seed: from the newest commit that changed `src/` (the time, outside a
+ * checkout). A change of the code explores new seeds; a commit of tests or prose runs the same.
+ */
 function longBase(): number {
-  const head = spawnSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' });
+  const head = spawnSync('git', ['log', '-1', '--format=%H', '--', 'src'], { encoding: 'utf8' });
   const hex = head.status === 0 ? head.stdout.trim() : '';
   return /^[0-9a-f]{8}/.test(hex) ? parseInt(hex.slice(0, 7), 16) % 1_000_000_000 : Date.now() % 1_000_000_000;
 }
