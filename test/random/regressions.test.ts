@@ -258,6 +258,31 @@ describe('oracle corrections the random runs showed', () => {
     const G1 = agent('A', 'gemini');
     check(trace([G1], [G1.start(), G1.denied(write('src/lib/extra6.ts', 'x\n')), person.file('src/lib/extra6.ts', 'x\n'), G1.end(), rewind('A', 1, { force: true, kill: true }), undo()]));
   });
+  // seed 131015153: the agent makes tools/, the person saves a note there, the agent's rm -rf
+  // tools takes it; the forced rewind brings the note back, in the directory it needs
+  it('a forced rewind brings back a note the agent removed with the directory it created, and that directory (seed 131015153)', () => {
+    const B1 = agent('B');
+    check(trace([B1], [...base(), B1.start(), B1.write('tools/gen1.sh', 'g\n'), person.file('tools/person-note.md', 'note\n'), B1.parallel([shell('cp tools/person-note.md copy2.txt'), shell('rm -rf tools')]), B1.end(), rewind('B', 1, { force: true })]));
+  });
+
+  // seed 131015163: the person's new .gitattributes drops `*.txt eol=crlf`; git still calls
+  // a.txt (CRLF in the worktree, LF in the index) clean on stat, as it does until
+  // `git add --renormalize`. Not the rewind's doing: the oracle no longer counts it
+  it("a stat-clean file that an attribute change left differing from its blob is git's own, not the rewind's (seed 131015163)", () => {
+    const B1 = agent('B');
+    check(
+      trace([B1], [
+        setup.file('.gitattributes', '*.txt eol=crlf\n'),
+        setup.file('a.txt', 'one\r\ntwo\r\n'),
+        setup.sh('git add -A && git commit -qm base && touch -d "1 hour ago" a.txt && git update-index -q --refresh'),
+        B1.start(),
+        B1.shell('echo agent >> debug.log'),
+        person.file('.gitattributes', 'nothing\n'),
+        B1.end(),
+        rewind('B', 1, { force: true, kill: true }),
+      ]),
+    );
+  });
 });
 
 describe('unjustified refusals the random runs found (soft findings)', () => {
