@@ -283,6 +283,13 @@ describe('oracle corrections the random runs showed', () => {
       ]),
     );
   });
+
+  // seed 226063955: the same, with another session's edit of .gitattributes (shrunk as found)
+  it("another session's edit of .gitattributes leaves a stat-clean file differing from its blob: not the rewind's (seed 226063955)", () => {
+    const A1 = agent('A');
+    const B1 = agent('B');
+    check(trace([A1, B1], [setup.file('.gitattributes', '*.txt eol=crlf\n'), setup.file('b.txt', 'x\r\n'), A1.start(), B1.start('prompt 29'), A1.shell('git add -A'), A1.edit('.gitattributes', '*.t', '*.t edited'), B1.end(), rewind('B', 1)]));
+  });
 });
 
 describe('unjustified refusals the random runs found (soft findings)', () => {
