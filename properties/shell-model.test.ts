@@ -105,6 +105,16 @@ describe('shell commands follow the model (memfs)', () => {
         examples: [
           // shrunk from the model's first runs: a conflict's stages for b/a while b is a file, then b made executable
           [[{ kind: 'file', path: 'b', content: '', exec: false }], [{ command: [{ kind: 'conflict', path: 'b/a', seed: 0 }], person: [] }, { command: [{ kind: 'file', path: 'b', content: '', exec: true }], person: [] }]],
+          // seed 1276564120: a command's conflict stages for a and for x.log/a (x.log a symbolic
+          // link): the seal of a failed with x.log/a's, and a's stages read as someone else's
+          [
+            [{ kind: 'link', path: 'x.log', target: 'a' }, { kind: 'dir', path: 'p/a' }],
+            [
+              { command: [{ kind: 'file', path: 'a', content: '', exec: false }], person: [] },
+              { command: [{ kind: 'conflict', path: 'x.log/a', seed: 0 }, { kind: 'conflict', path: 'a', seed: 0 }], person: [] },
+              { command: [{ kind: 'dir', path: 'x.log/a' }], person: [] },
+            ],
+          ],
         ],
       },
     );

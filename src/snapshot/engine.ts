@@ -526,14 +526,25 @@ export class ScalpelRepository {
   private async sealOf(m: Manifest, paths: readonly string[], index?: { read: ReadIndexResult | null }): Promise<{ state: PathState; fresh: PathState } | null> {
     const roots = minimalRoots(paths.filter((p) => m.captured.roots.some((r) => covers(r, p))));
     if (roots.length === 0) return null;
-    try {
-      const { roots: scope, dirs } = await this.sealScope(roots, m.seal);
-      const fresh = await this.captureNow(scope, index);
-      return { state: mergeStates(m.seal?.state ?? null, fresh, dirs), fresh };
-    } catch (e) {
-      if (isScalpelError(e, 'BAD_PATH')) return null; // beneath a symbolic link now: not sealed, refused at rewind
+    const { roots: scope, dirs } = await this.sealScope(roots, m.seal);
+    const fresh = await this.captureNow(scope, index).catch((e: unknown) => {
+      if (isScalpelError(e, 'BAD_PATH')) return null;
       throw e;
+    });
+    if (fresh) return { state: mergeStates(m.seal?.state ?? null, fresh, dirs), fresh };
+    // a root beneath a symbolic link now is not sealed (refused at rewind); the others are
+    const readable: PathState[] = [];
+    for (const r of scope) {
+      const one = await this.captureNow([r], index).catch((e: unknown) => {
+        if (isScalpelError(e, 'BAD_PATH')) return null;
+        throw e;
+      });
+      if (one) readable.push(one);
     }
+    if (readable.length === 0) return null;
+    const some = await this.captureNow(readable.flatMap((x) => x.roots), index);
+    const spine = dirs.filter((d) => some.roots.some((r) => isAncestor(d, r)));
+    return { state: mergeStates(m.seal?.state ?? null, some, spine), fresh: some };
   }
 
   /**
