@@ -290,6 +290,14 @@ describe('oracle corrections the random runs showed', () => {
     const B1 = agent('B');
     check(trace([A1, B1], [setup.file('.gitattributes', '*.txt eol=crlf\n'), setup.file('b.txt', 'x\r\n'), A1.start(), B1.start('prompt 29'), A1.shell('git add -A'), A1.edit('.gitattributes', '*.t', '*.t edited'), B1.end(), rewind('B', 1)]));
   });
+
+  // seed 131809478: B's chmod +x, A's edit, A's forced rewind puts back B's state: B's rewind
+  // may take the path back (it holds B's last change), as it did
+  it("another session's forced rewind puts back what this session's agent left: its rewind takes it back (seed 131809478)", () => {
+    const A1 = agent('A');
+    const B1 = agent('B');
+    check(trace([A1, B1], [...base(), B1.start(), A1.start(), B1.shell('chmod +x b.txt'), A1.edit('b.txt', 'bee', 'bee edited'), A1.end(), B1.end(), rewind('A', 1, { force: true }), rewind('B', 1)]));
+  });
 });
 
 describe('unjustified refusals the random runs found (soft findings)', () => {

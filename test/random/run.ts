@@ -834,6 +834,10 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
         if (firstBefore === undefined && isDir(now)) allowed.push(now);
         return { allowed, kind: 'not-restored', why: `forced: back to its state before the agent's first change (step ${info.firstStep})`, uncoverable: info.uncoverable };
       }
+      // what the agent's last change of the path left: if the path holds it again (another
+      // session's forced rewind put it back), nobody else's change is there to keep
+      const agentLast = [...agentEvents].reverse().find((e) => e.changes.has(p))?.changes.get(p)?.[1];
+      if (info.direct.length && info.lastNonS && same(now, agentLast)) return { allowed: [firstBefore, now], kind: 'not-restored', why: `the agent changed it first at step ${info.firstStep}; someone else changed it since, and it holds the agent's last change again`, uncoverable: false };
       if (info.direct.length) {
         if (info.lastNonS) return { allowed: [now], kind: 'person-lost', why: `someone else changed it last (step ${info.direct[info.direct.length - 1].step}): a rewind keeps that (or refuses)`, uncoverable: false };
         const personVersion = info.direct[info.direct.length - 1].changes.get(p)?.[1];
