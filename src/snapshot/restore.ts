@@ -643,8 +643,11 @@ function betweenSnapshots(
     }
   }
   for (const p of [...paths].sort(compareRel)) {
-    // the snapshots that captured p, oldest first; each sealed one against the next
+    // the snapshots that captured p, oldest first; each sealed one against the next (every pair:
+    // a change between the second and third turn counts even where the first pair differs in
+    // another part, which the restore may not write)
     const owners = chain.filter((m) => m.captured.roots.some((r) => covers(r, p))).reverse();
+    const named = new Set<Conflict['part']>();
     for (let k = 0; k + 1 < owners.length; k++) {
       const older = owners[k];
       const newer = owners[k + 1];
@@ -655,13 +658,11 @@ function betweenSnapshots(
         ['index', describeEntries(indexOf(seal).get(p) ?? []), describeEntries(indexOf(newer.captured).get(p) ?? [])],
         ['resolve-undo', describeReucBrief(reucOf(seal).get(p)), describeReucBrief(reucOf(newer.captured).get(p))],
       ];
-      let found = false;
       for (const [part, expected, got] of parts) {
-        if (expected === got) continue;
+        if (expected === got || named.has(part)) continue;
         out.push({ path: p, part, expected: `${expected} (as snapshot ${older.id} left it)`, found: `${got} (what snapshot ${newer.id} found)`, snapshot: newer.id });
-        found = true;
+        named.add(part);
       }
-      if (found) break;
     }
   }
   return out;

@@ -298,6 +298,26 @@ describe('oracle corrections the random runs showed', () => {
     const B1 = agent('B');
     check(trace([A1, B1], [...base(), B1.start(), A1.start(), B1.shell('chmod +x b.txt'), A1.edit('b.txt', 'bee', 'bee edited'), A1.end(), B1.end(), rewind('A', 1, { force: true }), rewind('B', 1)]));
   });
+  // seed 131809548: the agent's `rm -rf notes`, then a person's new file in a new notes/. The
+  // unforced rewind refuses naming notes/todo6.md; the forced one brings notes back as it was
+  // (without the new file, saved for --undo), and the undo brings the file back
+  it("a forced rewind of a deleted directory takes what was made in it since, and its undo brings that back (seed 131809548)", () => {
+    check(
+      trace([A, B], [
+        person.file('notes/todo1.md', 'name value 77\n'),
+        A.start('prompt 39'),
+        A.shell("git diff -U0 -- b.txt | awk '/^@@/{n++} n<2' | git apply --cached --unidiff-zero -"),
+        A.shell('rm -rf notes'),
+        person.append('.env', 'person name\n'),
+        A.end(),
+        person.file('notes/todo6.md', 'return name 41\nconst port 86'),
+        B.start('prompt 53'),
+        rewind('A', 1),
+        rewind('A', 1, { force: true, kill: true }),
+        undo(),
+      ]),
+    );
+  });
 });
 
 describe('unjustified refusals the random runs found (soft findings)', () => {

@@ -806,8 +806,11 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
       : range.some((t) => t.ambiguous)
         ? 'id-less parallel calls'
         : '';
-  // descendants of a path the forced rewind brings back as a non-directory go
-  const forcedAway = (p: string) => [...ap].some(([q, i]) => isUnder(p, q) && i.before?.wt !== 'dir');
+  // beneath a path the agent changed as a whole (created, deleted, replaced), a forced rewind brings
+  // that path back as it was before the agent: what someone else made beneath it since may go (the
+  // unforced rewind names each such path, and the forced one saves it for --undo). A path beneath it
+  // that existed then was changed by the agent too, so it is in `ap` and judged on its own.
+  const forcedAway = (p: string) => [...ap].some(([q]) => isUnder(p, q));
   // what a path held when a denied call of the range declaring it (or a path beneath it) was asked
   const deniedBefore = (p: string): Array<PathState | undefined> =>
     range.flatMap((t) => t.denied ?? []).filter((d) => d.paths.some((q) => related(q, p))).map((d) => d.before.paths.get(p));
