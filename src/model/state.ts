@@ -442,14 +442,7 @@ export function markOverwritten(contested: readonly Contest[], now: PathState): 
   let changed = false;
   const out = contested.map((c) => {
     if (c.overwritten || c.why === 'unfinished' || !now.roots.some((r) => covers(r, c.path))) return c;
-    const here =
-      c.part === 'worktree'
-        ? describeItem(now.items.find((i) => i.path === c.path))
-        : c.part === 'index'
-          ? describeEntries(now.index.filter((e) => e.path === c.path))
-          : now.reuc.some((r) => r.path === c.path)
-            ? 'a resolve-undo record'
-            : 'no resolve-undo record';
+    const here = describePart(c.part, { item: now.items.find((i) => i.path === c.path), entries: now.index.filter((e) => e.path === c.path), reuc: now.reuc.find((r) => r.path === c.path) });
     if (here === c.found) return c;
     changed = true;
     return { ...c, overwritten: true as const };
@@ -476,7 +469,7 @@ export function contests(sealed: PathState, now: PathState, scope: (p: string) =
     if (inScope(p) && !sameEntries(xa.get(p) ?? [], xb.get(p) ?? [])) out.push({ path: p, part: 'index', expected: describeEntries(xa.get(p) ?? []), found: describeEntries(xb.get(p) ?? []) });
   }
   for (const p of new Set([...ra.keys(), ...rb.keys()])) {
-    if (inScope(p) && !sameReuc(ra.get(p), rb.get(p))) out.push({ path: p, part: 'resolve-undo', expected: ra.get(p) ? 'a resolve-undo record' : 'no resolve-undo record', found: rb.get(p) ? 'a resolve-undo record' : 'no resolve-undo record' });
+    if (inScope(p) && !sameReuc(ra.get(p), rb.get(p))) out.push({ path: p, part: 'resolve-undo', expected: describeReuc(ra.get(p)), found: describeReuc(rb.get(p)) });
   }
   return out;
 }
@@ -487,6 +480,16 @@ export function describeItem(it: WorktreeItem | undefined): string {
   if (it.kind === 'file') return `file ${it.mode.toString(8)} ${it.oid}`;
   if (it.kind === 'symlink') return `symlink -> ${it.target}`;
   return 'directory';
+}
+
+/** A resolve-undo record's state as refusals name it. */
+export function describeReuc(r: ReucRecord | undefined): string {
+  return r ? 'a resolve-undo record' : 'no resolve-undo record';
+}
+
+/** One part of a path's state (worktree item, index entries, resolve-undo record), as refusals and contests name it. */
+export function describePart(part: Contest['part'], at: { item: WorktreeItem | undefined; entries: readonly IndexRecord[]; reuc: ReucRecord | undefined }): string {
+  return part === 'worktree' ? describeItem(at.item) : part === 'index' ? describeEntries(at.entries) : describeReuc(at.reuc);
 }
 
 export function sameItem(a: WorktreeItem | undefined, b: WorktreeItem | undefined): boolean {

@@ -17,7 +17,7 @@ import type { ReadIndexResult } from '../repo/index-file.js';
 import type { StackEntry } from '../store/stack.js';
 import { captureScope, sparseDirContaining } from './capture.js';
 import { checkNoSymlinkParent, compareRel, covers, isAncestor, minimalRoots, parentOf } from '../model/scope.js';
-import { describeEntries, describeItem, sameEntries, sameItem, sameReuc, sealCovers, shallowestAbsent, type Contest, type Manifest, type IndexRecord, type PathState, type ReucRecord, type WorktreeItem } from '../model/state.js';
+import { describeEntries, describeItem, describePart, describeReuc, sameEntries, sameItem, sameReuc, sealCovers, shallowestAbsent, type Contest, type Manifest, type IndexRecord, type PathState, type ReucRecord, type WorktreeItem } from '../model/state.js';
 
 /**
  * A restore in three steps. GATHER (gatherRestoreFacts) reads what the plan needs from the
@@ -315,10 +315,10 @@ export function planFromFacts(facts: RestoreFacts): RestorePlan {
       }
     }
     if (!sameReuc(curR, tgtR)) {
-      planFor(p).resolveUndo = { from: describeReuc(curR), to: describeReuc(tgtR) };
+      planFor(p).resolveUndo = { from: describeReucFull(curR), to: describeReucFull(tgtR) };
       if (seal) {
         const sealed = reucOf(seal.state).get(p);
-        if (!sameReuc(curR, sealed)) conflicts.push({ path: p, part: 'resolve-undo', expected: describeReuc(sealed), found: describeReuc(curR), restoring: describeReuc(tgtR), snapshot: n.id });
+        if (!sameReuc(curR, sealed)) conflicts.push({ path: p, part: 'resolve-undo', expected: describeReucFull(sealed), found: describeReucFull(curR), restoring: describeReucFull(tgtR), snapshot: n.id });
       }
     }
   }
@@ -340,7 +340,7 @@ export function planFromFacts(facts: RestoreFacts): RestorePlan {
   // refused like a sealed path changed after the seal, where the restore would change it, unless
   // the path holds the agent's last write again (the other change was undone since: nothing of
   // anyone else's is there to lose), and no later call of the agent went over that change
-  const currentPart = (c: Contest): string => (c.part === 'worktree' ? describeItem(curItems.get(c.path)) : c.part === 'index' ? describeEntries(curIndex.get(c.path) ?? []) : describeReucBrief(curReuc.get(c.path)));
+  const currentPart = (c: Contest): string => describePart(c.part, { item: curItems.get(c.path), entries: curIndex.get(c.path) ?? [], reuc: curReuc.get(c.path) });
   for (const m of chain) {
     for (const c of m.contested ?? []) {
       const plan = plans.get(c.path);
@@ -656,7 +656,7 @@ function betweenSnapshots(
       const parts: Array<[Conflict['part'], string, string]> = [
         ['worktree', describeItem(itemsOf(seal).get(p)), describeItem(itemsOf(newer.captured).get(p))],
         ['index', describeEntries(indexOf(seal).get(p) ?? []), describeEntries(indexOf(newer.captured).get(p) ?? [])],
-        ['resolve-undo', describeReucBrief(reucOf(seal).get(p)), describeReucBrief(reucOf(newer.captured).get(p))],
+        ['resolve-undo', describeReuc(reucOf(seal).get(p)), describeReuc(reucOf(newer.captured).get(p))],
       ];
       for (const [part, expected, got] of parts) {
         if (expected === got || named.has(part)) continue;
@@ -666,11 +666,6 @@ function betweenSnapshots(
     }
   }
   return out;
-}
-
-/** A resolve-undo record's state as contests name it. */
-function describeReucBrief(r: ReucRecord | undefined): string {
-  return r ? 'a resolve-undo record' : 'no resolve-undo record';
 }
 
 /** The seal of `owner` when it holds `p` (a turn's seal may hold only some of its paths: those its tools finished). */
@@ -699,7 +694,8 @@ function memo<K extends object, V>(f: (k: K) => V): (k: K) => V {
   };
 }
 
-function describeReuc(r: ReucRecord | undefined): string {
+/** A resolve-undo record in full (each stage's mode and id), for plans and seal refusals. */
+function describeReucFull(r: ReucRecord | undefined): string {
   if (!r) return 'no resolve-undo record';
   return r.modes.map((m, i) => (m ? `${i + 1}:${m.toString(8)} ${r.oids[i]}` : `${i + 1}:-`)).join(' ');
 }
