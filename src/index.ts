@@ -82,8 +82,8 @@ export { type PackIndex, type PackSource, type PackHeader, type PackedObject, pa
 export { type PackIndexEntry, type PackObjectInput, type EncodePackOptions, type EncodedPack, packEntryHeader } from './object/pack-write.js';
 
 // repositories, snapshots, restores
-export type { Fs, FileStat, FileType, FsCapabilities } from './fs/types.js';
-export { opfsFs, type OpfsOptions } from './fs/opfs.js';
+export type { Fs, FsInput, NodeStyleFs, PromiseFsApi, FileStat, FileType, FsCapabilities } from './fs/types.js';
+export { opfsFs, type OpfsOptions, type OpfsDirectoryHandle, type OpfsLocks } from './fs/opfs.js';
 export { discoverRepository, type RepoLocation } from './repo/discover.js';
 export { describeDropped, type ReadIndexResult, type DroppedIndexExtension } from './repo/index-file.js';
 export type { HeadState, HeadMovement, HeadMovementOptions, PushedCommits } from './repo/history.js';

@@ -1,6 +1,6 @@
 import { ScalpelError, isScalpelError } from '../errors/index.js';
 import { randomHex } from '../bytes/random.js';
-import type { Fs, FsCapabilities } from '../fs/types.js';
+import type { Fs, FsCapabilities, FsInput } from '../fs/types.js';
 import { joinPath } from '../fs/path.js';
 import type { Lock } from '../fs/atomic.js';
 import type { HashProvider } from '../hash/index.js';
@@ -33,11 +33,11 @@ import { contests, emptyState, joinCaptured, markOverwritten, withoutRoots, merg
 export interface OpenOptions {
   /**
    * The filesystem: the Fs contract (git-scalpel/node's `nodeFs()`), a node-style fs module,
-   * memfs, or an isomorphic-git-style promise fs. Anything but the contract is adapted, and what
-   * it really does (symlinks, modes, exclusive create, rename of symlinks) is probed once in
-   * `.git/scalpel/probe`.
+   * memfs, or an isomorphic-git-style promise fs (see FsInput). Anything but the contract is
+   * adapted, and what it really does (symlinks, modes, exclusive create, rename of symlinks) is
+   * probed once in `.git/scalpel/probe`.
    */
-  fs: Fs | unknown;
+  fs: FsInput;
   /** Any directory of the worktree; the repository is found upwards from it. */
   dir: string;
   /** Hashing, zlib, process information, byte helpers (default: the pure platform; the package entries pass the runtime's). `hash`, `zlib`, `proc` override parts of it. */
