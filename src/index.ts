@@ -99,7 +99,7 @@ export { parseHookPayload, hookResponse, applyPatchPaths, HARNESSES, type Harnes
 
 /** Open the repository containing `opts.dir` for snapshots and restores (`opts.fs`: node:fs, memfs, lightning-fs, …). */
 export const openRepository = /* @__PURE__ */ openRepositoryWith(webPlatform);
-/** Handle one event of an agent harness's hook (see hooks/handle.ts); never throws for what the event or the repository holds. */
+/** Handle one event of an agent harness's hook (a prompt opens a turn, a write is captured before it happens, a stop seals the turn); never throws for what the event or the repository holds. */
 export const handleHookEvent = /* @__PURE__ */ handleHookEventWith(webPlatform);
 /** Decode an index file (`opts.hash` or `opts.platform` checks the trailer; strict unless `lenient`). */
 export const decodeIndex = /* @__PURE__ */ decodeIndexWith(webPlatform);

@@ -3,7 +3,8 @@
  * isomorphic-git-style promise fs) through an adapter; the engine uses nothing else.
  *
  * Paths are absolute, '/'-separated strings. Names that are not UTF-8 travel as strings with
- * U+DC80..U+DCFF escapes (see bytes/text.ts); adapters that can pass raw bytes to the OS do so.
+ * U+DC80..U+DCFF escapes (each byte 0x80..0xFF of a name that is not UTF-8 as U+DC00 + byte, as
+ * `decodePath` gives it); adapters that can pass raw bytes to the OS do so.
  */
 import type { IndexStat } from '../index/types.js';
 
@@ -28,7 +29,7 @@ export interface FsCapabilities {
   /**
    * rename onto an existing file really replaces it (absent: true). memfs 4 keeps counting the
    * replaced entry in its directory, which then can never be removed (ENOTEMPTY while readdir
-   * shows nothing); there the file is unlinked first (renameOver in atomic.ts).
+   * shows nothing); there the engine unlinks the destination before renaming onto it.
    */
   renameReplaces?: boolean;
 }
