@@ -321,7 +321,7 @@ export class IndexEntry {
     return t.pathBuf.subarray(o, o + t.pathLen[this._i]);
   }
 
-  /** The path as a string; bytes that are not UTF-8 appear as U+DC80..U+DCFF (see bytes/text). */
+  /** The path as a string; bytes that are not UTF-8 appear as U+DC80..U+DCFF (U+DC00 + the byte, as Python's surrogateescape; `encodePath` gives the bytes back). */
   get path(): string {
     return this._t.pathString(this._i);
   }

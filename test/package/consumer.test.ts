@@ -158,11 +158,12 @@ describe('the installed package', () => {
         const comment = scanner.getTokenText();
         const where = `${f}:${text.slice(0, scanner.getTokenStart()).split('\n').length}`;
         for (const m of comment.matchAll(/\bI\d+\b|\bDESIGN\b|\btest\/|\bbench\/|\bseed \d+|\bissue \d+/g)) found.push(`${where}: ${m[0]}`);
-        // a file named as this repository has it (`hooks/handle.ts`, `src/bytes/`, `splice.ts` beside
-        // the module); example paths (`src/app.ts`) are no citation
-        for (const m of comment.matchAll(/(?:[\w.-]+\/)*[\w.-]+\.(?:ts|cjs|mjs)\b|\bsrc\/[\w./-]*/g)) {
+        // a file or folder named as this repository has it (`hooks/handle.ts`, `bytes/text`, `src/bytes/`,
+        // `splice.ts` beside the module); example paths (`src/app.ts`) are no citation
+        for (const m of comment.matchAll(/(?:[\w.-]+\/)*[\w.-]+\.(?:ts|cjs|mjs)\b|\bsrc\/[\w./-]*|\b[\w-]+\/[\w-]+\b/g)) {
           const p = m[0].replace(/^src\//, '');
-          if (existsSync(join(ROOT, 'src', p)) || existsSync(join(ROOT, 'src', srcDir, p))) found.push(`${where}: ${m[0]}`);
+          const inRepo = (q: string) => existsSync(join(ROOT, 'src', q)) || existsSync(join(ROOT, 'src', `${q}.ts`));
+          if (inRepo(p) || (!p.includes('/') && inRepo(posix.join(srcDir, p)))) found.push(`${where}: ${m[0]}`);
         }
       }
     }
