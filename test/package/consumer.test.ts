@@ -127,9 +127,9 @@ describe('the installed package', () => {
         else if (!spec.startsWith('node:')) bare.add(packageOf(spec));
       }
     }
-    expect(missing).toEqual([]);
-    expect(runtime.filter((f) => !reached.has(f))).toEqual([]);
-    expect([...bare].sort()).toEqual(Object.keys(pkg.dependencies).sort());
+    expect(missing, 'loaded but not in the package (package.json files)').toEqual([]);
+    expect(runtime.filter((f) => !reached.has(f)), 'in the package but loaded by no entry: leave them out in package.json files').toEqual([]);
+    expect([...bare].sort(), 'packages the shipped JavaScript imports, against package.json dependencies').toEqual(Object.keys(pkg.dependencies).sort());
   });
 
   it('has its LICENSE, and no source map without its sources', () => {
