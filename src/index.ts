@@ -82,8 +82,8 @@ export { type PackIndex, type PackSource, type PackHeader, type PackedObject, pa
 export { type PackIndexEntry, type PackObjectInput, type EncodePackOptions, type EncodedPack, packEntryHeader } from './object/pack-write.js';
 
 // repositories, snapshots, restores
-export type { Fs, FileStat, FileType, FsCapabilities } from './fs/types.js';
-export { opfsFs, type OpfsOptions } from './fs/opfs.js';
+export type { Fs, FsInput, NodeStyleFs, PromiseFsApi, FileStat, FileType, FsCapabilities } from './fs/types.js';
+export { opfsFs, type OpfsOptions, type OpfsDirectoryHandle, type OpfsLocks } from './fs/opfs.js';
 export { discoverRepository, type RepoLocation } from './repo/discover.js';
 export { describeDropped, type ReadIndexResult, type DroppedIndexExtension } from './repo/index-file.js';
 export type { HeadState, HeadMovement, HeadMovementOptions, PushedCommits } from './repo/history.js';
@@ -99,7 +99,7 @@ export { parseHookPayload, hookResponse, applyPatchPaths, HARNESSES, type Harnes
 
 /** Open the repository containing `opts.dir` for snapshots and restores (`opts.fs`: node:fs, memfs, lightning-fs, …). */
 export const openRepository = /* @__PURE__ */ openRepositoryWith(webPlatform);
-/** Handle one event of an agent harness's hook (see hooks/handle.ts); never throws for what the event or the repository holds. */
+/** Handle one event of an agent harness's hook (a prompt opens a turn, a write is captured before it happens, a stop seals the turn); never throws for what the event or the repository holds. */
 export const handleHookEvent = /* @__PURE__ */ handleHookEventWith(webPlatform);
 /** Decode an index file (`opts.hash` or `opts.platform` checks the trailer; strict unless `lenient`). */
 export const decodeIndex = /* @__PURE__ */ decodeIndexWith(webPlatform);

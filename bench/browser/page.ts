@@ -20,7 +20,7 @@ import { decodeIndex, encodeIndex, openRepository, pureHash, purePlatform, type 
 import { pakoZlib } from '../../src/object/zlib.js';
 import { webDigest, webInflate } from '../../src/platform/web.js';
 import { opfsFs } from '../../src/fs/opfs.js';
-import type { Fs } from '../../src/fs/types.js';
+import type { Fs, FsInput } from '../../src/fs/types.js';
 
 export interface ManifestEntry {
   path: string;
@@ -38,7 +38,7 @@ export type Column = 'default' | 'webcrypto' | 'pure';
 
 interface Loaded {
   /** what openRepository is given */
-  input: unknown;
+  input: FsInput;
   /** the same filesystem, to edit and verify through */
   fs: PlainFs;
   dir: string;

@@ -1,8 +1,7 @@
 /**
- * The root API with one platform as its default: what the package's entries export (src/index.ts
- * with the web platform, src/entry/root-node.ts and git-scalpel/node with Node's). Unlike the
- * rest of src/platform/ this file stands at the top of the layers, beside the entries: it wraps
- * the engine and the codecs. An explicit option (`platform`, `hash`, `zlib`, `proc`) always wins
+ * The root API with one platform as its default: what the package's entries export (`git-scalpel`
+ * with the web platform; `git-scalpel` under the `node` export condition and `git-scalpel/node`
+ * with Node's). It wraps the engine and the codecs, above every other layer. An explicit option (`platform`, `hash`, `zlib`, `proc`) always wins
  * over the bound default; nothing is installed anywhere.
  */
 import type { Platform } from '../platform/types.js';

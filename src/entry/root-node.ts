@@ -1,9 +1,9 @@
 /**
  * git-scalpel's root entry under the `node` export condition (Node, Bun, Deno, a WebContainer's
- * Node): the root API of src/index.ts with Node's platform (node:crypto, node:zlib, process ids,
+ * Node): the root API of the web entry with Node's platform (node:crypto, node:zlib, process ids,
  * Buffer helpers) as the default, so `import { openRepository } from 'git-scalpel'` runs at full
  * speed without knowing about platforms. Bundlers targeting browsers never take this condition.
- * Same exports as src/index.ts (its declarations serve both); local exports shadow the `export *`.
+ * Same exports as the web entry (its declarations serve both); local exports shadow the `export *`.
  */
 import * as bind from './bind.js';
 import { nodePlatform } from '../platform/node.js';

@@ -335,7 +335,7 @@ async function heldLock(fs: Fs, path: string): Promise<Lock> {
  * When a mkdir fails, the directories this call already created are removed (if still empty)
  * before the error is rethrown.
  *
- * mkdirp does not enforce I7 (no symlinked parents inside the worktree): the engine validates
+ * mkdirp does not check that no parent inside the worktree is a symbolic link: the engine validates
  * paths before calling it.
  */
 export async function mkdirp(fs: Fs, dir: string, opts: { mode?: number } = {}): Promise<string[]> {

@@ -54,11 +54,29 @@ export interface OpfsOptions {
    * Web Locks used for exclusive create (default: `navigator.locks`). null: none; exclusive create
    * is then a check followed by a create and capability exclusiveCreate is false.
    */
-  locks?: Pick<LockManager, 'request'> | null;
+  locks?: OpfsLocks | null;
   /** Rename files with handle.move() where it exists (default true); false: copy then delete. */
   move?: boolean;
   /** Cache directory handles (default true); see the module comment. */
   cacheDirectories?: boolean;
+}
+
+/**
+ * A directory of the Origin Private File System, as a browser gives it
+ * (`await navigator.storage.getDirectory()`, a `FileSystemDirectoryHandle`): the members named
+ * here are the ones checked by type, so that these declarations need no DOM library.
+ */
+export interface OpfsDirectoryHandle {
+  readonly kind: 'directory';
+  readonly name: string;
+  getDirectoryHandle(name: string, options?: { create?: boolean }): Promise<unknown>;
+  getFileHandle(name: string, options?: { create?: boolean }): Promise<unknown>;
+  removeEntry(name: string, options?: { recursive?: boolean }): Promise<void>;
+}
+
+/** The part of the Web Locks API (`navigator.locks`) used for exclusive create. */
+export interface OpfsLocks {
+  request(name: string, options: { mode?: 'exclusive' | 'shared' }, callback: (lock: unknown) => unknown): Promise<unknown>;
 }
 
 type Dir = FileSystemDirectoryHandle;
@@ -105,10 +123,11 @@ const DIR_STAT: Readonly<FileStat> = Object.freeze({ type: 'directory', mode: 0o
 
 type Entry = { kind: 'file'; handle: FileH } | { kind: 'directory'; handle: Dir };
 
-/** The Fs contract on `root`, a directory of the Origin Private File System (see the module comment). */
-export function opfsFs(root: FileSystemDirectoryHandle, opts: OpfsOptions = {}): Fs {
+/** The Fs contract on `handle`, a directory of the Origin Private File System: paths are absolute inside it ('/' is the directory itself). No symlinks and no modes (capabilities `symlinks` and `modes` false: the engine then works as git does with core.symlinks=false and core.fileMode=false); exclusive create under a Web Lock. */
+export function opfsFs(handle: OpfsDirectoryHandle, opts: OpfsOptions = {}): Fs {
+  const root = handle as unknown as Dir;
   const fsName = opts.name ?? 'opfs';
-  const nav = (globalThis as { navigator?: { locks?: Pick<LockManager, 'request'>; storage?: { getDirectory?(): Promise<Dir> } } }).navigator;
+  const nav = (globalThis as { navigator?: { locks?: OpfsLocks; storage?: { getDirectory?(): Promise<Dir> } } }).navigator;
   const locks = opts.locks === undefined ? (nav?.locks ?? null) : opts.locks;
   const useMove = opts.move !== false;
   const cache = opts.cacheDirectories === false ? null : new Map<string, Dir>();

@@ -3,7 +3,8 @@
  * isomorphic-git-style promise fs) through an adapter; the engine uses nothing else.
  *
  * Paths are absolute, '/'-separated strings. Names that are not UTF-8 travel as strings with
- * U+DC80..U+DCFF escapes (see bytes/text.ts); adapters that can pass raw bytes to the OS do so.
+ * U+DC80..U+DCFF escapes (each byte 0x80..0xFF of a name that is not UTF-8 as U+DC00 + byte, as
+ * `decodePath` gives it); adapters that can pass raw bytes to the OS do so.
  */
 import type { IndexStat } from '../index/types.js';
 
@@ -28,7 +29,7 @@ export interface FsCapabilities {
   /**
    * rename onto an existing file really replaces it (absent: true). memfs 4 keeps counting the
    * replaced entry in its directory, which then can never be removed (ENOTEMPTY while readdir
-   * shows nothing); there the file is unlinked first (renameOver in atomic.ts).
+   * shows nothing); there the engine unlinks the destination before renaming onto it.
    */
   renameReplaces?: boolean;
 }
@@ -80,6 +81,43 @@ export interface Fs {
   /** Optional: write a file from pieces (`exclusive`: fail with EEXIST if it exists). */
   writeChunks?(path: string, chunks: AsyncIterable<Uint8Array>, opts?: { mode?: number; exclusive?: boolean }): Promise<void>;
 }
+
+/**
+ * The promise API of a filesystem, whose methods are found by name: `fs.promises` of node:fs or
+ * memfs, lightning-fs's `promises`, node:fs/promises itself, or any isomorphic-git-style promise
+ * fs. Implementations differ in their option arguments, so the types check the names, a path as
+ * first argument and a promise back. readFile, writeFile, readdir, mkdir, rmdir and unlink are
+ * required, and lstat or stat (without lstat there are no symlinks); readlink, symlink, chmod,
+ * rename and link are used where present. What the filesystem really does with them is probed
+ * when a repository is opened.
+ */
+export interface PromiseFsApi {
+  readFile(path: string, options?: unknown): Promise<unknown>;
+  writeFile(path: string, data: Uint8Array, options?: unknown): Promise<unknown>;
+  readdir(path: string, options?: unknown): Promise<unknown>;
+  mkdir(path: string, options?: unknown): Promise<unknown>;
+  rmdir(path: string, options?: unknown): Promise<unknown>;
+  unlink(path: string): Promise<unknown>;
+  lstat?(path: string, options?: unknown): Promise<unknown>;
+  stat?(path: string, options?: unknown): Promise<unknown>;
+  readlink?(path: string, options?: unknown): Promise<unknown>;
+  symlink?(target: string, path: string, type?: unknown): Promise<unknown>;
+  chmod?(path: string, mode: number): Promise<unknown>;
+  rename?(from: string, to: string): Promise<unknown>;
+  link?(existing: string, newPath: string): Promise<unknown>;
+}
+
+/** A module whose `promises` is a PromiseFsApi: node:fs (default or namespace import), memfs's `fs` or a `Volume`, a lightning-fs instance. */
+export interface NodeStyleFs {
+  readonly promises: PromiseFsApi;
+}
+
+/**
+ * What `openRepository({ fs })` accepts: the Fs contract as it is (`nodeFs()` of git-scalpel/node,
+ * `opfsFs(...)`), a node-style fs module, or a promise fs API. Anything but the contract is
+ * adapted.
+ */
+export type FsInput = Fs | NodeStyleFs | PromiseFsApi;
 
 /** An error from an fs call carries the OS-style code (ENOENT, EEXIST, ...). */
 export function fsErrorCode(e: unknown): string | undefined {

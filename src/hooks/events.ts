@@ -1,15 +1,15 @@
 /**
- * git-scalpel's normalized hook event: what every harness adapter (src/hooks/harness.ts) turns
- * its harness's hook payload into, and what `handleHookEvent` (src/hooks/handle.ts) acts on.
+ * git-scalpel's normalized hook event: what every harness adapter (`parseHookPayload`) turns
+ * its harness's hook payload into, and what `handleHookEvent` acts on.
  *
  * The same shape, written by hand, is the documented "generic" JSON form (`git-scalpel hook
- * generic`, parsed by src/hooks/generic.ts) for harnesses and scripts git-scalpel has no adapter for:
+ * generic`) for harnesses and scripts git-scalpel has no adapter for:
  *
  *   {"session": "my-agent-1", "event": "before-write", "cwd": "/repo", "paths": ["src/a.ts"], "tool": "edit"}
  *
  * Paths are as the harness gave them: absolute, or relative to `cwd` (the handler resolves them).
  * Strings are passed through unchanged: a name that is not UTF-8 arrives as lone surrogates
- * (U+DC80..U+DCFF, see src/bytes/text.ts), exactly as it was in the payload.
+ * (U+DC80..U+DCFF, U+DC00 + each byte that is not UTF-8), exactly as it was in the payload.
  */
 export type HookEvent =
   /** a prompt: open a turn labelled with its first line */

@@ -8,8 +8,8 @@ import type { HookEvent } from './events.js';
  * checked (present, of its type, not empty, no NUL where a path or an id is expected). Every
  * failure is a `ScalpelError` BAD_ARGUMENT whose `data.name` is the field's path in the payload
  * (`tool_input.file_path`) and `data.reason` one of: `missing`, `wrong-type`, `empty`, `nul`,
- * `too-long`, `not-json`, `not-object`, `unknown-value`, `invalid`, or a patch error (see
- * apply-patch.ts). Nothing is resolved or normalized here: strings come back as they were.
+ * `too-long`, `not-json`, `not-object`, `unknown-value`, `invalid`, or the reason a Codex patch
+ * could not be read (`applyPatchPaths`). Nothing is resolved or normalized here: strings come back as they were.
  */
 
 export type Obj = Record<string, unknown>;
@@ -140,7 +140,8 @@ const HASH_LEN = 16;
 
 /**
  * The git-scalpel session name for a harness's session id: `<prefix>-<id>` when that is a valid
- * session name (checkSession in src/store/stack.ts), as for the UUIDs harnesses hand out.
+ * session name (1 to 100 of [A-Za-z0-9._-], not starting with `.` or `-`, without `..`, not
+ * ending in `.lock`), as for the UUIDs harnesses hand out.
  * Otherwise every character outside [A-Za-z0-9._-] becomes `_`, `..` becomes `._`, the rest is
  * cut to fit, and a hash of the whole id is appended (`<prefix>-<mapped>-<16 hex>`), so two
  * different ids never share a name in practice and the same id always gets the same one.

@@ -5,7 +5,7 @@ import { openRepository, type OpenOptions, type ScalpelRepository } from '../sna
 import type { HookEvent } from './events.js';
 
 /**
- * What a hook does with one event of an agent harness (DESIGN "Agent integration"): a prompt
+ * What a hook does with one event of an agent harness: a prompt
  * opens a turn, a write is captured into it before it happens, a stop seals it; every tool call
  * is logged with its outcome and duration. A harness written in TypeScript calls this in-process;
  * `git-scalpel hook <harness>` calls it once per process.

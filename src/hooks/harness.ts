@@ -14,11 +14,11 @@ export { harnessSession, turnLabel } from './fields.js';
  * a HookEvent out; and the answer in the harness's protocol (exit code, stdout, stderr).
  * Pure code: no I/O, nothing kept between calls.
  *
- * Docs relied on (each adapter's file lists what it read where):
- * - Claude Code: https://code.claude.com/docs/en/hooks (src/hooks/claude-code.ts)
- * - OpenAI Codex CLI: https://developers.openai.com/codex/hooks (src/hooks/codex.ts, src/hooks/apply-patch.ts)
- * - Gemini CLI: https://geminicli.com/docs/hooks/reference (src/hooks/gemini.ts)
- * - generic: git-scalpel's own JSON (src/hooks/generic.ts)
+ * Docs relied on:
+ * - Claude Code: https://code.claude.com/docs/en/hooks
+ * - OpenAI Codex CLI: https://developers.openai.com/codex/hooks
+ * - Gemini CLI: https://geminicli.com/docs/hooks/reference
+ * - generic: git-scalpel's own JSON (the HookEvent shape)
  *
  * Answers:
  * - Claude Code: exit 0 with stdout empty (for UserPromptSubmit and SessionStart, plain stdout

@@ -38,7 +38,8 @@ export type Segment = { t: EntryTable; start: number; end: number } | { e: Index
  * - EOIE and IEOT are recomputed from what is written (IEOT keeps its block sizes when they still
  *   fit the entries, otherwise it is re-split into the same number of blocks like git);
  * - entries decoded from bytes with the same layout are copied byte for byte.
- * The same writer as an index splice (splice.ts): the entries go in as segments either way.
+ * The same writer as an index splice (one scope's entries replaced in an index read from disk):
+ * the entries go in as segments either way.
  */
 export function encodeIndex(index: GitIndex, opts: EncodeOptions = {}): Uint8Array {
   return joinParts(encodeIndexParts(index, indexSegments(index), opts), opts.alloc);

@@ -296,7 +296,7 @@ export class IndexEntry {
    * between two reads of a large index sent the row loops back to the interpreter. A static field,
    * not a module-level constant: no function refers to such a constant, so once the module (or
    * the bundle, dist/git-scalpel-node.cjs) has run V8 lets it go, and in the bundle the shapes
-   * died at every collection (measured on the bench's 100,000-entry index, a forced collection
+   * died at every collection (measured on a 100,000-entry index, a forced collection
    * before each visit of every path and id: ~21-30 ms as a module constant, ~14-20 ms so).
    */
   static readonly shapeKeeper: IndexEntry = new IndexEntry(shapeTable(), 0);
@@ -321,7 +321,7 @@ export class IndexEntry {
     return t.pathBuf.subarray(o, o + t.pathLen[this._i]);
   }
 
-  /** The path as a string; bytes that are not UTF-8 appear as U+DC80..U+DCFF (see bytes/text). */
+  /** The path as a string; bytes that are not UTF-8 appear as U+DC80..U+DCFF (U+DC00 + the byte, as Python's surrogateescape; `encodePath` gives the bytes back). */
   get path(): string {
     return this._t.pathString(this._i);
   }

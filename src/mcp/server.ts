@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { ScalpelError } from '../errors/index.js';
 import { openRepository } from '../entry/root-node.js';
 import type { RestoreReport, ScalpelRepository, SnapshotInfo } from '../snapshot/engine.js';
+import type { FsInput } from '../fs/types.js';
 import { headRefusal } from '../snapshot/refusals.js';
 import type { Conflict } from '../snapshot/restore.js';
 import { toJsonText } from '../bytes/json.js';
@@ -30,7 +31,7 @@ export interface McpServerOptions {
   /** Any directory of the worktree (the server's working directory). Relative paths resolve from it. */
   dir: string;
   /** A filesystem as `openRepository` takes it (`nodeFs()`). */
-  fs: unknown;
+  fs: FsInput;
   /** HOME and XDG_CONFIG_HOME, for the ignore rules (core.excludesFile). */
   env?: { HOME?: string; XDG_CONFIG_HOME?: string };
   /** Server version reported to the client. */

@@ -173,7 +173,7 @@ const MODES = new Set([MODE_FILE, MODE_EXECUTABLE, MODE_SYMLINK, MODE_GITLINK, M
 
 /**
  * Validate a manifest read from the repository. It is untrusted input: every path is checked
- * again (I7), every id and mode, and the pieces must be consistent (items sorted, unique, covered
+ * again (no `..` out of the worktree, no absolute path, nothing in `.git`), every id and mode, and the pieces must be consistent (items sorted, unique, covered
  * by the roots). Anything else is SNAPSHOT_CORRUPT.
  */
 export function validateManifest(raw: unknown, format: ObjectFormat): Manifest {

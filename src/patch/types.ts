@@ -1,8 +1,8 @@
 /**
  * The patch model: one `FilePatch` per file a patch touches, whatever format it came in (git's
  * unified diff, `git diff --binary`, `git format-patch`, a plain unified diff, or Codex's
- * `*** Begin Patch`). Paths are strings in the project's path encoding (see bytes/text.ts
- * `decodePath`: non-UTF-8 bytes survive as lone surrogates), relative to the repository root,
+ * `*** Begin Patch`). Paths are strings in the project's path encoding (as `decodePath` gives
+ * them: non-UTF-8 bytes survive as lone surrogates), relative to the repository root,
  * with git's `a/` / `b/` prefix already removed. Content is bytes, exactly as in the patch.
  */
 

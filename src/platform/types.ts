@@ -2,8 +2,8 @@
  * The platform: what a runtime offers that pure code cannot provide for itself (fast hashing,
  * zlib, process information, fast byte helpers). One object, handed to `openRepository` and the
  * codecs, never installed into module state: two repositories in one process may use two
- * platforms, and a test cannot leak its choice into the next. Types only; the providers are in
- * pure.ts, web.ts and node.ts beside this file.
+ * platforms, and a test cannot leak its choice into the next. Types only; the providers are
+ * `purePlatform()`, `webPlatform()` and (git-scalpel/node) `nodePlatform()`.
  */
 import type { HashProvider, ObjectFormat } from '../hash/index.js';
 

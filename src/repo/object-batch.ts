@@ -1,7 +1,7 @@
 /**
  * Writing the objects of one operation together. An `ObjectBatch` (`ObjectDatabase.batch()`)
  * gathers them and stores them when flushed: as one pack and its idx when there are
- * `packThreshold` or more, else as loose objects written several at a time (see odb.ts).
+ * `packThreshold` or more, else as loose objects written several at a time.
  * Creating a file in the objects directory is the dear part of writing a small object; a pack is
  * two files whatever the count (git's `fetch.unpackLimit` makes the same trade, at 100).
  */

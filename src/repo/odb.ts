@@ -402,7 +402,7 @@ export class ObjectDatabase implements ObjectWriter {
 
   // ─────────────────────────────────────────────────────────────────────────── write
 
-  /** One pack and its idx (odb-files.ts); the new pack is searched from then on without a re-scan. */
+  /** One pack and its idx (the pack renamed into place before the idx); the new pack is searched from then on without a re-scan. */
   private async writePack(objects: readonly NewObject[]): Promise<void> {
     // ids as `idOf` computed them (writeNew's contract), not hashed a second time
     const enc = encodePack(objects, { format: this.format, hash: this.hash, zlib: this.zlib, level: this.compressionLevel });

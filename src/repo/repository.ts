@@ -96,7 +96,7 @@ export class Repository {
   readonly refs: RefStore;
 
   readonly journal: LockJournal;
-  /** Files at least this large are streamed through the object database (see odb-stream.ts). */
+  /** Files at least this large are streamed through the object database, never held whole (default 16 MiB). */
   streamThreshold = 16 << 20;
   private readonly proc: ProcessInfo | undefined;
   /** The index file's bytes are read into this buffer (see withIndex). */

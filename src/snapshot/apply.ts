@@ -15,9 +15,9 @@ import { compareRel, covers, minimalRoots, sortByPath, toScopeRoot } from '../mo
 import { fileModeOf, type IndexRecord, type PathState, type WorktreeItem } from '../model/state.js';
 
 /**
- * `apply` (issue 13): a patch applied as `git apply` applies it — to the worktree, to the worktree
+ * `apply`: a patch applied as `git apply` applies it — to the worktree, to the worktree
  * and the index (`--index`), or to the index alone (`--cached`) — computed in memory first (all
- * or nothing, src/patch), then written as a restore toward the state it computes, so every write
+ * or nothing), then written as a restore toward the state it computes, so every write
  * has a restore's guarantees (temp file and rename, the index through its lock, racy-git rules).
  */
 

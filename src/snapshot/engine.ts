@@ -1,6 +1,6 @@
 import { ScalpelError, isScalpelError } from '../errors/index.js';
 import { randomHex } from '../bytes/random.js';
-import type { Fs, FsCapabilities } from '../fs/types.js';
+import type { Fs, FsCapabilities, FsInput } from '../fs/types.js';
 import { joinPath } from '../fs/path.js';
 import type { Lock } from '../fs/atomic.js';
 import type { HashProvider } from '../hash/index.js';
@@ -33,11 +33,11 @@ import { contests, emptyState, joinCaptured, markOverwritten, withoutRoots, merg
 export interface OpenOptions {
   /**
    * The filesystem: the Fs contract (git-scalpel/node's `nodeFs()`), a node-style fs module,
-   * memfs, or an isomorphic-git-style promise fs. Anything but the contract is adapted, and what
-   * it really does (symlinks, modes, exclusive create, rename of symlinks) is probed once in
-   * `.git/scalpel/probe`.
+   * memfs, or an isomorphic-git-style promise fs (see FsInput). Anything but the contract is
+   * adapted, and what it really does (symlinks, modes, exclusive create, rename of symlinks) is
+   * probed once in `.git/scalpel/probe`.
    */
-  fs: Fs | unknown;
+  fs: FsInput;
   /** Any directory of the worktree; the repository is found upwards from it. */
   dir: string;
   /** Hashing, zlib, process information, byte helpers (default: the pure platform; the package entries pass the runtime's). `hash`, `zlib`, `proc` override parts of it. */
@@ -146,7 +146,8 @@ export interface RestoreReport {
   /**
    * How HEAD moved since the (oldest restored) snapshot: the edit committed, switched branches,
    * reset. Null when it did not move, or the snapshot predates the record. The restore never
-   * moves HEAD or a branch (I2); it refuses when a commit made since was pushed (I5).
+   * moves HEAD or a branch; it refuses (REFUSED, writing nothing) when a commit made since was
+   * pushed.
    */
   head: HeadMovement | null;
 }
@@ -269,7 +270,7 @@ export class ScalpelRepository {
     return { ...this.repo.fs.capabilities };
   }
 
-  /** Where a write to the absolute path `abs` lands, through every symbolic link on the way (model/scope.ts writeTarget). */
+  /** Where a write to the absolute path `abs` lands, through every symbolic link on the way (`followed`: whether one was). */
   writeTarget(abs: string): Promise<{ path: string; followed: boolean }> {
     return writeTarget(this.repo.fs, abs);
   }
@@ -283,7 +284,7 @@ export class ScalpelRepository {
     return new SnapshotStack(this.repo, session);
   }
 
-  /** The manifest of a new snapshot of `session` in this worktree, made now (model/manifest.ts). */
+  /** The manifest of a new snapshot of `session` in this worktree, made now. */
   private newSnapshot(session: string, label: string | null, captured: PathState, head: HeadState, more: { turn?: TurnRecord; uncovered?: string[]; left?: string[]; provisional?: Manifest['provisional']; rewound?: Manifest['rewound'] } = {}): Manifest {
     return newManifest({ id: newId(), session, worktreeId: this.repo.worktreeId, objectFormat: this.repo.objectFormat, label, createdAt: this.now().toISOString(), captured, head, ...more });
   }
@@ -734,7 +735,7 @@ export class ScalpelRepository {
 
   /**
    * Apply a patch (git's unified diff, `git diff --binary`, `git format-patch`, or Codex's
-   * `*** Begin Patch`) with its rollback armed (issue 13): every path it touches, both sides of
+   * `*** Begin Patch`) with its rollback armed: every path it touches, both sides of
    * a rename, is snapshotted first as one snapshot; then the patch is written to the worktree
    * (`to: 'index'`: worktree and index, as `git apply --index`; `'cached'`: the index alone).
    * A patch that does not apply writes nothing (BAD_ARGUMENT naming the file and hunk). With
@@ -802,7 +803,8 @@ export class ScalpelRepository {
 
   /**
    * A hook's tool call starts: its kind, input, turn and start time are kept until its end
-   * (callEnded, in another process: harnesses give no duration). Best effort (store/calls.ts).
+   * (callEnded, in another process: harnesses give no duration). Best effort: a record that
+   * cannot be written is no error.
    */
   async callStarted(opts: { session: string; rec: CallRecord }): Promise<void> {
     checkSession(opts.session);
@@ -936,7 +938,7 @@ export class ScalpelRepository {
   /**
    * restore() on `stack`. `how.rewind`: a rewind, whose every run (forced or not) first saves
    * what it replaces on the worktree's rewind stack, sealed with what it leaves once done, so
-   * `rewind --undo` can bring it back (DESIGN I11).
+   * `rewind --undo` can bring it back.
    */
   private async restoreOn(stack: SnapshotStack, opts: RestoreOptions, how: { rewind?: boolean }): Promise<RestoreReport> {
     const session = stack.session;
@@ -1252,7 +1254,7 @@ export class ScalpelRepository {
   }
 
   /**
-   * Best effort (store/log.ts): a record that could not be written becomes a warning instead of
+   * Best effort: a log record that could not be written becomes a warning instead of
    * failing a snapshot or restore that is done.
    */
   private async appendLog(rec: Omit<LogRecord, 'at'>): Promise<void> {
@@ -1265,8 +1267,7 @@ export class ScalpelRepository {
   private warnings: string[] = [];
 
   /**
-   * The optional index caches a read left out (git discards them too: DESIGN "Read what git
-   * reads"), as warnings: kept for takeWarnings() and returned for the report and the log.
+   * The optional index caches a read left out (git discards one it cannot parse too), as warnings: kept for takeWarnings() and returned for the report and the log.
    */
   private readPast(read: ReadIndexResult | null): string[] {
     if (!read || read.dropped.length === 0) return [];

@@ -25,7 +25,7 @@ import { describeEntries, describeItem, describePart, describeReuc, sameEntries,
  * its surroundings a restore depends on. PLAN (planFromFacts) is pure and synchronous: from the
  * snapshots and those facts it decides every action, every conflict and every refusal. Then the
  * content the plan writes is read and checked (readContent), and APPLY (applyRestore) writes:
- * worktree first, then the index, spliced (index/splice.ts).
+ * worktree first, then the index, with the scope's entries spliced into the bytes read.
  */
 
 /** What a restore does to a worktree path; 'prune' removes an empty directory the edit created to hold a declared path. */
@@ -572,8 +572,8 @@ function statOf(st: FileStat) {
 }
 
 /**
- * The directories above the roots that a restore of `chain` might prune (DESIGN I1, "ancestors
- * created to hold it"): outside every root, and absent when the oldest snapshot of the chain with
+ * The directories above the roots that a restore of `chain` might prune (ancestors an edit
+ * created to hold a declared path): outside every root, and absent when the oldest snapshot of the chain with
  * a root beneath them was taken (the oldest captured view wins, as for every path). Deepest first.
  * None for roots whose parents existed, the usual case: then nothing more is read.
  */
