@@ -148,7 +148,10 @@ export interface NewItem {
 /**
  * The edit appending `add` to a container, laid out as the container is: one per line in the
  * last item's indentation when its items are on lines of their own, on the same line otherwise,
- * and in an empty container one level deeper than the container's own line.
+ * and in an empty container one level deeper than the container's own line, the container's
+ * close on a line of its own. What an empty container held stays: comments on one line (and
+ * nothing, `{}`) before the new items, comments on lines of their own after them; only blank
+ * lines are replaced (`{\n}` comes back from `removeEdits` as `{}`).
  */
 export function insertEdit(text: string, container: JsonNode, add: readonly NewItem[], layout: Layout): Edit {
   const render = (it: NewItem, indent: string) => {
@@ -161,9 +164,11 @@ export function insertEdit(text: string, container: JsonNode, add: readonly NewI
   const own = lineIndent(text, start).indent;
   if (existing.length === 0) {
     const child = own + layout.unit;
-    const body = layout.nl + add.map((it) => child + render(it, child)).join(',' + layout.nl) + layout.nl + own;
-    const blank = /^\s*$/.test(text.slice(start + 1, end - 1));
-    return { offset: start + 1, length: blank ? end - start - 2 : 0, content: body };
+    const body = layout.nl + add.map((it) => child + render(it, child)).join(',' + layout.nl);
+    const inside = text.slice(start + 1, end - 1);
+    if (!inside.includes('\n')) return { offset: end - 1, length: 0, content: body + layout.nl + own };
+    if (/^\s*$/.test(inside)) return { offset: start + 1, length: inside.length, content: body + layout.nl + own };
+    return { offset: start + 1, length: 0, content: body };
   }
   const last = span(existing[existing.length - 1]);
   if (text.slice(start, existing[0].offset).includes('\n')) {
@@ -175,10 +180,14 @@ export function insertEdit(text: string, container: JsonNode, add: readonly NewI
   return { offset: last.end, length: 0, content: add.map((it) => ', ' + compact(it)).join('') };
 }
 
+/** Spaces, tabs and block comments on one line: what may precede an empty container's close. */
+const ONE_LINE_GAP = /^(?:[ \t]|\/\*(?:[^*\r\n]|\*(?!\/))*\*\/)*$/;
+
 /**
  * Edits removing the items at `drop` (indexes into the container's members or items): each run
  * with the separator after it, or, ending the container, with the one before it — the inverse of
- * `insertEdit`. All of them: the inside is emptied when only whitespace would remain.
+ * `insertEdit`. All of them: the inverse of an insertion into the empty container — the line
+ * breaks and indentation around the items go too, what else was inside stays.
  */
 export function removeEdits(text: string, container: JsonNode, drop: ReadonlySet<number>): Edit[] {
   const all = items(container).map(span);
@@ -186,8 +195,16 @@ export function removeEdits(text: string, container: JsonNode, drop: ReadonlySet
   if (drop.size === all.length) {
     const first = all[0].start;
     const last = all[all.length - 1].end;
-    const rest = text.slice(container.offset + 1, first) + text.slice(last, container.offset + container.length - 1);
-    return [/^\s*$/.test(rest) ? cut(container.offset + 1, container.offset + container.length - 1) : cut(first, last)];
+    const open = container.offset + 1;
+    const close = container.offset + container.length - 1;
+    const own = lineIndent(text, container.offset).indent;
+    const after = text.slice(last, close);
+    const lineBreak = text.lastIndexOf('\n', first - 1);
+    const from = text[lineBreak - 1] === '\r' ? lineBreak - 1 : lineBreak;
+    // the items on lines of their own after what was inside, the close on the next line
+    if ((after === '\n' + own || after === '\r\n' + own) && from >= open && lineIndent(text, first).alone && ONE_LINE_GAP.test(text.slice(open, from))) return [cut(from, close)];
+    // the items before what was inside
+    return [/^\s*$/.test(text.slice(open, first)) ? cut(open, last) : cut(first, last)];
   }
   const edits: Edit[] = [];
   for (let a = 0; a < all.length; a++) {
