@@ -23,13 +23,20 @@ import { parse as parseTomlText, TomlError } from 'smol-toml';
 
 export { applyEdits, type Edit };
 
-/** Where a file cannot be read, and why (1-based line and column). */
-export interface SyntaxProblem {
+/** A place in a file: its offset, and its 1-based line and column. */
+export interface Place {
   offset: number;
   line: number;
   column: number;
+}
+
+/** Where a file cannot be read, and why. */
+export interface SyntaxProblem extends Place {
   message: string;
 }
+
+/** `line L, column C`, for messages. */
+export const where = (p: Place): string => `line ${p.line}, column ${p.column}`;
 
 export function lineColumn(text: string, offset: number): { line: number; column: number } {
   let line = 1;
@@ -98,6 +105,11 @@ export function valueOf(node: JsonNode): unknown {
   const o: Record<string, unknown> = {};
   for (const p of node.children!) Object.defineProperty(o, keyOf(p), { value: valueOf(valueNode(p)), enumerable: true, writable: true, configurable: true });
   return o;
+}
+
+/** Where a node starts. */
+export function placeOf(text: string, node: JsonNode): Place {
+  return { offset: node.offset, ...lineColumn(text, node.offset) };
 }
 
 export function kindOf(node: JsonNode): string {

@@ -51,16 +51,18 @@ import {
   kindOf,
   member,
   parseToml,
+  placeOf,
   removeEdits,
   tomlString,
   tomlTables,
   valueNode,
   valueOf,
+  where,
   type Edit,
   type TomlDocument,
   type TomlTableText,
 } from './config-files.js';
-import { envDir, harnessDir, parseSettingsObject, placeOf, projectBin, walkUpScript, within, type BinContext, type Env, type InstallableHarness } from './install.js';
+import { envDir, harnessDir, parseSettingsObject, projectBin, walkUpScript, within, type BinContext, type Env, type InstallableHarness } from './install.js';
 
 export const MCP_SERVER_NAME = 'git-scalpel';
 
@@ -74,9 +76,8 @@ export interface McpHarnessSpec {
   title: string;
   /** The project file, relative to the worktree root. */
   projectFile: string;
+  /** JSON is read as the harness reads its settings (HARNESS_SPECS[harness].comments). */
   format: 'json' | 'toml';
-  /** JSON only: whether the reader accepts comments. */
-  comments: boolean;
   /** The server entry as the harness's schema spells it (JSON harnesses). */
   entry(c: McpServerCommand): Record<string, unknown>;
   /** How to see that the harness found it. */
@@ -89,7 +90,6 @@ export const MCP_SPECS: Readonly<Record<InstallableHarness, McpHarnessSpec>> = {
     title: 'Claude Code',
     projectFile: '.mcp.json',
     format: 'json',
-    comments: false,
     entry: (c) => ({ type: 'stdio', command: c.command, args: c.args }),
     check: 'claude mcp get git-scalpel   (or /mcp in a session; a project server asks for approval once)',
   },
@@ -98,7 +98,6 @@ export const MCP_SPECS: Readonly<Record<InstallableHarness, McpHarnessSpec>> = {
     title: 'Codex CLI',
     projectFile: '.codex/config.toml',
     format: 'toml',
-    comments: true,
     entry: (c) => ({ command: c.command, args: c.args }),
     check: 'codex mcp list   (or /mcp in a session; a project .codex/config.toml is read only in a trusted project)',
   },
@@ -107,7 +106,6 @@ export const MCP_SPECS: Readonly<Record<InstallableHarness, McpHarnessSpec>> = {
     title: 'Gemini CLI',
     projectFile: '.gemini/settings.json',
     format: 'json',
-    comments: true,
     entry: (c) => ({ command: c.command, args: c.args }),
     check: 'gemini mcp list   (or /mcp in a session; .gemini/settings.json is read only in a trusted folder)',
   },
@@ -202,7 +200,7 @@ function planJson(current: string | null, opts: McpInstallOptions): McpInstallPl
     const table = serversMember && valueNode(serversMember);
     if (table && table.type !== 'object') {
       const at = placeOf(text, table);
-      refuse(opts, 'servers-not-object', `"mcpServers" is ${kindOf(table)}, not an object mapping server names to servers (${at.where})`, at.data);
+      refuse(opts, 'servers-not-object', `"mcpServers" is ${kindOf(table)}, not an object mapping server names to servers (${where(at)})`, { ...at });
     }
     // our members (a repeated key: JSON.parse keeps the last)
     const ours = (table?.children ?? []).flatMap((m, i) => (keyOf(m) === MCP_SERVER_NAME ? [i] : []));
@@ -292,10 +290,7 @@ function removeTables(text: string, tables: readonly TomlTableText[]): string {
     if (last && start <= last.end) last.end = Math.max(last.end, end);
     else cuts.push({ start, end });
   }
-  return applyEdits(
-    text,
-    cuts.map((c) => ({ offset: c.start, length: c.end - c.start, content: '' })),
-  );
+  return applyEdits(text, cuts.map((c) => ({ offset: c.start, length: c.end - c.start, content: '' })));
 }
 
 function planToml(current: string | null, opts: McpInstallOptions): McpInstallPlan {
@@ -306,8 +301,8 @@ function planToml(current: string | null, opts: McpInstallOptions): McpInstallPl
   }
   const read = parseToml(current);
   if (read.problem) {
-    const { offset, line, column, message } = read.problem;
-    refuse(opts, 'invalid-toml', `not valid TOML: ${message} at line ${line}, column ${column}`, { offset, line, column });
+    const { message, ...place } = read.problem;
+    refuse(opts, 'invalid-toml', `not valid TOML: ${message} at ${where(place)}`, { ...place });
   }
   const doc = read.doc!;
   const servers = doc.mcp_servers;
@@ -315,7 +310,7 @@ function planToml(current: string | null, opts: McpInstallOptions): McpInstallPl
   const entry = ourServer(doc);
   const ours = entry === undefined ? [] : tomlTables(current).filter((t) => under(t.path, OURS));
   if (entry !== undefined && (!isTomlTable(entry) || !ours.some((t) => t.path.length === 2 && !t.array)))
-    refuse(opts, 'mcp-server-form', `mcp_servers.${MCP_SERVER_NAME} is written with dotted keys, as an inline table or as an array of tables; edit or remove it by hand, or write it as a [mcp_servers.${MCP_SERVER_NAME}] table`);
+    refuse(opts, 'mcp-server-form', `mcp_servers.${MCP_SERVER_NAME} is not written as a [mcp_servers.${MCP_SERVER_NAME}] table (but with dotted keys, as an inline table, as an array of tables or only through sub-tables); edit or remove it by hand, or write it as that table`);
   const existing = asServer(entry);
   const before = withoutOurServer(doc);
   /** A text this planner made, read back: it must parse. */

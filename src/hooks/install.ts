@@ -65,13 +65,14 @@ import {
   insertEdit,
   keyOf,
   kindOf,
-  lineColumn,
   member,
   memberValue,
   parseJsonTree,
+  placeOf,
   removeEdits,
   valueNode,
   valueOf,
+  where,
   type Edit,
   type JsonNode,
   type NewItem,
@@ -369,12 +370,6 @@ function refuse(opts: InstallOptions, reason: string, message: string, extra: Re
   throw new ScalpelError('UNSUPPORTED', `${file}: ${message}; nothing was changed`, { path: opts.file, capability: 'hook-config', reason, ...extra });
 }
 
-/** A node's place, for a refusal's message and data. */
-export function placeOf(text: string, node: JsonNode): { where: string; data: { offset: number; line: number; column: number } } {
-  const { line, column } = lineColumn(text, node.offset);
-  return { where: `line ${line}, column ${column}`, data: { offset: node.offset, line, column } };
-}
-
 /**
  * A harness's settings file as a JSON object (JSONC where the harness reads comments), or a clear
  * refusal through `fail`, with the place (data: offset, line, column): the hook and the MCP
@@ -384,11 +379,11 @@ export function parseSettingsObject(text: string, harness: InstallableHarness, f
   const spec = HARNESS_SPECS[harness];
   const r = parseJsonTree(text, { comments: spec.comments });
   if (r.problem) {
-    const { offset, line, column, message } = r.problem;
+    const { message, ...place } = r.problem;
     const strict = spec.comments ? '' : ` (${spec.title} reads it as strict JSON: no comments, no trailing commas)`;
-    return fail('invalid-json', `not valid JSON${strict}: ${message} at line ${line}, column ${column}`, { offset, line, column });
+    return fail('invalid-json', `not valid JSON${strict}: ${message} at ${where(place)}`, { ...place });
   }
-  if (r.root.type !== 'object') fail('not-an-object', `the top-level value is ${kindOf(r.root)}, not a JSON object`, placeOf(text, r.root).data);
+  if (r.root.type !== 'object') fail('not-an-object', `the top-level value is ${kindOf(r.root)}, not a JSON object`, { ...placeOf(text, r.root) });
   return r.root;
 }
 
@@ -398,7 +393,7 @@ function parseConfig(text: string, opts: InstallOptions): Parsed {
   const hooks = hooksMember && valueNode(hooksMember);
   if (hooks && hooks.type !== 'object') {
     const at = placeOf(text, hooks);
-    refuse(opts, 'hooks-not-object', `"hooks" is ${kindOf(hooks)}, not an object mapping event names to arrays (${at.where})`, at.data);
+    refuse(opts, 'hooks-not-object', `"hooks" is ${kindOf(hooks)}, not an object mapping event names to arrays (${where(at)})`, { ...at });
   }
   return { root, hooksMember, hooks };
 }
@@ -504,7 +499,7 @@ function checkEventTypes(text: string, p: Parsed, opts: InstallOptions): void {
     const groups = memberValue(p.hooks!, e.event);
     if (!groups || groups.type === 'array') continue;
     const at = placeOf(text, groups);
-    refuse(opts, 'event-not-array', `"hooks"."${e.event}" is ${kindOf(groups)}, not an array of matcher groups (${at.where})`, { event: e.event, ...at.data });
+    refuse(opts, 'event-not-array', `"hooks"."${e.event}" is ${kindOf(groups)}, not an array of matcher groups (${where(at)})`, { event: e.event, ...at });
   }
 }
 

@@ -63,7 +63,7 @@ import {
   type InstallableHarness,
   type OurHookEntry,
 } from './install.js';
-import { parseJsonTree, parseToml, valueOf, type TomlDocument } from './config-files.js';
+import { parseJsonTree, parseToml, valueOf, where, type TomlDocument } from './config-files.js';
 import { MCP_SPECS, claudeStateFile, mcpUserConfigFile, planMcpInstall } from './install-mcp.js';
 
 export type Tri = 'yes' | 'no' | 'unknown';
@@ -492,7 +492,7 @@ async function readJsonObject(fs: Fs, file: string, comments: boolean): Promise<
   const r = await readText(fs, file);
   if (!r) return null;
   const parsed = parseJsonTree(r.text.charCodeAt(0) === 0xfeff ? r.text.slice(1) : r.text, { comments });
-  if (parsed.problem) throw new Error(`${file} is not valid JSON: ${parsed.problem.message} at line ${parsed.problem.line}, column ${parsed.problem.column}`);
+  if (parsed.problem) throw new Error(`${file} is not valid JSON: ${parsed.problem.message} at ${where(parsed.problem)}`);
   if (parsed.root.type !== 'object') throw new Error(`${file} is not a JSON object`);
   return valueOf(parsed.root) as Record<string, unknown>;
 }
@@ -524,7 +524,7 @@ async function readCodexConfig(fs: Fs, file: string): Promise<{ doc: TomlDocumen
   const r = await readText(fs, file);
   if (!r) return { doc: {}, exists: false };
   const parsed = parseToml(r.text);
-  if (parsed.problem) throw new Error(`${file} is not valid TOML: ${parsed.problem.message} at line ${parsed.problem.line}, column ${parsed.problem.column}`);
+  if (parsed.problem) throw new Error(`${file} is not valid TOML: ${parsed.problem.message} at ${where(parsed.problem)}`);
   return { doc: parsed.doc, exists: true };
 }
 
