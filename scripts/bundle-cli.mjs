@@ -15,7 +15,10 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 /** One CommonJS bundle of a compiled entry: node:* stays imported, everything else is inlined. */
-const bundle = (entry, out) => build({ entryPoints: [`${root}dist/${entry}`], outfile: `${root}dist/${out}`, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', legalComments: 'none' });
+// jsonc-parser's `main` is a UMD build whose factory takes `require` as a parameter, which esbuild
+// cannot follow (its modules would be left to a require() beside the bundle): take its ES build.
+const alias = { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' };
+const bundle = (entry, out) => build({ entryPoints: [`${root}dist/${entry}`], outfile: `${root}dist/${out}`, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', legalComments: 'none', absWorkingDir: root, alias });
 await bundle('cli/bin.js', 'cli.cjs');
 // The package's entry in Node (`git-scalpel` under the `node` condition, and `git-scalpel/node`):
 // one CommonJS bundle (dist/git-scalpel-node.cjs, its dependencies left to node_modules) compiled

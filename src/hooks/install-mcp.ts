@@ -33,34 +33,36 @@
  *
  * Our entry is the member named `git-scalpel` of the harness's server table. Install leaves an
  * entry whose command and args are already ours as it is (other keys the user added — `env`,
- * `trust`, `tool_timeout_sec` — stay); any other `git-scalpel` entry is replaced. JSON files are
- * edited with install.ts's span-keeping editor; config.toml with the small editor below, which
- * appends and removes whole `[mcp_servers.git-scalpel]` tables as text and refuses a file it cannot
- * read or a `git-scalpel` server written in another form (inline table, dotted keys).
+ * `trust`, `tool_timeout_sec` — stay); any other `git-scalpel` entry is replaced. The files are
+ * read with kept parsers and edited as text (config-files.ts): JSON with jsonc-parser, our member
+ * inserted and removed in the file's own layout; config.toml with smol-toml, whole
+ * `[mcp_servers.git-scalpel]` tables appended and removed, refusing a file that is not TOML or a
+ * `git-scalpel` server written in another form (inline table, dotted keys). Every result is
+ * parsed again and must say exactly what was meant, everything else unchanged, before it is written.
  */
 import { ScalpelError } from '../errors/index.js';
 import {
-  parseSettingsObject,
   applyEdits,
-  detectFormat,
+  canonicalToml,
+  detectLayout,
   insertEdit,
+  isTomlTable,
+  keyOf,
   kindOf,
-  lineCol,
   member,
-  removeItems,
-  toValue,
-  envDir,
-  harnessDir,
-  projectBin,
-  walkUpScript,
-  within,
-  type BinContext,
+  parseToml,
+  placeOf,
+  removeEdits,
+  tomlString,
+  tomlTables,
+  valueNode,
+  valueOf,
+  where,
   type Edit,
-  type Env,
-  type InstallableHarness,
-  type JObject,
-  type JMember,
-} from './install.js';
+  type TomlDocument,
+  type TomlTableText,
+} from './config-files.js';
+import { envDir, harnessDir, parseSettingsObject, projectBin, walkUpScript, within, type BinContext, type Env, type InstallableHarness } from './install.js';
 
 export const MCP_SERVER_NAME = 'git-scalpel';
 
@@ -74,9 +76,8 @@ export interface McpHarnessSpec {
   title: string;
   /** The project file, relative to the worktree root. */
   projectFile: string;
+  /** JSON is read as the harness reads its settings (HARNESS_SPECS[harness].comments). */
   format: 'json' | 'toml';
-  /** JSON only: whether the reader accepts comments. */
-  comments: boolean;
   /** The server entry as the harness's schema spells it (JSON harnesses). */
   entry(c: McpServerCommand): Record<string, unknown>;
   /** How to see that the harness found it. */
@@ -89,7 +90,6 @@ export const MCP_SPECS: Readonly<Record<InstallableHarness, McpHarnessSpec>> = {
     title: 'Claude Code',
     projectFile: '.mcp.json',
     format: 'json',
-    comments: false,
     entry: (c) => ({ type: 'stdio', command: c.command, args: c.args }),
     check: 'claude mcp get git-scalpel   (or /mcp in a session; a project server asks for approval once)',
   },
@@ -98,7 +98,6 @@ export const MCP_SPECS: Readonly<Record<InstallableHarness, McpHarnessSpec>> = {
     title: 'Codex CLI',
     projectFile: '.codex/config.toml',
     format: 'toml',
-    comments: true,
     entry: (c) => ({ command: c.command, args: c.args }),
     check: 'codex mcp list   (or /mcp in a session; a project .codex/config.toml is read only in a trusted project)',
   },
@@ -107,7 +106,6 @@ export const MCP_SPECS: Readonly<Record<InstallableHarness, McpHarnessSpec>> = {
     title: 'Gemini CLI',
     projectFile: '.gemini/settings.json',
     format: 'json',
-    comments: true,
     entry: (c) => ({ command: c.command, args: c.args }),
     check: 'gemini mcp list   (or /mcp in a session; .gemini/settings.json is read only in a trusted folder)',
   },
@@ -198,16 +196,22 @@ function planJson(current: string | null, opts: McpInstallOptions): McpInstallPl
   }
   const parse = (text: string) => {
     const root = parseSettingsObject(text, opts.harness, (reason, message, extra) => refuse(opts, reason, message, extra));
-    const servers = member(root, 'mcpServers');
-    if (servers && servers.value.kind !== 'object') refuse(opts, 'servers-not-object', `"mcpServers" is ${kindOf(servers.value)}, not an object mapping server names to servers`);
-    const table = servers ? (servers.value as JObject) : null;
-    const ours = table ? table.members.map((m, i) => [m, i] as const).filter(([m]) => m.key === MCP_SERVER_NAME) : [];
-    return { root, servers: servers ?? null, table, ours };
+    const serversMember = member(root, 'mcpServers') ?? null;
+    const table = serversMember && valueNode(serversMember);
+    if (table && table.type !== 'object') {
+      const at = placeOf(text, table);
+      refuse(opts, 'servers-not-object', `"mcpServers" is ${kindOf(table)}, not an object mapping server names to servers (${where(at)})`, { ...at });
+    }
+    // our members (a repeated key: JSON.parse keeps the last)
+    const ours = (table?.children ?? []).flatMap((m, i) => (keyOf(m) === MCP_SERVER_NAME ? [i] : []));
+    const value = ours.length ? valueOf(valueNode(table!.children![ours[ours.length - 1]])) : undefined;
+    return { root, serversMember, table, ours, value };
   };
+  type Parsed = ReturnType<typeof parse>;
   const p = parse(current);
   // what neither an install nor an uninstall may change: everything but our entry (and an emptied mcpServers)
-  const invariant = (q: ReturnType<typeof parse>) => {
-    const v = toValue(q.root) as Record<string, unknown>;
+  const invariant = (q: Parsed) => {
+    const v = valueOf(q.root) as Record<string, unknown>;
     if (q.table) {
       const s = v.mcpServers as Record<string, unknown>;
       delete s[MCP_SERVER_NAME];
@@ -216,12 +220,11 @@ function planJson(current: string | null, opts: McpInstallOptions): McpInstallPl
     return JSON.stringify(v);
   };
   const before = invariant(p);
-  const existing = p.ours.length ? asServer(toValue(p.ours[p.ours.length - 1][0].value)) : null;
-
-  const removal = (q: ReturnType<typeof parse>, text: string): Edit[] => {
-    if (!q.table || !q.servers || q.ours.length === 0) return [];
-    if (q.ours.length === q.table.members.length) return removeItems(text, q.root, new Set([q.root.members.indexOf(q.servers as JMember)]));
-    return removeItems(text, q.table, new Set(q.ours.map(([, i]) => i)));
+  const existing = asServer(p.value);
+  const removal = (q: Parsed, text: string): Edit[] => {
+    if (!q.table || q.ours.length === 0) return [];
+    if (q.ours.length === q.table.children!.length) return removeEdits(text, q.root, new Set([q.root.children!.indexOf(q.serversMember!)]));
+    return removeEdits(text, q.table, new Set(q.ours));
   };
 
   if (opts.uninstall) {
@@ -232,369 +235,110 @@ function planJson(current: string | null, opts: McpInstallOptions): McpInstallPl
     return { action: 'uninstalled', changed: true, text: /^\s*\{\s*\}\s*$/.test(text) ? null : text, replaced: false, server: existing };
   }
 
-  const extraOk = (() => {
-    // Claude Code: our "type" must be stdio (or absent: the default)
-    if (opts.harness !== 'claude-code' || !p.ours.length) return true;
-    const v = toValue(p.ours[p.ours.length - 1][0].value) as Record<string, unknown>;
-    return v.type === undefined || v.type === 'stdio';
-  })();
-  if (p.ours.length === 1 && sameServer(existing, opts.server) && extraOk) return { action: 'already-installed', changed: false, text: current, replaced: false, server: opts.server };
+  // Claude Code: our "type" must be stdio (or absent: the default)
+  const type = (p.value as { type?: unknown } | undefined)?.type;
+  const typeOk = opts.harness !== 'claude-code' || type === undefined || type === 'stdio';
+  if (p.ours.length === 1 && sameServer(existing, opts.server) && typeOk) return { action: 'already-installed', changed: false, text: current, replaced: false, server: opts.server };
 
-  let base = current;
-  let q = p;
-  if (p.ours.length) {
-    base = applyEdits(current, removal(p, current));
-    q = parse(base);
-  }
-  const fmt = detectFormat(base, q.root);
-  const edit = q.table ? insertEdit(base, q.table, [{ key: MCP_SERVER_NAME, value: entry }], fmt) : insertEdit(base, q.root, [{ key: 'mcpServers', value: { [MCP_SERVER_NAME]: entry } }], fmt);
+  const base = p.ours.length ? applyEdits(current, removal(p, current)) : current;
+  const q = p.ours.length ? parse(base) : p;
+  const layout = detectLayout(base, q.root);
+  const edit = q.table ? insertEdit(base, q.table, [{ key: MCP_SERVER_NAME, value: entry }], layout) : insertEdit(base, q.root, [{ key: 'mcpServers', value: { [MCP_SERVER_NAME]: entry } }], layout);
   const text = applyEdits(base, [edit]);
   const r = parse(text);
-  if (r.ours.length !== 1 || !sameServer(asServer(toValue(r.ours[0][0].value)), opts.server) || invariant(r) !== before) throw new Error('MCP install: the install plan changed more than our entry (a bug)');
+  if (r.ours.length !== 1 || !sameServer(asServer(r.value), opts.server) || invariant(r) !== before) throw new Error('MCP install: the install plan changed more than our entry (a bug)');
   return { action: 'installed', changed: true, text, replaced: p.ours.length > 0, server: opts.server };
 }
 
 // ---------------------------------------------------------------------------------------------
-// TOML (Codex's config.toml): a scanner that reads every statement's keys and spans
+// TOML (Codex's config.toml): whole [mcp_servers.git-scalpel] tables appended and removed as text
 
-export interface TomlHeader {
-  kind: 'header';
-  path: string[];
-  array: boolean;
-  /** The line's start, and the end of its line (after the newline). */
-  start: number;
-  end: number;
-}
-export interface TomlKeyVal {
-  kind: 'keyval';
-  /** The full path: the table's, then the dotted key. */
-  path: string[];
-  start: number;
-  end: number;
-  /** The value's text span. */
-  valueStart: number;
-  valueEnd: number;
-}
-export type TomlStatement = TomlHeader | TomlKeyVal;
-
-export class TomlSyntaxError extends Error {
-  constructor(
-    message: string,
-    readonly offset: number,
-  ) {
-    super(message);
-  }
-}
-
-const BARE_KEY = /[A-Za-z0-9_-]+/y;
-const BASIC = /"(?:[^"\\\u0000-\u0008\u000a-\u001f\u007f]|\\(?:[btnfre"\\]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}))*"/y;
-const LITERAL = /'[^'\u0000-\u0008\u000a-\u001f\u007f]*'/y;
-const ML_BASIC = /"""(?:[^"\\]|\\[\s\S]|"(?!""))*"""(?:"{1,2}(?!"))?/y;
-const ML_LITERAL = /'''(?:[^']|'(?!''))*'''(?:'{1,2}(?!'))?/y;
-const SCALAR = /[0-9A-Za-z_+\-.:]+(?: [0-9]{2}:[0-9]{2}[0-9A-Za-z_+\-.:]*)?/y;
-
-/** TOML basic-string escapes, decoded. */
-function decodeBasic(raw: string): string {
-  return raw.slice(1, -1).replace(/\\(?:([btnfre"\\])|x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8}))/g, (_, c: string, x: string, u: string, U: string) => {
-    if (c) return ({ b: '\b', t: '\t', n: '\n', f: '\f', r: '\r', e: '\x1b', '"': '"', '\\': '\\' } as Record<string, string>)[c];
-    return String.fromCodePoint(parseInt(x ?? u ?? U, 16));
-  });
-}
-
-export function scanToml(text: string): TomlStatement[] {
-  let i = 0;
-  const n = text.length;
-  const out: TomlStatement[] = [];
-  const fail = (what: string, at = i): never => {
-    throw new TomlSyntaxError(what, at);
-  };
-  const sticky = (re: RegExp): string | null => {
-    re.lastIndex = i;
-    const m = re.exec(text);
-    if (!m) return null;
-    i += m[0].length;
-    return m[0];
-  };
-  const spaces = () => {
-    while (text[i] === ' ' || text[i] === '\t') i++;
-  };
-  const comment = () => {
-    if (text[i] !== '#') return;
-    while (i < n && text[i] !== '\n') {
-      const c = text.charCodeAt(i);
-      if ((c < 0x20 && c !== 0x09 && !(c === 0x0d && text[i + 1] === '\n')) || c === 0x7f) fail('a control character in a comment');
-      i++;
-    }
-  };
-  /** Spaces, newlines and comments (inside arrays). */
-  const blank = () => {
-    for (;;) {
-      spaces();
-      if (text[i] === '#') comment();
-      else if (text[i] === '\n') i++;
-      else if (text[i] === '\r' && text[i + 1] === '\n') i += 2;
-      else return;
-    }
-  };
-  const endOfLine = () => {
-    spaces();
-    comment();
-    if (i >= n) return;
-    if (text[i] === '\n') i++;
-    else if (text[i] === '\r' && text[i + 1] === '\n') i += 2;
-    else fail(`expected the end of the line, found ${JSON.stringify(text[i])}`);
-  };
-  const key = (): string[] => {
-    const parts: string[] = [];
-    for (;;) {
-      spaces();
-      let part: string | null;
-      if (text[i] === '"') {
-        const raw = sticky(BASIC);
-        if (raw === null) fail('a malformed quoted key');
-        part = decodeBasic(raw as string);
-      } else if (text[i] === "'") {
-        const raw = sticky(LITERAL);
-        if (raw === null) fail('a malformed quoted key');
-        part = (raw as string).slice(1, -1);
-      } else {
-        part = sticky(BARE_KEY);
-        if (part === null) fail(`expected a key, found ${i >= n ? 'the end of the file' : JSON.stringify(text[i])}`);
-      }
-      parts.push(part as string);
-      spaces();
-      if (text[i] !== '.') return parts;
-      i++;
-    }
-  };
-  const value = (): void => {
-    const c = text[i];
-    if (c === '"') {
-      if (text.startsWith('"""', i)) {
-        if (sticky(ML_BASIC) === null) fail('an unterminated multi-line string');
-      } else if (sticky(BASIC) === null) fail('a malformed string');
-      return;
-    }
-    if (c === "'") {
-      if (text.startsWith("'''", i)) {
-        if (sticky(ML_LITERAL) === null) fail('an unterminated multi-line literal string');
-      } else if (sticky(LITERAL) === null) fail('a malformed literal string');
-      return;
-    }
-    if (c === '[') {
-      i++;
-      blank();
-      while (text[i] !== ']') {
-        value();
-        blank();
-        if (text[i] === ',') {
-          i++;
-          blank();
-        } else if (text[i] !== ']') fail(`expected ',' or ']' in an array, found ${i >= n ? 'the end of the file' : JSON.stringify(text[i])}`);
-      }
-      i++;
-      return;
-    }
-    if (c === '{') {
-      i++;
-      blank();
-      while (text[i] !== '}') {
-        key();
-        spaces();
-        if (text[i] !== '=') fail("expected '=' after a key");
-        i++;
-        blank();
-        value();
-        blank();
-        if (text[i] === ',') {
-          i++;
-          blank();
-        } else if (text[i] !== '}') fail(`expected ',' or '}' in an inline table, found ${i >= n ? 'the end of the file' : JSON.stringify(text[i])}`);
-      }
-      i++;
-      return;
-    }
-    if (sticky(SCALAR) === null) fail(`expected a value, found ${i >= n ? 'the end of the file' : JSON.stringify(text[i])}`);
-  };
-
-  if (text.charCodeAt(0) === 0xfeff) i = 1;
-  let table: string[] = [];
-  for (;;) {
-    blank();
-    if (i >= n) return out;
-    const start = text.lastIndexOf('\n', i - 1) + 1;
-    if (text[i] === '[') {
-      const array = text[i + 1] === '[';
-      i += array ? 2 : 1;
-      const path = key();
-      if (text[i] !== ']' || (array && text[i + 1] !== ']')) fail(`expected '${array ? ']]' : ']'}' closing a table header`);
-      i += array ? 2 : 1;
-      endOfLine();
-      out.push({ kind: 'header', path, array, start, end: i });
-      table = path;
-    } else {
-      const k = key();
-      if (text[i] !== '=') fail("expected '=' after a key");
-      i++;
-      spaces();
-      const valueStart = i;
-      value();
-      const valueEnd = i;
-      endOfLine();
-      out.push({ kind: 'keyval', path: [...table, ...k], start, end: i, valueStart, valueEnd });
-    }
-  }
-}
-
-/** A value's text as a string or an array of strings, when it is one (else undefined). */
-export function tomlStrings(raw: string): string | string[] | undefined {
-  let i = 0;
-  const at = (re: RegExp): string | null => {
-    re.lastIndex = i;
-    const m = re.exec(raw);
-    if (!m) return null;
-    i += m[0].length;
-    return m[0];
-  };
-  const one = (): string | undefined => {
-    if (raw.startsWith('"""', i) || raw.startsWith("'''", i)) return undefined;
-    const b = at(BASIC);
-    if (b !== null) return decodeBasic(b);
-    const l = at(LITERAL);
-    return l === null ? undefined : l.slice(1, -1);
-  };
-  const blank = () => at(/(?:[ \t\r\n]|#[^\n]*)*/y);
-  if (raw[0] !== '[') {
-    const v = one();
-    return i === raw.length ? v : undefined;
-  }
-  i = 1;
-  const items: string[] = [];
-  for (;;) {
-    blank();
-    if (raw[i] === ']') return i + 1 === raw.length ? items : undefined;
-    const v = one();
-    if (v === undefined) return undefined;
-    items.push(v);
-    blank();
-    if (raw[i] === ',') i++;
-    else if (raw[i] !== ']') return undefined;
-  }
-}
-
-function tomlString(s: string): string {
-  return JSON.stringify(s).replace(/\u007f/g, '\\u007f');
-}
-
-const startsWith = (path: string[], prefix: string[]) => prefix.every((p, k) => path[k] === p);
 const OURS = ['mcp_servers', MCP_SERVER_NAME];
+const under = (path: string[], prefix: string[]) => prefix.every((p, k) => path[k] === p);
+
+/** The document without our server (and without `mcp_servers` when nothing else is in it), key order aside. */
+function withoutOurServer(doc: TomlDocument): string {
+  const { mcp_servers: servers, ...rest } = doc;
+  if (servers === undefined) return canonicalToml(rest);
+  if (!isTomlTable(servers)) return canonicalToml(doc);
+  const others = Object.fromEntries(Object.entries(servers).filter(([k]) => k !== MCP_SERVER_NAME));
+  return canonicalToml(Object.keys(others).length ? { ...rest, mcp_servers: others } : rest);
+}
+
+const ourServer = (doc: TomlDocument): unknown => {
+  const servers = doc.mcp_servers;
+  return isTomlTable(servers) && Object.prototype.hasOwnProperty.call(servers, MCP_SERVER_NAME) ? servers[MCP_SERVER_NAME] : undefined;
+};
+
+/**
+ * Removing tables: each from its header line to the end of its last statement, with the blank
+ * lines after it; one ending the file takes the line break before it too (what an install put
+ * there), so an install followed by an uninstall gives the original bytes back.
+ */
+function removeTables(text: string, tables: readonly TomlTableText[]): string {
+  const nl = text.includes('\r\n') ? '\r\n' : '\n';
+  const cuts: Array<{ start: number; end: number }> = [];
+  for (const t of tables) {
+    let end = t.end + /^(?:[ \t]*\r?\n)*/.exec(text.slice(t.end))![0].length;
+    let start = t.start;
+    if (/^\s*$/.test(text.slice(end))) {
+      end = text.length;
+      if (text.slice(0, start).endsWith(nl)) start -= nl.length;
+    }
+    // a sub-table right after ours: one cut
+    const last = cuts[cuts.length - 1];
+    if (last && start <= last.end) last.end = Math.max(last.end, end);
+    else cuts.push({ start, end });
+  }
+  return applyEdits(text, cuts.map((c) => ({ offset: c.start, length: c.end - c.start, content: '' })));
+}
 
 function planToml(current: string | null, opts: McpInstallOptions): McpInstallPlan {
-  const nlOf = (t: string) => (t.includes('\r\n') ? '\r\n' : '\n');
   const block = (nl: string) => `[mcp_servers.${MCP_SERVER_NAME}]${nl}command = ${tomlString(opts.server.command)}${nl}args = [${opts.server.args.map(tomlString).join(', ')}]${nl}`;
   if (current === null) {
     if (opts.uninstall) return { action: 'not-installed', changed: false, text: null, replaced: false, server: null };
     return { action: 'installed', changed: true, text: block('\n'), replaced: false, server: opts.server };
   }
-  const scan = (text: string): TomlStatement[] => {
-    try {
-      return scanToml(text);
-    } catch (e) {
-      if (!(e instanceof TomlSyntaxError)) throw e;
-      return refuse(opts, 'invalid-toml', `not TOML this installer can edit safely: ${e.message} at ${lineCol(text, e.offset)}`, { offset: e.offset });
-    }
-  };
-  const st = scan(current);
-  const line = (s: TomlStatement) => lineCol(current, s.start).replace(/, column.*/, '');
-
-  // the forms we do not edit
-  for (const s of st) {
-    if (s.kind === 'header' && s.array && startsWith(s.path, ['mcp_servers']) && s.path.length <= 2)
-      refuse(opts, 'mcp-servers-form', `[[${s.path.join('.')}]] (${line(s)}) makes mcp_servers an array of tables, which Codex does not read`);
+  const read = parseToml(current);
+  if (read.problem) {
+    const { message, ...place } = read.problem;
+    refuse(opts, 'invalid-toml', `not valid TOML: ${message} at ${where(place)}`, { ...place });
   }
-  const ours: TomlHeader[] = [];
-  let inOurs = false;
-  for (const s of st) {
-    if (s.kind === 'header') {
-      inOurs = !s.array && startsWith(s.path, OURS);
-      if (inOurs) ours.push(s);
-      continue;
-    }
-    if (inOurs) continue;
-    if (s.path.length <= 1 && s.path[0] === 'mcp_servers')
-      refuse(opts, 'mcp-servers-form', `mcp_servers is set as a value (${line(s)}); a [mcp_servers.${MCP_SERVER_NAME}] table cannot be added to it: edit it by hand`);
-    if (startsWith(s.path, OURS))
-      refuse(opts, 'mcp-server-form', `mcp_servers.${MCP_SERVER_NAME} is written with dotted keys or as an inline table (${line(s)}); edit or remove it by hand, or write it as a [mcp_servers.${MCP_SERVER_NAME}] table`);
-  }
-  const main = ours.filter((h) => h.path.length === 2);
-  if (main.length > 1) refuse(opts, 'duplicate-table', `[mcp_servers.${MCP_SERVER_NAME}] is defined ${main.length} times, which is not valid TOML`);
-
-  /** The statements of the table `h` heads: its keyvals up to the next header. */
-  const body = (h: TomlHeader): TomlKeyVal[] => {
-    const k = st.indexOf(h);
-    const kv: TomlKeyVal[] = [];
-    for (let j = k + 1; j < st.length && st[j].kind === 'keyval'; j++) kv.push(st[j] as TomlKeyVal);
-    return kv;
+  const doc = read.doc!;
+  const servers = doc.mcp_servers;
+  if (servers !== undefined && !isTomlTable(servers)) refuse(opts, 'mcp-servers-form', `mcp_servers is ${Array.isArray(servers) ? 'an array of tables' : 'a value'}, not the table of servers Codex reads`);
+  const entry = ourServer(doc);
+  const ours = entry === undefined ? [] : tomlTables(current).filter((t) => under(t.path, OURS));
+  if (entry !== undefined && (!isTomlTable(entry) || !ours.some((t) => t.path.length === 2 && !t.array)))
+    refuse(opts, 'mcp-server-form', `mcp_servers.${MCP_SERVER_NAME} is not written as a [mcp_servers.${MCP_SERVER_NAME}] table (but with dotted keys, as an inline table, as an array of tables or only through sub-tables); edit or remove it by hand, or write it as that table`);
+  const existing = asServer(entry);
+  const before = withoutOurServer(doc);
+  /** A text this planner made, read back: it must parse. */
+  const reread = (text: string, what: string): TomlDocument => {
+    const r = parseToml(text);
+    if (r.problem) throw new Error(`MCP install: the ${what} plan made config.toml unreadable (a bug): ${r.problem.message}`);
+    return r.doc;
   };
-  const existing = (() => {
-    if (!main.length) return null;
-    const get = (name: string) => body(main[0]).find((s) => s.path.length === 3 && s.path[2] === name);
-    const cmd = get('command');
-    const args = get('args');
-    const c = cmd ? tomlStrings(current.slice(cmd.valueStart, cmd.valueEnd)) : undefined;
-    const a = args ? tomlStrings(current.slice(args.valueStart, args.valueEnd)) : [];
-    return typeof c === 'string' && Array.isArray(a) ? { command: c, args: a } : null;
-  })();
-
-  /** Removing our tables: each from its header line to the end of its last statement, with the blank lines after it. */
-  const remove = (text: string, tables: TomlHeader[]): string => {
-    const edits: Edit[] = [];
-    const nl = nlOf(text);
-    for (const h of tables) {
-      const kv = body(h);
-      let end = kv.length ? kv[kv.length - 1].end : h.end;
-      const rest = /^(?:[ \t]*\r?\n)*/.exec(text.slice(end))![0];
-      end += rest.length;
-      let start = h.start;
-      if (/^\s*$/.test(text.slice(end))) {
-        // at the end of the file: the separator an install put before it
-        end = text.length;
-        const before = text.slice(0, start);
-        if (before.endsWith(nl)) start -= nl.length;
-      }
-      edits.push({ start, end, text: '' });
-    }
-    // a sub-table right after ours: one edit
-    edits.sort((a, b) => a.start - b.start);
-    const merged: Edit[] = [];
-    for (const e of edits) {
-      const last = merged[merged.length - 1];
-      if (last && e.start <= last.end) last.end = Math.max(last.end, e.end);
-      else merged.push({ ...e });
-    }
-    return applyEdits(text, merged);
-  };
-  const invariant = (statements: TomlStatement[], text: string) =>
-    JSON.stringify(statements.filter((s) => !startsWith(s.path, OURS)).map((s) => [s.kind, s.path, s.kind === 'keyval' ? text.slice(s.valueStart, s.valueEnd) : (s as TomlHeader).array]));
-  const before = invariant(st, current);
 
   if (opts.uninstall) {
-    if (!ours.length) return { action: 'not-installed', changed: false, text: current, replaced: false, server: null };
-    const text = remove(current, ours);
-    const after = scan(text);
-    if (after.some((s) => startsWith(s.path, OURS)) || invariant(after, text) !== before) throw new Error('MCP install: the uninstall plan changed more than our table (a bug)');
+    if (entry === undefined) return { action: 'not-installed', changed: false, text: current, replaced: false, server: null };
+    const text = removeTables(current, ours);
+    const after = reread(text, 'uninstall');
+    if (ourServer(after) !== undefined || withoutOurServer(after) !== before) throw new Error('MCP install: the uninstall plan changed more than our table (a bug)');
     return { action: 'uninstalled', changed: true, text: text === '' ? null : text, replaced: false, server: existing };
   }
 
-  if (main.length === 1 && sameServer(existing, opts.server)) return { action: 'already-installed', changed: false, text: current, replaced: false, server: opts.server };
-  const base = ours.length ? remove(current, ours) : current;
-  const nl = nlOf(base === '' ? current : base);
+  if (sameServer(existing, opts.server)) return { action: 'already-installed', changed: false, text: current, replaced: false, server: opts.server };
+  const base = ours.length ? removeTables(current, ours) : current;
+  if (ours.length) reread(base, 'install');
+  const nl = (base === '' ? current : base).includes('\r\n') ? '\r\n' : '\n';
   // after a last line with its newline: a blank line; after one without: just the newline it lacks
   // (the uninstall takes one newline back, so either way the bytes return)
-  const sep = base === '' ? '' : nl;
-  const text = base + sep + block(nl);
-  const after = scan(text);
-  const mine = after.filter((s): s is TomlHeader => s.kind === 'header' && startsWith(s.path, OURS));
-  if (mine.length !== 1 || invariant(after, text) !== before) throw new Error('MCP install: the install plan changed more than our table (a bug)');
+  const text = base + (base === '' ? '' : nl) + block(nl);
+  const after = parseToml(text);
+  // the file parsed and a table was appended to it: only an mcp_servers that cannot take one is in the way
+  if (after.problem) refuse(opts, 'mcp-servers-form', `mcp_servers is written as an inline table, which a [mcp_servers.${MCP_SERVER_NAME}] table cannot be added to; edit it by hand`);
+  const written = canonicalToml(ourServer(after.doc!));
+  if (written !== canonicalToml({ command: opts.server.command, args: opts.server.args }) || withoutOurServer(after.doc!) !== before) throw new Error('MCP install: the install plan changed more than our table (a bug)');
   return { action: 'installed', changed: true, text, replaced: ours.length > 0, server: opts.server };
 }

@@ -51,14 +51,32 @@
  *   `$GEMINI_CLI_HOME/.gemini/` when GEMINI_CLI_HOME is set (packages/core/src/utils/paths.ts
  *   `homedir()`, packages/core/src/config/storage.ts `getGlobalGeminiDir`), else `~/.gemini/`.
  *
- * The file is edited, not rewritten: entries are inserted as text (in the file's own indentation
- * and line endings) and removed as exactly the text that was inserted, so everything else keeps
- * its bytes, an install followed by an uninstall gives the original bytes back, and a JSONC file's
- * comments survive. Our entries are recognised by their command alone (`hookCommand`), so nothing
- * outside the file records what was installed; the rule that follows: an uninstall that leaves
- * the top-level object empty (`{}`) removes the file.
+ * The file is edited, not rewritten (config-files.ts: jsonc-parser reads it, entries are inserted
+ * as text in the file's own indentation and line endings and removed as exactly the text that was
+ * inserted), so everything else keeps its bytes, an install followed by an uninstall gives the
+ * original bytes back, and a JSONC file's comments survive. Our entries are recognised by their
+ * command alone (`hookCommand`), so nothing outside the file records what was installed; the rule
+ * that follows: an uninstall that leaves the top-level object empty (`{}`) removes the file.
  */
 import { ScalpelError } from '../errors/index.js';
+import {
+  applyEdits,
+  detectLayout,
+  insertEdit,
+  keyOf,
+  kindOf,
+  member,
+  memberValue,
+  parseJsonTree,
+  placeOf,
+  removeEdits,
+  valueNode,
+  valueOf,
+  where,
+  type Edit,
+  type JsonNode,
+  type NewItem,
+} from './config-files.js';
 
 export type InstallableHarness = 'claude-code' | 'codex' | 'gemini';
 export const INSTALLABLE: readonly InstallableHarness[] = ['claude-code', 'codex', 'gemini'];
@@ -306,163 +324,6 @@ export function resolveBin(harness: InstallableHarness, ctx: BinContext): string
 }
 
 // ---------------------------------------------------------------------------------------------
-// JSON with the spans of every value
-
-export interface Span {
-  start: number;
-  end: number;
-}
-export type JNode = JObject | JArray | JScalar;
-export interface JObject extends Span {
-  kind: 'object';
-  members: JMember[];
-}
-export interface JMember extends Span {
-  key: string;
-  value: JNode;
-}
-export interface JArray extends Span {
-  kind: 'array';
-  items: JNode[];
-}
-export interface JScalar extends Span {
-  kind: 'scalar';
-  value: string | number | boolean | null;
-}
-
-export class JsonSyntaxError extends Error {
-  constructor(
-    message: string,
-    readonly offset: number,
-  ) {
-    super(message);
-  }
-}
-
-const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
-const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-
-/** RFC 8259 JSON, plus `//` and `/* *\/` comments where whitespace may be when `comments`. */
-export function parseJson(text: string, comments: boolean): JNode {
-  let i = 0;
-  const n = text.length;
-  const fail = (what: string, at = i): never => {
-    throw new JsonSyntaxError(what, at);
-  };
-  const ws = () => {
-    for (;;) {
-      const c = text.charCodeAt(i);
-      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) i++;
-      else if (comments && c === 0x2f && text[i + 1] === '/') {
-        const e = text.indexOf('\n', i);
-        i = e < 0 ? n : e;
-      } else if (comments && c === 0x2f && text[i + 1] === '*') {
-        const e = text.indexOf('*/', i + 2);
-        if (e < 0) fail('unterminated /* comment');
-        i = e + 2;
-      } else return;
-    }
-  };
-  const token = (re: RegExp): string | null => {
-    re.lastIndex = i;
-    const m = re.exec(text);
-    if (!m) return null;
-    i += m[0].length;
-    return m[0];
-  };
-  const describe = (at: number) =>
-    at >= n ? 'the end of the file' : text[at] === '/' && !comments ? "'/' (comments are not JSON)" : text.charCodeAt(at) === 0xfeff ? 'a byte order mark' : JSON.stringify(text[at]);
-  const value = (): JNode => {
-    ws();
-    const start = i;
-    const c = text[i];
-    if (c === '{') {
-      i++;
-      const members: JMember[] = [];
-      ws();
-      if (text[i] === '}') return { kind: 'object', start, end: ++i, members };
-      for (;;) {
-        ws();
-        const keyStart = i;
-        const raw = token(STRING);
-        if (raw === null) fail(`expected a member name in double quotes, found ${describe(i)}`);
-        ws();
-        if (text[i] !== ':') fail(`expected ':' after a member name, found ${describe(i)}`);
-        i++;
-        const v = value();
-        members.push({ key: JSON.parse(raw as string) as string, start: keyStart, end: v.end, value: v });
-        ws();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === '}') return { kind: 'object', start, end: ++i, members };
-        fail(`expected ',' or '}' in an object, found ${describe(i)}`);
-      }
-    }
-    if (c === '[') {
-      i++;
-      const items: JNode[] = [];
-      ws();
-      if (text[i] === ']') return { kind: 'array', start, end: ++i, items };
-      for (;;) {
-        items.push(value());
-        ws();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === ']') return { kind: 'array', start, end: ++i, items };
-        fail(`expected ',' or ']' in an array, found ${describe(i)}`);
-      }
-    }
-    if (c === '"') {
-      const raw = token(STRING);
-      if (raw === null) fail('a malformed string (an unescaped control character, a bad escape, or no closing quote)');
-      return { kind: 'scalar', start, end: i, value: JSON.parse(raw as string) as string };
-    }
-    for (const [word, v] of [
-      ['true', true],
-      ['false', false],
-      ['null', null],
-    ] as const) {
-      if (text.startsWith(word, i)) {
-        i += word.length;
-        return { kind: 'scalar', start, end: i, value: v };
-      }
-    }
-    const num = token(NUMBER);
-    if (num !== null) return { kind: 'scalar', start, end: i, value: Number(num) };
-    return fail(`expected a value, found ${describe(i)}`);
-  };
-  const root = value();
-  ws();
-  if (i < n) fail(`unexpected ${describe(i)} after the top-level value`);
-  return root;
-}
-
-/** A node's value as plain data (own properties even for a key like `__proto__`). */
-export function toValue(node: JNode): unknown {
-  if (node.kind === 'scalar') return node.value;
-  if (node.kind === 'array') return node.items.map(toValue);
-  const o: Record<string, unknown> = {};
-  for (const m of node.members) Object.defineProperty(o, m.key, { value: toValue(m.value), enumerable: true, writable: true, configurable: true });
-  return o;
-}
-
-/** The member JSON.parse would keep for `key`: the last one. */
-export function member(obj: JObject, key: string): JMember | undefined {
-  for (let k = obj.members.length - 1; k >= 0; k--) if (obj.members[k].key === key) return obj.members[k];
-  return undefined;
-}
-
-export function lineCol(text: string, offset: number): string {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  return `line ${line}, column ${offset - before.lastIndexOf('\n')}`;
-}
-
-// ---------------------------------------------------------------------------------------------
 // Planning
 
 export type InstallAction = 'installed' | 'already-installed' | 'uninstalled' | 'not-installed';
@@ -488,18 +349,20 @@ export interface InstallPlan {
   command: string;
 }
 
+/** A handler of ours: the event's member, the group in its array, the handler in the group's `hooks`. */
 interface Ours {
-  event: JMember;
-  group: JObject;
+  event: JsonNode;
+  group: JsonNode;
   groupIndex: number;
-  handler: JObject;
+  handler: JsonNode;
   handlerIndex: number;
 }
 
 interface Parsed {
-  root: JObject;
-  hooks: JObject | null;
-  hooksMember: JMember | null;
+  root: JsonNode;
+  /** The `hooks` member and its object, when there is one. */
+  hooksMember: JsonNode | null;
+  hooks: JsonNode | null;
 }
 
 function refuse(opts: InstallOptions, reason: string, message: string, extra: Record<string, unknown> = {}): never {
@@ -509,51 +372,45 @@ function refuse(opts: InstallOptions, reason: string, message: string, extra: Re
 
 /**
  * A harness's settings file as a JSON object (JSONC where the harness reads comments), or a clear
- * refusal through `fail`: the hook and the MCP installs both start here.
+ * refusal through `fail`, with the place (data: offset, line, column): the hook and the MCP
+ * installs both start here.
  */
-export function parseSettingsObject(text: string, harness: InstallableHarness, fail: (reason: string, message: string, extra?: Record<string, unknown>) => never): JObject {
+export function parseSettingsObject(text: string, harness: InstallableHarness, fail: (reason: string, message: string, extra?: Record<string, unknown>) => never): JsonNode {
   const spec = HARNESS_SPECS[harness];
-  let root: JNode;
-  try {
-    root = parseJson(text, spec.comments);
-  } catch (e) {
-    if (!(e instanceof JsonSyntaxError)) throw e;
+  const r = parseJsonTree(text, { comments: spec.comments });
+  if (r.problem) {
+    const { message, ...place } = r.problem;
     const strict = spec.comments ? '' : ` (${spec.title} reads it as strict JSON: no comments, no trailing commas)`;
-    fail('invalid-json', `not valid JSON${strict}: ${e.message} at ${lineCol(text, e.offset)}`, { offset: e.offset });
+    return fail('invalid-json', `not valid JSON${strict}: ${message} at ${where(place)}`, { ...place });
   }
-  if (root.kind !== 'object') fail('not-an-object', 'the top-level value is not a JSON object');
-  return root as JObject;
+  if (r.root.type !== 'object') fail('not-an-object', `the top-level value is ${kindOf(r.root)}, not a JSON object`, { ...placeOf(text, r.root) });
+  return r.root;
 }
 
 function parseConfig(text: string, opts: InstallOptions): Parsed {
   const root = parseSettingsObject(text, opts.harness, (reason, message, extra) => refuse(opts, reason, message, extra));
   const hooksMember = member(root, 'hooks') ?? null;
-  if (hooksMember && hooksMember.value.kind !== 'object') {
-    refuse(opts, 'hooks-not-object', `"hooks" is ${kindOf(hooksMember.value)}, not an object mapping event names to arrays`);
+  const hooks = hooksMember && valueNode(hooksMember);
+  if (hooks && hooks.type !== 'object') {
+    const at = placeOf(text, hooks);
+    refuse(opts, 'hooks-not-object', `"hooks" is ${kindOf(hooks)}, not an object mapping event names to arrays (${where(at)})`, { ...at });
   }
-  return { root, hooksMember, hooks: hooksMember ? (hooksMember.value as JObject) : null };
-}
-
-export function kindOf(node: JNode): string {
-  if (node.kind !== 'scalar') return `an ${node.kind}`;
-  return node.value === null ? 'null' : `a ${typeof node.value}`;
+  return { root, hooksMember, hooks };
 }
 
 /** Our hook entries, in file order: command hooks whose command `isOurCommand`. */
 function findOurs(p: Parsed, harness: InstallableHarness): Ours[] {
   const out: Ours[] = [];
-  if (!p.hooks) return out;
-  for (const event of p.hooks.members) {
+  for (const event of p.hooks?.children ?? []) {
+    const groups = valueNode(event);
     // only the member JSON.parse keeps for a key repeated in the file is read by the harness
-    if (event.value.kind !== 'array' || member(p.hooks, event.key) !== event) continue;
-    event.value.items.forEach((group, groupIndex) => {
-      if (group.kind !== 'object') return;
-      const list = member(group, 'hooks')?.value;
-      if (!list || list.kind !== 'array') return;
-      list.items.forEach((handler, handlerIndex) => {
-        if (handler.kind !== 'object') return;
-        const cmd = member(handler, 'command')?.value;
-        if (cmd?.kind === 'scalar' && typeof cmd.value === 'string' && isOurCommand(cmd.value, harness)) out.push({ event, group, groupIndex, handler, handlerIndex });
+    if (groups.type !== 'array' || member(p.hooks!, keyOf(event)) !== event) continue;
+    groups.children!.forEach((group, groupIndex) => {
+      const handlers = group.type === 'object' ? memberValue(group, 'hooks') : undefined;
+      if (handlers?.type !== 'array') return;
+      handlers.children!.forEach((handler, handlerIndex) => {
+        const cmd = handler.type === 'object' ? memberValue(handler, 'command') : undefined;
+        if (cmd?.type === 'string' && isOurCommand(cmd.value as string, harness)) out.push({ event, group, groupIndex, handler, handlerIndex });
       });
     });
   }
@@ -580,159 +437,39 @@ export interface OurHookEntry {
 export function ourHookEntries(text: string, harness: InstallableHarness, file?: string): OurHookEntry[] {
   const p = parseConfig(text, { harness, command: '', file });
   return findOurs(p, harness).map((o) => {
-    const m = member(o.group, 'matcher');
-    const matcher = m && m.value.kind === 'scalar' && typeof m.value.value === 'string' ? m.value.value : undefined;
-    const handler = toValue(o.handler) as Record<string, unknown>;
-    return { event: o.event.key, ...(matcher !== undefined ? { matcher } : {}), command: handler.command as string, groupIndex: o.groupIndex, handlerIndex: o.handlerIndex, handler };
+    const m = memberValue(o.group, 'matcher');
+    const handler = valueOf(o.handler) as Record<string, unknown>;
+    return { event: keyOf(o.event), ...(m?.type === 'string' ? { matcher: m.value as string } : {}), command: handler.command as string, groupIndex: o.groupIndex, handlerIndex: o.handlerIndex, handler };
   });
 }
 
-export interface Edit {
-  start: number;
-  end: number;
-  text: string;
-}
-
-export function applyEdits(text: string, edits: Edit[]): string {
-  const sorted = [...edits].sort((a, b) => b.start - a.start);
-  for (let k = 1; k < sorted.length; k++) {
-    if (sorted[k].end > sorted[k - 1].start) throw new Error('git-scalpel install: overlapping edits (a bug)');
-  }
-  let out = text;
-  for (const e of sorted) out = out.slice(0, e.start) + e.text + out.slice(e.end);
-  return out;
-}
-
 /**
- * Edits removing the items at `drop` from a container (object members or array items): each run
- * goes with the separator after it, or, ending the container, with the one before it — the inverse
- * of `insertEdit`'s append. All of them: the inside is emptied when only whitespace would remain.
+ * The edits removing our entries: a handler; its group when nothing else is left in it; the
+ * event's member when no group is left; `hooks` when no event is left (the top level may end `{}`).
  */
-export function removeItems(text: string, container: JObject | JArray, drop: ReadonlySet<number>): Edit[] {
-  const items: Span[] = container.kind === 'object' ? container.members : container.items;
-  if (drop.size === items.length) {
-    const first = items[0].start;
-    const last = items[items.length - 1].end;
-    const rest = text.slice(container.start + 1, first) + text.slice(last, container.end - 1);
-    if (/^\s*$/.test(rest)) return [{ start: container.start + 1, end: container.end - 1, text: '' }];
-    return [{ start: first, end: last, text: '' }];
-  }
+function planRemoval(text: string, p: Parsed, ours: Ours[]): Edit[] {
+  if (!p.hooks || !p.hooksMember || ours.length === 0) return [];
   const edits: Edit[] = [];
-  for (let a = 0; a < items.length; a++) {
-    if (!drop.has(a)) continue;
-    let b = a;
-    while (b + 1 < items.length && drop.has(b + 1)) b++;
-    if (b + 1 < items.length) edits.push({ start: items[a].start, end: items[b + 1].start, text: '' });
-    else edits.push({ start: items[a - 1].end, end: items[b].end, text: '' });
-    a = b;
-  }
-  return edits;
-}
-
-interface Removal {
-  edits: Edit[];
-  events: string[];
-}
-
-/**
- * What removing our entries removes: a handler; its group when nothing else is left in it; the
- * event's key when no group is left; `hooks` when no event is left (the top level may end `{}`).
- */
-function planRemoval(text: string, p: Parsed, ours: Ours[]): Removal {
-  const edits: Edit[] = [];
-  const events: string[] = [];
-  if (!p.hooks || !p.hooksMember || ours.length === 0) return { edits, events };
-  const byEvent = new Map<JMember, Map<number, Ours[]>>();
-  for (const o of ours) {
-    if (!events.includes(o.event.key)) events.push(o.event.key);
-    let groups = byEvent.get(o.event);
-    if (!groups) byEvent.set(o.event, (groups = new Map()));
-    const list = groups.get(o.groupIndex);
-    if (list) list.push(o);
-    else groups.set(o.groupIndex, [o]);
-  }
+  const events = p.hooks.children!;
   const droppedEvents = new Set<number>();
-  p.hooks.members.forEach((event, eventIndex) => {
-    const groups = byEvent.get(event);
-    if (!groups) return;
-    const arr = event.value as JArray;
+  events.forEach((event, eventIndex) => {
+    const mine = ours.filter((o) => o.event === event);
+    if (mine.length === 0) return;
+    const groups = valueNode(event);
     const droppedGroups = new Set<number>();
     const inner: Edit[] = [];
-    for (const [groupIndex, list] of groups) {
-      const handlers = (member(list[0].group, 'hooks')!.value as JArray).items;
-      if (list.length === handlers.length) droppedGroups.add(groupIndex);
-      else inner.push(...removeItems(text, member(list[0].group, 'hooks')!.value as JArray, new Set(list.map((o) => o.handlerIndex))));
+    for (const groupIndex of new Set(mine.map((o) => o.groupIndex))) {
+      const handlers = mine.filter((o) => o.groupIndex === groupIndex);
+      const list = memberValue(handlers[0].group, 'hooks')!;
+      if (handlers.length === list.children!.length) droppedGroups.add(groupIndex);
+      else inner.push(...removeEdits(text, list, new Set(handlers.map((o) => o.handlerIndex))));
     }
-    if (droppedGroups.size === arr.items.length) droppedEvents.add(eventIndex);
-    else {
-      edits.push(...inner);
-      if (droppedGroups.size) edits.push(...removeItems(text, arr, droppedGroups));
-    }
+    if (droppedGroups.size === groups.children!.length) droppedEvents.add(eventIndex);
+    else edits.push(...inner, ...(droppedGroups.size ? removeEdits(text, groups, droppedGroups) : []));
   });
-  if (droppedEvents.size === 0) return { edits, events };
-  if (droppedEvents.size === p.hooks.members.length) {
-    const hooksIndex = p.root.members.indexOf(p.hooksMember);
-    edits.push(...removeItems(text, p.root, new Set([hooksIndex])));
-  } else edits.push(...removeItems(text, p.hooks, droppedEvents));
-  return { edits, events };
-}
-
-export interface Format {
-  unit: string;
-  nl: string;
-}
-
-/** The whitespace that starts the line `offset` is on, and whether only it precedes `offset` there. */
-export function lineIndent(text: string, offset: number): { indent: string; alone: boolean } {
-  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
-  const before = text.slice(lineStart, offset);
-  const indent = /^[ \t]*/.exec(before)![0];
-  return { indent, alone: indent.length === before.length };
-}
-
-/** The file's indentation unit (that of the top level's first member) and line ending. */
-export function detectFormat(text: string, root: JObject): Format {
-  const nl = text.includes('\r\n') ? '\r\n' : '\n';
-  let unit = '';
-  const first = root.members[0];
-  if (first && text.slice(root.start, first.start).includes('\n')) {
-    const li = lineIndent(text, first.start);
-    if (li.alone) unit = li.indent;
-  }
-  if (!unit) unit = /\n([ \t]+)["{[]/.exec(text)?.[1] ?? '';
-  if (!unit || unit.length > 10) unit = '  ';
-  return { unit, nl };
-}
-
-export interface NewItem {
-  key?: string;
-  value: unknown;
-}
-
-function render(item: NewItem, fmt: Format, indent: string): string {
-  const body = JSON.stringify(item.value, null, fmt.unit).split('\n').join(fmt.nl + indent);
-  return item.key === undefined ? body : `${JSON.stringify(item.key)}: ${body}`;
-}
-
-/** An edit appending `items` to a container, laid out as the container already is. */
-export function insertEdit(text: string, container: JObject | JArray, items: NewItem[], fmt: Format): Edit {
-  const existing: Span[] = container.kind === 'object' ? container.members : container.items;
-  const own = lineIndent(text, container.start).indent;
-  if (existing.length === 0) {
-    const child = own + fmt.unit;
-    const body = fmt.nl + items.map((it) => child + render(it, fmt, child)).join(',' + fmt.nl) + fmt.nl + own;
-    const inner = text.slice(container.start + 1, container.end - 1);
-    if (/^\s*$/.test(inner)) return { start: container.start + 1, end: container.end - 1, text: body };
-    return { start: container.start + 1, end: container.start + 1, text: body };
-  }
-  const last = existing[existing.length - 1];
-  if (text.slice(container.start, existing[0].start).includes('\n')) {
-    const li = lineIndent(text, last.start);
-    const child = li.alone ? li.indent : own + fmt.unit;
-    return { start: last.end, end: last.end, text: items.map((it) => ',' + fmt.nl + child + render(it, fmt, child)).join('') };
-  }
-  const compact = (it: NewItem) => (it.key === undefined ? '' : `${JSON.stringify(it.key)}: `) + JSON.stringify(it.value);
-  return { start: last.end, end: last.end, text: items.map((it) => ', ' + compact(it)).join('') };
+  if (droppedEvents.size === events.length) edits.push(...removeEdits(text, p.root, new Set([p.root.children!.indexOf(p.hooksMember)])));
+  else if (droppedEvents.size) edits.push(...removeEdits(text, p.hooks, droppedEvents));
+  return edits;
 }
 
 function desiredGroup(spec: HarnessSpec, e: HookEventSpec, command: string): Record<string, unknown> {
@@ -742,29 +479,27 @@ function desiredGroup(spec: HarnessSpec, e: HookEventSpec, command: string): Rec
 /** Edits adding our group to every event of the harness (no entry of ours may be present). */
 function planInsertion(text: string, p: Parsed, opts: InstallOptions): Edit[] {
   const spec = HARNESS_SPECS[opts.harness];
-  const fmt = detectFormat(text, p.root);
-  if (!p.hooks) {
-    const hooks: Record<string, unknown> = {};
-    for (const e of spec.events) hooks[e.event] = [desiredGroup(spec, e, opts.command)];
-    return [insertEdit(text, p.root, [{ key: 'hooks', value: hooks }], fmt)];
-  }
+  const layout = detectLayout(text, p.root);
+  const group = (e: HookEventSpec) => desiredGroup(spec, e, opts.command);
+  if (!p.hooks) return [insertEdit(text, p.root, [{ key: 'hooks', value: Object.fromEntries(spec.events.map((e) => [e.event, [group(e)]])) }], layout)];
   const edits: Edit[] = [];
   const added: NewItem[] = [];
   for (const e of spec.events) {
-    const m = member(p.hooks, e.event);
-    if (m) edits.push(insertEdit(text, m.value as JArray, [{ value: desiredGroup(spec, e, opts.command) }], fmt));
-    else added.push({ key: e.event, value: [desiredGroup(spec, e, opts.command)] });
+    const groups = memberValue(p.hooks, e.event);
+    if (groups) edits.push(insertEdit(text, groups, [{ value: group(e) }], layout));
+    else added.push({ key: e.event, value: [group(e)] });
   }
-  if (added.length) edits.push(insertEdit(text, p.hooks, added, fmt));
+  if (added.length) edits.push(insertEdit(text, p.hooks, added, layout));
   return edits;
 }
 
 /** Before anything is planned: every event we write into must hold an array. */
-function checkEventTypes(p: Parsed, opts: InstallOptions): void {
-  if (!p.hooks) return;
-  for (const e of HARNESS_SPECS[opts.harness].events) {
-    const m = member(p.hooks, e.event);
-    if (m && m.value.kind !== 'array') refuse(opts, 'event-not-array', `"hooks"."${e.event}" is ${kindOf(m.value)}, not an array of matcher groups`, { event: e.event });
+function checkEventTypes(text: string, p: Parsed, opts: InstallOptions): void {
+  for (const e of p.hooks ? HARNESS_SPECS[opts.harness].events : []) {
+    const groups = memberValue(p.hooks!, e.event);
+    if (!groups || groups.type === 'array') continue;
+    const at = placeOf(text, groups);
+    refuse(opts, 'event-not-array', `"hooks"."${e.event}" is ${kindOf(groups)}, not an array of matcher groups (${where(at)})`, { event: e.event, ...at });
   }
 }
 
@@ -776,10 +511,10 @@ function isCurrent(ours: Ours[], opts: InstallOptions): boolean {
   if (ours.length !== spec.events.length) return false;
   return spec.events.every((e) =>
     ours.some((o) => {
-      if (o.event.key !== e.event) return false;
-      const matcher = member(o.group, 'matcher');
-      if (e.matcher === undefined ? matcher !== undefined : !matcher || toValue(matcher.value) !== e.matcher) return false;
-      return same(toValue(o.handler), spec.handler(opts.command));
+      if (keyOf(o.event) !== e.event) return false;
+      const matcher = memberValue(o.group, 'matcher');
+      if (e.matcher === undefined ? matcher !== undefined : matcher?.value !== e.matcher) return false;
+      return same(valueOf(o.handler), spec.handler(opts.command));
     }),
   );
 }
@@ -789,13 +524,13 @@ function isCurrent(ours: Ours[], opts: InstallOptions): boolean {
  * empty `hooks` dropped on either side: what an install or uninstall must never change.
  */
 function withoutOurs(p: Parsed, ours: Ours[]): string {
-  const value = toValue(p.root) as Record<string, unknown>;
+  const value = valueOf(p.root) as Record<string, unknown>;
   if (!p.hooks) return JSON.stringify(value);
   const hooks = value.hooks as Record<string, unknown>;
   for (const key of Object.keys(hooks)) {
     const groups = hooks[key];
     if (!Array.isArray(groups)) continue;
-    const mine = ours.filter((o) => o.event.key === key);
+    const mine = ours.filter((o) => keyOf(o.event) === key);
     const kept = groups.filter((g: Record<string, unknown>, gi) => {
       const drop = new Set(mine.filter((o) => o.groupIndex === gi).map((o) => o.handlerIndex));
       if (drop.size === 0) return true;
@@ -815,49 +550,45 @@ const isEmptyObject = (text: string) => /^\s*\{\s*\}\s*$/.test(text);
 
 /**
  * Plan an install or uninstall of `opts.harness`'s hooks in a file whose text is `current` (null:
- * no file). Throws a ScalpelError (UNSUPPORTED, exit 1) for a file that is not what the harness
- * reads — invalid JSON, a top level that is no object, a `hooks` that is no object, an event of
- * ours holding no array — and then nothing is to change.
+ * no file). Throws a ScalpelError (UNSUPPORTED, exit 1; data: the file, the reason, the offset,
+ * line and column) for a file that is not what the harness reads — invalid JSON, a top level that
+ * is no object, a `hooks` that is no object, an event of ours holding no array — and then nothing
+ * is to change.
  *
  * Install: a file with exactly our entries, as they would be written, is left as it is
  * (`already-installed`); otherwise our entries (also ones with another command: a moved binary)
  * are removed and one group per event appended at the end of the event's array, new event keys at
  * the end of `hooks`, a new `hooks` at the end of the top level. Uninstall removes our entries
  * and the groups, event keys and `hooks` they leave empty; a top level left `{}` means no file.
+ * Either way the result is parsed again and must hold exactly our entries (or none) and
+ * everything else unchanged, or nothing is written.
  */
 export function planInstall(current: string | null, opts: InstallOptions): InstallPlan {
   const spec = HARNESS_SPECS[opts.harness];
   const allEvents = spec.events.map((e) => e.event);
   if (current === null) {
     if (opts.uninstall) return { action: 'not-installed', changed: false, text: null, events: [], command: opts.command };
-    const hooks: Record<string, unknown> = {};
-    for (const e of spec.events) hooks[e.event] = [desiredGroup(spec, e, opts.command)];
+    const hooks = Object.fromEntries(spec.events.map((e) => [e.event, [desiredGroup(spec, e, opts.command)]]));
     return { action: 'installed', changed: true, text: JSON.stringify({ hooks }, null, 2) + '\n', events: allEvents, command: opts.command };
   }
   const parsed = parseConfig(current, opts);
-  if (!opts.uninstall) checkEventTypes(parsed, opts);
+  if (!opts.uninstall) checkEventTypes(current, parsed, opts);
   const ours = findOurs(parsed, opts.harness);
   const invariant = withoutOurs(parsed, ours);
 
   if (opts.uninstall) {
     if (ours.length === 0) return { action: 'not-installed', changed: false, text: current, events: [], command: opts.command };
-    const removal = planRemoval(current, parsed, ours);
-    const text = applyEdits(current, removal.edits);
+    const text = applyEdits(current, planRemoval(current, parsed, ours));
     const check = parseConfig(text, opts);
     if (findOurs(check, opts.harness).length || withoutOurs(check, []) !== invariant) throw new Error('git-scalpel install: the uninstall plan changed more than our entries (a bug)');
-    const cmd = member(ours[0].handler, 'command')!.value as JScalar;
     const rank = (e: string) => (allEvents.includes(e) ? allEvents.indexOf(e) : allEvents.length);
-    const events = [...removal.events].sort((a, b) => rank(a) - rank(b));
-    return { action: 'uninstalled', changed: true, text: isEmptyObject(text) ? null : text, events, command: cmd.value as string };
+    const events = [...new Set(ours.map((o) => keyOf(o.event)))].sort((a, b) => rank(a) - rank(b));
+    return { action: 'uninstalled', changed: true, text: isEmptyObject(text) ? null : text, events, command: valueOf(memberValue(ours[0].handler, 'command')!) as string };
   }
 
   if (isCurrent(ours, opts)) return { action: 'already-installed', changed: false, text: current, events: [], command: opts.command };
-  let base = current;
-  let p = parsed;
-  if (ours.length) {
-    base = applyEdits(current, planRemoval(current, parsed, ours).edits);
-    p = parseConfig(base, opts);
-  }
+  const base = ours.length ? applyEdits(current, planRemoval(current, parsed, ours)) : current;
+  const p = ours.length ? parseConfig(base, opts) : parsed;
   const text = applyEdits(base, planInsertion(base, p, opts));
   const check = parseConfig(text, opts);
   const mine = findOurs(check, opts.harness);

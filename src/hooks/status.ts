@@ -57,15 +57,14 @@ import {
   envDir,
   harnessDir,
   ourHookEntries,
-  parseJson,
-  toValue,
   userConfigFile,
   within,
   type Env,
   type InstallableHarness,
   type OurHookEntry,
 } from './install.js';
-import { MCP_SPECS, claudeStateFile, mcpUserConfigFile, planMcpInstall, scanToml, tomlStrings } from './install-mcp.js';
+import { parseJsonTree, parseToml, valueOf, where, type TomlDocument } from './config-files.js';
+import { MCP_SPECS, claudeStateFile, mcpUserConfigFile, planMcpInstall } from './install-mcp.js';
 
 export type Tri = 'yes' | 'no' | 'unknown';
 
@@ -492,9 +491,10 @@ export async function realPath(fs: Fs, path: string): Promise<string> {
 async function readJsonObject(fs: Fs, file: string, comments: boolean): Promise<Record<string, unknown> | null> {
   const r = await readText(fs, file);
   if (!r) return null;
-  const v = toValue(parseJson(r.text.charCodeAt(0) === 0xfeff ? r.text.slice(1) : r.text, comments));
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error(`${file} is not a JSON object`);
-  return v as Record<string, unknown>;
+  const parsed = parseJsonTree(r.text.charCodeAt(0) === 0xfeff ? r.text.slice(1) : r.text, { comments });
+  if (parsed.problem) throw new Error(`${file} is not valid JSON: ${parsed.problem.message} at ${where(parsed.problem)}`);
+  if (parsed.root.type !== 'object') throw new Error(`${file} is not a JSON object`);
+  return valueOf(parsed.root) as Record<string, unknown>;
 }
 
 function get(o: unknown, ...keys: string[]): unknown {
@@ -519,28 +519,13 @@ async function claudeTrust(fs: Fs, ctx: TrustContext): Promise<TrustStatus> {
   return trust('unknown', `${file} records no accepted trust for ${ctx.root} (Claude Code does not always record it: anthropics/claude-code#90220)`, fix);
 }
 
-/** A TOML config read down to the keys trust is kept under. */
-interface TomlKeys {
-  /** Every key path with a string or boolean value (dotted path joined by NUL). */
-  values: Map<string, string | boolean>;
-  /** Key paths holding an inline table (their insides are not read). */
-  inline: string[][];
-}
-
-function readTomlKeys(text: string): TomlKeys {
-  const values = new Map<string, string | boolean>();
-  const inline: string[][] = [];
-  for (const st of scanToml(text)) {
-    if (st.kind !== 'keyval') continue;
-    const raw = text.slice(st.valueStart, st.valueEnd);
-    if (raw.startsWith('{')) inline.push(st.path);
-    else if (raw === 'true' || raw === 'false') values.set(st.path.join('\0'), raw === 'true');
-    else {
-      const s = tomlStrings(raw);
-      if (typeof s === 'string') values.set(st.path.join('\0'), s);
-    }
-  }
-  return { values, inline };
+/** Codex's config.toml (smol-toml), or an empty document when there is none. */
+async function readCodexConfig(fs: Fs, file: string): Promise<{ doc: TomlDocument; exists: boolean }> {
+  const r = await readText(fs, file);
+  if (!r) return { doc: {}, exists: false };
+  const parsed = parseToml(r.text);
+  if (parsed.problem) throw new Error(`${file} is not valid TOML: ${parsed.problem.message} at ${where(parsed.problem)}`);
+  return { doc: parsed.doc, exists: true };
 }
 
 /** Codex's label of an event in hook-state keys (codex-rs/hooks/src/lib.rs `hook_event_key_label`): PreToolUse → pre_tool_use. */
@@ -558,10 +543,8 @@ const tomlKey = (s: string) => JSON.stringify(s);
 async function codexTrust(fs: Fs, ctx: TrustContext): Promise<TrustStatus> {
   const home = harnessDir('codex', ctx.env).dir;
   const config = within(home, 'config.toml');
-  const read = await readText(fs, config);
-  const keys = read ? readTomlKeys(read.text) : { values: new Map<string, string | boolean>(), inline: [] };
-  const val = (...path: string[]) => keys.values.get(path.join('\0'));
-  const inlineOver = (...path: string[]) => keys.inline.some((p) => p.length <= path.length && p.every((k, i) => path[i] === k));
+  const read = await readCodexConfig(fs, config);
+  const val = (...path: string[]) => get(read.doc, ...path);
   const fix: string[] = [];
   const how: string[] = [];
   let trusted: Tri = 'yes';
@@ -572,13 +555,10 @@ async function codexTrust(fs: Fs, ctx: TrustContext): Promise<TrustStatus> {
     const candidates = [...new Set((await Promise.all(roots.map(async (r) => [await realPath(fs, r), r]))).flat())];
     const found = candidates.map((k) => ({ k, level: val('projects', k, 'trust_level') })).find((c) => c.level !== undefined);
     if (found?.level === 'trusted') how.push(`${config}: [projects.${tomlKey(found.k)}] trust_level = "trusted"`);
-    else if (!found && candidates.some((k) => inlineOver('projects', k, 'trust_level'))) {
-      trusted = 'unknown';
-      how.push(`${config} keeps projects in an inline table, not read here`);
-    } else {
+    else {
       trusted = 'no';
       const root = candidates[0];
-      const why = found ? `${config} marks it ${JSON.stringify(found.level)}` : read ? `${config} does not list it as a trusted project` : `${config} does not exist`;
+      const why = found ? `${config} marks it ${JSON.stringify(found.level)}` : read.exists ? `${config} does not list it as a trusted project` : `${config} does not exist`;
       how.push(`Codex loads no project-local config or hooks in ${ctx.root}: ${why}`);
       fix.push(`trust the project: start \`codex\` in ${ctx.root} and answer yes to "Do you trust the contents of this directory?", or add to ${config}:\n[projects.${tomlKey(root)}]\ntrust_level = "trusted"`);
     }
@@ -587,7 +567,6 @@ async function codexTrust(fs: Fs, ctx: TrustContext): Promise<TrustStatus> {
   let untrusted = 0;
   let total = 0;
   let off = 0;
-  let unreadable = false;
   for (const h of ctx.hooks) {
     if (!h.installed) continue;
     for (const e of h.entries) {
@@ -595,19 +574,13 @@ async function codexTrust(fs: Fs, ctx: TrustContext): Promise<TrustStatus> {
       const ks = await codexHookKeys(fs, h.file, e);
       const hash = ks.map((k) => val('hooks', 'state', k, 'trusted_hash')).find((v) => typeof v === 'string');
       if (ks.some((k) => val('hooks', 'state', k, 'enabled') === false)) off++;
-      if (hash === undefined) {
-        if (ks.some((k) => inlineOver('hooks', 'state', k, 'trusted_hash'))) unreadable = true;
-        else untrusted++;
-      }
+      if (hash === undefined) untrusted++;
     }
   }
   if (untrusted > 0) {
     trusted = 'no';
     how.push(`${untrusted} of the ${total} hooks have no trust record in ${config} ([hooks.state."<hooks.json>:<event>:<group>:<handler>"] trusted_hash): Codex skips them without a word`);
     fix.push(`trust the hooks: start \`codex\`${ctx.root ? ` in ${ctx.root}` : ''} and at "Hooks need review" choose "Trust all and continue" (or review them in /hooks); \`codex exec\` never asks, and runs hooks not trusted only with --dangerously-bypass-hook-trust`);
-  } else if (unreadable) {
-    if (trusted === 'yes') trusted = 'unknown';
-    how.push(`${config} keeps hook trust in an inline table, not read here`);
   } else {
     how.push(`${config} has a trust record for each of the ${total} hooks (Codex asks again if a hook changed since: its hash is not recomputed here)`);
   }
@@ -680,11 +653,8 @@ async function readDisabled(fs: Fs, harness: InstallableHarness, root: string | 
       }
     } else {
       const config = within(harnessDir('codex', env).dir, 'config.toml');
-      const r = await readText(fs, config);
-      if (r) {
-        const k = readTomlKeys(r.text);
-        if (k.values.get('features\0hooks') === false || k.values.get('features\0codex_hooks') === false) out.push(`[features] hooks = false in ${config}`);
-      }
+      const { doc } = await readCodexConfig(fs, config);
+      if (get(doc, 'features', 'hooks') === false || get(doc, 'features', 'codex_hooks') === false) out.push(`[features] hooks = false in ${config}`);
     }
   } catch {
     // a settings file the harness itself would reject is reported where it is read for hooks

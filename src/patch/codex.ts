@@ -7,7 +7,7 @@
  * punctuation folded to ASCII; the result always ends with a newline.
  */
 import { decodePath, encodePath } from '../bytes/text.js';
-import { emptyPatch, patchError } from './parse.js';
+import { emptyPatch, patchError } from './common.js';
 import type { CodexChunk, FilePatch } from './types.js';
 
 /** The markers of Codex's patch format (also read by the hook, src/hooks/apply-patch.ts, for its paths). */

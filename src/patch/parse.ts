@@ -10,21 +10,13 @@
  * Codex's `*** Begin Patch` (see codex.ts). A malformed patch is a ScalpelError BAD_ARGUMENT,
  * data `{ name: 'patch', line, reason }`.
  */
-import { ScalpelError } from '../errors/index.js';
 import { decodePath, latin1Text } from '../bytes/text.js';
 import { unquoteC } from '../bytes/c-quote.js';
 import { pakoZlib } from '../object/zlib.js';
 import { decode85 } from './base85.js';
 import { parseCodexPatch, isCodexPatch } from './codex.js';
+import { emptyPatch, patchError } from './common.js';
 import type { BinaryHunk, FilePatch, Hunk, HunkLine } from './types.js';
-
-export function patchError(reason: string, message: string, line: number | undefined): ScalpelError {
-  return new ScalpelError('BAD_ARGUMENT', `invalid patch: ${message}${line !== undefined ? ` (line ${line})` : ''}`, {
-    name: 'patch',
-    reason,
-    ...(line !== undefined ? { line } : {}),
-  });
-}
 
 /** The patch split in lines: [start, end) of each, end including its '\n' when there is one. */
 class Lines {
@@ -283,24 +275,6 @@ function parseBinaryHunk(L: Lines, i: number): { hunk: BinaryHunk; next: number 
 }
 
 // ─────────────────────────────────────────────────────────────── files
-
-/** A FilePatch with nothing said yet, for a parser to fill. */
-export function emptyPatch(format: FilePatch['format'], line: number): FilePatch {
-  return {
-    format,
-    status: 'modify',
-    oldPath: null,
-    newPath: null,
-    oldMode: null,
-    newMode: null,
-    similarity: null,
-    dissimilarity: null,
-    oldOid: null,
-    newOid: null,
-    hunks: [],
-    line,
-  };
-}
 
 const MODE = /^[0-7]{6}$/;
 

@@ -6,7 +6,6 @@
  * two files whatever the count (git's `fetch.unpackLimit` makes the same trade, at 100).
  */
 import type { ObjectType } from '../object/loose.js';
-import type { ObjectDatabase } from './odb.js';
 
 /** What writes objects: the database itself (each object at once) or an `ObjectBatch` (at its flush). */
 export interface ObjectWriter {
@@ -23,6 +22,21 @@ export interface NewObject {
   oid: string;
   type: ObjectType;
   content: Uint8Array;
+}
+
+/**
+ * What a batch asks of the object database: odb.ts's `ObjectDatabase`, which imports this module
+ * (its `batch()` makes one), so the batch names only the part it uses.
+ */
+export interface BatchTarget {
+  /** Content held before a batch flushes by itself. */
+  readonly batchBytes: number;
+  idOf(type: ObjectType, content: Uint8Array): string;
+  exists(oid: string): Promise<boolean>;
+  has(oid: string): Promise<boolean>;
+  existing(oids: readonly string[]): Promise<Set<string>>;
+  /** Stores objects; `checked`: each was found absent already. */
+  writeNew(objects: readonly NewObject[], opts?: { checked?: boolean }): Promise<void>;
 }
 
 /**
@@ -43,7 +57,7 @@ export class ObjectBatch implements ObjectWriter {
   private queue: Promise<void> = Promise.resolve();
   private failure: { e: unknown } | undefined;
 
-  constructor(readonly odb: ObjectDatabase) {}
+  constructor(readonly odb: BatchTarget) {}
 
   async write(type: ObjectType, content: Uint8Array): Promise<string> {
     const oid = this.odb.idOf(type, content);

@@ -31,7 +31,7 @@ import { DeltaBaseCache, parsePackIndex, readPackedHeader, readPackedObject, typ
 import { encodePack } from '../object/pack-write.js';
 import { checkLevel, pakoZlib, LOOSE_COMPRESSION_DEFAULT, type ZlibProvider } from '../object/zlib.js';
 import { findAlternates } from './alternates.js';
-import { ObjectBatch, type NewObject, type ObjectWriter } from './object-batch.js';
+import { ObjectBatch, type BatchTarget, type NewObject, type ObjectWriter } from './object-batch.js';
 import { ObjectFiles } from './odb-files.js';
 import { hasLoose, looseAmong, readLoose, readLooseObjectHeader, type ObjectHeader } from './odb-loose.js';
 import { findPacked, openPack, packFile, scanPacks, type ObjectDir, type PackFile, type RandomAccessFs } from './odb-packs.js';
@@ -84,7 +84,7 @@ function checkPositive(name: string, v: number): number {
   return v;
 }
 
-export class ObjectDatabase implements ObjectWriter {
+export class ObjectDatabase implements ObjectWriter, BatchTarget {
   readonly fs: Fs & RandomAccessFs;
   readonly objectsDir: string;
   readonly format: ObjectFormat;

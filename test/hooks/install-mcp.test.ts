@@ -197,7 +197,9 @@ b = 2
       ['[[mcp_servers]]\nname = "x"', 'mcp-servers-form'],
       ['[mcp_servers]\ngit-scalpel = { command = "git-scalpel" }', 'mcp-server-form'],
       ['mcp_servers.git-scalpel.command = "git-scalpel"', 'mcp-server-form'],
-      ['[mcp_servers.git-scalpel]\ncommand = "a"\n[mcp_servers.git-scalpel]\ncommand = "b"', 'duplicate-table'],
+      // a table defined twice is not TOML: the parser says so, with the line
+      ['[mcp_servers.git-scalpel]\ncommand = "a"\n[mcp_servers.git-scalpel]\ncommand = "b"', 'invalid-toml'],
+      ['[[mcp_servers.git-scalpel]]\ncommand = "a"', 'mcp-server-form'],
     ] as const) {
       const e = scalpelErrorOf(() => install(bad, 'codex'));
       expect(e.data.reason, bad).toBe(reason);

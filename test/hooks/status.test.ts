@@ -185,9 +185,16 @@ describe('trust, from each harness\'s own records', () => {
     const marked = await trustOf('codex', root, env);
     expect(marked.trusted).toBe('no');
     expect(marked.how).toContain('marks it "untrusted"');
-    // an inline table is not read: unknown, not a false "no"
+    // inline tables are read like tables (a TOML parser reads the file)
     write(config, `projects = { "${root}" = { trust_level = "trusted" } }\n\n${state}`);
-    expect((await trustOf('codex', root, env)).trusted).toBe('unknown');
+    expect((await trustOf('codex', root, env)).trusted).toBe('yes');
+    write(config, `projects = { "${root}" = { trust_level = "trusted" } }\nhooks = { state = { ${labels.map((l) => `"${hooksFile}:${l}:0:0" = { trusted_hash = "sha256:1" }`).join(', ')} } }\n`);
+    expect((await trustOf('codex', root, env)).trusted).toBe('yes');
+    // a config.toml Codex cannot read either: unknown, saying why
+    write(config, `[projects."${root}"]\ntrust_level = "trusted"\ntrust_level = "untrusted"\n`);
+    const bad = await trustOf('codex', root, env);
+    expect(bad.trusted).toBe('unknown');
+    expect(bad.how).toMatch(/is not valid TOML: .* at line 3, column 1/);
     // dotted keys are read like tables
     write(config, `projects."${root}".trust_level = "trusted"\n${labels.map((l) => `hooks.state."${hooksFile}:${l}:0:0".trusted_hash = "sha256:1"`).join('\n')}\n`);
     expect((await trustOf('codex', root, env)).trusted).toBe('yes');
