@@ -25,8 +25,8 @@ export interface NewObject {
 }
 
 /**
- * What a batch asks of the object database: odb.ts's `ObjectDatabase`, which imports this module
- * (its `batch()` makes one), so the batch names only the part it uses.
+ * What a batch asks of the object database (the `ObjectDatabase` that makes batches implements
+ * it), so the batch names only the part it uses.
  */
 export interface BatchTarget {
   /** Content held before a batch flushes by itself. */
