@@ -14,7 +14,7 @@ export async function cmdStatus(args: string[], io: CliIo & { now?: () => Date }
   const { flags, positionals } = parseArgs(args, { switches: ['json'] });
   if (positionals.length) throw new UsageError('status takes no arguments');
   const env = io.env ?? process.env;
-  const st = await readStatus(io.fs, { cwd: io.cwd, env, now: io.now });
+  const st = await readStatus(io.fs, { cwd: io.cwd, env, now: io.now, bin: io.bin });
   // the entries' positions and handler objects are for the trust readers, not for people
   const text = formatStatus(st, io.now ? io.now() : new Date());
   if (flags.has('json')) return ok(io, text.split('\n')[0], { ...st, harnesses: st.harnesses.map((h) => ({ ...h, hooks: h.hooks.map(({ entries: _e, ...f }) => f) })) });

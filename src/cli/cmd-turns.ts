@@ -96,7 +96,7 @@ export async function cmdTurns(args: string[], io: CliIo): Promise<number> {
   const turns = await repo.turns({ session: option(flags.get('session')) });
   // hooks installed that never reached this worktree (untrusted, not found): stderr only, so
   // `--json` stays the array it always was
-  for (const w of await hookSilenceWarnings(io.fs, { cwd: io.cwd, env: io.env ?? {} })) io.err(`git-scalpel: warning: ${w}\n`);
+  for (const w of await hookSilenceWarnings(io.fs, { cwd: io.cwd, env: io.env ?? {}, bin: io.bin })) io.err(`git-scalpel: warning: ${w}\n`);
   if (flags.has('json')) return ok(io, `${turns.length} turn(s)`, turns);
   const bin = binOf(io);
   io.out(turns.length ? turns.map(describeTurn).join('\n\n') + '\n' : `no turns (install the hooks: ${bin} install claude-code | codex | gemini)\n`);
