@@ -1343,8 +1343,19 @@ function info(m: Manifest, commit: string): SnapshotInfo {
 /** The declared paths that held nothing when captured (no file, no index entry): a misspelt path, or one the edit will create. */
 function absentRoots(m: Manifest): { absent?: string[] } {
   const c = m.captured;
-  const holds = (r: string) => (p: string) => p === r || (p.length > r.length && p.startsWith(r) && p.charCodeAt(r.length) === 47);
-  const absent = c.roots.filter((r) => r !== '' && !c.items.some((i) => holds(r)(i.path)) && !c.index.some((e) => holds(r)(e.path)) && !c.reuc.some((x) => holds(r)(x.path)));
+  const roots = new Set(c.roots);
+  const held = new Set<string>(['']);
+  // each captured path marks the root above it: a walk up to that root, no further (O(what was captured))
+  const mark = (p: string) => {
+    for (let q = p; !held.has(q); q = q.slice(0, Math.max(0, q.lastIndexOf('/')))) {
+      if (roots.has(q)) return void held.add(q);
+      if (q === '') return;
+    }
+  };
+  for (const i of c.items) mark(i.path);
+  for (const e of c.index) mark(e.path);
+  for (const r of c.reuc) mark(r.path);
+  const absent = c.roots.filter((r) => !held.has(r));
   return absent.length ? { absent } : {};
 }
 
