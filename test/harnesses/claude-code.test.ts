@@ -518,7 +518,7 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
     const r = scalpelSaved(p, 'rewind.txt', ['rewind']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^  LEFT     cache\/new\.bin: /m);
-    expect(r.stdout).toContain('to undo this rewind: git-scalpel rewind --undo');
+    expect(r.stdout).toContain('to undo this rewind: npx git-scalpel rewind --undo');
     expect(existsSync(join(p.dir, 'dist'))).toBe(false);
     expect(existsSync(join(p.dir, 'build'))).toBe(false);
     rmSync(join(p.dir, 'cache/new.bin'));
@@ -580,15 +580,15 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
     const { p, before, personal } = await refusalScenario('refusal undo');
     const forced = expectRewoundTo(p, before, 'after rewind --force', { args: ['--force'], artifact: 'forced.txt' });
     expect(forced.stdout).toMatch(/^  FORCED   gen\/x\.ts \(worktree\): /m);
-    expect(forced.stdout.endsWith('to undo this rewind: git-scalpel rewind --undo\n')).toBe(true);
+    expect(forced.stdout.endsWith('to undo this rewind: npx git-scalpel rewind --undo\n')).toBe(true);
     // the state the forced rewind replaced is not on the session's stack: `rewind --undo` is the way back
     expect(JSON.parse(p.scalpel(['turns', '--json']).stdout).data).toEqual([]);
-    expect(p.scalpel(['turns']).stdout).toContain('undo it with: git-scalpel rewind --undo');
+    expect(p.scalpel(['turns']).stdout).toContain('undo it with: npx git-scalpel rewind --undo');
     expectRewoundTo(p, personal, 'after rewind --undo', { args: ['--undo'], artifact: 'undo.txt' });
     // the undone rewind's turn is back: forced again, with --json this time, and undone again
     expect(turnsJson(p).map((t: { turn: number }) => t.turn)).toEqual([1]);
     const again = expectRewoundTo(p, before, 'after the second rewind --force', { args: ['--force', '--json'], artifact: 'forced-again.json' });
-    expect(JSON.parse(again.stdout).data).toMatchObject({ dryRun: false, undo: 'git-scalpel rewind --undo', savedAs: expect.any(String), conflicts: [expect.objectContaining({ path: 'gen/x.ts' })] });
+    expect(JSON.parse(again.stdout).data).toMatchObject({ dryRun: false, undo: 'npx git-scalpel rewind --undo', savedAs: expect.any(String), conflicts: [expect.objectContaining({ path: 'gen/x.ts' })] });
     expectRewoundTo(p, personal, 'after the second rewind --undo', { args: ['--undo'], artifact: 'undo-again.txt' });
   });
 

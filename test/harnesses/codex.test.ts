@@ -534,7 +534,7 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
     const { p, turns, turnsJsonRun, status } = await untrusted();
     const warning = `git-scalpel: warning: Codex CLI hooks are installed in ${p.dir}/.codex/hooks.json but no Codex CLI event has reached this worktree since `;
     expect(turns.stderr).toContain(warning);
-    expect(turns.stderr).toContain('is the project trusted? run git-scalpel status');
+    expect(turns.stderr).toContain('is the project trusted? run npx git-scalpel status');
     // --json stays the array; the warning is on stderr only
     expect(turnsJsonRun.code).toBe(0);
     expect(JSON.parse(turnsJsonRun.stdout).data).toEqual([]);
