@@ -211,7 +211,7 @@ function shellRows(get) {
         const ms = performance.now() - t0;
         const after = objects();
         const grew = before !== after;
-        const turns = JSON.parse(spawnSync(process.execPath, [CLI, 'turns', '--json'], { cwd: g.dir, encoding: 'utf8', maxBuffer: 1 << 26 }).stdout);
+        const turns = JSON.parse(spawnSync(process.execPath, [CLI, 'turns', '--json'], { cwd: g.dir, encoding: 'utf8', maxBuffer: 1 << 26 }).stdout).data;
         const stored = turns[0]?.paths?.length ?? 0;
         const stats = { n: 1, median: ms, min: ms, max: ms, mean: ms, samples: [ms] };
         readOnly = `objects ${grew ? 'CHANGED' : 'unchanged'} (git count-objects -v), ${stored} path(s) in the turn; ${(ms / 60).toFixed(0)} ms per hook process`;

@@ -5,20 +5,22 @@
  * from src/cli/loader.cjs) runs it through a V8 code cache, so a hook's fresh process does not
  * compile 0.5 MB of JavaScript every time. dist/mcp.cjs is the MCP server (`git-scalpel mcp`,
  * src/mcp/cli.ts) with the MCP SDK and zod, bundled apart so that no other command loads them
- * (loaded by the `mcp` command from beside dist/cli.cjs). dist/usage.txt is the command reference,
- * which the loader prints for `--help` on its own. Run by `npm run build` after tsc; the
+ * (loaded by the `mcp` command from beside dist/cli.cjs). dist/help.json is the command reference
+ * and the version, which the loader prints for `--help`, `<command> --help` and `--version` on its own. Run by `npm run build` after tsc; the
  * unbundled dist/cli/bin.js behaves the same.
  */
 import { build } from 'esbuild';
-import { chmodSync, copyFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-/** One CommonJS bundle of a compiled entry: node:* stays imported, everything else is inlined. */
+const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
 // jsonc-parser's `main` is a UMD build whose factory takes `require` as a parameter, which esbuild
 // cannot follow (its modules would be left to a require() beside the bundle): take its ES build.
 const alias = { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' };
-const bundle = (entry, out) => build({ entryPoints: [`${root}dist/${entry}`], outfile: `${root}dist/${out}`, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', legalComments: 'none', absWorkingDir: root, alias });
+/** One CommonJS bundle of a compiled entry: node:* stays imported, everything else is inlined; `--version` built in. */
+const bundle = (entry, out) =>
+  build({ entryPoints: [`${root}dist/${entry}`], outfile: `${root}dist/${out}`, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', legalComments: 'none', absWorkingDir: root, alias, define: { __GIT_SCALPEL_VERSION__: JSON.stringify(version) } });
 await bundle('cli/bin.js', 'cli.cjs');
 // The package's entry in Node (`git-scalpel` under the `node` condition, and `git-scalpel/node`):
 // one CommonJS bundle (dist/git-scalpel-node.cjs, its dependencies left to node_modules) compiled
@@ -42,9 +44,9 @@ export const { ${names.join(', ')} } = lib;
 `,
 );
 await bundle('mcp/cli.js', 'mcp.cjs');
-// the loader prints this for `--help` without loading dist/cli.cjs
-const { USAGE } = await import(`${root}dist/cli/usage.js`);
-writeFileSync(`${root}dist/usage.txt`, USAGE);
+// the loader prints these for `--help`, `<command> --help` and `--version` without loading dist/cli.cjs
+const { USAGE, allCommandHelp } = await import(`${root}dist/cli/usage.js`);
+writeFileSync(`${root}dist/help.json`, JSON.stringify({ version, usage: USAGE, commands: allCommandHelp() }) + '\n');
 const bin = `${root}dist/git-scalpel.cjs`;
 copyFileSync(`${root}src/cli/loader.cjs`, bin);
 chmodSync(bin, 0o755);

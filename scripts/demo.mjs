@@ -8,22 +8,23 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { nodeFs, encodeTree, encodeCommit, formatIdentity, encodeIndex, IndexEntry, compareEntries } from '../dist/node.js';
 import { Repository } from '../dist/internal.js';
-import { run } from '../dist/cli/main.js';
+import { runCli } from '../dist/cli/main.js';
+import { commandText } from '../dist/cli/hints.js';
+import { bold, useColour } from '../dist/cli/colour.js';
 
 const enc = new TextEncoder();
 const dir = mkdtempSync(join(tmpdir(), 'scalpel-demo-'));
-const say = (t) => console.log(`\n\x1b[1m${t}\x1b[0m`);
+// bold headings on a terminal only, and never with NO_COLOR set (the command line's rule, src/cli/colour.ts)
+const colour = useColour({ isTTY: process.stdout.isTTY, env: process.env });
+const say = (t) => console.log(`\n${bold(t, colour)}`);
 const haveGit = spawnSync('git', ['--version']).status === 0;
 
+/** Run the command line in-process as the binary runs it, and show it as a command a shell takes back (arguments quoted). */
 async function cli(args) {
   let out = '';
   let err = '';
-  const code = await run(args, { fs: nodeFs(), cwd: dir, out: (t) => (out += t), err: (t) => (err += t) }).catch(async (e) => {
-    const { errorExitCode } = await import('../dist/cli/args.js');
-    err += `git-scalpel: ${e.code === 'REFUSED' ? 'refused' : 'error'} [${e.code}]: ${e.message}\n`;
-    return errorExitCode(e);
-  });
-  console.log(`$ git-scalpel ${args.join(' ')}`);
+  const code = await runCli(args, { fs: nodeFs(), cwd: dir, out: (t) => (out += t), err: (t) => (err += t) });
+  console.log(`$ ${commandText('git-scalpel', args)}`);
   const indent = (t) => (t ? t.replace(/\n$/, '').replace(/^/gm, '  ') + '\n' : '');
   process.stdout.write(indent(out));
   process.stderr.write(indent(err));
@@ -126,7 +127,7 @@ try {
   writeFileSync(join(dir, 'README.md'), '# demo\n\nthe person typed this after the agent finished\n');
   say('6. A restore now would destroy the person\'s new text: git-scalpel refuses and writes nothing');
   const refused = await cli(['restore']);
-  say('7. --force saves the current state first, so even a forced restore can be undone');
+  say('7. Forced anyway, then undone: the forced restore saved the person\'s text, and a plain restore brings it back');
   await cli(['restore', '--force']);
   await cli(['restore']);
   const back = readFileSync(join(dir, 'README.md'), 'utf8').includes('the person typed this');

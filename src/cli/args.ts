@@ -1,8 +1,11 @@
 import { ScalpelError } from '../errors/index.js';
 
-/** Usage errors exit with code 2. */
+/** Usage errors exit with code 2; the message is the one thing that was wrong, `command` whose usage to show (run() fills it in). */
 export class UsageError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
     super(message);
     this.name = 'UsageError';
   }
@@ -55,6 +58,8 @@ const REFUSALS = new Set(['REFUSED', 'INDEX_LOCKED', 'SNAPSHOT_CORRUPT', 'BAD_PA
 
 export function errorExitCode(e: unknown): number {
   if (e instanceof UsageError) return 2;
+  // a patch that does not apply is git apply's exit 1, not a usage error
+  if (e instanceof ScalpelError && e.code === 'BAD_ARGUMENT' && e.data.name === 'patch') return 1;
   if (e instanceof ScalpelError && e.code === 'BAD_ARGUMENT') return 2;
   if (e instanceof ScalpelError && REFUSALS.has(e.code)) return 3;
   return 1;

@@ -2,8 +2,8 @@ import { ScalpelError } from '../errors/index.js';
 import { resolvePath } from '../fs/path.js';
 import { openRepository } from '../entry/root-node.js';
 import { parseArgs, UsageError } from './args.js';
-import { toJsonText } from '../bytes/json.js';
 import type { CliIo } from './io.js';
+import { ok, printOutcome } from './output.js';
 import { outputTail as tail, runCheck } from '../process/check.js';
 
 /** Exit code of a check that failed (the patch was rolled back, or kept with --keep-on-failure). */
@@ -20,39 +20,46 @@ export async function cmdApply(args: string[], io: CliIo): Promise<number> {
   if (positionals.length > 1) throw new UsageError('apply takes one patch file (or - for standard input)');
   if (flags.has('index') && flags.has('cached')) throw new UsageError('--index and --cached do not go together');
   const source = positionals[0] ?? '-';
-  const patch = source === '-' ? await (io.stdin ?? (() => Promise.reject(new UsageError('no standard input'))))() : await io.fs.readFile(resolvePath(io.cwd, source));
+  const patch = source === '-' ? await (io.stdin ?? (() => Promise.reject(new UsageError('no standard input'))))() : await readPatchFile(io, source);
   const repo = await openRepository({ fs: io.fs, dir: io.cwd, env: io.env });
   const command = flags.get('check');
   if (command === true) throw new UsageError('--check needs a command');
   const label = flags.get('label');
   const session = flags.get('session');
-  let r;
-  try {
-    r = await repo.apply(patch, {
+  const r = await repo.apply(patch, {
       session: typeof session === 'string' ? session : undefined,
       label: typeof label === 'string' ? label : undefined,
       to: flags.has('index') ? 'index' : flags.has('cached') ? 'cached' : 'worktree',
       check: command ? () => runCheck(command, repo.worktree) : undefined,
       keepOnFailure: flags.has('keep-on-failure'),
-      dryRun: flags.has('dry-run'),
-    });
+    dryRun: flags.has('dry-run'),
+  });
+  // a patch that does not apply is BAD_ARGUMENT naming the patch: git apply's exit 1 (args.ts errorExitCode)
+  const failed = r.check !== null && r.check.code !== 0;
+  const head = `${r.dryRun ? 'would apply' : 'applied'} ${r.files.length} file(s)${r.snapshot ? ` (snapshot ${r.snapshot}, session ${r.session}: restore undoes it)` : ''}`;
+  const checkLine = r.check ? `check: exit ${r.check.code}${r.check.code === 0 ? '' : r.rolledBack ? '; the patch was rolled back' : '; the patch is kept (--keep-on-failure), restore undoes it'}` : null;
+  if (flags.has('json')) {
+    if (!failed) return ok(io, head, r);
+    printOutcome(io, { code: 'CHECK_FAILED', exit: CHECK_FAILED, message: checkLine as string, data: r });
+    return CHECK_FAILED;
+  }
+  const lines = [head];
+  for (const f of r.files) lines.push(`  ${f.deleted ? 'delete' : f.from && f.from !== f.path ? 'rename' : 'write'}  ${f.from && f.from !== f.path ? `${f.from} -> ` : ''}${f.path}${f.mode ? ` (${f.mode})` : ''}`);
+  if (r.check) {
+    lines.push(checkLine as string);
+    if (r.check.code !== 0 && r.check.output) lines.push(tail(r.check.output).replace(/^/gm, '  | '));
+  }
+  io.out(lines.join('\n') + '\n');
+  return failed ? CHECK_FAILED : 0;
+}
+
+/** The patch file's bytes; one that cannot be read is a bad argument (exit 2), named. */
+async function readPatchFile(io: CliIo, source: string): Promise<Uint8Array> {
+  const path = resolvePath(io.cwd, source);
+  try {
+    return await io.fs.readFile(path);
   } catch (e) {
-    // a patch that does not apply is git apply's exit 1, not a usage error
-    if (e instanceof ScalpelError && e.code === 'BAD_ARGUMENT' && e.data.name === 'patch') {
-      io.err(`git-scalpel: error: ${e.message}\n`);
-      return 1;
-    }
-    throw e;
+    const cause = (e as { code?: unknown }).code;
+    throw new ScalpelError('BAD_ARGUMENT', `cannot read the patch file '${source}'${typeof cause === 'string' ? ` (${cause})` : ''}`, { name: 'patch-file', path, ...(typeof cause === 'string' ? { cause } : {}) });
   }
-  if (flags.has('json')) io.out(toJsonText(r) + '\n');
-  else {
-    const lines = [`${r.dryRun ? 'would apply' : 'applied'} ${r.files.length} file(s)${r.snapshot ? ` (snapshot ${r.snapshot}, session ${r.session}: restore undoes it)` : ''}`];
-    for (const f of r.files) lines.push(`  ${f.deleted ? 'delete' : f.from && f.from !== f.path ? 'rename' : 'write'}  ${f.from && f.from !== f.path ? `${f.from} -> ` : ''}${f.path}${f.mode ? ` (${f.mode})` : ''}`);
-    if (r.check) {
-      lines.push(`check: exit ${r.check.code}${r.check.code === 0 ? '' : r.rolledBack ? '; the patch was rolled back' : '; the patch is kept (--keep-on-failure), restore undoes it'}`);
-      if (r.check.code !== 0 && r.check.output) lines.push(tail(r.check.output).replace(/^/gm, '  | '));
-    }
-    io.out(lines.join('\n') + '\n');
-  }
-  return r.check && r.check.code !== 0 ? CHECK_FAILED : 0;
 }

@@ -4,8 +4,8 @@ import { readIndexFile } from '../entry/root-node.js';
 import { encodeIndex } from '../index/encode.js';
 import { equalBytes } from '../bytes/compare.js';
 import { formatStageDebug, inMemoryFlags } from '../index/format.js';
-import { parseArgs } from './args.js';
-import { toJsonText } from '../bytes/json.js';
+import { parseArgs, UsageError } from './args.js';
+import { ok as okOutcome, printOutcome } from './output.js';
 import type { GitIndex } from '../index/decode.js';
 import type { IndexExtension } from '../index/types.js';
 
@@ -16,7 +16,7 @@ import type { IndexExtension } from '../index/types.js';
  */
 export async function cmdIndex(args: string[], io: CliIo): Promise<number> {
   const { flags, positionals } = parseArgs(args, { switches: ['json', 'verify'] });
-  if (positionals.length) throw new (await import('./args.js')).UsageError(`index takes no paths (got ${positionals[0]})`);
+  if (positionals.length) throw new UsageError(`index takes no paths (got ${positionals[0]})`);
   const loc = await discoverRepository(io.fs, io.cwd);
   const cfg = await readRepoConfig(io.fs, loc);
   const objectFormat = objectFormatOf(cfg);
@@ -32,19 +32,22 @@ export async function cmdIndex(args: string[], io: CliIo): Promise<number> {
   const ok = checks.every((c) => c.identical);
   if (flags.has('json')) {
     const idx = read?.index;
-    io.out(
-      toJsonText({
-        gitDir: loc.gitDir,
-        objectFormat,
-        version: read?.file.version ?? null,
-        split: read?.shared ? { sharedIndex: read.shared.path, sharedEntries: read.shared.index.entries.length } : null,
-        skipHash: read?.file.skipHash ?? false,
-        checksum: read?.file.checksum ?? null,
-        entries: idx ? idx.entries.map((e) => e.toJSON()) : [],
-        extensions: idx ? (read?.file.extensions ?? []).map(summarizeExtension) : [],
-        ...(verify ? { verify: { ok, checks } } : {}),
-      }) + '\n',
-    );
+    const data = {
+      gitDir: loc.gitDir,
+      objectFormat,
+      version: read?.file.version ?? null,
+      split: read?.shared ? { sharedIndex: read.shared.path, sharedEntries: read.shared.index.entries.length } : null,
+      skipHash: read?.file.skipHash ?? false,
+      checksum: read?.file.checksum ?? null,
+      entries: idx ? idx.entries.map((e) => e.toJSON()) : [],
+      extensions: idx ? (read?.file.extensions ?? []).map(summarizeExtension) : [],
+      ...(verify ? { verify: { ok, checks } } : {}),
+    };
+    const message = read ? `${idx?.entries.length ?? 0} entries, index version ${read.file.version}` : 'no index file';
+    if (ok) return okOutcome(io, message, data);
+    const differs = checks.filter((c) => !c.identical).map((c) => c.file);
+    printOutcome(io, { code: 'VERIFY_FAILED', exit: 1, message: `re-encoding differs from the file: ${differs.join(', ')}`, data });
+    return 1;
   } else {
     if (read) {
       const parts: string[] = [];

@@ -8,8 +8,9 @@ import { INSTALLABLE, HARNESS_SPECS, harnessDir, hookCommand, isInstallable, pla
 import { formatTrust, readHookFile, readTrust, type CommandCheck, type TrustStatus } from '../hooks/status.js';
 import { MCP_SERVER_NAME, MCP_SPECS, mcpServerCommand, mcpUserConfigFile, planMcpInstall, type McpInstallPlan } from '../hooks/install-mcp.js';
 import { parseArgs, UsageError } from './args.js';
-import { toJsonText } from '../bytes/json.js';
 import type { CliIo } from './io.js';
+import { ok } from './output.js';
+import { firstOnPathIs, personCommand } from './invocation.js';
 
 /** What `install` reads of the process beyond CliIo; main() leaves it to the defaults. */
 export interface InstallIo {
@@ -69,8 +70,9 @@ export async function cmdInstall(args: string[], io: CliIo & InstallIo): Promise
   const warnings = uninstall ? [] : installWarnings(absScript, projectRoot, onPath);
   for (const w of warnings) io.err(`git-scalpel: warning: ${w}\n`);
   if (uninstall) {
-    if (flags.has('json')) io.out(toJsonText({ file, action: plan.action, events: plan.events, command: plan.command }) + '\n');
-    else io.out(describe(harness, file, plan, removed, user));
+    const text = describe(harness, file, plan, removed, user);
+    if (flags.has('json')) return ok(io, text.split('\n')[0], { file, action: plan.action, events: plan.events, command: plan.command });
+    io.out(text);
     return 0;
   }
 
@@ -84,11 +86,10 @@ export async function cmdInstall(args: string[], io: CliIo & InstallIo): Promise
     warnings.push(`this is a linked worktree: recent Codex versions read its hooks from the main checkout's ${joinPath(mainRoot, ownFile)} (codex-rs/config/src/loader/mod.rs), so install them there too`);
     io.err(`git-scalpel: warning: ${warnings[warnings.length - 1]}\n`);
   }
-  if (flags.has('json')) {
-    io.out(toJsonText({ file, action: plan.action, events: plan.events, command: plan.command, binary, trust, warnings }) + '\n');
-    return 0;
-  }
-  io.out(describe(harness, file, plan, removed, user, { binary, trust }));
+  const bin = personCommand({ script: absScript, onPath });
+  const text = describe(harness, file, plan, removed, user, { binary, trust, bin });
+  if (flags.has('json')) return ok(io, text.split('\n')[0], { file, action: plan.action, events: plan.events, command: plan.command, binary, trust, warnings });
+  io.out(text);
   return 0;
 }
 
@@ -139,11 +140,9 @@ async function installMcp(
       await writeFileAtomic(io.fs, target, utf8Encode(plan.text ?? (spec.format === 'json' ? '{}\n' : '')));
     }
   }
-  if (o.json) {
-    io.out(toJsonText({ file, action: plan.action, name: MCP_SERVER_NAME, server: plan.server, replaced: plan.replaced }) + '\n');
-    return 0;
-  }
-  io.out(describeMcp(harness, file, plan, removedDir, o.user));
+  const text = describeMcp(harness, file, plan, removedDir, o.user);
+  if (o.json) return ok(io, text.split('\n')[0], { file, action: plan.action, name: MCP_SERVER_NAME, server: plan.server, replaced: plan.replaced });
+  io.out(text);
   return 0;
 }
 
@@ -176,7 +175,7 @@ function describeMcp(harness: InstallableHarness, file: string, plan: McpInstall
   return lines.join('\n') + '\n';
 }
 
-function describe(harness: InstallableHarness, file: string, plan: InstallPlan, removedDir: boolean, user: boolean, after?: { binary: CommandCheck | null; trust: TrustStatus }): string {
+function describe(harness: InstallableHarness, file: string, plan: InstallPlan, removedDir: boolean, user: boolean, after?: { binary: CommandCheck | null; trust: TrustStatus; bin: string }): string {
   const spec = HARNESS_SPECS[harness];
   const lines: string[] = [];
   const matched = spec.events.filter((e) => e.matcher !== undefined && plan.events.includes(e.event));
@@ -203,11 +202,13 @@ function describe(harness: InstallableHarness, file: string, plan: InstallPlan, 
   }
   if (after && (plan.action === 'installed' || plan.action === 'already-installed')) {
     lines.push(...formatTrust(spec.title, after.trust));
+    // as this person runs the command line: `npx git-scalpel` after a project install, which puts no git-scalpel on PATH
+    const next = (cmd: string) => `${after.bin} ${cmd}`.padEnd(after.bin.length + 10);
     lines.push(
       'next:',
-      '  git-scalpel status    whether each harness runs the hooks, and the last event it sent',
-      '  git-scalpel turns     the agent\'s turns, newest first, and what a rewind would do',
-      '  git-scalpel rewind    undo the newest turn (every file it wrote, and the index)',
+      `  ${next('status')}  whether each harness runs the hooks, and the last event it sent`,
+      `  ${next('turns')}  the agent's turns, newest first, and what a rewind would do`,
+      `  ${next('rewind')}  undo the newest turn (every file it wrote, and the index)`,
     );
   }
   return lines.join('\n') + '\n';
@@ -246,22 +247,6 @@ async function readText(fs: Fs, target: string, file: string): Promise<string | 
   } catch {
     throw new ScalpelError('UNSUPPORTED', `${file}: not UTF-8 text; nothing was changed`, { path: file, capability: 'hook-config', reason: 'not-utf8' });
   }
-}
-
-/**
- * Whether the `git-scalpel` a shell finds first on PATH is the file running now (same device and
- * inode, links followed). Directories named `node_modules/.bin` are skipped: npm run and npx put
- * them on PATH for their child only, and a harness's shell will not have them.
- */
-async function firstOnPathIs(fs: Fs, path: string | undefined, script: string): Promise<boolean> {
-  const self = await fs.stat(script);
-  if (!self) return false;
-  for (const dir of (path ?? '').split(':')) {
-    if (!dir.startsWith('/') || /\/node_modules\/\.bin\/?$/.test(dir)) continue;
-    const st = await fs.stat(joinPath(dir, 'git-scalpel'));
-    if (st && st.type === 'file') return st.dev === self.dev && st.ino === self.ino;
-  }
-  return false;
 }
 
 async function ensureDir(fs: Fs, dir: string): Promise<void> {

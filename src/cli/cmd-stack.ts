@@ -4,10 +4,13 @@ import { unquoteC } from '../bytes/c-quote.js';
 import { resolvePath } from '../fs/path.js';
 import { openRepository } from '../entry/root-node.js';
 import type { LogRecord, RestoreReport, SnapshotInfo } from '../snapshot/engine.js';
-import { headRefusal } from '../snapshot/refusals.js';
+import type { Manifest, PathState } from '../model/state.js';
+import { headRefusal, pushedRefusal, refusal } from '../snapshot/refusals.js';
 import { parseArgs, UsageError } from './args.js';
-import { toJsonText } from '../bytes/json.js';
-import type { CliIo } from './io.js';
+import { binOf, type CliIo } from './io.js';
+import { ok, printOutcome } from './output.js';
+import { reportJson } from './report-json.js';
+import { withCliHint } from './hints.js';
 
 /**
  * A --pathspec-from-file line as git reads it: a line quoted C-style ("a\tb", "\303\251", as
@@ -67,9 +70,15 @@ export async function cmdSnapshot(args: string[], io: CliIo): Promise<number> {
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const s = await repo.snapshot(paths, { session: str(flags.get('session')), label: str(flags.get('label')), into: str(flags.get('into')), cwd: io.cwd });
   warn(io, repo.takeWarnings());
-  if (flags.has('json')) io.out(toJsonText(s) + '\n');
-  else io.out(`snapshot ${describeSnapshot(s)}\n${s.paths.map((p) => `  ${show(p)}\n`).join('')}`);
+  const notes = (s.absent ?? []).map(absentNote);
+  if (flags.has('json')) return ok(io, `snapshot ${s.id}: ${s.paths.length} path(s)`, { ...s, absent: s.absent ?? [] });
+  io.out(`snapshot ${describeSnapshot(s)}\n${s.paths.map((p) => `  ${show(p)}\n`).join('')}${notes.map((n) => `note: ${n}\n`).join('')}`);
   return 0;
+}
+
+/** What a snapshot says of a declared path that did not exist (a misspelt name is captured as absent, silently otherwise). */
+export function absentNote(path: string): string {
+  return `${show(path)} does not exist; captured as absent (a restore removes whatever is made there)`;
 }
 
 export async function cmdSeal(args: string[], io: CliIo): Promise<number> {
@@ -78,8 +87,8 @@ export async function cmdSeal(args: string[], io: CliIo): Promise<number> {
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const s = await repo.seal({ session: str(flags.get('session')), id: positionals[0] });
   warn(io, repo.takeWarnings());
-  if (flags.has('json')) io.out(toJsonText(s) + '\n');
-  else io.out(`sealed ${describeSnapshot(s)}\n`);
+  if (flags.has('json')) return ok(io, `sealed ${s.id}`, s);
+  io.out(`sealed ${describeSnapshot(s)}\n`);
   return 0;
 }
 
@@ -87,11 +96,43 @@ export async function cmdRestore(args: string[], io: CliIo): Promise<number> {
   const { flags, positionals } = parseArgs(args, { switches: ['json', 'dry-run', 'force', 'verify-index'], options: ['session'] });
   if (positionals.length > 1) throw new UsageError('restore takes at most one snapshot id');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
-  const r = await repo.restore({ session: str(flags.get('session')), id: positionals[0], dryRun: flags.has('dry-run'), force: flags.has('force'), verifyIndex: flags.has('verify-index') });
+  const force = flags.has('force');
+  const r = await repo.restore({ session: str(flags.get('session')), id: positionals[0], dryRun: flags.has('dry-run'), force, verifyIndex: flags.has('verify-index') });
   warn(io, repo.takeWarnings());
-  if (flags.has('json')) io.out(toJsonText(r) + '\n');
-  else io.out(formatReport(r));
-  return r.dryRun && (r.conflicts.length || (r.head && headRefusal(r.head))) ? 3 : 0;
+  return reportOutcome(io, r, { force, verb: 'restore', json: flags.has('json'), command: 'restore', args });
+}
+
+/**
+ * The refusal the command would have thrown for what its dry run found (the same checks in the
+ * same order: commits pushed since, then paths changed after their seal; none with force), or null.
+ */
+export function dryRunRefusal(r: RestoreReport, o: { force: boolean; verb: 'restore' | 'rewind' }): ScalpelError | null {
+  if (!r.dryRun || o.force) return null;
+  if (r.head && headRefusal(r.head)) return pushedRefusal(r.head, r.session, o.verb);
+  if (r.conflicts.length) return refusal(r.conflicts, r.session, o.verb);
+  return null;
+}
+
+/**
+ * Print a restore's or rewind's report and return its exit code: 0, or 3 for a dry run that would
+ * be refused (as the command would be). With --json the one object (output.ts): code "OK", or
+ * "REFUSED" for that dry run with the refusal's message; data the report, its states as fields.
+ */
+export function reportOutcome(io: CliIo, r: RestoreReport, o: { force: boolean; verb: 'restore' | 'rewind'; json: boolean; command: string; args: readonly string[]; extra?: Record<string, unknown>; after?: string }): number {
+  const refused = dryRunRefusal(r, o);
+  if (o.json) {
+    const data = { ...reportJson(r), ...o.extra };
+    if (!refused) return ok(io, firstLine(r), data);
+    const hinted = withCliHint(refused, { command: o.command, argv: io.argv ?? [o.command, ...o.args], bin: binOf(io) }) as ScalpelError;
+    printOutcome(io, { code: refused.code, exit: 3, message: hinted.message, data });
+    return 3;
+  }
+  io.out(formatReport(r, { force: o.force, verb: o.verb }) + (o.after ?? ''));
+  return refused ? 3 : 0;
+}
+
+function firstLine(r: RestoreReport): string {
+  return formatReport(r).split('\n')[0];
 }
 
 const shortId = (oid: string | null) => (oid ? oid.slice(0, 12) : 'unborn');
@@ -115,22 +156,29 @@ function headLines(r: RestoreReport): string[] {
   return lines;
 }
 
-export function formatReport(r: RestoreReport): string {
+/**
+ * A restore's or rewind's report for people, its actions in the order they happen: what is
+ * written and removed, then the directories the edit made, deepest first (r.pruned).
+ */
+export function formatReport(r: RestoreReport, o: { force?: boolean; verb?: 'restore' | 'rewind' } = {}): string {
   const lines: string[] = [];
   const verb = r.dryRun ? 'would restore' : 'restored';
-  lines.push(`${verb} ${r.restored.join(', ')} (session ${r.session})${r.savedAs ? `; the state it replaced is saved as ${r.savedAs}` : ''}`);
+  const forced = r.savedAs !== null || (r.dryRun && o.force === true);
+  lines.push(`${verb} ${r.restored.join(', ')} (session ${r.session})${r.savedAs ? `; the state it replaced is saved as ${r.savedAs}` : r.dryRun && forced && r.conflicts.length ? '; the state it would replace is saved first' : ''}`);
   if (r.paths.length === 0) lines.push('  nothing to change');
-  for (const p of r.paths) {
+  const pruneAt = (p: RestoreReport['paths'][number]) => (p.worktree?.action === 'prune' ? r.pruned.indexOf(p.path) + 1 || r.pruned.length + 1 : 0);
+  const ordered = r.paths.map((p, i) => ({ p, i, k: pruneAt(p) })).sort((a, b) => a.k - b.k || a.i - b.i).map((x) => x.p);
+  for (const p of ordered) {
     if (p.worktree) lines.push(`  ${p.worktree.action.padEnd(8)} ${show(p.path)}: ${p.worktree.from} -> ${p.worktree.to}`);
     if (p.index) lines.push(`  ${'index'.padEnd(8)} ${show(p.path)}: ${p.index.from} -> ${p.index.to}`);
     if (p.resolveUndo) lines.push(`  ${'reuc'.padEnd(8)} ${show(p.path)}: ${p.resolveUndo.from} -> ${p.resolveUndo.to}`);
   }
-  const tag = r.savedAs ? 'FORCED' : 'CONFLICT';
+  const tag = forced ? 'FORCED' : 'CONFLICT';
   for (const c of r.conflicts) lines.push(`  ${tag.padEnd(8)} ${show(c.path)} (${c.part}): sealed ${c.expected}, found ${c.found}${r.savedAs ? ` (saved in ${r.savedAs})` : ''}`);
   lines.push(...headLines(r));
   for (const u of r.uncovered ?? []) lines.push(`  LOST     ${show(u)}: never captured (ignored by git, or another repository's), a shell command of the turn removed or changed it; ${r.dryRun ? 'a restore cannot' : 'the restore did not'} bring it back`);
   for (const u of r.left ?? []) lines.push(`  LEFT     ${show(u)}: a shell command of the turn made or changed it inside an ignored directory that was there before (never captured); ${r.dryRun ? 'a restore leaves' : 'the restore left'} it`);
-  if (r.dryRun && (r.conflicts.length || (r.head && headRefusal(r.head)))) lines.push('restore would be refused; --force saves the current state first, then overwrites it');
+  if (r.dryRun && !forced && (r.conflicts.length || (r.head && headRefusal(r.head)))) lines.push(`${o.verb ?? 'restore'} would be refused; --force saves the current state first, then overwrites it`);
   return lines.join('\n') + '\n';
 }
 
@@ -139,8 +187,8 @@ export async function cmdList(args: string[], io: CliIo): Promise<number> {
   if (positionals.length) throw new UsageError('list takes no arguments');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const list = await repo.list({ session: str(flags.get('session')) });
-  if (flags.has('json')) io.out(toJsonText(list) + '\n');
-  else io.out(list.length ? list.map((s) => `${describeSnapshot(s)}\n${s.paths.map((p) => `    ${show(p)}\n`).join('')}`).join('') : 'no snapshots\n');
+  if (flags.has('json')) return ok(io, `${list.length} snapshot(s)`, list);
+  io.out(list.length ? list.map((s) => `${describeSnapshot(s)}\n${s.paths.map((p) => `    ${show(p)}\n`).join('')}`).join('') : 'no snapshots\n');
   return 0;
 }
 
@@ -149,10 +197,7 @@ export async function cmdShow(args: string[], io: CliIo): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('show takes one snapshot id');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const m = await repo.show({ session: str(flags.get('session')), id: positionals[0] });
-  if (flags.has('json')) {
-    io.out(toJsonText(m) + '\n');
-    return 0;
-  }
+  if (flags.has('json')) return ok(io, `snapshot ${m.id}`, showJson(m));
   const lines = [`snapshot ${m.id} (session ${m.session}, commit ${m.commit})`, `created ${m.createdAt}${m.label ? `, label "${m.label}"` : ''}${m.seal ? `, sealed ${m.seal.sealedAt}` : ', not sealed'}`];
   lines.push('paths:', ...m.captured.roots.map((r) => `  ${show(r)}`));
   lines.push('captured:');
@@ -181,8 +226,9 @@ export async function cmdDrop(args: string[], io: CliIo): Promise<number> {
   if (flags.has('all') ? positionals.length !== 0 : positionals.length !== 1) throw new UsageError('drop takes one snapshot id, or --all');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const ids = await repo.drop({ session: str(flags.get('session')), id: positionals[0], all: flags.has('all') });
-  if (flags.has('json')) io.out(toJsonText({ dropped: ids }) + '\n');
-  else io.out(ids.length ? `dropped ${ids.join(', ')}\n` : 'nothing to drop\n');
+  const text = ids.length ? `dropped ${ids.join(', ')}` : 'nothing to drop';
+  if (flags.has('json')) return ok(io, text, { dropped: ids });
+  io.out(`${text}\n`);
   return 0;
 }
 
@@ -193,8 +239,9 @@ export async function cmdPrune(args: string[], io: CliIo): Promise<number> {
   if (!/^\d+$/.test(keepText)) throw new UsageError(`--keep needs a whole number, got '${keepText}'`);
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const ids = await repo.prune({ session: str(flags.get('session')), keep: Number(keepText) });
-  if (flags.has('json')) io.out(toJsonText({ dropped: ids }) + '\n');
-  else io.out(ids.length ? `pruned ${ids.join(', ')}\n` : 'nothing to prune\n');
+  const text = ids.length ? `pruned ${ids.join(', ')}` : 'nothing to prune';
+  if (flags.has('json')) return ok(io, text, { dropped: ids });
+  io.out(`${text}\n`);
   return 0;
 }
 
@@ -203,8 +250,8 @@ export async function cmdLog(args: string[], io: CliIo): Promise<number> {
   if (positionals.length) throw new UsageError('log takes no arguments');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const log = await repo.log({ session: str(flags.get('session')) });
-  if (flags.has('json')) io.out(toJsonText(log) + '\n');
-  else io.out(log.length ? log.map((r) => `${r.at} ${r.event.padEnd(8)} ${r.ids.join(',')} ${r.paths.map(show).join(' ')}${logDetail(r)}\n`).join('') : 'no log records\n');
+  if (flags.has('json')) return ok(io, `${log.length} log record(s)`, log);
+  io.out(log.length ? log.map((r) => `${r.at} ${r.event.padEnd(8)} ${r.ids.join(',')} ${r.paths.map(show).join(' ')}${logDetail(r)}\n`).join('') : 'no log records\n');
   return 0;
 }
 
@@ -219,6 +266,21 @@ function logDetail(r: LogRecord): string {
   if (r.event === 'turn-start' && typeof d.label === 'string') text += ` turn ${String(d.turn)}: ${JSON.stringify(d.label)}`;
   if (Array.isArray(d.pruned) && d.pruned.length) text += `; removed empty directories: ${d.pruned.join(', ')}`;
   return text;
+}
+
+/** A snapshot's manifest for --json: modes as git writes them ('100644'), not numbers. */
+function showJson(m: Manifest & { commit?: string }): unknown {
+  return { ...m, captured: stateJson(m.captured), seal: m.seal && { ...m.seal, state: stateJson(m.seal.state) } };
+}
+
+function stateJson(st: PathState): unknown {
+  const mode = (n: number) => n.toString(8).padStart(6, '0');
+  return {
+    ...st,
+    items: st.items.map((i) => (i.kind === 'file' ? { ...i, mode: mode(i.mode) } : i)),
+    index: st.index.map((e) => ({ ...e, mode: mode(e.mode) })),
+    reuc: st.reuc.map((r) => ({ ...r, modes: r.modes.map((x) => (x ? mode(x) : null)) })),
+  };
 }
 
 function warn(io: CliIo, warnings: string[]): void {

@@ -1,7 +1,7 @@
-import { toJsonText } from '../bytes/json.js';
 import { formatStatus, readStatus } from '../hooks/status.js';
 import { parseArgs, UsageError } from './args.js';
 import type { CliIo } from './io.js';
+import { ok } from './output.js';
 
 /**
  * `git-scalpel status [--json]`: for Claude Code, Codex CLI and Gemini CLI in this worktree, the
@@ -14,9 +14,10 @@ export async function cmdStatus(args: string[], io: CliIo & { now?: () => Date }
   const { flags, positionals } = parseArgs(args, { switches: ['json'] });
   if (positionals.length) throw new UsageError('status takes no arguments');
   const env = io.env ?? process.env;
-  const st = await readStatus(io.fs, { cwd: io.cwd, env, now: io.now });
+  const st = await readStatus(io.fs, { cwd: io.cwd, env, now: io.now, bin: io.bin });
   // the entries' positions and handler objects are for the trust readers, not for people
-  if (flags.has('json')) io.out(toJsonText({ ...st, harnesses: st.harnesses.map((h) => ({ ...h, hooks: h.hooks.map(({ entries: _e, ...f }) => f) })) }) + '\n');
-  else io.out(formatStatus(st, io.now ? io.now() : new Date()));
+  const text = formatStatus(st, io.now ? io.now() : new Date());
+  if (flags.has('json')) return ok(io, text.split('\n')[0], { ...st, harnesses: st.harnesses.map((h) => ({ ...h, hooks: h.hooks.map(({ entries: _e, ...f }) => f) })) });
+  io.out(text);
   return 0;
 }

@@ -4,9 +4,9 @@ import { handleHookEvent, openRepository } from '../entry/root-node.js';
 import { HARNESSES, hookResponse, parseHookPayload, type Harness, type HookEvent } from '../hooks/harness.js';
 import { hookSilenceWarnings } from '../hooks/status.js';
 import { parseArgs, UsageError } from './args.js';
-import { toJsonText } from '../bytes/json.js';
-import { formatReport } from './cmd-stack.js';
-import type { CliIo } from './io.js';
+import { reportOutcome } from './cmd-stack.js';
+import { binOf, type CliIo } from './io.js';
+import { ok } from './output.js';
 
 /** A hook payload larger than this is refused before it is parsed (a Write of a large file is still far below). */
 const MAX_PAYLOAD = 256 << 20;
@@ -96,14 +96,12 @@ export async function cmdTurns(args: string[], io: CliIo): Promise<number> {
   const turns = await repo.turns({ session: option(flags.get('session')) });
   // hooks installed that never reached this worktree (untrusted, not found): stderr only, so
   // `--json` stays the array it always was
-  for (const w of await hookSilenceWarnings(io.fs, { cwd: io.cwd, env: io.env ?? {} })) io.err(`git-scalpel: warning: ${w}\n`);
-  if (flags.has('json')) {
-    io.out(toJsonText(turns) + '\n');
-    return 0;
-  }
-  io.out(turns.length ? turns.map(describeTurn).join('\n\n') + '\n' : 'no turns (install the hooks: git-scalpel install claude-code | codex | gemini)\n');
+  for (const w of await hookSilenceWarnings(io.fs, { cwd: io.cwd, env: io.env ?? {}, bin: io.bin })) io.err(`git-scalpel: warning: ${w}\n`);
+  if (flags.has('json')) return ok(io, `${turns.length} turn(s)`, turns);
+  const bin = binOf(io);
+  io.out(turns.length ? turns.map(describeTurn).join('\n\n') + '\n' : `no turns (install the hooks: ${bin} install claude-code | codex | gemini)\n`);
   const [last] = await repo.undoableRewinds();
-  if (last) io.out(`\nlast rewind: ${last.label ?? last.id} (${last.createdAt}); undo it with: git-scalpel rewind --undo\n`);
+  if (last) io.out(`\nlast rewind: ${last.label ?? last.id} (${last.createdAt}); undo it with: ${bin} rewind --undo\n`);
   return 0;
 }
 
@@ -117,23 +115,18 @@ export async function cmdRewind(args: string[], io: CliIo): Promise<number> {
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   if (flags.has('undo')) {
     if (positionals.length || flags.has('session')) throw new UsageError('rewind --undo takes no turn and no session: it undoes the newest rewind of this worktree');
-    const r = await repo.rewindUndo({ dryRun: flags.has('dry-run'), force: flags.has('force'), verifyIndex: flags.has('verify-index') });
+    const force = flags.has('force');
+    const r = await repo.rewindUndo({ dryRun: flags.has('dry-run'), force, verifyIndex: flags.has('verify-index') });
     for (const w of repo.takeWarnings()) io.err(`git-scalpel: warning: ${w}\n`);
-    if (flags.has('json')) io.out(toJsonText(r) + '\n');
-    else {
-      io.out(formatReport(r));
-      if (!r.dryRun) io.out(r.turnsBack ? 'the rewound turns are back in `git-scalpel turns`\n' : 'the files are back; the rewound turns are not (their session has moved on since)\n');
-    }
-    return r.dryRun && r.conflicts.length ? 3 : 0;
+    const after = r.dryRun ? '' : r.turnsBack ? `the rewound turns are back in \`${binOf(io)} turns\`\n` : 'the files are back; the rewound turns are not (their session has moved on since)\n';
+    // the undo is a restore of the rewind's own snapshot: it refuses as a restore does
+    return reportOutcome(io, r, { force, verb: 'restore', json: flags.has('json'), command: 'rewind', args, after });
   }
-  const r = await repo.rewind({ session: option(flags.get('session')), turn: positionals[0], dryRun: flags.has('dry-run'), force: flags.has('force'), verifyIndex: flags.has('verify-index') });
+  const force = flags.has('force');
+  const r = await repo.rewind({ session: option(flags.get('session')), turn: positionals[0], dryRun: flags.has('dry-run'), force, verifyIndex: flags.has('verify-index') });
   for (const w of repo.takeWarnings()) io.err(`git-scalpel: warning: ${w}\n`);
-  if (flags.has('json')) io.out(toJsonText({ ...r, ...(r.dryRun ? {} : { undo: 'git-scalpel rewind --undo' }) }) + '\n');
-  else {
-    io.out(formatReport(r));
-    if (!r.dryRun) io.out(`to undo this rewind: git-scalpel rewind --undo\n`);
-  }
-  return r.dryRun && (r.conflicts.length || (r.head && (r.head.pushed.length || !r.head.complete))) ? 3 : 0;
+  const undo = `${binOf(io)} rewind --undo`;
+  return reportOutcome(io, r, { force, verb: 'rewind', json: flags.has('json'), command: 'rewind', args, extra: r.dryRun ? {} : { undo }, after: r.dryRun ? '' : `to undo this rewind: ${undo}\n` });
 }
 
 function option(v: string | true | undefined): string | undefined {

@@ -15,4 +15,17 @@ export interface CliIo {
    * git-scalpel a shell finds).
    */
   env?: Readonly<Record<string, string | undefined>> & { HOME?: string; XDG_CONFIG_HOME?: string };
+  /**
+   * The command line as a person runs it again ('git-scalpel', 'npx git-scalpel', 'node
+   * /path/dist/git-scalpel.cjs': invocation.ts personCommand), for the commands the output names.
+   * Default 'git-scalpel'.
+   */
+  bin?: string;
+  /** The whole command line after the program's name (-C DIR included), as given: for hints that repeat it. */
+  argv?: readonly string[];
+}
+
+/** The command line as a person runs it again (CliIo.bin). */
+export function binOf(io: CliIo): string {
+  return io.bin ?? 'git-scalpel';
 }

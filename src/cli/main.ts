@@ -1,7 +1,9 @@
 import { nodeFs } from '../fs/node.js';
-import { resolvePath } from '../fs/path.js';
+import { dirname, joinPath, resolvePath } from '../fs/path.js';
 import { ScalpelError } from '../errors/index.js';
-import { UsageError, errorExitCode } from './args.js';
+import type { Fs } from '../fs/types.js';
+import { utf8Decode } from '../bytes/text.js';
+import { UsageError } from './args.js';
 import { cmdIndex } from './cmd-index.js';
 import type { CliIo } from './io.js';
 import { withCliHint } from './hints.js';
@@ -11,34 +13,116 @@ import { cmdInstall } from './cmd-install.js';
 import { cmdStatus } from './cmd-status.js';
 import { HARNESS_ENV } from '../hooks/install.js';
 import { cmdApply } from './cmd-apply.js';
-import { USAGE } from './usage.js';
+import { USAGE, commandHelp, isCommand } from './usage.js';
+import { errorOutcome, ok, printOutcome, wantsJson } from './output.js';
+import { firstOnPathIs, personCommand } from './invocation.js';
 
-export async function run(argv: string[], io: CliIo): Promise<number> {
-  let cwd = io.cwd;
+/** What run() reads beyond a command's CliIo. */
+export interface RunIo extends CliIo {
+  /** The package's version, for `--version` (main() reads it; without it, 'unknown'). */
+  version?: string;
+}
+
+/** The commands that speak someone else's protocol on stdout: `--json` is not theirs. */
+const PROTOCOL_COMMANDS = new Set(['hook', 'mcp']);
+
+/** The words before the command: `-C DIR` (or `-CDIR`), any number of times. */
+function leading(argv: readonly string[]): { dirs: string[]; at: number } {
+  const dirs: string[] = [];
   let i = 0;
   while (i < argv.length) {
     const a = argv[i];
     if (a === '-C') {
       const d = argv[i + 1];
       if (d === undefined) throw new UsageError('-C needs a directory');
-      cwd = resolvePath(cwd, d);
+      dirs.push(d);
       i += 2;
     } else if (a.startsWith('-C') && a.length > 2) {
-      cwd = resolvePath(cwd, a.slice(2));
+      dirs.push(a.slice(2));
       i += 1;
     } else break;
   }
-  const cmd = argv[i];
+  return { dirs, at: i };
+}
+
+/** The command word of `argv` (after any -C), when there is one. */
+export function commandOf(argv: readonly string[]): string | undefined {
   try {
-    return await dispatch(cmd, argv.slice(i + 1), { ...io, cwd });
-  } catch (e) {
-    // the library's errors get their command-line words (the flag that helps) on the way out
-    throw withCliHint(e, cmd);
+    return argv[leading(argv).at];
+  } catch {
+    return undefined;
   }
 }
 
+/**
+ * One run of the command line: the exit code, or the error it ended in (thrown, with its
+ * command-line hint, for runCli to print). Tests call it to see the error itself.
+ */
+export async function run(argv: string[], io: RunIo): Promise<number> {
+  const { dirs, at } = leading(argv);
+  let cwd = io.cwd;
+  for (const d of dirs) {
+    cwd = resolvePath(cwd, d);
+    await checkDirectory(io.fs, cwd, d);
+  }
+  const cmd = argv[at];
+  const rest = argv.slice(at + 1);
+  const json = wantsJson(argv);
+  if (cmd === '--version') {
+    const version = io.version ?? 'unknown';
+    if (json) return ok(io, `git-scalpel version ${version}`, { version });
+    io.out(`git-scalpel version ${version}\n`);
+    return 0;
+  }
+  if (cmd === undefined || cmd === 'help' || cmd === '-h' || cmd === '--help') {
+    // `help restore`, `--help restore`: that command's page
+    const topic = rest.find((a) => a !== '--json');
+    if (topic !== undefined && !isCommand(topic)) throw new UsageError(`no help for '${topic}': not a git-scalpel command`);
+    const text = topic !== undefined ? commandHelp(topic) : USAGE;
+    if (cmd === undefined) {
+      // a bare `git-scalpel`: the reference, and the usage exit code (as before: git prints usage too)
+      io.out(USAGE);
+      return 2;
+    }
+    if (json) return ok(io, topic ? `git-scalpel ${topic}` : 'git-scalpel', { command: topic ?? null, help: text });
+    io.out(text);
+    return 0;
+  }
+  if (!isCommand(cmd)) throw new UsageError(cmd.startsWith('-') ? `unknown option ${cmd}` : `'${cmd}' is not a git-scalpel command`);
+  if (asksHelp(rest)) {
+    if (json && !PROTOCOL_COMMANDS.has(cmd)) return ok(io, `git-scalpel ${cmd}`, { command: cmd, help: commandHelp(cmd) });
+    io.out(commandHelp(cmd));
+    return 0;
+  }
+  try {
+    return await dispatch(cmd, rest, { ...io, cwd, argv });
+  } catch (e) {
+    // a usage error shows its command's usage; the library's errors get their command-line words
+    // (the command that helps, as this person runs it) on the way out
+    if (e instanceof UsageError && e.command === undefined) throw new UsageError(e.message, cmd);
+    throw withCliHint(e, { command: cmd, argv, bin: io.bin ?? 'git-scalpel' });
+  }
+}
+
+/** `-h` or `--help` among a command's options (before a `--`, after which words are paths). */
+function asksHelp(rest: readonly string[]): boolean {
+  for (const a of rest) {
+    if (a === '--') return false;
+    if (a === '-h' || a === '--help') return true;
+  }
+  return false;
+}
+
+/** `-C DIR` must name a directory, as git's `-C` does ("cannot change to ..."). */
+async function checkDirectory(fs: Fs, dir: string, given: string): Promise<void> {
+  const st = await fs.stat(dir);
+  if (st && st.type === 'directory') return;
+  const reason = st ? 'not-a-directory' : 'not-found';
+  throw new ScalpelError('BAD_ARGUMENT', `cannot change to '${given}': ${st ? 'not a directory' : 'no such directory'}`, { name: '-C', path: dir, reason });
+}
+
 /** One command, its arguments after `-C DIR`. */
-async function dispatch(cmd: string | undefined, rest: string[], ctx: CliIo): Promise<number> {
+async function dispatch(cmd: string, rest: string[], ctx: CliIo): Promise<number> {
   switch (cmd) {
     case 'index':
       return cmdIndex(rest, ctx);
@@ -74,14 +158,26 @@ async function dispatch(cmd: string | undefined, rest: string[], ctx: CliIo): Pr
       // the MCP SDK is large: only this command loads it, from its own bundle (dist/mcp.cjs beside
       // dist/cli.cjs; unbundled, the module) — a literal import would inline it into every command
       return ((typeof require === 'function' ? require(`${__dirname}/mcp.cjs`) : await import(['..', 'mcp', 'cli.js'].join('/'))) as typeof import('../mcp/cli.js')).cmdMcp(rest, ctx);
-    case undefined:
-    case 'help':
-    case '-h':
-    case '--help':
-      ctx.out(USAGE);
-      return cmd === undefined ? 2 : 0;
     default:
-      throw new UsageError(`unknown command '${cmd}'`);
+      throw new UsageError(`'${cmd}' is not a git-scalpel command`);
+  }
+}
+
+/**
+ * The command line as the binary runs it: never throws. An error is printed for a person on
+ * stderr and, with `--json` (but for hook and mcp), as the run's one JSON object on stdout
+ * (output.ts); the exit code is returned.
+ */
+export async function runCli(argv: string[], io: RunIo): Promise<number> {
+  const command = commandOf(argv);
+  const json = wantsJson(argv) && !(command !== undefined && PROTOCOL_COMMANDS.has(command));
+  try {
+    return await run(argv, io);
+  } catch (e) {
+    const { outcome, text } = errorOutcome(e, command, io.bin);
+    io.err(text);
+    if (json) printOutcome(io, outcome);
+    return outcome.exit;
   }
 }
 
@@ -98,28 +194,55 @@ export function cliEnv(env: Readonly<Record<string, string | undefined>>): Recor
   return out;
 }
 
+/** The version the bundle was built with (scripts/bundle-cli.mjs defines it); unbundled, package.json's. */
+declare const __GIT_SCALPEL_VERSION__: string | undefined;
+
+/**
+ * The version of the git-scalpel package holding `dir`: the nearest package.json above it named
+ * git-scalpel. For the unbundled command line (the bundle has it built in).
+ */
+export async function packageVersion(fs: Fs, dir: string): Promise<string | undefined> {
+  for (let d = dir, k = 0; k < 8; d = dirname(d), k++) {
+    const bytes = await fs.readFile(joinPath(d, 'package.json')).catch(() => null);
+    if (bytes) {
+      try {
+        const pkg = JSON.parse(utf8Decode(bytes)) as { name?: unknown; version?: unknown };
+        if (pkg.name === 'git-scalpel' && typeof pkg.version === 'string') return pkg.version;
+      } catch {
+        // not JSON: go on up
+      }
+    }
+    if (d === '/' || d === '') break;
+  }
+  return undefined;
+}
+
 /** The command line on this process (argv, stdio, exit code): what the `git-scalpel` binary runs. */
 export async function main(): Promise<void> {
-  const io: CliIo = {
-    fs: nodeFs(),
+  const fs = nodeFs();
+  const argv = process.argv.slice(2);
+  const env = cliEnv(process.env);
+  const script = process.argv[1] ?? '';
+  const command = commandOf(argv);
+  const io: RunIo = {
+    fs,
     cwd: process.cwd(),
     out: (t) => void process.stdout.write(t),
     err: (t) => void process.stderr.write(t),
-    env: cliEnv(process.env),
+    env,
     stdin: async () => {
       const chunks: Uint8Array[] = [];
       for await (const c of process.stdin) chunks.push(c as Uint8Array);
       return new Uint8Array(Buffer.concat(chunks));
     },
   };
-  let code: number;
-  try {
-    code = await run(process.argv.slice(2), io);
-  } catch (e) {
-    code = errorExitCode(e);
-    if (e instanceof UsageError) io.err(`git-scalpel: ${e.message}\n\n${USAGE}`);
-    else if (e instanceof ScalpelError) io.err(`git-scalpel: ${code === 3 ? 'refused' : 'error'} [${e.code}]: ${e.message}\n`);
-    else io.err(`git-scalpel: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  // how a person runs this again, for the commands the output names (not worth a PATH walk for a hook)
+  if (command !== undefined && !PROTOCOL_COMMANDS.has(command) && script !== '') {
+    const abs = resolvePath(io.cwd, script);
+    io.bin = personCommand({ script: abs, onPath: await firstOnPathIs(fs, env.PATH, abs).catch(() => false) });
   }
-  process.exitCode = code;
+  if (command === '--version') {
+    io.version = typeof __GIT_SCALPEL_VERSION__ === 'string' ? __GIT_SCALPEL_VERSION__ : await packageVersion(fs, dirname(resolvePath(io.cwd, script)));
+  }
+  process.exitCode = await runCli(argv, io);
 }

@@ -162,6 +162,8 @@ export interface StatusOptions {
   env: Env;
   /** Clock, for tests (the age of the last event). */
   now?: () => Date;
+  /** How the person runs git-scalpel, in the commands the status names ('npx git-scalpel' after a project install; default 'git-scalpel'). */
+  bin?: string;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -172,7 +174,7 @@ export async function readStatus(fs: Fs, opts: StatusOptions): Promise<WorktreeS
   const loc = await locate(fs, opts.cwd);
   const events = loc ? await lastEvents(fs, loc.gitDir) : emptyEvents();
   const out: HarnessStatus[] = [];
-  for (const harness of INSTALLABLE) out.push(await harnessStatus(fs, harness, loc, opts.env, events[harness]));
+  for (const harness of INSTALLABLE) out.push(await harnessStatus(fs, harness, loc, opts.env, events[harness], opts.bin ?? 'git-scalpel'));
   return { worktree: loc?.worktree ?? null, harnesses: out };
 }
 
@@ -194,7 +196,7 @@ async function locate(fs: Fs, cwd: string): Promise<Located | null> {
   }
 }
 
-async function harnessStatus(fs: Fs, harness: InstallableHarness, loc: Located | null, env: Env, lastEvent: LastEvent | null): Promise<HarnessStatus> {
+async function harnessStatus(fs: Fs, harness: InstallableHarness, loc: Located | null, env: Env, lastEvent: LastEvent | null, bin: string): Promise<HarnessStatus> {
   const spec = HARNESS_SPECS[harness];
   const hooks: HookFileStatus[] = [];
   if (loc) hooks.push(await readHookFile(fs, harness, 'project', joinPath(loc.worktree, spec.projectFile), loc.worktree, env));
@@ -207,16 +209,16 @@ async function harnessStatus(fs: Fs, harness: InstallableHarness, loc: Located |
   if (harness === 'codex' && loc?.mainRoot && hooks.some((h) => h.scope === 'project' && h.installed)) {
     notes.push(`this is a linked worktree: recent Codex versions read its hooks from the main checkout's ${joinPath(loc.mainRoot, spec.projectFile)} (codex-rs/config/src/loader/mod.rs, root_checkout_hooks_folder_for_dir); install them there too`);
   }
-  for (const h of hooks) if (h.binary?.slow) notes.push(`${h.file} runs git-scalpel through npx, which costs seconds per event: run \`git-scalpel install ${harness}${h.scope === 'user' ? ' --user' : ''}\` again`);
-  const { live, summary } = liveness(harness, hooks, trust, disabled, lastEvent);
+  for (const h of hooks) if (h.binary?.slow) notes.push(`${h.file} runs git-scalpel through npx, which costs seconds per event: run \`${bin} install ${harness}${h.scope === 'user' ? ' --user' : ''}\` again`);
+  const { live, summary } = liveness(harness, hooks, trust, disabled, lastEvent, bin);
   return { harness, title: spec.title, hooks, trust, disabled, mcp, lastEvent, live, summary, notes };
 }
 
-function liveness(harness: InstallableHarness, hooks: HookFileStatus[], trust: TrustStatus, disabled: string[], lastEvent: LastEvent | null): { live: Tri; summary: string } {
+function liveness(harness: InstallableHarness, hooks: HookFileStatus[], trust: TrustStatus, disabled: string[], lastEvent: LastEvent | null, bin: string): { live: Tri; summary: string } {
   const installed = hooks.filter((h) => h.installed);
   if (installed.length === 0) {
     const broken = hooks.find((h) => h.error);
-    return { live: 'no', summary: broken ? `hooks not readable: ${broken.error}` : `hooks not installed (git-scalpel install ${harness})` };
+    return { live: 'no', summary: broken ? `hooks not readable: ${broken.error}` : `hooks not installed (${bin} install ${harness})` };
   }
   // what holds now first (turned off, a binary gone), then the evidence of events, then the records
   if (disabled.length) return { live: 'no', summary: `hooks turned off: ${disabled[0]}` };
@@ -775,7 +777,7 @@ export async function hookSilenceWarnings(fs: Fs, opts: StatusOptions): Promise<
       if (file.scope === 'user' && INSTALLABLE.some((h) => h !== harness && events[h] && Date.parse(events[h]!.at) >= since)) continue;
       warned.add(harness);
       const title = HARNESS_SPECS[harness].title;
-      out.push(`${title} hooks are installed in ${file.file} but no ${title} event has reached this worktree since ${file.modifiedAt}: is the project trusted? run git-scalpel status`);
+      out.push(`${title} hooks are installed in ${file.file} but no ${title} event has reached this worktree since ${file.modifiedAt}: is the project trusted? run ${opts.bin ?? 'git-scalpel'} status`);
     }
     return out;
   } catch {

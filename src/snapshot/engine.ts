@@ -21,6 +21,7 @@ import { CallsInFlight, type CallInput, type CallRecord } from '../store/calls.j
 import { ShellBaselines } from '../store/baselines.js';
 import { captureState, sparseDirContaining } from './capture.js';
 import { applyRestore, planRestore, type Conflict, type PathPlan } from './restore.js';
+import { encodePath } from '../bytes/text.js';
 import { headRefusal, pushedRefusal, refusal } from './refusals.js';
 import { rewindTarget, toolCallsByTurn, type ToolCall } from './turns.js';
 import { decodeBaseline, encodeBaseline, shellChanges, takeBaseline } from './shell.js';
@@ -110,6 +111,8 @@ export interface SnapshotInfo {
   commit: string;
   /** Problems read past (an optional index cache git would discard too); only when there are some. */
   warnings?: string[];
+  /** Declared paths that did not exist when captured (no file, no index entry): a restore removes whatever is made there. Only when there are some. */
+  absent?: string[];
 }
 
 export interface RestoreOptions {
@@ -741,18 +744,25 @@ export class ScalpelRepository {
    * A patch that does not apply writes nothing (BAD_ARGUMENT naming the file and hunk). With
    * `check`, a failure rolls the patch back exactly (a restore) unless `keepOnFailure`.
    */
-  async apply(patch: Uint8Array, opts: ApplyOptions = {}): Promise<ApplyReport> {
+  async apply(patch: Uint8Array | string, opts: ApplyOptions = {}): Promise<ApplyReport> {
     const session = opts.session ?? DEFAULT_SESSION;
     checkSession(session);
-    const files = parsePatch(patch);
+    // a string is the patch's text as UTF-8 (names that are not UTF-8 as the library's path strings carry them)
+    const files = parsePatch(typeof patch === 'string' ? encodePath(patch) : patch);
     if (files.length === 0) throw new ScalpelError('BAD_ARGUMENT', 'the patch changes no file', { name: 'patch', reason: 'empty' });
     const roots = patchPaths(this.repo.worktree, files);
     if (opts.index && opts.cached) throw new ScalpelError('BAD_ARGUMENT', 'index and cached do not go together', { name: 'cached' });
     const to = opts.to ?? (opts.index ? 'index' : opts.cached ? 'cached' : 'worktree');
     const summary = (r: ApplyPlan) => r.files.map((f) => ({ path: f.path, from: f.oldPath, deleted: f.deleted, mode: f.mode }));
     if (opts.dryRun) {
-      const plan = await this.repo.withIndex({ verify: false }, (read) => planApply(this.repo, read, files, roots, to, null));
-      return { session, snapshot: null, dryRun: true, files: summary(plan), check: null, rolledBack: false };
+      // decided as apply decides: under the index lock it takes (someone else's is INDEX_LOCKED), given back unwritten
+      const dryLock = await this.repo.lockIndex();
+      try {
+        const plan = await this.repo.withIndex({ verify: false }, (read) => planApply(this.repo, read, files, roots, to, null));
+        return { session, snapshot: null, dryRun: true, files: summary(plan), check: null, rolledBack: false };
+      } finally {
+        await dryLock.release();
+      }
     }
     // one read of the index, under its lock: the patch is applied in memory first (a patch that
     // does not apply leaves nothing, not even a snapshot), then the snapshot, then the write. The
@@ -944,13 +954,17 @@ export class ScalpelRepository {
     const session = stack.session;
     if (opts.dryRun) {
       const chain = await this.restoreChain(stack, opts.id, await stack.head());
-      // the trailer is checked as the restore itself would check it
-      let warnings: string[] = [];
-      const head = await this.headCheck(chain[chain.length - 1]);
-      const plan = await this.repo.withIndex({}, (read) => {
-        warnings = this.readPast(read);
-        return planRestore(this.repo, chain, read, read?.stat ?? null);
-      });
+      // decided as the restore decides: under the index lock it takes (someone else's is
+      // INDEX_LOCKED; given back unwritten), the index read as it reads it (the trailer checked
+      // only with verifyIndex), HEAD looked at after that
+      const dryLock = await this.repo.lockIndex();
+      const { warnings, head, plan } = await this.repo
+        .withIndex({ verify: opts.verifyIndex === true }, async (read) => {
+          const warnings = this.readPast(read);
+          const head = await this.headCheck(chain[chain.length - 1]);
+          return { warnings, head, plan: await planRestore(this.repo, chain, read, read?.stat ?? null) };
+        })
+        .finally(() => dryLock.release());
       if (head) warnings.push(...head.warnings);
       return { session, restored: chain.map((e) => e.manifest.id), dryRun: true, savedAs: null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten: false, warnings, head, uncovered: listOf(chain, 'uncovered'), left: listOf(chain, 'left') };
     }
@@ -1323,7 +1337,27 @@ function info(m: Manifest, commit: string): SnapshotInfo {
     entries: m.captured.index.length,
     bytes,
     commit,
+    ...absentRoots(m),
   };
+}
+
+/** The declared paths that held nothing when captured (no file, no index entry): a misspelt path, or one the edit will create. */
+function absentRoots(m: Manifest): { absent?: string[] } {
+  const c = m.captured;
+  const roots = new Set(c.roots);
+  const held = new Set<string>(['']);
+  // each captured path marks the root above it: a walk up to that root, no further (O(what was captured))
+  const mark = (p: string) => {
+    for (let q = p; !held.has(q); q = q.slice(0, Math.max(0, q.lastIndexOf('/')))) {
+      if (roots.has(q)) return void held.add(q);
+      if (q === '') return;
+    }
+  };
+  for (const i of c.items) mark(i.path);
+  for (const e of c.index) mark(e.path);
+  for (const r of c.reuc) mark(r.path);
+  const absent = c.roots.filter((r) => !held.has(r));
+  return absent.length ? { absent } : {};
 }
 
 

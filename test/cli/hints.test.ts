@@ -12,9 +12,15 @@ describe('the command line names its flags where the library says what would hel
       expect(e.code).toBe('REFUSED');
       expect(e.data).toBe(refused.data);
       expect(e.message.startsWith(refused.message)).toBe(true);
-      expect(e.message).toContain(`git-scalpel ${cmd} again with --force`);
+      expect(e.message).toContain(`To do that: git-scalpel ${cmd} --force`);
     }
     expect(refused.message).not.toContain('--force');
+  });
+
+  it('the command to run is the same command line with --force, quoted for a shell, as this person runs git-scalpel', () => {
+    const argv = ['-C', 'my dir', 'restore', '--session', "agent's", '--dry-run', 'abcd1234'];
+    expect(cliHint(refused, { command: 'restore', argv, bin: 'npx git-scalpel' })).toBe(`To do that: npx git-scalpel -C 'my dir' restore --session 'agent'\\''s' abcd1234 --force`);
+    expect(cliHint(refused, { command: 'rewind', argv: ['rewind', '2', '--force'] })).toBe('To do that: git-scalpel rewind 2 --force');
   });
 
   it('nothing is added where no flag helps', () => {

@@ -87,7 +87,7 @@ describe('git-scalpel index', () => {
     expect(got.code).toBe(0);
     expect(got.out).toBe(want);
     expect(got.err.match(/byte-identical/g)?.length).toBe(2);
-    const json = JSON.parse((await cli(dir, ['index', '--json'])).out);
+    const json = JSON.parse((await cli(dir, ['index', '--json'])).out).data;
     expect(json.split.sharedIndex).toMatch(/sharedindex\.[0-9a-f]{40}$/);
     expect(json.entries.map((e: { path: string }) => e.path)).toContain('added.txt');
     expect(json.entries.map((e: { path: string }) => e.path)).not.toContain('run.sh');
@@ -99,7 +99,7 @@ describe('git-scalpel index', () => {
     git(dir, ['update-index', '--assume-unchanged', 'a.txt']);
     const { code, out } = await cli(dir, ['index', '--json', '--verify']);
     expect(code).toBe(0);
-    const j = JSON.parse(out);
+    const j = JSON.parse(out).data;
     expect(j.objectFormat).toBe('sha1');
     expect(j.verify.ok).toBe(true);
     const a = j.entries.find((e: { path: string }) => e.path === 'a.txt');

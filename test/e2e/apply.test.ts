@@ -90,7 +90,7 @@ describe('apply, against git apply', () => {
     expect(view(base)).toEqual(before);
     const passing = await cli(base, ['apply', '--check', 'true', '--json', '-'], patch);
     expect(passing.code).toBe(0);
-    expect(JSON.parse(passing.out)).toMatchObject({ rolledBack: false, check: { code: 0 } });
+    expect(JSON.parse(passing.out).data).toMatchObject({ rolledBack: false, check: { code: 0 } });
   });
 
   it('a patch that does not apply writes nothing and names the file and hunk (exit 1), as git apply refuses it', async () => {

@@ -240,7 +240,7 @@ describe('directories an edit created to hold a declared path are removed by the
     newPackage(dir);
     const dry = await cli(dir, ['restore', '--dry-run', '--json']);
     expect(dry.code).toBe(0);
-    const report = JSON.parse(dry.out) as { pruned: string[]; paths: Array<{ path: string; worktree: { action: string } | null }> };
+    const report = JSON.parse(dry.out).data as { pruned: string[]; paths: Array<{ path: string; worktree: { action: string } | null }> };
     expect(report.paths.filter((p) => p.worktree?.action === 'prune').map((p) => p.path)).toEqual(['platform', 'platform/schemas', 'platform/schemas/currency']);
     expect(report.pruned).toEqual(['platform/schemas/currency', 'platform/schemas', 'platform']);
     expect(existsSync(join(dir, 'platform/schemas/currency/map.py'))).toBe(true);
@@ -251,7 +251,7 @@ describe('directories an edit created to hold a declared path are removed by the
     expect(done.out).toMatch(/prune\s+platform: directory -> absent/);
     expect(existsSync(join(dir, 'platform'))).toBe(false);
     const log = await cli(dir, ['log', '--json']);
-    const records = JSON.parse(log.out) as Array<{ event: string; detail?: { changed?: string[]; pruned?: string[] } }>;
+    const records = JSON.parse(log.out).data as Array<{ event: string; detail?: { changed?: string[]; pruned?: string[] } }>;
     const restore = records.find((r) => r.event === 'restore');
     expect(restore?.detail?.pruned).toEqual(['platform/schemas/currency', 'platform/schemas', 'platform']);
     const text = await cli(dir, ['log']);

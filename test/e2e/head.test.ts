@@ -50,7 +50,7 @@ describe('HEAD moved since the snapshot', () => {
     const tip = rev(dir);
     const r = await cli(dir, ['restore', '--json']);
     expect(r.code, r.err).toBe(0);
-    const report = JSON.parse(r.out);
+    const report = JSON.parse(r.out).data;
     expect(report.head).toMatchObject({ from: { ref: 'refs/heads/main', commit: base }, to: { ref: 'refs/heads/main', commit: tip }, count: 2, branchChanged: false, complete: true, pushed: [] });
     expect(report.head.newCommits).toEqual(git(dir, ['rev-list', tip, `^${base}`]).trim().split('\n'));
     expect(readFileSync(join(dir, 'README.md')).equals(readme)).toBe(true);
@@ -62,7 +62,7 @@ describe('HEAD moved since the snapshot', () => {
     const human = await cli(dir, ['restore']);
     expect(human.out).toContain(`HEAD     moved since the snapshot: main at ${tip.slice(0, 12)} -> main at ${rev(dir).slice(0, 12)} (1 commit made since)`);
     expect(human.out).toContain(`git reset --soft ${tip}`);
-    const log = JSON.parse((await cli(dir, ['log', '--json'])).out) as Array<{ event: string; detail?: { head?: { count: number } } }>;
+    const log = JSON.parse((await cli(dir, ['log', '--json'])).out).data as Array<{ event: string; detail?: { head?: { count: number } } }>;
     expect(log.filter((x) => x.event === 'restore').map((x) => x.detail?.head?.count)).toEqual([2, 1]);
   });
 
@@ -85,12 +85,12 @@ describe('HEAD moved since the snapshot', () => {
     expect(r.err).toContain(pushedCommit.slice(0, 12));
     expect(r.err).toContain('--force');
     expect(frozen(dir)).toEqual(before);
-    const log = JSON.parse((await cli(dir, ['log', '--json'])).out) as Array<{ event: string; detail?: { reason?: string } }>;
+    const log = JSON.parse((await cli(dir, ['log', '--json'])).out).data as Array<{ event: string; detail?: { reason?: string } }>;
     expect(log.at(-1)).toMatchObject({ event: 'refused', detail: { reason: 'pushed' } });
 
     const forced = await cli(dir, ['restore', '--force', '--json']);
     expect(forced.code, forced.err).toBe(0);
-    const report = JSON.parse(forced.out);
+    const report = JSON.parse(forced.out).data;
     expect(report.savedAs).toBeTruthy();
     expect(report.head.pushed).toEqual([{ ref: 'refs/remotes/origin/main', commits: [pushedCommit] }]);
     expect(worktreeView(dir)['README.md']).toEqual(start['README.md']);

@@ -84,14 +84,14 @@ describe('an optional index cache git would discard does not stop a snapshot or 
       const snap = await cli(dir, ['snapshot', '--json', 'src/app.ts', 'gen/new.ts']);
       expect(snap.code, snap.err).toBe(0);
       expect(snap.err).toContain(`git-scalpel: warning: index: dropped the ${d.signature} extension`);
-      expect((JSON.parse(snap.out) as { warnings: string[] }).warnings[0]).toContain(`dropped the ${d.signature} extension`);
+      expect((JSON.parse(snap.out).data as { warnings: string[] }).warnings[0]).toContain(`dropped the ${d.signature} extension`);
 
       w(dir, 'src/app.ts', 'agent\n');
       w(dir, 'gen/new.ts', 'agent\n');
       git(dir, ['add', 'src/app.ts', 'gen/new.ts']);
       const r = await cli(dir, ['restore', '--json']);
       expect(r.code, r.err).toBe(0);
-      const report = JSON.parse(r.out) as { warnings: string[]; indexWritten: boolean };
+      const report = JSON.parse(r.out).data as { warnings: string[]; indexWritten: boolean };
       expect(report.indexWritten).toBe(true);
       // git's add rewrote the index (keeping or dropping what it could read); whatever it left, ours reads it
       const after = { git: gitView(dir), tree: worktreeView(dir) };
@@ -99,7 +99,7 @@ describe('an optional index cache git would discard does not stop a snapshot or 
       const written = decodeIndex(new Uint8Array(readFileSync(indexPath)));
       expect(written.dropped).toBeUndefined();
 
-      const log = JSON.parse((await cli(dir, ['log', '--json'])).out) as Array<{ event: string; detail?: { warnings?: string[] } }>;
+      const log = JSON.parse((await cli(dir, ['log', '--json'])).out).data as Array<{ event: string; detail?: { warnings?: string[] } }>;
       expect(log.find((x) => x.event === 'snapshot')?.detail?.warnings?.[0]).toContain(d.signature);
     });
   }
@@ -117,7 +117,7 @@ describe('an optional index cache git would discard does not stop a snapshot or 
     writeFileSync(indexPath, withPayload(good, 'sha1', 'TREE', (p) => serializeTree(parseTree(p, 'sha1'), '\r\n')));
     const r = await cli(dir, ['restore', '--json']);
     expect(r.code, r.err).toBe(0);
-    const report = JSON.parse(r.out) as { warnings: string[]; indexWritten: boolean };
+    const report = JSON.parse(r.out).data as { warnings: string[]; indexWritten: boolean };
     expect(report.indexWritten).toBe(true);
     expect(report.warnings).toHaveLength(1);
     expect(report.warnings[0]).toMatch(/^index: dropped the TREE extension at byte \d+ of .*\.git\/index, which does not parse/);
@@ -125,7 +125,7 @@ describe('an optional index cache git would discard does not stop a snapshot or 
     expect(gitView(dir)).toEqual(before);
     const written = decodeIndex(new Uint8Array(readFileSync(indexPath)));
     expect(written.extensions.map((x) => x.signature)).not.toContain('TREE');
-    const log = JSON.parse((await cli(dir, ['log', '--json'])).out) as Array<{ event: string; detail?: { warnings?: string[] } }>;
+    const log = JSON.parse((await cli(dir, ['log', '--json'])).out).data as Array<{ event: string; detail?: { warnings?: string[] } }>;
     expect(log.find((x) => x.event === 'restore')?.detail?.warnings).toEqual(report.warnings);
   });
 

@@ -33,15 +33,15 @@ describe('refusals: nothing is written', () => {
     // dry run says the same and writes nothing
     const dry = await cli(dir, ['restore', '--dry-run', '--json']);
     expect(dry.code).toBe(3);
-    expect(JSON.parse(dry.out).conflicts[0]).toMatchObject({ path: 'README.md', part: 'worktree' });
+    expect(JSON.parse(dry.out).data.conflicts[0]).toMatchObject({ path: 'README.md', part: 'worktree' });
     expect(frozen(dir).index.equals(before.index)).toBe(true);
 
     const forced = await cli(dir, ['restore', '--force', '--json']);
     expect(forced.code).toBe(0);
-    const report = JSON.parse(forced.out);
+    const report = JSON.parse(forced.out).data;
     expect(report.savedAs).toMatch(/^[0-9a-f]{8}$/);
     expect(worktreeView(dir)).toEqual(start);
-    const list = JSON.parse((await cli(dir, ['list', '--json'])).out);
+    const list = JSON.parse((await cli(dir, ['list', '--json'])).out).data;
     expect(list.map((s: { id: string }) => s.id)).toEqual([report.savedAs]);
     // the forced restore can itself be undone
     expect((await cli(dir, ['restore'])).code).toBe(0);
@@ -213,7 +213,7 @@ describe('CLI', () => {
     const spec = Buffer.concat([latin, Buffer.from('\0app.ts\0')]);
     const s = await cli('/', ['-C', join(dir, 'src'), 'snapshot', '--pathspec-from-file=-', '--pathspec-file-nul', '--json'], new Uint8Array(spec));
     expect(s.code).toBe(0);
-    expect(JSON.parse(s.out).paths).toEqual(['src/app.ts', 'src/r\udce9sum\udce9.txt']);
+    expect(JSON.parse(s.out).data.paths).toEqual(['src/app.ts', 'src/r\udce9sum\udce9.txt']);
     const { unlinkSync } = await import('node:fs');
     unlinkSync(Buffer.concat([Buffer.from(dir + '/src/'), latin]));
     w(dir, 'src/app.ts', 'agent\n');
@@ -226,23 +226,23 @@ describe('CLI', () => {
     const dir = personRepo();
     const s = await cli(join(dir, 'src'), ['snapshot', '--json', 'app.ts', join(dir, 'README.md'), 'lib/../lib/util.ts']);
     expect(s.code).toBe(0);
-    expect(JSON.parse(s.out).paths).toEqual(['README.md', 'src/app.ts', 'src/lib/util.ts']);
+    expect(JSON.parse(s.out).data.paths).toEqual(['README.md', 'src/app.ts', 'src/lib/util.ts']);
   });
 
   it('show, list, drop, log and usage errors', async () => {
     const dir = personRepo();
-    const a = JSON.parse((await cli(dir, ['snapshot', '--json', '--label', 'first', 'src'])).out);
-    const b = JSON.parse((await cli(dir, ['snapshot', '--json', 'README.md'])).out);
+    const a = JSON.parse((await cli(dir, ['snapshot', '--json', '--label', 'first', 'src'])).out).data;
+    const b = JSON.parse((await cli(dir, ['snapshot', '--json', 'README.md'])).out).data;
     const list = await cli(dir, ['list']);
     expect(list.out.indexOf(b.id)).toBeLessThan(list.out.indexOf(a.id));
     const show = await cli(dir, ['show', a.id]);
     expect(show.out).toContain('file     src/app.ts');
     expect(show.out).toContain('100644');
     expect((await cli(dir, ['drop', a.id])).code).toBe(0);
-    expect(JSON.parse((await cli(dir, ['list', '--json'])).out).map((x: { id: string }) => x.id)).toEqual([b.id]);
+    expect(JSON.parse((await cli(dir, ['list', '--json'])).out).data.map((x: { id: string }) => x.id)).toEqual([b.id]);
     expect((await cli(dir, ['show', a.id])).code).toBe(1);
     const log = await cli(dir, ['log', '--json']);
-    expect(JSON.parse(log.out).map((r: { event: string }) => r.event)).toEqual(['snapshot', 'snapshot', 'drop']);
+    expect(JSON.parse(log.out).data.map((r: { event: string }) => r.event)).toEqual(['snapshot', 'snapshot', 'drop']);
     expect((await cli(dir, ['snapshot'])).code).toBe(2);
     expect((await cli(dir, ['restore', '--nope'])).code).toBe(2);
     expect((await cli(dir, ['restore', 'a', 'b'])).code).toBe(2);

@@ -467,7 +467,7 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
     expect(p.read('docs/guide.md')).toContain('teal');
     expect(p.read('src/config.ts')).toBe(BASE_CONFIG);
     // the patch applied through MCP is on the MCP session's stack; the turn holds only what the hooks saw
-    const list = JSON.parse(p.scalpel(['list', '--session', 'mcp', '--json']).stdout);
+    const list = JSON.parse(p.scalpel(['list', '--session', 'mcp', '--json']).stdout).data;
     expect(list).toHaveLength(1);
     const rw = scalpelSaved(p, 'rewind.txt', ['rewind']);
     expect(rw.code, rw.stderr).toBe(0);
@@ -514,11 +514,11 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
     expect(t.paths).toEqual(['build', 'dist']);
     const dry = scalpelSaved(p, 'rewind-dry-run.json', ['rewind', '--dry-run', '--json']);
     expect(dry.code, dry.stderr).toBe(0);
-    expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, left: ['cache/new.bin'], uncovered: [] });
+    expect(JSON.parse(dry.stdout).data).toMatchObject({ dryRun: true, left: ['cache/new.bin'], uncovered: [] });
     const r = scalpelSaved(p, 'rewind.txt', ['rewind']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^  LEFT     cache\/new\.bin: /m);
-    expect(r.stdout).toContain('to undo this rewind: git-scalpel rewind --undo');
+    expect(r.stdout).toContain('to undo this rewind: npx git-scalpel rewind --undo');
     expect(existsSync(join(p.dir, 'dist'))).toBe(false);
     expect(existsSync(join(p.dir, 'build'))).toBe(false);
     rmSync(join(p.dir, 'cache/new.bin'));
@@ -580,15 +580,15 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
     const { p, before, personal } = await refusalScenario('refusal undo');
     const forced = expectRewoundTo(p, before, 'after rewind --force', { args: ['--force'], artifact: 'forced.txt' });
     expect(forced.stdout).toMatch(/^  FORCED   gen\/x\.ts \(worktree\): /m);
-    expect(forced.stdout.endsWith('to undo this rewind: git-scalpel rewind --undo\n')).toBe(true);
+    expect(forced.stdout.endsWith('to undo this rewind: npx git-scalpel rewind --undo\n')).toBe(true);
     // the state the forced rewind replaced is not on the session's stack: `rewind --undo` is the way back
-    expect(p.scalpel(['turns', '--json']).stdout.trim()).toBe('[]');
-    expect(p.scalpel(['turns']).stdout).toContain('undo it with: git-scalpel rewind --undo');
+    expect(JSON.parse(p.scalpel(['turns', '--json']).stdout).data).toEqual([]);
+    expect(p.scalpel(['turns']).stdout).toContain('undo it with: npx git-scalpel rewind --undo');
     expectRewoundTo(p, personal, 'after rewind --undo', { args: ['--undo'], artifact: 'undo.txt' });
     // the undone rewind's turn is back: forced again, with --json this time, and undone again
     expect(turnsJson(p).map((t: { turn: number }) => t.turn)).toEqual([1]);
     const again = expectRewoundTo(p, before, 'after the second rewind --force', { args: ['--force', '--json'], artifact: 'forced-again.json' });
-    expect(JSON.parse(again.stdout)).toMatchObject({ dryRun: false, undo: 'git-scalpel rewind --undo', savedAs: expect.any(String), conflicts: [expect.objectContaining({ path: 'gen/x.ts' })] });
+    expect(JSON.parse(again.stdout).data).toMatchObject({ dryRun: false, undo: 'npx git-scalpel rewind --undo', savedAs: expect.any(String), conflicts: [expect.objectContaining({ path: 'gen/x.ts' })] });
     expectRewoundTo(p, personal, 'after the second rewind --undo', { args: ['--undo'], artifact: 'undo-again.txt' });
   });
 

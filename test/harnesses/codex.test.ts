@@ -464,7 +464,7 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
     const sub = join(p.dir, 'src/lib');
     const r = await runProcess('sh', ['-c', HOOK_COMMAND.replace(/ hook codex$/, ' turns --json')], { cwd: sub, env: p.env(), timeoutMs: 60_000 });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.trim()).toBe('[]');
+    expect(JSON.parse(r.stdout).data).toEqual([]);
   });
 
   // issue 19, "What must hold" 3: "`install` … never routes a hook through `npx`" (npx costs
@@ -534,10 +534,10 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
     const { p, turns, turnsJsonRun, status } = await untrusted();
     const warning = `git-scalpel: warning: Codex CLI hooks are installed in ${p.dir}/.codex/hooks.json but no Codex CLI event has reached this worktree since `;
     expect(turns.stderr).toContain(warning);
-    expect(turns.stderr).toContain('is the project trusted? run git-scalpel status');
+    expect(turns.stderr).toContain('is the project trusted? run npx git-scalpel status');
     // --json stays the array; the warning is on stderr only
     expect(turnsJsonRun.code).toBe(0);
-    expect(turnsJsonRun.stdout.trim()).toBe('[]');
+    expect(JSON.parse(turnsJsonRun.stdout).data).toEqual([]);
     expect(turnsJsonRun.stderr).toContain(warning);
     // status: installed, not trusted (the project is not in config.toml), no event, not protected, and how to trust
     expect(status).toMatchObject({ live: 'no', lastEvent: null, trust: { trusted: 'no' } });

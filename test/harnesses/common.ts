@@ -651,7 +651,7 @@ export function scalpelStatus(p: ScratchProject, harness: HarnessName, name = 's
   const r = p.scalpel(['status', '--json']);
   p.artifact(name, r.stdout + r.stderr);
   expect(r.code, r.stderr).toBe(0);
-  const entry = (JSON.parse(r.stdout) as { harnesses: { harness: string }[] }).harnesses.find((h) => h.harness === harness);
+  const entry = (JSON.parse(r.stdout).data as { harnesses: { harness: string }[] }).harnesses.find((h) => h.harness === harness);
   expect(entry, `status --json lists ${harness}`).toBeDefined();
   return entry;
 }

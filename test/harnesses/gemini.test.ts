@@ -549,8 +549,8 @@ describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a d
     const s = await refusal();
     expect(s.forced.code).toBe(0);
     expect(s.forced.stdout).toMatch(/^  FORCED   gen\/x\.ts \(worktree\): /m);
-    expect(s.forced.stdout.endsWith('to undo this rewind: git-scalpel rewind --undo\n')).toBe(true);
-    expect(s.undo.stdout).toContain('the rewound turns are back in `git-scalpel turns`');
+    expect(s.forced.stdout.endsWith('to undo this rewind: npx git-scalpel rewind --undo\n')).toBe(true);
+    expect(s.undo.stdout).toContain('the rewound turns are back in `npx git-scalpel turns`');
     expect(s.undo.code, s.undo.stderr).toBe(0);
     expectSameOracle(s.afterUndo, s.personal, 'after rewind --undo');
   });

@@ -63,7 +63,7 @@ export function turnsJson(p: ScratchProject): any[] {
   const r = p.scalpel(['turns', '--json']);
   expect(r.code, r.stderr).toBe(0);
   p.artifact(`turns-${Date.now()}.json`, r.stdout);
-  return JSON.parse(r.stdout);
+  return JSON.parse(r.stdout).data;
 }
 
 /** `git-scalpel ARGS` in the project, its exit code and output kept as the artifact `name`. */
@@ -195,7 +195,7 @@ export function expectMainTurnRewound(p: ScratchProject, before: Oracle): void {
   expectPersonWork(p);
   expect(existsSync(join(p.dir, 'gen'))).toBe(false);
   // nothing left to rewind (the prompt that would ask for it changed nothing)
-  expect(p.scalpel(['turns', '--json']).stdout.trim()).toBe('[]');
+  expect(JSON.parse(p.scalpel(['turns', '--json']).stdout).data).toEqual([]);
 }
 
 /**

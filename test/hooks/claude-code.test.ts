@@ -40,7 +40,7 @@ describe('Claude Code hooks, run as processes: turns and rewind', () => {
     const before = view(dir);
     oneTurn(dir, c, 1);
     expect(view(dir)).not.toEqual(before);
-    const turns = JSON.parse(runCli(dir, ['turns', '--json']).stdout);
+    const turns = JSON.parse(runCli(dir, ['turns', '--json']).stdout).data;
     expect(turns).toHaveLength(1);
     expect(turns[0]).toMatchObject({ turn: 1, ended: true, sealed: true, label: 'turn 1: add the currency map', paths: ['.env', 'platform/schemas/currency1/map.py', 'src/app.ts'] });
     // one line per call: its start and its end joined by the call's id
@@ -73,10 +73,10 @@ describe('Claude Code hooks, run as processes: turns and rewind', () => {
     expect(view(dir)).toEqual(personal);
     const forced = runCli(dir, ['rewind', '--force', '--json']);
     expect(forced.code, forced.stderr).toBe(0);
-    expect(JSON.parse(forced.stdout).savedAs).toBeTruthy();
+    expect(JSON.parse(forced.stdout).data.savedAs).toBeTruthy();
     expect(view(dir)).toEqual(v0);
     // the forced rewind saved what it overwrote: rewind --undo brings the person's text back
-    expect(JSON.parse(forced.stdout).undo).toBe('git-scalpel rewind --undo');
+    expect(JSON.parse(forced.stdout).data.undo).toBe('git-scalpel rewind --undo');
     expect(runCli(dir, ['rewind', '--undo']).code).toBe(0);
     expect(readFileSync(join(dir, '.env'), 'utf8')).toBe('SECRET=the person changed it again\n');
     expect(view(dir)).toEqual(personal);
@@ -95,7 +95,7 @@ describe('Claude Code hooks, run as processes: turns and rewind', () => {
     b.tool('Write', { file_path: join(dir, 'b-file.txt'), content: 'b\n' }, () => w(dir, 'b-file.txt', 'b\n'));
     expect(runHook(dir, 'claude-code', b.stop()).code).toBe(0);
     // a's rewind leaves b's file
-    const turns = JSON.parse(runCli(dir, ['turns', '--json']).stdout) as Array<{ session: string; label: string }>;
+    const turns = JSON.parse(runCli(dir, ['turns', '--json']).stdout).data as Array<{ session: string; label: string }>;
     expect(turns.map((t) => t.label)).toEqual(['session b', 'session a']);
     const sa = turns[1].session;
     expect(runCli(dir, ['rewind', '--session', sa]).code).toBe(0);
@@ -138,7 +138,7 @@ describe('Claude Code hooks, run as processes: turns and rewind', () => {
     // the write beneath the symlinked directory was captured at its target
     writeFileSync(join(dir, 'linked/x.txt'), 'x');
     expect(runHook(dir, 'claude-code', { ...c.raw('PostToolUse'), tool_name: 'Write', tool_input: { file_path: join(dir, 'linked/x.txt'), content: 'x' }, tool_use_id: 'toolu_x4', tool_response: { type: 'create' } }).code).toBe(0);
-    expect(JSON.parse(runCli(dir, ['turns', '--json']).stdout)[0].paths).toEqual(['real/x.txt']);
+    expect(JSON.parse(runCli(dir, ['turns', '--json']).stdout).data[0].paths).toEqual(['real/x.txt']);
   });
 
   it('a payload that is not JSON, or lacks a field, is exit 1 naming what is missing, and changes nothing', () => {
@@ -180,7 +180,7 @@ describe('Claude Code hooks, run as processes: turns and rewind', () => {
     expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
     writeFileSync(join(dir, 'big.txt'), content);
     expect(runHook(dir, 'claude-code', { ...c.raw('PostToolUse'), tool_name: 'Write', tool_input: { file_path: join(dir, 'big.txt'), content }, tool_use_id: 'toolu_big', tool_response: { type: 'create' } }).code).toBe(0);
-    const turns = JSON.parse(runCli(dir, ['turns', '--json']).stdout);
+    const turns = JSON.parse(runCli(dir, ['turns', '--json']).stdout).data;
     expect(turns[0].paths).toEqual(['big.txt']);
   });
 });
@@ -196,7 +196,7 @@ describe('install, then the harness runs what it wrote', () => {
     const c = claudeSession(dir);
     const p = spawnSync('/bin/sh', ['-c', command], { cwd: dir, input: JSON.stringify(c.prompt('through the installed command')), env: { ...gitEnv(), CLAUDE_PROJECT_DIR: dir }, encoding: 'utf8' });
     expect({ code: p.status, stdout: p.stdout, stderr: p.stderr }).toEqual({ code: 0, stdout: '', stderr: '' });
-    const turns = JSON.parse(runCli(dir, ['turns', '--json']).stdout) as Array<{ label: string }>;
+    const turns = JSON.parse(runCli(dir, ['turns', '--json']).stdout).data as Array<{ label: string }>;
     expect(turns.map((t) => t.label)).toEqual(['through the installed command']);
   });
 });

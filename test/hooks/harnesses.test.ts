@@ -51,7 +51,7 @@ describe('Codex CLI hooks', () => {
     git(dir, ['add', '-A', 'gen', 'src', 'docs', 'README.md']);
     expect(runHook(dir, 'codex', { ...bash, hook_event_name: 'PostToolUse', tool_response: '' })).toEqual(ok);
     expect(runHook(dir, 'codex', { ...base, hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'done' })).toEqual(ok);
-    const turns = JSON.parse(runCli(dir, ['turns', '--json']).stdout);
+    const turns = JSON.parse(runCli(dir, ['turns', '--json']).stdout).data;
     expect(turns[0].paths).toEqual(['README.md', 'docs/guide/README.md', 'gen/new.ts', 'src/app.ts', 'src/lib/util.ts']);
     expect(turns[0].session.startsWith('codex-')).toBe(true);
     const r = runCli(dir, ['rewind']);
@@ -80,7 +80,7 @@ describe('Gemini CLI hooks', () => {
     expect(runHook(dir, 'gemini', shell)).toEqual(json);
     git(dir, ['add', 'gen', 'src/app.ts']);
     expect(runHook(dir, 'gemini', { ...shell, hook_event_name: 'AfterTool', tool_response: { llmContent: '<untrusted_context>\nOutput: (empty)\nProcess Group PGID: 7\n</untrusted_context>', returnDisplay: '' } })).toEqual(json);
-    const turn = JSON.parse(runCli(dir, ['turns', '--json']).stdout)[0];
+    const turn = JSON.parse(runCli(dir, ['turns', '--json']).stdout).data[0];
     // one line per call, paired without ids by tool input and order
     expect(turn.tools.map((t: { tool: string; outcome: string }) => `${t.tool}:${t.outcome}`)).toEqual(['write_file:ok', 'replace:ok', 'run_shell_command:ok']);
     expect(runHook(dir, 'gemini', { ...base('AfterAgent'), prompt: 'add a generated client', prompt_response: 'done', stop_hook_active: false })).toEqual(json);
@@ -111,7 +111,7 @@ describe('the generic form', () => {
     expect(ev({ event: 'before-shell', command: 'prettier --write src', tool: 'shell' })).toEqual(ok);
     expect(ev({ event: 'after-tool', tool: 'shell', outcome: 'failed' })).toEqual(ok);
     expect(ev({ event: 'turn-end' })).toEqual(ok);
-    const turns = JSON.parse(runCli(dir, ['turns', '--session', 'script-1', '--json']).stdout);
+    const turns = JSON.parse(runCli(dir, ['turns', '--session', 'script-1', '--json']).stdout).data;
     expect(turns[0]).toMatchObject({ label: 'a scripted codemod', paths: ['.env', 'src/app.ts', 'src/lib/new/deep.ts'] });
     expect(runCli(dir, ['rewind', '--session', 'script-1']).code).toBe(0);
     expect(view(dir)).toEqual(v0);

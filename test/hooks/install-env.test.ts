@@ -54,7 +54,7 @@ describe('install in the real environment (the built binary, fake HOME and PATH)
 
     const r = run(join(prefix, 'bin/git-scalpel'), ['install', 'claude-code', '--user', '--json'], repo, env);
     expect(r.code, r.err).toBe(0);
-    const doc = JSON.parse(r.out);
+    const doc = JSON.parse(r.out).data;
     expect(doc).toMatchObject({ file: join(cfg, 'settings.json'), action: 'installed', command: 'git-scalpel hook claude-code', binary: { resolves: 'yes', binary: join(prefix, 'bin/git-scalpel') } });
     expect(firstCommand(readJson(join(cfg, 'settings.json')), 'PreToolUse')).toBe('git-scalpel hook claude-code');
     expect(existsSync(join(home, '.claude'))).toBe(false);
@@ -62,12 +62,12 @@ describe('install in the real environment (the built binary, fake HOME and PATH)
     // the project file from the same global install: the bare command too, for every harness
     for (const h of ['claude-code', 'codex', 'gemini']) {
       const p = run(join(prefix, 'bin/git-scalpel'), ['install', h, '--json'], repo, env);
-      expect(JSON.parse(p.out).command).toBe(`git-scalpel hook ${h}`);
+      expect(JSON.parse(p.out).data.command).toBe(`git-scalpel hook ${h}`);
     }
 
     const st = run(join(prefix, 'bin/git-scalpel'), ['status', '--json'], repo, env);
     expect(st.code, st.err).toBe(0);
-    const claude = JSON.parse(st.out).harnesses[0];
+    const claude = JSON.parse(st.out).data.harnesses[0];
     expect(claude.hooks.map((h: any) => [h.scope, h.file, h.installed, h.binary?.resolves])).toEqual([
       ['project', join(realpathSync(repo), '.claude/settings.json'), true, 'yes'],
       ['user', join(cfg, 'settings.json'), true, 'yes'],
@@ -81,7 +81,7 @@ describe('install in the real environment (the built binary, fake HOME and PATH)
     const env = shellEnv({ HOME: home, GEMINI_CLI_HOME: gem, PATH: `${NODE_DIR}:/usr/bin:/bin` });
     const r = run(process.execPath, [BIN, 'install', 'gemini', '--user', '--json'], makeTempDir(), env);
     expect(r.code, r.err).toBe(0);
-    expect(JSON.parse(r.out)).toMatchObject({ file: join(gem, '.gemini/settings.json'), command: `node ${BIN} hook gemini` });
+    expect(JSON.parse(r.out).data).toMatchObject({ file: join(gem, '.gemini/settings.json'), command: `node ${BIN} hook gemini` });
     expect(firstCommand(readJson(join(gem, '.gemini/settings.json')), 'BeforeTool')).toBe(`node ${BIN} hook gemini`);
     expect(existsSync(join(home, '.gemini'))).toBe(false);
     // uninstall removes the .gemini directory it emptied under GEMINI_CLI_HOME, never GEMINI_CLI_HOME
@@ -98,7 +98,7 @@ describe('install in the real environment (the built binary, fake HOME and PATH)
     const r = run(process.execPath, [join(cache, 'dist/git-scalpel.cjs'), 'install', 'claude-code', '--json'], makeTempRepo(), env);
     expect(r.code, r.err).toBe(0);
     expect(r.err).toContain("runs from npx's cache");
-    expect(JSON.parse(r.out).warnings).toEqual([expect.stringContaining('npm install -D git-scalpel')]);
+    expect(JSON.parse(r.out).data.warnings).toEqual([expect.stringContaining('npm install -D git-scalpel')]);
   });
 
   it('a devDependency for Codex: no npx; the command walks up from any directory of the session; untrusted until CODEX_HOME says so; status and turns tell', () => {
@@ -125,9 +125,9 @@ describe('install in the real environment (the built binary, fake HOME and PATH)
     // nothing arrived yet: turns warns on stderr, and --json stays an array
     const before = run(bin, ['turns', '--json'], repo, env);
     expect(before.code).toBe(0);
-    expect(JSON.parse(before.out)).toEqual([]);
+    expect(JSON.parse(before.out).data).toEqual([]);
     expect(before.err).toContain(`warning: Codex CLI hooks are installed in ${join(repo, '.codex/hooks.json')} but no Codex CLI event has reached this worktree since`);
-    const st0 = JSON.parse(run(bin, ['status', '--json'], repo, env).out).harnesses[1];
+    const st0 = JSON.parse(run(bin, ['status', '--json'], repo, env).out).data.harnesses[1];
     expect(st0).toMatchObject({ harness: 'codex', live: 'no', trust: { trusted: 'no' }, lastEvent: null });
 
     // the person trusts the project and the hooks (as Codex records it)
@@ -136,7 +136,7 @@ describe('install in the real environment (the built binary, fake HOME and PATH)
       join(codexHome, 'config.toml'),
       `[projects."${repo}"]\ntrust_level = "trusted"\n\n` + labels.map((l) => `[hooks.state."${repo}/.codex/hooks.json:${l}:0:0"]\ntrusted_hash = "sha256:${'a'.repeat(64)}"\n`).join('\n'),
     );
-    const st1 = JSON.parse(run(bin, ['status', '--json'], repo, env).out).harnesses[1];
+    const st1 = JSON.parse(run(bin, ['status', '--json'], repo, env).out).data.harnesses[1];
     expect(st1).toMatchObject({ live: 'yes', trust: { trusted: 'yes' } });
 
     // Codex runs the hook: `$SHELL -lc <command>` in the session's cwd, here a subdirectory,
@@ -152,7 +152,7 @@ describe('install in the real environment (the built binary, fake HOME and PATH)
     const after = run(bin, ['turns'], repo, env);
     expect(after.err).toBe('');
     expect(after.out).toContain('"from a subdirectory"');
-    const st2 = JSON.parse(run(bin, ['status', '--json'], repo, env).out).harnesses[1];
+    const st2 = JSON.parse(run(bin, ['status', '--json'], repo, env).out).data.harnesses[1];
     expect(st2.lastEvent).toMatchObject({ event: 'turn-start', session: 'codex-0199a213-81c0-7800-8aa1-bbab2a035a53', detail: '"from a subdirectory"' });
     expect(st2.live).toBe('yes');
     const human = run(bin, ['status'], repo, env);
@@ -163,7 +163,7 @@ describe('install in the real environment (the built binary, fake HOME and PATH)
     // the binary gone (node_modules removed): status says so
     run('/bin/rm', ['-f', bin], repo, env);
     writeFileSync(join(repo, '.codex/hooks.json'), readFileSync(join(repo, '.codex/hooks.json'), 'utf8')); // a new install time
-    const st3 = JSON.parse(run(process.execPath, [BIN, 'status', '--json'], repo, env).out).harnesses[1];
+    const st3 = JSON.parse(run(process.execPath, [BIN, 'status', '--json'], repo, env).out).data.harnesses[1];
     expect(st3.live).toBe('no');
     expect(st3.hooks[0].binary).toMatchObject({ resolves: 'no' });
   });
@@ -181,7 +181,7 @@ describe('install in the real environment (the built binary, fake HOME and PATH)
     const gemini = firstCommand(readJson(join(repo, '.gemini/settings.json')), 'BeforeAgent');
     expect(claude).toBe('"$CLAUDE_PROJECT_DIR"/node_modules/.bin/git-scalpel hook claude-code');
     expect(gemini).toBe('$GEMINI_PROJECT_DIR/node_modules/.bin/git-scalpel hook gemini');
-    const st = JSON.parse(run(bin, ['status', '--json'], repo, env).out);
+    const st = JSON.parse(run(bin, ['status', '--json'], repo, env).out).data;
     expect(st.harnesses[1].hooks[0]).toMatchObject({ installed: false, binary: null });
     expect(st.harnesses[0].hooks[0].binary).toMatchObject({ resolves: 'yes', binary: bin });
     expect(st.harnesses[2].hooks[0].binary).toMatchObject({ resolves: 'yes', binary: bin });
@@ -193,7 +193,7 @@ describe('install in the real environment (the built binary, fake HOME and PATH)
     const geminiPayload = { session_id: 'g-1', transcript_path: '/t.json', cwd: repo, hook_event_name: 'BeforeAgent', timestamp: '2026-01-01T00:00:00Z', prompt: 'gemini turn' };
     const g = run('/bin/sh', ['-c', gemini.replace('$GEMINI_PROJECT_DIR', `'${repo}'`)], repo, hookEnv, JSON.stringify(geminiPayload));
     expect({ code: g.code, out: g.out.trim(), err: g.err }).toEqual({ code: 0, out: '{}', err: '' });
-    const events = JSON.parse(run(bin, ['status', '--json'], repo, env).out).harnesses.map((h: any) => h.lastEvent?.detail);
+    const events = JSON.parse(run(bin, ['status', '--json'], repo, env).out).data.harnesses.map((h: any) => h.lastEvent?.detail);
     expect(events).toEqual(['"claude turn"', undefined, '"gemini turn"']);
   });
 });

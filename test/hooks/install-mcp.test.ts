@@ -304,7 +304,7 @@ describe('git-scalpel install --mcp (CLI)', () => {
   it('--json', async () => {
     const dir = makeTempRepo();
     const r = await cli(dir, ['install', 'codex', '--mcp', '--json']);
-    expect(JSON.parse(r.out)).toEqual({ file: join(dir, '.codex/config.toml'), action: 'installed', name: 'git-scalpel', server: { command: 'node', args: ['/opt/checkout/dist/git-scalpel.cjs', 'mcp'] }, replaced: false });
+    expect(JSON.parse(r.out).data).toEqual({ file: join(dir, '.codex/config.toml'), action: 'installed', name: 'git-scalpel', server: { command: 'node', args: ['/opt/checkout/dist/git-scalpel.cjs', 'mcp'] }, replaced: false });
   });
 
   it('--user with a temp HOME: ~/.claude.json keeps its other state; nothing in the repository; CODEX_HOME', async () => {

@@ -363,7 +363,7 @@ describe('git-scalpel install (CLI)', () => {
     for (const [args, action, events] of runs) {
       const r = await cli(dir, [...args]);
       expect(r.code).toBe(0);
-      const doc = JSON.parse(r.out);
+      const doc = JSON.parse(r.out).data;
       expect(doc).toMatchObject({ file, action, events, command: 'node /opt/checkout/dist/git-scalpel.mjs hook codex' });
       if (action.endsWith('installed') && !action.startsWith('un') && action !== 'not-installed') {
         expect(doc.binary).toEqual({ resolves: 'no', how: '/opt/checkout/dist/git-scalpel.mjs does not exist (moved or deleted: run install again)' });
@@ -448,12 +448,12 @@ describe('git-scalpel install (CLI)', () => {
     writeFileSync(real, '');
     symlinkSync('../lib/node_modules/git-scalpel/dist/git-scalpel.mjs', join(prefix, 'bin/git-scalpel'));
     const r = await cli(dir, ['install', 'gemini', '--json'], { script: join(prefix, 'bin/git-scalpel'), env: { PATH: `${join(dir, 'node_modules/.bin')}:/nonexistent:${join(prefix, 'bin')}` } });
-    expect(JSON.parse(r.out).command).toBe('git-scalpel hook gemini');
+    expect(JSON.parse(r.out).data.command).toBe('git-scalpel hook gemini');
     // another git-scalpel first on PATH: not ours to name
     const shadow = makeTempDir();
     writeFileSync(join(shadow, 'git-scalpel'), '');
     const s = await cli(dir, ['install', 'codex', '--json'], { script: join(prefix, 'bin/git-scalpel'), env: { PATH: `${shadow}:${join(prefix, 'bin')}` } });
-    expect(JSON.parse(s.out).command).toBe(`node ${join(prefix, 'bin/git-scalpel')} hook codex`);
+    expect(JSON.parse(s.out).data.command).toBe(`node ${join(prefix, 'bin/git-scalpel')} hook codex`);
   });
 
   it('Codex in a linked worktree: installed there, with a warning that Codex reads the main checkout\'s hooks', async () => {
@@ -463,7 +463,7 @@ describe('git-scalpel install (CLI)', () => {
     git(dir, ['worktree', 'add', '-q', wt]);
     const r = await cli(wt, ['install', 'codex', '--json']);
     expect(r.code).toBe(0);
-    const doc = JSON.parse(r.out);
+    const doc = JSON.parse(r.out).data;
     expect(doc.file).toBe(join(realpathSync(wt), '.codex/hooks.json'));
     expect(doc.warnings).toEqual([expect.stringContaining(`main checkout's ${join(realpathSync(dir), '.codex/hooks.json')}`)]);
     expect(r.err).toContain('linked worktree');

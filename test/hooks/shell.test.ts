@@ -54,7 +54,7 @@ describe('shell commands in a turn', () => {
     bash(dir, c, 'git status --porcelain > /dev/null; ls > /dev/null');
     expect(runHook(dir, 'claude-code', c.stop())).toEqual(ok);
 
-    const turns = JSON.parse(runCli(dir, ['turns', '--json']).stdout);
+    const turns = JSON.parse(runCli(dir, ['turns', '--json']).stdout).data;
     expect(turns).toHaveLength(1);
     expect(turns[0].paths).toEqual(expect.arrayContaining(['.env', 'data', 'docs/guide.md', 'moved', 'run.sh', 'src/app.ts', 'src/lib/util.ts']));
     expect(turns[0].paths).not.toContain('README.md');
@@ -91,7 +91,7 @@ describe('shell commands in a turn', () => {
     bash(dir, c, 'rm -rf build && rm src/app.ts');
     expect(runHook(dir, 'claude-code', c.stop())).toEqual(ok);
     const dry = runCli(dir, ['rewind', '--dry-run', '--json']);
-    expect(JSON.parse(dry.stdout).uncovered).toEqual(['build']);
+    expect(JSON.parse(dry.stdout).data.uncovered).toEqual(['build']);
     const r = runCli(dir, ['rewind']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('LOST     build');

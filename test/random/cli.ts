@@ -28,6 +28,13 @@ export function cli(cwd: string, args: string[], input?: string): Run {
   return { code: p.status ?? -1, stdout: p.stdout ?? '', stderr: (p.stderr ?? '') + (p.error ? `\n${p.error.message}` : '') };
 }
 
+/** What a `--json` run printed: its object's `data` (code, exit, message, data); a build before that printed the data alone. */
+export function jsonData<T>(stdout: string): T {
+  const v = JSON.parse(stdout) as unknown;
+  const o = v as { code?: unknown; exit?: unknown; data?: unknown };
+  return (v && typeof v === 'object' && !Array.isArray(v) && typeof o.code === 'string' && typeof o.exit === 'number' && 'data' in o ? o.data : v) as T;
+}
+
 export function hook(cwd: string, harness: string, payload: unknown): Run {
   return cli(cwd, ['hook', harness], JSON.stringify(payload));
 }

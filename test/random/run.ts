@@ -26,7 +26,7 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { gitEnv, makeTempDir } from '../helpers/git.js';
-import { cli, cliKilledAtLock, engineSession, hook, HARNESS, Payloads, supportsUndo, type Run } from './cli.js';
+import { cli, cliKilledAtLock, engineSession, hook, HARNESS, jsonData, Payloads, supportsUndo, type Run } from './cli.js';
 import { captureState, describeState, diffPaths, fsckProblems, gitQuiet, isUnder, key, racyClean, refsView, related, same, type PathState, type State } from './state.js';
 import { stepText, type Call, type SessionSpec, type Step, type Trace } from './trace.js';
 
@@ -396,7 +396,7 @@ export class World {
     }
     let list: EngineTurn[];
     try {
-      list = JSON.parse(r.stdout) as EngineTurn[];
+      list = jsonData<EngineTurn[]>(r.stdout);
     } catch {
       this.fail('turns-exit', `turns --json printed no JSON:\n${indent(r.stdout.slice(0, 500))}`);
       return null;
@@ -509,7 +509,7 @@ export class World {
     }
     let report: RewindReport;
     try {
-      report = JSON.parse(r.stdout) as RewindReport;
+      report = jsonData<RewindReport>(r.stdout);
     } catch {
       this.fail('rewind-exit', `${context} printed no JSON report:\n${indent(r.stdout.slice(0, 400))}`);
       return;
