@@ -43,6 +43,11 @@ class Reject(Exception):
         self.detail = detail
 
 
+def q(b):
+    """Bytes for a message: a quoted string, bytes that are not UTF-8 as \\x escapes."""
+    return "'%s'" % (b.decode("utf-8", "backslashreplace") if isinstance(b, bytes) else b)
+
+
 class Short(Exception):
     """A field runs past the end of the bytes it lives in (the caller decides the class)."""
 
@@ -255,7 +260,7 @@ def ext_reuc(b, p, end, hl):
             for _ in range(3):
                 s, p = cstring(b, p, end)
                 if not re.fullmatch(rb"[0-7]+", s):
-                    raise Reject("extension", "REUC: mode %r of %r is not octal" % (s, path))
+                    raise Reject("extension", "REUC: mode %s of %s is not octal" % (q(s), q(path)))
                 modes.append(int(s, 8))
             oids = []
             for m in modes:
@@ -440,7 +445,7 @@ def read_index(data, fmt, shared=None):
     if len(data) < 12 + hl:
         raise Reject("truncated", "%d bytes is shorter than a header and a trailer" % len(data))
     if data[:4] != b"DIRC":
-        raise Reject("signature", "signature %r is not DIRC" % data[:4])
+        raise Reject("signature", "signature %s is not DIRC" % q(data[:4]))
     version, count = struct.unpack_from(">II", data, 4)
     if version not in (2, 3, 4):
         raise Reject("version", "version %d" % version)
@@ -542,9 +547,9 @@ def check_order(entries):
             raise Reject("order", "entries %d and %d are not sorted by path" % (i - 1, i))
         if a["name"] == b["name"]:
             if sa == 0:
-                raise Reject("order", "multiple stage entries for merged file %r" % a["name"])
+                raise Reject("order", "multiple stage entries for merged file %s" % q(a["name"]))
             if sa > sb:
-                raise Reject("order", "unordered stage entries for %r" % b["name"])
+                raise Reject("order", "unordered stage entries for %s" % q(b["name"]))
 
 
 def read_case_bytes(case_dir, answers):
@@ -804,11 +809,14 @@ class Builder:
                               "index": idx, "gitdir": gitdir, "sparse": sparse}
         if shared is not None:
             sname = name + "-shared"
-            sdesc = "the shared index (%s) of case %s: an index file of its own, no extensions" % (shared_name, name)
+            sdesc = "the shared index (%s) of case %s: an index file of its own" % (shared_name, name)
             a2, d2, f2, r2 = self.add_case(
                 sname, "written", sdesc, fmt, shared, None, None,
                 {"roundTrip": {"required": True}, "provenance": {"writtenBy": self.git_version, "sharedIndexOf": name, "file": shared_name}},
                 cwd, index_file=os.path.join(gitdir, shared_name))
+            sx = [x["signature"] for x in r2["index"]["extensions"]]
+            sdesc += " (extensions: %s)" % ", ".join(sx) if sx else " (no extensions)"
+            a2["description"] = sdesc
             check_against_git(sname, r2["index"], cwd, os.path.join(gitdir, shared_name), False)
             self.finish_case(sname, "written", sdesc, fmt, a2, d2, f2, {})
             self.sources[sname] = {"cwd": cwd, "fmt": fmt, "data": shared, "shared": None, "shared_name": None,
