@@ -11,6 +11,7 @@ import { cmdInstall } from './cmd-install.js';
 import { cmdStatus } from './cmd-status.js';
 import { HARNESS_ENV } from '../hooks/install.js';
 import { cmdApply } from './cmd-apply.js';
+import { cmdConformance } from './cmd-conformance.js';
 import { USAGE } from './usage.js';
 
 export async function run(argv: string[], io: CliIo): Promise<number> {
@@ -70,6 +71,8 @@ async function dispatch(cmd: string | undefined, rest: string[], ctx: CliIo): Pr
       return cmdStatus(rest, ctx);
     case 'apply':
       return cmdApply(rest, ctx);
+    case 'conformance':
+      return cmdConformance(rest, ctx);
     case 'mcp':
       // the MCP SDK is large: only this command loads it, from its own bundle (dist/mcp.cjs beside
       // dist/cli.cjs; unbundled, the module) — a literal import would inline it into every command

@@ -19,6 +19,8 @@ export const USAGE = `usage: git-scalpel [-C DIR] <command> [options]
   prune    [--session S] [--keep N] [--json]
   log      [--session S] [--json]        every snapshot, seal, restore and refusal
   index    [--json] [--verify]           print the index like \`git ls-files --stage --debug\`
+  conformance [--adapter git-scalpel|isomorphic-git|MODULE] [--corpus DIR] [--json] [CASE...]
+                         run the index conformance corpus (conformance/) through a reader/writer
   apply    [--session S] [--label L] [--index | --cached] [--check CMD] [--keep-on-failure]
            [--dry-run] [--json] [PATCH | -]
                          apply a patch (git diff, format-patch, Codex) with its rollback armed:
