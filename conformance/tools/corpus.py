@@ -1270,17 +1270,39 @@ def strip_info(idx):
     return out
 
 
+def schema_validators(root):
+    """The answers and manifest schemas, when the jsonschema package (4.18+) is installed; else None."""
+    try:
+        from jsonschema import Draft202012Validator
+        from referencing import Registry, Resource
+    except ImportError:
+        return None
+    a = json.load(open(os.path.join(root, "schema", "answers.schema.json")))
+    m = json.load(open(os.path.join(root, "schema", "manifest.schema.json")))
+    reg = Registry().with_resources([(a["$id"], Resource.from_contents(a)), (m["$id"], Resource.from_contents(m))])
+    return Draft202012Validator(a, registry=reg), Draft202012Validator(m, registry=reg)
+
+
 def cmd_check(a):
     root = a.dir or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     manifest = json.load(open(os.path.join(root, "manifest.json")))
     bad = 0
     n = 0
+    schemas = schema_validators(root)
+    if schemas:
+        for e in schemas[1].iter_errors(manifest):
+            bad += 1
+            print("SCHEMA manifest.json:", e.message)
     for c in manifest["cases"]:
         if a.cases and c["name"] not in a.cases:
             continue
         n += 1
         d = os.path.join(root, "cases", c["name"])
         answers = json.load(open(os.path.join(d, "answers.json")))
+        if schemas:
+            for e in schemas[0].iter_errors(answers):
+                bad += 1
+                print("SCHEMA %s:" % c["name"], e.message)
         data, shared = read_case_bytes(d, answers)
         got = read_result(data, answers["objectFormat"], shared)
         if answers["result"] == "error":
@@ -1290,7 +1312,7 @@ def cmd_check(a):
         if not ok:
             bad += 1
             print("FAIL", c["name"])
-    print("%d cases, %d pass, %d fail" % (n, n - bad, bad))
+    print("%d cases, %d pass, %d fail%s" % (n, n - bad, bad, "" if schemas else " (answers not checked against the JSON schemas: pip install jsonschema)"))
     return 1 if bad else 0
 
 

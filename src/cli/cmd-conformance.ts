@@ -54,8 +54,9 @@ async function findCorpus(io: CliIo, given: string | undefined): Promise<string>
   }
   let dirs: string[];
   if (typeof __dirname === 'string') {
-    // the bundled command line (dist/cli.cjs): the corpus ships beside dist/
-    dirs = [joinPath(__dirname, '..', 'conformance')];
+    // the bundled command line (dist/cli.cjs): the corpus ships beside dist/; the sources under
+    // a test runner that gives modules a __dirname (src/cli/): two levels up
+    dirs = [joinPath(__dirname, '..', 'conformance'), joinPath(__dirname, '..', '..', 'conformance')];
   } else {
     dirs = ((await import(['.', 'corpus-dir.js'].join('/'))) as typeof import('./corpus-dir.js')).corpusDirs();
   }
