@@ -619,7 +619,7 @@ c_eoie_ieot() {
   finish 2 IEOT,TREE,EOIE
 }
 c_eoie_ieot_v4() {
-  begin eoie-ieot-v4 "IEOT and EOIE in a v4 index (IEOT blocks start where a path is written whole)"
+  begin eoie-ieot-v4 "IEOT and EOIE in a v4 index (git 2.39 prefix-compresses the first path of each IEOT block against the last of the block before)"
   g init -q
   g config index.threads 4
   g config index.recordEndOfIndexEntries true
