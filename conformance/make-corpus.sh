@@ -9,7 +9,8 @@
 # records what git prints about it (`git ls-files -s --debug`, `--resolve-undo`, `git fsck`),
 # parses every entry and extension into answers.json and checks the parse against git's listings;
 # it then derives the "derived" cases (valid files git itself cannot write here) and the "damaged"
-# cases from written ones, each with the error class a reader must report and git's own verdict.
+# cases from written ones, each with the error class a reader must report and git's own verdict,
+# and adds the "foreign" cases: other projects' fixtures from foreign/ (sources.json), byte for byte.
 #
 # Needs: git, coreutils, python3 (3.8+).
 set -euo pipefail
@@ -984,4 +985,5 @@ if [[ -z ${REUSE:-} ]]; then
   done
 fi
 
-python3 "$TOOL" build --cases "$CASES" --commands "$CMDS" --out "$SCRIPT_DIR" --git-version "$GIT_VERSION" --tmp "$TMP/derived"
+python3 "$TOOL" build --cases "$CASES" --commands "$CMDS" --out "$SCRIPT_DIR" --git-version "$GIT_VERSION" --tmp "$TMP/derived" \
+  --foreign "$SCRIPT_DIR/foreign"

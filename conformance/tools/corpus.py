@@ -586,7 +586,7 @@ def clean(text, tmp):
     return s.replace(tmp, "$TMP")
 
 
-def git_listing(cwd, index_file, sparse, tmp):
+def git_listing(cwd, index_file, sparse, tmp, fsck=True):
     """What git prints about the index: listings and the verdicts of ls-files and fsck."""
     out = {}
     rc, so, se = run_git(cwd, ["ls-files", "-s", "--debug"], index_file)
@@ -598,8 +598,9 @@ def git_listing(cwd, index_file, sparse, tmp):
         if sparse:
             _, so3, _ = run_git(cwd, ["ls-files", "--sparse", "-s", "--debug"], index_file)
             out["sparseStageDebug"] = so3.decode("ascii")
-    rc, so, se = run_git(cwd, ["fsck", "--no-progress", "--no-dangling"], index_file)
-    out["fsck"] = {"exitCode": rc, "stderr": clean(se, tmp)}
+    if fsck:
+        rc, so, se = run_git(cwd, ["fsck", "--no-progress", "--no-dangling"], index_file)
+        out["fsck"] = {"exitCode": rc, "stderr": clean(se, tmp)}
     return out
 
 
@@ -725,7 +726,7 @@ class Builder:
         self.sources = {}  # name -> dict(cwd, fmt, answers, data, shared, sparse)
         self.tmproot = os.path.dirname(a.tmp)
 
-    def add_case(self, name, kind, description, fmt, data, shared_name, shared, answers_extra, cwd, sparse=False, index_file=None, requires=None):
+    def add_case(self, name, kind, description, fmt, data, shared_name, shared, answers_extra, cwd, sparse=False, index_file=None, requires=None, fsck=True):
         d = os.path.join(self.cases_dir, name)
         os.makedirs(d)
         with open(os.path.join(d, "index"), "wb") as fh:
@@ -740,9 +741,40 @@ class Builder:
         answers.update(result)
         if index_file is None:
             index_file = os.path.join(d, "index")
-        answers["git"] = dict(version=self.git_version, **git_listing(cwd, index_file, sparse, self.tmproot))
+        answers["git"] = dict(version=self.git_version, **git_listing(cwd, index_file, sparse, self.tmproot, fsck=fsck))
         answers.update(answers_extra)
         return answers, d, files, result
+
+    # ------------------------------------------------------------ foreign
+    def foreign(self, root, source, entry):
+        """A fixture another project commits, byte for byte; git 2.39 lists it in an empty repository."""
+        name = entry["name"]
+        fmt = entry.get("objectFormat", "sha1")
+        data = open(os.path.join(root, entry["file"]), "rb").read()
+        shared_name = shared = None
+        if entry.get("sharedIndex"):
+            shared_name = os.path.basename(entry["sharedIndex"])
+            shared = open(os.path.join(root, entry["sharedIndex"]), "rb").read()
+        cwd = os.path.join(self.tmp, "empty-" + fmt)
+        if not os.path.isdir(cwd):
+            os.makedirs(cwd)
+            sh(["git", "init", "-q", "--object-format=" + fmt], cwd)
+        prov = {"writtenBy": entry["writtenBy"], "project": source["project"], "repository": source["repository"],
+                "commit": source["commit"], "path": entry["path"], "license": source["license"]}
+        extra = {"provenance": prov}
+        if "class" not in entry:
+            extra["roundTrip"] = {"required": True}
+        # the copy in cases/<name>/ is what git reads: a shared index is looked up beside it;
+        # git fsck is not asked (the fixture's objects are not here)
+        answers, d, files, result = self.add_case(name, "foreign", entry["description"], fmt, data, shared_name, shared, extra, cwd, fsck=False)
+        if "class" in entry:
+            if result["result"] != "error" or result["error"]["class"] != entry["class"]:
+                raise SystemExit("%s: meant to be class %s, the reference reader says %s" % (name, entry["class"], result.get("error", "it reads")))
+        else:
+            if result["result"] != "index":
+                raise SystemExit("%s: %s" % (name, result["error"]))
+            check_against_git(name, result["index"], cwd, os.path.join(d, "index"), False)
+        self.finish_case(name, "foreign", entry["description"], fmt, answers, d, files, {"gitVersion": entry["writtenBy"]})
 
     def finish_case(self, name, kind, description, fmt, answers, d, files, extra_manifest):
         ordered = {k: answers[k] for k in ("name", "kind", "description", "objectFormat", "files", "result") if k in answers}
@@ -1232,6 +1264,12 @@ def cmd_build(a):
         print("written", name, file=sys.stderr)
         B.written(name, desc, cwd, opts)
     build_damage(B)
+    if a.foreign:
+        root = os.path.abspath(a.foreign)
+        for source in json.load(open(os.path.join(root, "sources.json")))["sources"]:
+            for entry in source["cases"]:
+                print("foreign", entry["name"], file=sys.stderr)
+                B.foreign(root, source, entry)
     kinds = {}
     for c in B.cases:
         kinds[c["kind"]] = kinds.get(c["kind"], 0) + 1
@@ -1326,6 +1364,7 @@ def main(argv):
     b.add_argument("--out", required=True)
     b.add_argument("--git-version", required=True)
     b.add_argument("--tmp", required=True)
+    b.add_argument("--foreign", help="a folder with sources.json: fixtures of other projects to add as 'foreign' cases")
     c = sub.add_parser("check")
     c.add_argument("dir", nargs="?")
     c.add_argument("cases", nargs="*")

@@ -73,7 +73,8 @@ export interface GitVerdict {
 
 export interface CaseAnswers {
   name: string;
-  kind: 'written' | 'derived' | 'damaged';
+  /** written: bytes git wrote; derived: a valid file made from a written one; damaged: made to be refused; foreign: another project's fixture, byte for byte. */
+  kind: 'written' | 'derived' | 'damaged' | 'foreign';
   description: string;
   objectFormat: ObjectFormatName;
   files: { index: string; sharedIndex?: string };
@@ -87,7 +88,8 @@ export interface CaseAnswers {
     lsFiles: GitVerdict;
     resolveUndo?: string | null;
     sparseStageDebug?: string;
-    fsck: GitVerdict;
+    /** Absent for foreign cases (their objects are not in the corpus). */
+    fsck?: GitVerdict;
   };
   provenance: Record<string, unknown>;
 }
@@ -99,10 +101,10 @@ export interface ManifestCase {
   objectFormat: ObjectFormatName;
   files: CaseAnswers['files'];
   gitVersion: string;
-  /** Good cases: the index version and what the case exercises. */
+  /** Cases that read: the index version and what the case exercises. */
   version?: number;
   features?: string[];
-  /** Damaged cases: the class a reader must report. */
+  /** Damaged (and refused foreign) cases: the class a reader must report. */
   class?: ErrorClass;
   /** Derived and damaged cases: the case they were made from. */
   source?: string;
