@@ -39,6 +39,7 @@ export { digestWhole, inflateWhole } from './platform/whole.js';
 export type { OpenOptions, HookOptions, WithPlatform } from './entry/bind.js';
 
 // the index codec
+export { checkEntryOrder } from './index/verify.js';
 export { forEachEntry, entryCount, type GitIndex, type DecodeOptions } from './index/decode.js';
 export type { EncodeOptions } from './index/encode.js';
 export { IndexEntry, compareEntries, compareEntryPaths, type IndexEntryInit } from './index/entry.js';

@@ -16,6 +16,7 @@ import { cmdApply } from './cmd-apply.js';
 import { USAGE, commandHelp, isCommand } from './usage.js';
 import { errorOutcome, ok, printOutcome, wantsJson } from './output.js';
 import { firstOnPathIs, personCommand } from './invocation.js';
+import { cmdConformance } from './cmd-conformance.js';
 
 /** What run() reads beyond a command's CliIo. */
 export interface RunIo extends CliIo {
@@ -154,6 +155,8 @@ async function dispatch(cmd: string, rest: string[], ctx: CliIo): Promise<number
       return cmdStatus(rest, ctx);
     case 'apply':
       return cmdApply(rest, ctx);
+    case 'conformance':
+      return cmdConformance(rest, ctx);
     case 'mcp':
       // the MCP SDK is large: only this command loads it, from its own bundle (dist/mcp.cjs beside
       // dist/cli.cjs; unbundled, the module) — a literal import would inline it into every command

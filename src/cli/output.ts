@@ -9,7 +9,8 @@
  *
  * `code` is "OK" on success, the ScalpelError's code for an error or a refusal (errors/index.ts),
  * and for the outcomes that are no library error: "USAGE" (exit 2), "CHECK_FAILED" (apply's check,
- * exit 4), "VERIFY_FAILED" (index --verify: re-encoding differs, exit 1), "UNEXPECTED" (a bug or
+ * exit 4), "VERIFY_FAILED" (index --verify: re-encoding differs, exit 1), "CONFORMANCE_FAILED"
+ * (conformance: a case failed, exit 1), "UNEXPECTED" (a bug or
  * a system error the library does not type, exit 1). A dry run that would be refused is "REFUSED",
  * exit 3, as the command itself would be. stderr still carries the human text of an error.
  */
@@ -20,7 +21,7 @@ import { errorDataJson } from './report-json.js';
 import { usageLines } from './usage.js';
 import type { CliIo } from './io.js';
 
-export type CliCode = 'OK' | 'USAGE' | 'CHECK_FAILED' | 'VERIFY_FAILED' | 'UNEXPECTED' | ScalpelError['code'];
+export type CliCode = 'OK' | 'USAGE' | 'CHECK_FAILED' | 'VERIFY_FAILED' | 'CONFORMANCE_FAILED' | 'UNEXPECTED' | ScalpelError['code'];
 
 export interface Outcome {
   code: CliCode;

@@ -30,6 +30,8 @@ export const USAGE = `usage: git-scalpel [-C DIR] <command> [options]
   prune    [--session S] [--keep N] [--json]
   log      [--session S] [--json]        every snapshot, seal, restore and refusal
   index    [--json] [--verify]           print the index like \`git ls-files --stage --debug\`
+  conformance [--adapter git-scalpel|isomorphic-git|MODULE] [--corpus DIR] [--json] [CASE...]
+                         run the index conformance corpus (conformance/) through a reader/writer
   apply    [--session S] [--label L] [--index | --cached] [--check CMD] [--keep-on-failure]
            [--dry-run] [--json] [PATCH | -]
                          apply a patch (git diff, format-patch, Codex) with its rollback armed:
@@ -155,6 +157,16 @@ const COMMANDS: Record<string, CommandHelp> = {
       ['--mcp', "the harness's MCP server configuration instead (.mcp.json, .codex/config.toml, .gemini/settings.json)"],
       JSON_OPT,
     ],
+  },
+  conformance: {
+    synopsis: ['conformance [--adapter git-scalpel|isomorphic-git|MODULE] [--corpus DIR] [--json] [CASE...]'],
+    about: "Run the index conformance corpus (conformance/ in the package: index files git wrote, derived and damaged ones, each with its answers) through a reader/writer, and report every case as pass, fail (with the first difference) or not supported. CASE names cases, `*` patterns allowed.",
+    options: [
+      ['--adapter NAME|MODULE', 'git-scalpel (the default), isomorphic-git (when installed), or the path of an adapter module (conformance/README.md)'],
+      ['--corpus DIR', 'a corpus elsewhere (a folder holding manifest.json)'],
+      JSON_OPT,
+    ],
+    exits: '0 no case failed, 1 a case failed (CONFORMANCE_FAILED with --json) or an error, 2 usage',
   },
   status: {
     synopsis: ['status [--json]'],

@@ -172,6 +172,9 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): Decode
     } catch (e) {
       if (!(e instanceof ScalpelError)) throw e;
       if (e.data.signature === undefined) e.data.signature = s;
+      // where the extension whose payload failed starts: tells a payload that ends early (the
+      // extension is bad, the file is whole) from a size running past the file (TRUNCATED above)
+      if (e.data.extensionOffset === undefined) e.data.extensionOffset = off;
       if (!lenient || !isCacheExtension(s)) throw e;
       (dropped ??= []).push({ signature: s, offset: off, code: e.code, reason: e.message });
     }

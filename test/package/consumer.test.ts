@@ -108,7 +108,8 @@ describe('the installed package', () => {
     // the entries: `exports` targets and the binary, and what the command line loads by a computed
     // path (its bundle, the MCP server's bundle, the usage text)
     const entries = [...targets(pkg.exports), ...Object.values(pkg.bin)].map((f) => posix.normalize(f)).filter((f) => !f.endsWith('.d.ts') && f !== 'package.json');
-    const dynamic = ['dist/cli.cjs', 'dist/mcp.cjs', 'dist/help.json'];
+    // and the example adapter `conformance --adapter` loads by path (conformance/README.md)
+    const dynamic = ['dist/cli.cjs', 'dist/mcp.cjs', 'dist/help.json', 'conformance/examples/minimal-adapter.mjs'];
     const reached = new Set<string>();
     const bare = new Set<string>();
     const missing: string[] = [];
