@@ -44,6 +44,7 @@ export async function cmdApply(args: string[], io: CliIo): Promise<number> {
     }
     throw e;
   }
+  for (const w of r.warnings ?? []) io.err(`git-scalpel: warning: ${w}\n`);
   if (flags.has('json')) io.out(toJsonText(r) + '\n');
   else {
     const lines = [`${r.dryRun ? 'would apply' : 'applied'} ${r.files.length} file(s)${r.snapshot ? ` (snapshot ${r.snapshot}, session ${r.session}: restore undoes it)` : ''}`];

@@ -66,7 +66,7 @@ export async function cmdSnapshot(args: string[], io: CliIo): Promise<number> {
   if (paths.length === 0) throw new UsageError('snapshot needs the paths the edit will touch');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const s = await repo.snapshot(paths, { session: str(flags.get('session')), label: str(flags.get('label')), into: str(flags.get('into')), cwd: io.cwd });
-  warn(io, repo.takeWarnings());
+  warn(io, s.warnings ?? []);
   if (flags.has('json')) io.out(toJsonText(s) + '\n');
   else io.out(`snapshot ${describeSnapshot(s)}\n${s.paths.map((p) => `  ${show(p)}\n`).join('')}`);
   return 0;
@@ -77,7 +77,7 @@ export async function cmdSeal(args: string[], io: CliIo): Promise<number> {
   if (positionals.length > 1) throw new UsageError('seal takes at most one snapshot id');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const s = await repo.seal({ session: str(flags.get('session')), id: positionals[0] });
-  warn(io, repo.takeWarnings());
+  warn(io, s.warnings ?? []);
   if (flags.has('json')) io.out(toJsonText(s) + '\n');
   else io.out(`sealed ${describeSnapshot(s)}\n`);
   return 0;
@@ -88,7 +88,7 @@ export async function cmdRestore(args: string[], io: CliIo): Promise<number> {
   if (positionals.length > 1) throw new UsageError('restore takes at most one snapshot id');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const r = await repo.restore({ session: str(flags.get('session')), id: positionals[0], dryRun: flags.has('dry-run'), force: flags.has('force'), verifyIndex: flags.has('verify-index') });
-  warn(io, repo.takeWarnings());
+  warn(io, r.warnings);
   if (flags.has('json')) io.out(toJsonText(r) + '\n');
   else io.out(formatReport(r));
   return r.dryRun && (r.conflicts.length || (r.head && headRefusal(r.head))) ? 3 : 0;

@@ -118,7 +118,7 @@ export async function cmdRewind(args: string[], io: CliIo): Promise<number> {
   if (flags.has('undo')) {
     if (positionals.length || flags.has('session')) throw new UsageError('rewind --undo takes no turn and no session: it undoes the newest rewind of this worktree');
     const r = await repo.rewindUndo({ dryRun: flags.has('dry-run'), force: flags.has('force'), verifyIndex: flags.has('verify-index') });
-    for (const w of repo.takeWarnings()) io.err(`git-scalpel: warning: ${w}\n`);
+    for (const w of r.warnings) io.err(`git-scalpel: warning: ${w}\n`);
     if (flags.has('json')) io.out(toJsonText(r) + '\n');
     else {
       io.out(formatReport(r));
@@ -127,7 +127,7 @@ export async function cmdRewind(args: string[], io: CliIo): Promise<number> {
     return r.dryRun && r.conflicts.length ? 3 : 0;
   }
   const r = await repo.rewind({ session: option(flags.get('session')), turn: positionals[0], dryRun: flags.has('dry-run'), force: flags.has('force'), verifyIndex: flags.has('verify-index') });
-  for (const w of repo.takeWarnings()) io.err(`git-scalpel: warning: ${w}\n`);
+  for (const w of r.warnings) io.err(`git-scalpel: warning: ${w}\n`);
   if (flags.has('json')) io.out(toJsonText({ ...r, ...(r.dryRun ? {} : { undo: 'git-scalpel rewind --undo' }) }) + '\n');
   else {
     io.out(formatReport(r));

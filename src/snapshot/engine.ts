@@ -143,6 +143,7 @@ export class ScalpelRepository {
     return this.repo.withIndex({ verify: false }, (read) => this.capture(roots, read, opts));
   }
 
+  /** A snapshot of `roots` from the index as `read`; its warnings are what the read left out and a log record that could not be written. */
   private async capture(roots: string[], read: ReadIndexResult | null, opts: SnapshotOptions): Promise<SnapshotInfo> {
     const session = opts.session ?? DEFAULT_SESSION;
     const indexStat = read ? read.stat : null;
@@ -156,10 +157,11 @@ export class ScalpelRepository {
     const batch = this.repo.odb.batch();
     const state = await captureState(this.repo, read?.index ?? null, roots, { writeObjects: true, indexStat, writer: batch });
     const stack = this.stack(session);
-    const warnings = this.readPast(read);
+    const past = readPast(read);
+    const warnings = [...past];
     if (opts.into) {
       const into = opts.into;
-      return withWarnings(await stack.locked(async (tx) => this.extendLocked(stack, tx, await stack.downTo(into, tx.current), state, opts.label, batch, warnings)), warnings);
+      return withWarnings(await stack.locked(async (tx) => this.extendLocked(stack, tx, await stack.downTo(into, tx.current), state, opts.label, batch, past, warnings)), warnings);
     }
     const head = await readHeadWithLog(this.repo);
     // for a scope of a few files, writing their trees costs less than mapping the index's cache tree
@@ -171,7 +173,7 @@ export class ScalpelRepository {
       if (opts.turn) {
         // the decision and the write under one lock: parallel tool calls of a turn join one snapshot
         const top = tx.current ? await stack.load(tx.current) : null;
-        if (top && top.manifest.turn && !top.manifest.turn.ended) return { joined: await this.extendTurn(stack, tx, top, state, batch, { call: opts.call, warnings }) };
+        if (top && top.manifest.turn && !top.manifest.turn.ended) return { joined: await this.extendTurn(stack, tx, top, state, batch, { call: opts.call, logged: past }, warnings) };
         turn = { number: (top?.manifest.turn?.number ?? 0) + 1, ended: false };
       }
       const provisional = opts.turn && opts.call !== undefined;
@@ -183,7 +185,7 @@ export class ScalpelRepository {
     });
     if ('joined' in done) return withWarnings(done.joined, warnings);
     const { manifest, commit } = done;
-    await this.appendLog({ event: 'snapshot', session, ids: [manifest.id], paths: roots, detail: { label: manifest.label, ...(manifest.turn ? { turn: manifest.turn.number } : {}), ...logWarnings(warnings) } });
+    await this.appendLog({ event: 'snapshot', session, ids: [manifest.id], paths: roots, detail: { label: manifest.label, ...(manifest.turn ? { turn: manifest.turn.number } : {}), ...logWarnings(past) } }, warnings);
     return withWarnings(info(manifest, commit), warnings);
   }
 
@@ -206,6 +208,7 @@ export class ScalpelRepository {
     checkSession(session);
     const stack = this.stack(session);
     const head = await readHeadWithLog(this.repo);
+    const warnings: string[] = [];
     const { manifest, commit, ended } = await stack.locked(async (tx) => {
       const top = tx.current ? await stack.load(tx.current) : null;
       const batch = this.repo.odb.batch();
@@ -213,7 +216,7 @@ export class ScalpelRepository {
       let ended: string | null = null;
       if (top?.manifest.turn && !top.manifest.turn.ended) {
         // the agent never said it stopped (killed, or a harness without a stop event): end it now
-        const closed = await this.sealedTurn(top, true);
+        const closed = await this.sealedTurn(top, true, warnings);
         parent = await stack.writeCommit(closed, top.parent, undefined, batch);
         ended = top.manifest.id;
       }
@@ -223,11 +226,11 @@ export class ScalpelRepository {
       await tx.set(c);
       return { manifest: m, commit: c, ended };
     });
-    if (ended) await this.appendLog({ event: 'turn-end', session, ids: [ended], paths: [], detail: { reason: 'next prompt' } });
-    await this.appendLog({ event: 'turn-start', session, ids: [manifest.id], paths: [], detail: { label: manifest.label, turn: manifest.turn?.number } });
-    await this.keepTurns(stack, (manifest.turn as TurnRecord).number);
-    await this.dropIdleSessions(session);
-    return info(manifest, commit);
+    if (ended) await this.appendLog({ event: 'turn-end', session, ids: [ended], paths: [], detail: { reason: 'next prompt' } }, warnings);
+    await this.appendLog({ event: 'turn-start', session, ids: [manifest.id], paths: [], detail: { label: manifest.label, turn: manifest.turn?.number } }, warnings);
+    await this.keepTurns(stack, (manifest.turn as TurnRecord).number, warnings);
+    await this.dropIdleSessions(session, warnings);
+    return withWarnings(info(manifest, commit), warnings);
   }
 
   /**
@@ -239,15 +242,17 @@ export class ScalpelRepository {
   async closeTurn(opts: { session: string; final: boolean }): Promise<SnapshotInfo | null> {
     checkSession(opts.session);
     const stack = this.stack(opts.session);
+    const warnings: string[] = [];
     const done = await stack.locked(async (tx) => {
       const top = await this.openTurnOf(stack, tx.current);
       if (!top) return null;
-      const manifest = await this.sealedTurn(top, opts.final);
+      const manifest = await this.sealedTurn(top, opts.final, warnings);
       const { commit } = await stack.replace(tx, [top], top, manifest);
       return info(manifest, commit);
     });
-    if (done) await this.appendLog({ event: 'turn-end', session: opts.session, ids: [done.id], paths: done.paths, detail: { final: opts.final } });
-    return done;
+    if (!done) return null;
+    await this.appendLog({ event: 'turn-end', session: opts.session, ids: [done.id], paths: done.paths, detail: { final: opts.final } }, warnings);
+    return withWarnings(done, warnings);
   }
 
   /**
@@ -257,30 +262,30 @@ export class ScalpelRepository {
    * through a symbolic link (a command made its parent one) cannot be sealed: the turn still
    * ends, unsealed, with a warning (a rewind of it refuses that path anyway).
    */
-  private async sealedTurn(top: StackEntry, final: boolean): Promise<Manifest> {
+  private async sealedTurn(top: StackEntry, final: boolean, warnings: string[]): Promise<Manifest> {
     const turn = { number: (top.manifest.turn as TurnRecord).number, ended: final };
     try {
       // the calls that never finished: where their paths are as they found them, they changed
       // nothing and their captures go; where not, it cannot be told whether the call ran (and
       // its end was not reported) or someone else changed the path: it joins, contested
-      const m = final ? await this.settleUnfinished(top.manifest) : top.manifest;
-      const now = await this.captureNow(m.captured.roots);
+      const m = final ? await this.settleUnfinished(top.manifest, warnings) : top.manifest;
+      const now = await this.captureNow(m.captured.roots, warnings);
       const was = m.seal;
       const contested = was ? mergeContests(m.contested ?? [], contests(was.state, now)) : (m.contested ?? []);
       const state = was ? mergeStates(now, was.state) : now;
       return withLists({ ...sealed(m, this.now().toISOString(), state), turn }, { contested });
     } catch (e) {
       if (!isScalpelError(e, 'BAD_PATH')) throw e;
-      this.warnings.push(`turn ${turn.number} of session '${top.manifest.session}' ends unsealed: ${e.message}`);
+      warnings.push(`turn ${turn.number} of session '${top.manifest.session}' ends unsealed: ${e.message}`);
       return withLists({ ...top.manifest, turn }, final ? { provisional: [] } : {});
     }
   }
 
   /** The roots of `state` whose paths hold something else now (worktree, index entries, resolve-undo). Unreadable ones (beneath a symlink now) count as changed. */
-  private async changedRoots(state: PathState, index?: { read: ReadIndexResult | null }): Promise<string[]> {
+  private async changedRoots(state: PathState, warnings: string[], index?: { read: ReadIndexResult | null }): Promise<string[]> {
     let now: PathState;
     try {
-      now = await this.captureNow(state.roots, index);
+      now = await this.captureNow(state.roots, warnings, index);
     } catch (e) {
       if (isScalpelError(e, 'BAD_PATH')) return state.roots;
       throw e;
@@ -290,13 +295,13 @@ export class ScalpelRepository {
   }
 
   /** `m` without its provisional captures: dropped where their paths are unchanged, joined and contested where not (sealedTurn). */
-  private async settleUnfinished(m: Manifest): Promise<Manifest> {
+  private async settleUnfinished(m: Manifest, warnings: string[]): Promise<Manifest> {
     let captured = m.captured;
     let contested = m.contested ?? [];
     for (const p of m.provisional ?? []) {
       const fresh = restrictState(p.state, p.state.roots.filter((r) => !captured.roots.some((o) => covers(o, r))));
       if (fresh.roots.length === 0) continue;
-      const changed = contests(fresh, await this.captureNow(fresh.roots));
+      const changed = contests(fresh, await this.captureNow(fresh.roots, warnings));
       if (changed.length === 0) continue;
       captured = joinCaptured(captured, fresh, { dropUnderAbsent: false });
       contested = mergeContests(contested, changed.map((c) => ({ ...c, why: 'unfinished' as const })));
@@ -306,13 +311,14 @@ export class ScalpelRepository {
 
   /**
    * What `roots` hold now (nothing written to the object database), from the index as `index`
-   * read it (an operation that captures twice reads the index once), or as read now.
+   * read it (an operation that captures twice reads the index once), or as read now (what that
+   * read left out goes to `warnings`, the calling operation's).
    */
-  private captureNow(roots: readonly string[], index?: { read: ReadIndexResult | null }): Promise<PathState> {
+  private captureNow(roots: readonly string[], warnings: string[], index?: { read: ReadIndexResult | null }): Promise<PathState> {
     const capture = (read: ReadIndexResult | null) => captureState(this.repo, read?.index ?? null, roots, { writeObjects: false, indexStat: read?.stat ?? null });
     if (index) return capture(index.read);
     return this.repo.withIndex({ verify: false }, (read) => {
-      this.readPast(read);
+      warnings.push(...readPast(read));
       return capture(read);
     });
   }
@@ -324,26 +330,27 @@ export class ScalpelRepository {
    * change by someone else is then told apart (contested, or refused after the turn). Nothing
    * when no turn is open.
    */
-  async callFinished(opts: { session: string; call?: string; paths: readonly string[] }): Promise<void> {
+  async callFinished(opts: { session: string; call?: string; paths: readonly string[] }): Promise<{ warnings: string[] }> {
     checkSession(opts.session);
     const stack = this.stack(opts.session);
+    const warnings: string[] = [];
     await stack.locked(async (tx) => {
       const top = await this.openTurnOf(stack, tx.current);
       if (!top) return;
       // one read of the index for both captures (what the call changed, and its seal)
       const m = await this.repo.withIndex({ verify: false }, async (read) => {
-        this.readPast(read);
+        warnings.push(...readPast(read));
         const index = { read };
         let m = top.manifest;
         const mine = opts.call === undefined ? undefined : m.provisional?.find((p) => p.call === opts.call);
         if (mine) {
           // what the call did not change is not the turn's (a failed replace, a write of the same bytes)
           const fresh = restrictState(mine.state, mine.state.roots.filter((r) => !m.captured.roots.some((o) => covers(o, r))));
-          const changed = fresh.roots.length ? await this.changedRoots(fresh, index) : [];
+          const changed = fresh.roots.length ? await this.changedRoots(fresh, warnings, index) : [];
           const captured = changed.length ? joinCaptured(m.captured, restrictState(fresh, changed), { dropUnderAbsent: false }) : m.captured;
           m = withLists({ ...m, captured }, { provisional: (m.provisional ?? []).filter((p) => p !== mine) });
         }
-        const sealedNow = await this.sealOf(m, opts.paths, index);
+        const sealedNow = await this.sealOf(m, opts.paths, warnings, index);
         if (sealedNow) {
           m = sealed(m, this.now().toISOString(), sealedNow.state);
           // what someone else had put in a path this call went over is gone: told apart at rewind
@@ -353,6 +360,7 @@ export class ScalpelRepository {
       });
       if (m !== top.manifest) await stack.replace(tx, [top], top, m);
     });
+    return { warnings };
   }
 
   /**
@@ -360,11 +368,11 @@ export class ScalpelRepository {
    * them, or the paths beneath its roots), and what was captured for it (`fresh`); null when
    * none is the turn's or they cannot be read.
    */
-  private async sealOf(m: Manifest, paths: readonly string[], index?: { read: ReadIndexResult | null }): Promise<{ state: PathState; fresh: PathState } | null> {
+  private async sealOf(m: Manifest, paths: readonly string[], warnings: string[], index?: { read: ReadIndexResult | null }): Promise<{ state: PathState; fresh: PathState } | null> {
     const roots = minimalRoots(paths.filter((p) => m.captured.roots.some((r) => covers(r, p))));
     if (roots.length === 0) return null;
     const { roots: scope, dirs } = await this.sealScope(roots, m.seal);
-    const fresh = await this.captureNow(scope, index).catch((e: unknown) => {
+    const fresh = await this.captureNow(scope, warnings, index).catch((e: unknown) => {
       if (isScalpelError(e, 'BAD_PATH')) return null;
       throw e;
     });
@@ -372,14 +380,14 @@ export class ScalpelRepository {
     // a root beneath a symbolic link now is not sealed (refused at rewind); the others are
     const readable: PathState[] = [];
     for (const r of scope) {
-      const one = await this.captureNow([r], index).catch((e: unknown) => {
+      const one = await this.captureNow([r], warnings, index).catch((e: unknown) => {
         if (isScalpelError(e, 'BAD_PATH')) return null;
         throw e;
       });
       if (one) readable.push(one);
     }
     if (readable.length === 0) return null;
-    const some = await this.captureNow(readable.flatMap((x) => x.roots), index);
+    const some = await this.captureNow(readable.flatMap((x) => x.roots), warnings, index);
     const spine = dirs.filter((d) => some.roots.some((r) => isAncestor(d, r)));
     return { state: mergeStates(m.seal?.state ?? null, some, spine), fresh: some };
   }
@@ -417,9 +425,9 @@ export class ScalpelRepository {
   }
 
   /** The tool calls of `paths` finished: sealed as the agent left them (callFinished without a call). */
-  async sealPaths(opts: { session: string; paths: readonly string[] }): Promise<void> {
-    if (opts.paths.length === 0) return;
-    await this.callFinished(opts);
+  async sealPaths(opts: { session: string; paths: readonly string[] }): Promise<{ warnings: string[] }> {
+    if (opts.paths.length === 0) return { warnings: [] };
+    return this.callFinished(opts);
   }
 
   /**
@@ -441,13 +449,13 @@ export class ScalpelRepository {
    * Before a shell command: the open turn's sealed paths someone else changed since the agent's
    * tools left them are recorded as contested (what the command then does to them is its own).
    */
-  private async recordContests(session: string): Promise<void> {
+  private async recordContests(session: string, warnings: string[]): Promise<void> {
     const stack = this.stack(session);
     const top = await this.openTurnOf(stack);
     if (!top?.manifest.seal) return;
     let now: PathState;
     try {
-      now = await this.captureNow(top.manifest.seal.state.roots);
+      now = await this.captureNow(top.manifest.seal.state.roots, warnings);
     } catch (e) {
       if (isScalpelError(e, 'BAD_PATH')) return;
       throw e;
@@ -466,13 +474,13 @@ export class ScalpelRepository {
    * limit, at least 5) rather than at every one: cutting re-parents every kept commit, and a
    * turn's numbers tell when the stack may have grown past the limit without walking it.
    */
-  private async keepTurns(stack: SnapshotStack, number: number): Promise<void> {
+  private async keepTurns(stack: SnapshotStack, number: number, warnings: string[]): Promise<void> {
     const keep = Math.max(1, this.repo.config.getInt('scalpel.keepTurns', 100));
     const slack = Math.max(5, Math.floor(keep / 10));
     if (number <= keep || (number - keep) % slack !== 0) return;
     await stack.locked(async (tx) => {
       const dropped = await stack.truncate(tx, keep);
-      if (dropped > 0) await this.appendLog({ event: 'prune', session: stack.session, ids: [], paths: [], detail: { keepTurns: keep, dropped } });
+      if (dropped > 0) await this.appendLog({ event: 'prune', session: stack.session, ids: [], paths: [], detail: { keepTurns: keep, dropped } }, warnings);
     });
   }
 
@@ -480,7 +488,7 @@ export class ScalpelRepository {
    * Drop the turns of hook sessions of this worktree whose newest turn is older than
    * `scalpel.keepIdleDays` (and their log): a conversation nobody came back to. One commit read per session.
    */
-  private async dropIdleSessions(except: string): Promise<void> {
+  private async dropIdleSessions(except: string, warnings: string[]): Promise<void> {
     const days = this.repo.config.getInt('scalpel.keepIdleDays', 30);
     if (days <= 0) return;
     const cutoff = this.now().getTime() / 1000 - days * 86400;
@@ -497,7 +505,7 @@ export class ScalpelRepository {
         await tx.set(null);
       });
       await this.events.remove(session);
-      await this.appendLog({ event: 'drop', session: except, ids: [], paths: [], detail: { idleSession: session, days } });
+      await this.appendLog({ event: 'drop', session: except, ids: [], paths: [], detail: { idleSession: session, days } }, warnings);
     }
   }
 
@@ -509,18 +517,21 @@ export class ScalpelRepository {
    */
   async shellBefore(opts: { session: string; key: string; command: string }): Promise<{ turn: SnapshotInfo; ignoredDirs: string[]; warnings: string[] }> {
     checkSession(opts.session);
-    await this.recordContests(opts.session);
+    const warnings: string[] = [];
+    await this.recordContests(opts.session, warnings);
     const turn = await this.snapshot([], { session: opts.session, turn: true });
+    warnings.push(...(turn.warnings ?? []));
     const batch = this.repo.odb.batch();
     const taken = await this.repo.withIndex({ verify: false }, async (read) => {
-      this.readPast(read);
+      warnings.push(...readPast(read));
       const t = await takeBaseline(this.repo, read, { session: opts.session, command: opts.command, held: turn.paths, writer: batch, now: this.now() });
       // the pre-images and every object the index names are reachable from a ref before the command runs
       const blobs = t.baseline.entries.flatMap((e) => (e[1] === 'l' ? [e[3]] : e[3] !== null ? [e[3]] : []));
       await this.baselines.save(opts.session, opts.key, { json: encodeBaseline(t.baseline), index: t.indexBytes }, { blobs, index: read?.index ?? null }, batch);
       return t;
     });
-    return { turn, ignoredDirs: taken.baseline.ignoredDirs, warnings: taken.warnings };
+    // what the ignore rules could not read first, as the hooks have always listed them
+    return { turn, ignoredDirs: taken.baseline.ignoredDirs, warnings: [...taken.warnings, ...warnings] };
   }
 
   /**
@@ -528,13 +539,14 @@ export class ScalpelRepository {
    * state from before the command (the first capture of a path in a turn wins). Null when no
    * baseline was taken (no before-shell event reached us).
    */
-  async shellAfter(opts: { session: string; key: string }): Promise<{ turn: SnapshotInfo | null; paths: string[]; uncovered: string[]; left: string[] } | null> {
+  async shellAfter(opts: { session: string; key: string }): Promise<{ turn: SnapshotInfo | null; paths: string[]; uncovered: string[]; left: string[]; warnings: string[] } | null> {
     checkSession(opts.session);
     const stored = await this.baselines.load(opts.session, opts.key);
     if (!stored) return null;
     const baseline = decodeBaseline(stored.json);
+    const warnings: string[] = [];
     const changes = await this.repo.withIndex({ verify: false }, async (read) => {
-      this.readPast(read);
+      warnings.push(...readPast(read));
       return shellChanges(this.repo, baseline, baseline.indexFile ? stored.index : null, read);
     });
     let turn: SnapshotInfo | null = null;
@@ -545,7 +557,7 @@ export class ScalpelRepository {
       turn = await stack.locked(async (tx) => {
         const top = await this.openTurnOf(stack, tx.current);
         // the command's changes are not a new write to contest: the baseline was taken just before it
-        if (top) return this.extendTurn(stack, tx, top, changes.state, batch, { shell });
+        if (top) return this.extendTurn(stack, tx, top, changes.state, batch, { shell }, warnings);
         // the turn ended while the command ran: the command's changes open one of their own
         const head = await readHeadWithLog(this.repo);
         const prev = tx.current ? await stack.load(tx.current) : null;
@@ -563,9 +575,9 @@ export class ScalpelRepository {
     const open = (await this.openTurnOf(this.stack(opts.session)))?.manifest;
     const contestedPaths = (open?.contested ?? []).map((c) => c.path);
     const sealedBefore = (open?.seal?.state.roots ?? []).filter((r) => !contestedPaths.some((c) => covers(r, c) || covers(c, r)));
-    if (changes.paths.length || sealedBefore.length) await this.sealPaths({ session: opts.session, paths: [...changes.paths, ...sealedBefore] });
+    if (changes.paths.length || sealedBefore.length) warnings.push(...(await this.sealPaths({ session: opts.session, paths: [...changes.paths, ...sealedBefore] })).warnings);
     await this.baselines.remove(opts.session, opts.key);
-    return { turn, paths: changes.paths, uncovered: changes.uncovered, left: changes.left };
+    return { turn, paths: changes.paths, uncovered: changes.uncovered, left: changes.left, warnings: unique(warnings) };
   }
 
 
@@ -611,12 +623,14 @@ export class ScalpelRepository {
     } finally {
       await lock.release();
     }
-    await this.appendLog({ event: 'apply', session, ids: [snap.id], paths: roots, detail: { to, files: plan.files.length } });
-    if (!opts.check) return { session, snapshot: snap.id, dryRun: false, files: summary(plan), check: null, rolledBack: false };
+    const warnings = [...(snap.warnings ?? [])];
+    await this.appendLog({ event: 'apply', session, ids: [snap.id], paths: roots, detail: { to, files: plan.files.length } }, warnings);
+    const done = (check: ApplyReport['check'], rolledBack: boolean): ApplyReport => ({ session, snapshot: snap.id, dryRun: false, files: summary(plan), check, rolledBack, ...(warnings.length ? { warnings: unique(warnings) } : {}) });
+    if (!opts.check) return done(null, false);
     const check = await opts.check();
-    if (check.code === 0 || opts.keepOnFailure) return { session, snapshot: snap.id, dryRun: false, files: summary(plan), check, rolledBack: false };
-    await this.restore({ session, id: snap.id });
-    return { session, snapshot: snap.id, dryRun: false, files: summary(plan), check, rolledBack: true };
+    if (check.code === 0 || opts.keepOnFailure) return done(check, false);
+    warnings.push(...(await this.restore({ session, id: snap.id })).warnings);
+    return done(check, true);
   }
 
   /** The session's open turn (the agent has not ended it), or null. */
@@ -627,9 +641,11 @@ export class ScalpelRepository {
   }
 
   /** Record a tool call or a session event of a hook (the log is best effort, as always). */
-  async record(rec: Omit<LogRecord, 'at'>): Promise<void> {
+  async record(rec: Omit<LogRecord, 'at'>): Promise<{ warnings: string[] }> {
     checkSession(rec.session);
-    await this.appendLog(rec);
+    const warnings: string[] = [];
+    await this.appendLog(rec, warnings);
+    return { warnings };
   }
 
   /** A key for a tool call whose harness gives it no id (its after-event is then paired by input and order). */
@@ -667,16 +683,18 @@ export class ScalpelRepository {
    * applies a shell heredoc patch itself and sends no PostToolUse) are over once the session's
    * next event comes: what they captured joins the turn, what they wrote is sealed.
    */
-  async finishUnreported(opts: { session: string }): Promise<void> {
+  async finishUnreported(opts: { session: string }): Promise<{ warnings: string[] }> {
     checkSession(opts.session);
+    const warnings: string[] = [];
     for (const rec of await this.calls.pending(opts.session)) {
       if (!rec.unreported) continue;
       const call = await this.calls.end(opts.session, rec.key);
       if (!call) continue;
-      await this.callFinished({ session: opts.session, call: call.key, paths: call.paths });
+      warnings.push(...(await this.callFinished({ session: opts.session, call: call.key, paths: call.paths })).warnings);
       // it ran; how it ended the harness does not say
-      await this.appendLog({ event: 'tool', session: opts.session, ids: call.turn ? [call.turn] : [], paths: [], detail: { tool: call.tool, phase: 'after', outcome: 'unknown', call: call.key, ...(call.byId ? { toolUseId: call.key } : {}), durationMs: Math.max(0, this.now().getTime() - call.at) } });
+      await this.appendLog({ event: 'tool', session: opts.session, ids: call.turn ? [call.turn] : [], paths: [], detail: { tool: call.tool, phase: 'after', outcome: 'unknown', call: call.key, ...(call.byId ? { toolUseId: call.key } : {}), durationMs: Math.max(0, this.now().getTime() - call.at) } }, warnings);
     }
+    return { warnings };
   }
 
   /** Forget every call of the session in flight and their shell baselines (its turn is over; what a killed tool left goes too). */
@@ -691,12 +709,12 @@ export class ScalpelRepository {
    * already holds keep their first capture, what lay in a directory absent at its first capture
    * was absent then too. A person's `snapshot --into`: the seal goes (it is of other paths).
    */
-  private async extendLocked(stack: SnapshotStack, tx: RefTransaction, chain: StackEntry[], state: PathState, label: string | undefined, batch: ObjectBatch, warnings: string[]): Promise<SnapshotInfo> {
+  private async extendLocked(stack: SnapshotStack, tx: RefTransaction, chain: StackEntry[], state: PathState, label: string | undefined, batch: ObjectBatch, logged: string[], warnings: string[]): Promise<SnapshotInfo> {
     const target = chain[chain.length - 1];
     const captured = joinCaptured(target.manifest.captured, state, { dropUnderAbsent: true });
     const manifest: Manifest = { ...withCaptured(target.manifest, captured), label: label ?? target.manifest.label };
     const { commit } = await stack.replace(tx, chain, target, manifest, batch);
-    await this.appendLog({ event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(warnings) });
+    await this.appendLog({ event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(logged) }, warnings);
     return info(manifest, commit);
   }
 
@@ -708,7 +726,7 @@ export class ScalpelRepository {
    * captured just before this call, is not the sealed one) is recorded as contested. The seal
    * stays until the call finishes and seals its paths again.
    */
-  private async extendTurn(stack: SnapshotStack, tx: RefTransaction, top: StackEntry, state: PathState, batch: ObjectBatch, more: { call?: string; shell?: { uncovered: string[]; left: string[] }; warnings?: string[] }): Promise<SnapshotInfo> {
+  private async extendTurn(stack: SnapshotStack, tx: RefTransaction, top: StackEntry, state: PathState, batch: ObjectBatch, more: { call?: string; shell?: { uncovered: string[]; left: string[] }; logged?: string[] }, warnings: string[]): Promise<SnapshotInfo> {
     let m = top.manifest;
     let contested = m.contested ?? [];
     if (m.seal && !more.shell) {
@@ -738,7 +756,8 @@ export class ScalpelRepository {
     const left = union(m.left, more.shell?.left);
     const manifest = withLists({ ...m, captured }, { uncovered, left, contested, provisional });
     const { commit } = await stack.replace(tx, [top], top, manifest, batch);
-    await this.appendLog({ event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(more.warnings ?? []), ...(more.call !== undefined ? { detail: { call: more.call, ...(more.warnings?.length ? { warnings: more.warnings } : {}) } } : {}) });
+    const logged = more.logged ?? [];
+    await this.appendLog({ event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(logged), ...(more.call !== undefined ? { detail: { call: more.call, ...logWarnings(logged) } } : {}) }, warnings);
     return info(manifest, commit);
   }
 
@@ -749,14 +768,15 @@ export class ScalpelRepository {
       const chain = opts.id ? await stack.downTo(opts.id, tx.current) : await stack.walk(() => true, tx.current);
       const target = chain[chain.length - 1];
       if (!target) throw new ScalpelError('SNAPSHOT_NOT_FOUND', `no snapshot to seal in session '${stack.session}'`, { session: stack.session });
-      let warnings: string[] = [];
+      let past: string[] = [];
       const state = await this.repo.withIndex({ verify: false }, (read) => {
-        warnings = this.readPast(read);
+        past = readPast(read);
         return captureState(this.repo, read?.index ?? null, target.manifest.captured.roots, { writeObjects: false, indexStat: read?.stat ?? null });
       });
       const manifest = sealed(target.manifest, this.now().toISOString(), state);
       const { commit } = await stack.replace(tx, chain, target, manifest);
-      await this.appendLog({ event: 'seal', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(warnings) });
+      const warnings = [...past];
+      await this.appendLog({ event: 'seal', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(past) }, warnings);
       return withWarnings(info(manifest, commit), warnings);
     });
   }
@@ -783,7 +803,7 @@ export class ScalpelRepository {
       let warnings: string[] = [];
       const head = await this.headCheck(chain[chain.length - 1]);
       const plan = await this.repo.withIndex({}, (read) => {
-        warnings = this.readPast(read);
+        warnings = readPast(read);
         return planRestore(this.repo, chain, read, read?.stat ?? null);
       });
       if (head) warnings.push(...head.warnings);
@@ -795,7 +815,8 @@ export class ScalpelRepository {
       const oldest = chain[chain.length - 1];
       const lock = await this.repo.lockIndex().catch(async (e: unknown) => {
         if (e instanceof ScalpelError && e.code === 'INDEX_LOCKED') {
-          await this.appendLog({ event: 'refused', session, ids, paths: oldest.manifest.captured.roots, detail: { reason: 'index-locked' } });
+          // the refusal is the outcome: a log record that could not be written goes unsaid
+          await this.appendLog({ event: 'refused', session, ids, paths: oldest.manifest.captured.roots, detail: { reason: 'index-locked' } }, []);
         }
         throw e;
       });
@@ -813,18 +834,18 @@ export class ScalpelRepository {
     const ids = chain.map((e) => e.manifest.id);
     const oldest = chain[chain.length - 1];
     const indexStat = read?.stat ?? null;
-    const warnings = this.readPast(read);
+    const warnings = readPast(read);
     const verb = how.rewind ? 'rewind' : 'restore';
     // what the edit committed: one ref read when HEAD did not move
     const head = await this.headCheck(oldest);
     if (head) warnings.push(...head.warnings);
     if (head && headRefusal(head) && !opts.force) {
-      await this.appendLog({ event: 'refused', session, ids, paths: oldest.manifest.captured.roots, detail: { reason: head.complete ? 'pushed' : 'history-unknown', head: logHead(head), ...logWarnings(warnings) } });
+      await this.appendLog({ event: 'refused', session, ids, paths: oldest.manifest.captured.roots, detail: { reason: head.complete ? 'pushed' : 'history-unknown', head: logHead(head), ...logWarnings(warnings) } }, []);
       throw pushedRefusal(head, session, verb);
     }
     const plan = await planRestore(this.repo, chain, read, indexStat);
     if (plan.conflicts.length && !opts.force) {
-      await this.appendLog({ event: 'refused', session, ids, paths: plan.conflicts.map((c) => c.path), detail: { conflicts: plan.conflicts, ...logWarnings(warnings) } });
+      await this.appendLog({ event: 'refused', session, ids, paths: plan.conflicts.map((c) => c.path), detail: { conflicts: plan.conflicts, ...logWarnings(warnings) } }, []);
       throw refusal(plan.conflicts, session, verb);
     }
     let saved: Manifest | null = null;
@@ -849,9 +870,10 @@ export class ScalpelRepository {
     const { indexWritten } = await applyRestore(this.repo, plan, read, lock, indexStat);
     await tx.set(savedCommit ?? oldest.parent);
     // the rewind's undo is sealed with what the rewind left: `rewind --undo` refuses when someone changed it since
-    if (undo) await this.sealRewind(undo, plan.roots);
-    await this.appendLog({ event: 'restore', session, ids, paths: plan.roots, detail: { savedAs: saved?.id ?? null, ...(how.rewind ? { rewind: true } : {}), changed: plan.paths.map((p) => p.path), pruned: plan.pruned, ...(head ? { head: logHead(head) } : {}), ...logWarnings(warnings) } });
-    return { session, restored: ids, dryRun: false, savedAs: saved?.id ?? null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten, warnings, head, uncovered: listOf(chain, 'uncovered'), left: listOf(chain, 'left') };
+    const later: string[] = [];
+    if (undo) await this.sealRewind(undo, plan.roots, later);
+    await this.appendLog({ event: 'restore', session, ids, paths: plan.roots, detail: { savedAs: saved?.id ?? null, ...(how.rewind ? { rewind: true } : {}), changed: plan.paths.map((p) => p.path), pruned: plan.pruned, ...(head ? { head: logHead(head) } : {}), ...logWarnings(warnings) } }, later);
+    return { session, restored: ids, dryRun: false, savedAs: saved?.id ?? null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten, warnings: unique([...warnings, ...later]), head, uncovered: listOf(chain, 'uncovered'), left: listOf(chain, 'left') };
   }
 
   /** The worktree's rewinds that can be undone, newest on top (never a session: not listed as one). */
@@ -880,9 +902,9 @@ export class ScalpelRepository {
   }
 
   /** Seal the rewind's undo snapshot with what the rewind left (when it is still the newest), and cut the stack to its limit. */
-  private async sealRewind(undo: { stack: SnapshotStack; commit: string; manifest: Manifest }, roots: readonly string[]): Promise<void> {
+  private async sealRewind(undo: { stack: SnapshotStack; commit: string; manifest: Manifest }, roots: readonly string[], warnings: string[]): Promise<void> {
     const keep = Math.max(1, this.repo.config.getInt('scalpel.keepRewinds', 20));
-    const now = await this.captureNow(roots);
+    const now = await this.captureNow(roots, warnings);
     await undo.stack.locked(async (tx) => {
       if (tx.current === undo.commit) {
         const top = await undo.stack.load(undo.commit);
@@ -910,6 +932,7 @@ export class ScalpelRepository {
     const top = await stack.load(head);
     const report = await this.restoreOn(stack, { dryRun: opts.dryRun, force: opts.force, verifyIndex: opts.verifyIndex }, {});
     const r = top.manifest.rewound;
+    const warnings = [...report.warnings];
     let turnsBack = false;
     if (!opts.dryRun && r) {
       const session = this.stack(r.session);
@@ -919,9 +942,9 @@ export class ScalpelRepository {
         return true;
       });
       await this.repo.refs.remove(this.rewoundRef(top.manifest.id));
-      await this.appendLog({ event: 'restore', session: r.session, ids: [top.manifest.id], paths: top.manifest.captured.roots, detail: { undoRewind: true, turnsBack } });
+      await this.appendLog({ event: 'restore', session: r.session, ids: [top.manifest.id], paths: top.manifest.captured.roots, detail: { undoRewind: true, turnsBack } }, warnings);
     }
-    return { ...report, turnsBack };
+    return { ...report, warnings: unique(warnings), turnsBack };
   }
 
   /** The rewinds `rewindUndo` can undo, newest first. */
@@ -1054,13 +1077,13 @@ export class ScalpelRepository {
         const all = await stack.walk(undefined, tx.current);
         if (all.length) await tx.set(null);
         const ids = all.map((e) => e.manifest.id);
-        await this.appendLog({ event: 'drop', session: stack.session, ids, paths: [] });
+        await this.appendLog({ event: 'drop', session: stack.session, ids, paths: [] }, []);
         return ids;
       }
       const chain = await stack.downTo(opts.id as string, tx.current);
       const target = chain[chain.length - 1];
       await stack.remove(tx, chain, target);
-      await this.appendLog({ event: 'drop', session: stack.session, ids: [target.manifest.id], paths: target.manifest.captured.roots });
+      await this.appendLog({ event: 'drop', session: stack.session, ids: [target.manifest.id], paths: target.manifest.captured.roots }, []);
       return [target.manifest.id];
     });
   }
@@ -1078,7 +1101,7 @@ export class ScalpelRepository {
       for (let i = opts.keep - 1; i >= 0; i--) parent = await stack.writeCommit(all[i].manifest, parent, undefined, batch);
       await batch.flush();
       await tx.set(parent);
-      await this.appendLog({ event: 'prune', session: stack.session, ids: dropped, paths: [] });
+      await this.appendLog({ event: 'prune', session: stack.session, ids: dropped, paths: [] }, []);
       return dropped;
     });
   }
@@ -1089,31 +1112,12 @@ export class ScalpelRepository {
   }
 
   /**
-   * Best effort (store/log.ts): a record that could not be written becomes a warning instead of
-   * failing a snapshot or restore that is done.
+   * Best effort (store/log.ts): a record that could not be written becomes a warning of the
+   * operation (added to `warnings`, its list) instead of failing a snapshot or restore that is done.
    */
-  private async appendLog(rec: Omit<LogRecord, 'at'>): Promise<void> {
+  private async appendLog(rec: Omit<LogRecord, 'at'>, warnings: string[]): Promise<void> {
     const problem = await this.events.append(rec);
-    if (problem) this.warnings.push(problem);
-  }
-
-
-  /** Problems that did not stop an operation (a log record that could not be written). Cleared by takeWarnings(). */
-  private warnings: string[] = [];
-
-  /**
-   * The optional index caches a read left out (git discards them too: DESIGN "Read what git
-   * reads"), as warnings: kept for takeWarnings() and returned for the report and the log.
-   */
-  private readPast(read: ReadIndexResult | null): string[] {
-    if (!read || read.dropped.length === 0) return [];
-    const list = read.dropped.map(describeDropped);
-    this.warnings.push(...list);
-    return list;
-  }
-
-  takeWarnings(): string[] {
-    return this.warnings.splice(0);
+    if (problem) warnings.push(problem);
   }
 
   private readLog(session: string): Promise<LogRecord[]> {
@@ -1132,17 +1136,31 @@ function listOf(chain: readonly StackEntry[], key: 'uncovered' | 'left'): string
   return [...new Set(chain.flatMap((e) => e.manifest[key] ?? []))].sort(compareRel);
 }
 
-function withWarnings(i: SnapshotInfo, warnings: string[]): SnapshotInfo {
-  return warnings.length ? { ...i, warnings } : i;
+/** `i` with the operation's warnings, when there are some (each once). */
+function withWarnings(i: SnapshotInfo, warnings: readonly string[]): SnapshotInfo {
+  return warnings.length ? { ...i, warnings: unique(warnings) } : i;
+}
+
+/** Each warning once, in the order first given (one operation may read the same damaged index twice). */
+function unique(warnings: readonly string[]): string[] {
+  return [...new Set(warnings)];
+}
+
+/**
+ * The optional index caches a read left out (git discards them too: DESIGN "Read what git
+ * reads"), as warnings for the operation's result and its log record.
+ */
+function readPast(read: ReadIndexResult | null): string[] {
+  return !read || read.dropped.length === 0 ? [] : read.dropped.map(describeDropped);
 }
 
 /** A log record's detail naming what was read past, or nothing. */
-function logWarnings(warnings: string[]): { warnings?: string[] } {
-  return warnings.length ? { warnings } : {};
+function logWarnings(warnings: readonly string[]): { warnings?: string[] } {
+  return warnings.length ? { warnings: [...warnings] } : {};
 }
 
-function logDetail(warnings: string[]): { detail?: Record<string, unknown> } {
-  return warnings.length ? { detail: { warnings } } : {};
+function logDetail(warnings: readonly string[]): { detail?: Record<string, unknown> } {
+  return warnings.length ? { detail: { warnings: [...warnings] } } : {};
 }
 
 function info(m: Manifest, commit: string): SnapshotInfo {

@@ -91,7 +91,11 @@ export interface SnapshotInfo {
   entries: number;
   bytes: number;
   commit: string;
-  /** Problems read past (an optional index cache git would discard too); only when there are some. */
+  /**
+   * Problems the operation read past without stopping (an optional index cache git would discard
+   * too, a log record that could not be written, a turn that could not be sealed); only when
+   * there are some.
+   */
   warnings?: string[];
 }
 
@@ -120,7 +124,11 @@ export interface RestoreReport {
   pruned: string[];
   conflicts: Conflict[];
   indexWritten: boolean;
-  /** Problems read past: an optional index cache (TREE, UNTR, FSMN, EOIE, IEOT) that does not decode, left out as git leaves it out. */
+  /**
+   * Problems read past: an optional index cache (TREE, UNTR, FSMN, EOIE, IEOT) that does not
+   * decode, left out as git leaves it out; HEAD's history that could not all be walked; a log
+   * record that could not be written.
+   */
   warnings: string[];
   /** What shell commands of the restored turns removed or changed that no snapshot holds (ignored directories and files in them, oversized ignored files, another repository's checkout): not brought back. */
   uncovered: string[];
@@ -175,4 +183,6 @@ export interface ApplyReport {
   check: { code: number; output: string } | null;
   /** The check failed and the patch was rolled back (the snapshot popped). */
   rolledBack: boolean;
+  /** Problems read past (an optional index cache git would discard too, a log record that could not be written); only when there are some. */
+  warnings?: string[];
 }
