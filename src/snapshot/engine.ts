@@ -1,21 +1,21 @@
 import { ScalpelError, isScalpelError } from '../errors/index.js';
-import { randomHex } from '../bytes/random.js';
 import type { Fs, FsCapabilities } from '../fs/types.js';
 import { joinPath } from '../fs/path.js';
 import type { Lock } from '../fs/atomic.js';
 import { Repository } from '../repo/repository.js';
 import type { Platform } from '../platform/types.js';
 import { discoverRepository } from '../repo/discover.js';
-import { commitsMadeSince, headMovement, readHead, readHeadWithLog, type HeadMovement, type HeadState } from '../repo/history.js';
-import { describeDropped, type ReadIndexResult } from '../repo/index-file.js';
+import { commitsMadeSince, headMovement, readHead, readHeadWithLog, type HeadMovement } from '../repo/history.js';
+import type { ReadIndexResult } from '../repo/index-file.js';
 import type { RefTransaction } from '../repo/refs.js';
 import type { ObjectBatch } from '../repo/object-batch.js';
 import { toFs } from '../fs/adapt.js';
 import { SnapshotStack, checkSession, type StackEntry } from '../store/stack.js';
 import { cacheTreeByPath } from '../index/ext-tree.js';
-import { EventLog, type LogRecord } from '../store/log.js';
+import type { LogRecord } from '../store/log.js';
 import { CallsInFlight, type CallInput, type CallRecord } from '../store/calls.js';
-import { ShellBaselines } from '../store/baselines.js';
+import { DEFAULT_SESSION, captureNow, engineContext, info, newSnapshot, readPast, sessionsOf, unique, withWarnings, type EngineContext } from './context.js';
+import { appendLog, logDetail, logHead, logWarnings, readLog, record } from './log-ops.js';
 import { captureState, sparseDirContaining } from './capture.js';
 import { applyRestore, planRestore } from './restore.js';
 import { headRefusal, pushedRefusal, refusal } from './refusals.js';
@@ -24,7 +24,7 @@ import { decodeBaseline, encodeBaseline, shellChanges, takeBaseline } from './sh
 import { patchPaths, planApply, type ApplyPlan } from './apply.js';
 import { parsePatch } from '../patch/parse.js';
 import { compareRel, covers, isAncestor, minimalRoots, toScopeRoot, writeTarget } from '../model/scope.js';
-import { newManifest, sealed, withCaptured } from '../model/manifest.js';
+import { sealed, withCaptured } from '../model/manifest.js';
 import { contests, emptyState, joinCaptured, markOverwritten, withoutRoots, mergeStates, restrictState, spineBetween, type Contest, type Manifest, type PathState, type Provisional, type TurnRecord } from '../model/state.js';
 
 import { OUTSIDE_PROMPT, type OpenOptions, type SnapshotOptions, type SnapshotInfo, type RestoreOptions, type RestoreReport, type TurnInfo, type ApplyOptions, type ApplyReport } from './types.js';
@@ -33,7 +33,6 @@ export { OUTSIDE_PROMPT };
 export type { OpenOptions, SnapshotOptions, SnapshotInfo, RestoreOptions, RestoreReport, TurnInfo, ApplyOptions, ApplyReport };
 export type { LogRecord };
 
-const DEFAULT_SESSION = 'default';
 /** The session name of a rewind's undo snapshots (on their own ref, never listed as a session). */
 const REWINDS = 'rewinds';
 
@@ -78,14 +77,11 @@ export class ScalpelRepository {
     private readonly repo: Repository,
     private readonly now: () => Date,
   ) {
-    this.events = new EventLog(repo.fs, repo.stateDir, now);
-    this.calls = new CallsInFlight(repo.fs, repo.stateDir);
-    this.baselines = new ShellBaselines(repo);
+    this.ctx = engineContext(repo, now);
   }
 
-  private readonly events: EventLog;
-  private readonly calls: CallsInFlight;
-  private readonly baselines: ShellBaselines;
+  /** What every operation runs against: made once, never changed. */
+  private readonly ctx: EngineContext;
 
   get worktree(): string {
     return this.repo.worktree;
@@ -118,11 +114,6 @@ export class ScalpelRepository {
 
   private stack(session = DEFAULT_SESSION): SnapshotStack {
     return new SnapshotStack(this.repo, session);
-  }
-
-  /** The manifest of a new snapshot of `session` in this worktree, made now (model/manifest.ts). */
-  private newSnapshot(session: string, label: string | null, captured: PathState, head: HeadState, more: { turn?: TurnRecord; uncovered?: string[]; left?: string[]; provisional?: Manifest['provisional']; rewound?: Manifest['rewound'] } = {}): Manifest {
-    return newManifest({ id: newId(), session, worktreeId: this.repo.worktreeId, objectFormat: this.repo.objectFormat, label, createdAt: this.now().toISOString(), captured, head, ...more });
   }
 
   /** Capture exactly `paths` (and everything beneath them): worktree bytes, modes, links, index entries, resolve-undo. */
@@ -177,7 +168,7 @@ export class ScalpelRepository {
         turn = { number: (top?.manifest.turn?.number ?? 0) + 1, ended: false };
       }
       const provisional = opts.turn && opts.call !== undefined;
-      const manifest = this.newSnapshot(session, opts.label ?? (opts.turn ? OUTSIDE_PROMPT : null), provisional ? emptyState() : state, head, { turn, ...(provisional ? { provisional: [{ call: opts.call as string, state }] } : {}) });
+      const manifest = newSnapshot(this.ctx, session, opts.label ?? (opts.turn ? OUTSIDE_PROMPT : null), provisional ? emptyState() : state, head, { turn, ...(provisional ? { provisional: [{ call: opts.call as string, state }] } : {}) });
       const commit = await stack.writeCommit(manifest, tx.current, cacheTree, batch);
       await batch.flush();
       await tx.set(commit);
@@ -185,7 +176,7 @@ export class ScalpelRepository {
     });
     if ('joined' in done) return withWarnings(done.joined, warnings);
     const { manifest, commit } = done;
-    await this.appendLog({ event: 'snapshot', session, ids: [manifest.id], paths: roots, detail: { label: manifest.label, ...(manifest.turn ? { turn: manifest.turn.number } : {}), ...logWarnings(past) } }, warnings);
+    await appendLog(this.ctx, { event: 'snapshot', session, ids: [manifest.id], paths: roots, detail: { label: manifest.label, ...(manifest.turn ? { turn: manifest.turn.number } : {}), ...logWarnings(past) } }, warnings);
     return withWarnings(info(manifest, commit), warnings);
   }
 
@@ -220,14 +211,14 @@ export class ScalpelRepository {
         parent = await stack.writeCommit(closed, top.parent, undefined, batch);
         ended = top.manifest.id;
       }
-      const m = this.newSnapshot(session, opts.label, emptyState(), head, { turn: { number: (top?.manifest.turn?.number ?? 0) + 1, ended: false } });
+      const m = newSnapshot(this.ctx, session, opts.label, emptyState(), head, { turn: { number: (top?.manifest.turn?.number ?? 0) + 1, ended: false } });
       const c = await stack.writeCommit(m, parent, undefined, batch);
       await batch.flush();
       await tx.set(c);
       return { manifest: m, commit: c, ended };
     });
-    if (ended) await this.appendLog({ event: 'turn-end', session, ids: [ended], paths: [], detail: { reason: 'next prompt' } }, warnings);
-    await this.appendLog({ event: 'turn-start', session, ids: [manifest.id], paths: [], detail: { label: manifest.label, turn: manifest.turn?.number } }, warnings);
+    if (ended) await appendLog(this.ctx, { event: 'turn-end', session, ids: [ended], paths: [], detail: { reason: 'next prompt' } }, warnings);
+    await appendLog(this.ctx, { event: 'turn-start', session, ids: [manifest.id], paths: [], detail: { label: manifest.label, turn: manifest.turn?.number } }, warnings);
     await this.keepTurns(stack, (manifest.turn as TurnRecord).number, warnings);
     await this.dropIdleSessions(session, warnings);
     return withWarnings(info(manifest, commit), warnings);
@@ -251,7 +242,7 @@ export class ScalpelRepository {
       return info(manifest, commit);
     });
     if (!done) return null;
-    await this.appendLog({ event: 'turn-end', session: opts.session, ids: [done.id], paths: done.paths, detail: { final: opts.final } }, warnings);
+    await appendLog(this.ctx, { event: 'turn-end', session: opts.session, ids: [done.id], paths: done.paths, detail: { final: opts.final } }, warnings);
     return withWarnings(done, warnings);
   }
 
@@ -269,7 +260,7 @@ export class ScalpelRepository {
       // nothing and their captures go; where not, it cannot be told whether the call ran (and
       // its end was not reported) or someone else changed the path: it joins, contested
       const m = final ? await this.settleUnfinished(top.manifest, warnings) : top.manifest;
-      const now = await this.captureNow(m.captured.roots, warnings);
+      const now = await captureNow(this.ctx, m.captured.roots, warnings);
       const was = m.seal;
       const contested = was ? mergeContests(m.contested ?? [], contests(was.state, now)) : (m.contested ?? []);
       const state = was ? mergeStates(now, was.state) : now;
@@ -285,7 +276,7 @@ export class ScalpelRepository {
   private async changedRoots(state: PathState, warnings: string[], index?: { read: ReadIndexResult | null }): Promise<string[]> {
     let now: PathState;
     try {
-      now = await this.captureNow(state.roots, warnings, index);
+      now = await captureNow(this.ctx, state.roots, warnings, index);
     } catch (e) {
       if (isScalpelError(e, 'BAD_PATH')) return state.roots;
       throw e;
@@ -301,26 +292,12 @@ export class ScalpelRepository {
     for (const p of m.provisional ?? []) {
       const fresh = restrictState(p.state, p.state.roots.filter((r) => !captured.roots.some((o) => covers(o, r))));
       if (fresh.roots.length === 0) continue;
-      const changed = contests(fresh, await this.captureNow(fresh.roots, warnings));
+      const changed = contests(fresh, await captureNow(this.ctx, fresh.roots, warnings));
       if (changed.length === 0) continue;
       captured = joinCaptured(captured, fresh, { dropUnderAbsent: false });
       contested = mergeContests(contested, changed.map((c) => ({ ...c, why: 'unfinished' as const })));
     }
     return withLists({ ...m, captured }, { provisional: [], contested });
-  }
-
-  /**
-   * What `roots` hold now (nothing written to the object database), from the index as `index`
-   * read it (an operation that captures twice reads the index once), or as read now (what that
-   * read left out goes to `warnings`, the calling operation's).
-   */
-  private captureNow(roots: readonly string[], warnings: string[], index?: { read: ReadIndexResult | null }): Promise<PathState> {
-    const capture = (read: ReadIndexResult | null) => captureState(this.repo, read?.index ?? null, roots, { writeObjects: false, indexStat: read?.stat ?? null });
-    if (index) return capture(index.read);
-    return this.repo.withIndex({ verify: false }, (read) => {
-      warnings.push(...readPast(read));
-      return capture(read);
-    });
   }
 
   /**
@@ -372,7 +349,7 @@ export class ScalpelRepository {
     const roots = minimalRoots(paths.filter((p) => m.captured.roots.some((r) => covers(r, p))));
     if (roots.length === 0) return null;
     const { roots: scope, dirs } = await this.sealScope(roots, m.seal);
-    const fresh = await this.captureNow(scope, warnings, index).catch((e: unknown) => {
+    const fresh = await captureNow(this.ctx, scope, warnings, index).catch((e: unknown) => {
       if (isScalpelError(e, 'BAD_PATH')) return null;
       throw e;
     });
@@ -380,14 +357,14 @@ export class ScalpelRepository {
     // a root beneath a symbolic link now is not sealed (refused at rewind); the others are
     const readable: PathState[] = [];
     for (const r of scope) {
-      const one = await this.captureNow([r], warnings, index).catch((e: unknown) => {
+      const one = await captureNow(this.ctx, [r], warnings, index).catch((e: unknown) => {
         if (isScalpelError(e, 'BAD_PATH')) return null;
         throw e;
       });
       if (one) readable.push(one);
     }
     if (readable.length === 0) return null;
-    const some = await this.captureNow(readable.flatMap((x) => x.roots), warnings, index);
+    const some = await captureNow(this.ctx, readable.flatMap((x) => x.roots), warnings, index);
     const spine = dirs.filter((d) => some.roots.some((r) => isAncestor(d, r)));
     return { state: mergeStates(m.seal?.state ?? null, some, spine), fresh: some };
   }
@@ -436,7 +413,7 @@ export class ScalpelRepository {
    */
   async callAbandoned(opts: { session: string; call: string }): Promise<void> {
     checkSession(opts.session);
-    await this.baselines.remove(opts.session, opts.call);
+    await this.ctx.baselines.remove(opts.session, opts.call);
     const stack = this.stack(opts.session);
     await stack.locked(async (tx) => {
       const top = await this.openTurnOf(stack, tx.current);
@@ -455,7 +432,7 @@ export class ScalpelRepository {
     if (!top?.manifest.seal) return;
     let now: PathState;
     try {
-      now = await this.captureNow(top.manifest.seal.state.roots, warnings);
+      now = await captureNow(this.ctx, top.manifest.seal.state.roots, warnings);
     } catch (e) {
       if (isScalpelError(e, 'BAD_PATH')) return;
       throw e;
@@ -480,7 +457,7 @@ export class ScalpelRepository {
     if (number <= keep || (number - keep) % slack !== 0) return;
     await stack.locked(async (tx) => {
       const dropped = await stack.truncate(tx, keep);
-      if (dropped > 0) await this.appendLog({ event: 'prune', session: stack.session, ids: [], paths: [], detail: { keepTurns: keep, dropped } }, warnings);
+      if (dropped > 0) await appendLog(this.ctx, { event: 'prune', session: stack.session, ids: [], paths: [], detail: { keepTurns: keep, dropped } }, warnings);
     });
   }
 
@@ -504,8 +481,8 @@ export class ScalpelRepository {
         if (tx.current !== oid) return; // it moved meanwhile: not idle
         await tx.set(null);
       });
-      await this.events.remove(session);
-      await this.appendLog({ event: 'drop', session: except, ids: [], paths: [], detail: { idleSession: session, days } }, warnings);
+      await this.ctx.events.remove(session);
+      await appendLog(this.ctx, { event: 'drop', session: except, ids: [], paths: [], detail: { idleSession: session, days } }, warnings);
     }
   }
 
@@ -527,7 +504,7 @@ export class ScalpelRepository {
       const t = await takeBaseline(this.repo, read, { session: opts.session, command: opts.command, held: turn.paths, writer: batch, now: this.now() });
       // the pre-images and every object the index names are reachable from a ref before the command runs
       const blobs = t.baseline.entries.flatMap((e) => (e[1] === 'l' ? [e[3]] : e[3] !== null ? [e[3]] : []));
-      await this.baselines.save(opts.session, opts.key, { json: encodeBaseline(t.baseline), index: t.indexBytes }, { blobs, index: read?.index ?? null }, batch);
+      await this.ctx.baselines.save(opts.session, opts.key, { json: encodeBaseline(t.baseline), index: t.indexBytes }, { blobs, index: read?.index ?? null }, batch);
       return t;
     });
     // what the ignore rules could not read first, as the hooks have always listed them
@@ -541,7 +518,7 @@ export class ScalpelRepository {
    */
   async shellAfter(opts: { session: string; key: string }): Promise<{ turn: SnapshotInfo | null; paths: string[]; uncovered: string[]; left: string[]; warnings: string[] } | null> {
     checkSession(opts.session);
-    const stored = await this.baselines.load(opts.session, opts.key);
+    const stored = await this.ctx.baselines.load(opts.session, opts.key);
     if (!stored) return null;
     const baseline = decodeBaseline(stored.json);
     const warnings: string[] = [];
@@ -561,7 +538,7 @@ export class ScalpelRepository {
         // the turn ended while the command ran: the command's changes open one of their own
         const head = await readHeadWithLog(this.repo);
         const prev = tx.current ? await stack.load(tx.current) : null;
-        const manifest = this.newSnapshot(opts.session, OUTSIDE_PROMPT, changes.state, head, { turn: { number: (prev?.manifest.turn?.number ?? 0) + 1, ended: false }, ...shell });
+        const manifest = newSnapshot(this.ctx, opts.session, OUTSIDE_PROMPT, changes.state, head, { turn: { number: (prev?.manifest.turn?.number ?? 0) + 1, ended: false }, ...shell });
         const commit = await stack.writeCommit(manifest, tx.current, undefined, batch);
         await batch.flush();
         await tx.set(commit);
@@ -576,7 +553,7 @@ export class ScalpelRepository {
     const contestedPaths = (open?.contested ?? []).map((c) => c.path);
     const sealedBefore = (open?.seal?.state.roots ?? []).filter((r) => !contestedPaths.some((c) => covers(r, c) || covers(c, r)));
     if (changes.paths.length || sealedBefore.length) warnings.push(...(await this.sealPaths({ session: opts.session, paths: [...changes.paths, ...sealedBefore] })).warnings);
-    await this.baselines.remove(opts.session, opts.key);
+    await this.ctx.baselines.remove(opts.session, opts.key);
     return { turn, paths: changes.paths, uncovered: changes.uncovered, left: changes.left, warnings: unique(warnings) };
   }
 
@@ -624,7 +601,7 @@ export class ScalpelRepository {
       await lock.release();
     }
     const warnings = [...(snap.warnings ?? [])];
-    await this.appendLog({ event: 'apply', session, ids: [snap.id], paths: roots, detail: { to, files: plan.files.length } }, warnings);
+    await appendLog(this.ctx, { event: 'apply', session, ids: [snap.id], paths: roots, detail: { to, files: plan.files.length } }, warnings);
     const done = (check: ApplyReport['check'], rolledBack: boolean): ApplyReport => ({ session, snapshot: snap.id, dryRun: false, files: summary(plan), check, rolledBack, ...(warnings.length ? { warnings: unique(warnings) } : {}) });
     if (!opts.check) return done(null, false);
     const check = await opts.check();
@@ -641,11 +618,8 @@ export class ScalpelRepository {
   }
 
   /** Record a tool call or a session event of a hook (the log is best effort, as always). */
-  async record(rec: Omit<LogRecord, 'at'>): Promise<{ warnings: string[] }> {
-    checkSession(rec.session);
-    const warnings: string[] = [];
-    await this.appendLog(rec, warnings);
-    return { warnings };
+  record(rec: Omit<LogRecord, 'at'>): Promise<{ warnings: string[] }> {
+    return record(this.ctx, rec);
   }
 
   /** A key for a tool call whose harness gives it no id (its after-event is then paired by input and order). */
@@ -659,7 +633,7 @@ export class ScalpelRepository {
    */
   async callStarted(opts: { session: string; rec: CallRecord }): Promise<void> {
     checkSession(opts.session);
-    await this.calls.start(opts.session, opts.rec);
+    await this.ctx.calls.start(opts.session, opts.rec);
   }
 
   /**
@@ -670,12 +644,12 @@ export class ScalpelRepository {
    */
   async callEnded(opts: { session: string; key?: string; input?: CallInput }): Promise<CallRecord | null> {
     checkSession(opts.session);
-    if (opts.key !== undefined) return this.calls.end(opts.session, opts.key);
+    if (opts.key !== undefined) return this.ctx.calls.end(opts.session, opts.key);
     const input = opts.input ?? {};
-    const found = await this.calls.endMatching(opts.session, input);
+    const found = await this.ctx.calls.endMatching(opts.session, input);
     if (found || input.command === undefined) return found;
-    const shells = (await this.calls.pending(opts.session)).filter((r) => !r.byId && r.kind === 'shell');
-    return shells.length === 1 ? this.calls.end(opts.session, shells[0].key) : null;
+    const shells = (await this.ctx.calls.pending(opts.session)).filter((r) => !r.byId && r.kind === 'shell');
+    return shells.length === 1 ? this.ctx.calls.end(opts.session, shells[0].key) : null;
   }
 
   /**
@@ -686,13 +660,13 @@ export class ScalpelRepository {
   async finishUnreported(opts: { session: string }): Promise<{ warnings: string[] }> {
     checkSession(opts.session);
     const warnings: string[] = [];
-    for (const rec of await this.calls.pending(opts.session)) {
+    for (const rec of await this.ctx.calls.pending(opts.session)) {
       if (!rec.unreported) continue;
-      const call = await this.calls.end(opts.session, rec.key);
+      const call = await this.ctx.calls.end(opts.session, rec.key);
       if (!call) continue;
       warnings.push(...(await this.callFinished({ session: opts.session, call: call.key, paths: call.paths })).warnings);
       // it ran; how it ended the harness does not say
-      await this.appendLog({ event: 'tool', session: opts.session, ids: call.turn ? [call.turn] : [], paths: [], detail: { tool: call.tool, phase: 'after', outcome: 'unknown', call: call.key, ...(call.byId ? { toolUseId: call.key } : {}), durationMs: Math.max(0, this.now().getTime() - call.at) } }, warnings);
+      await appendLog(this.ctx, { event: 'tool', session: opts.session, ids: call.turn ? [call.turn] : [], paths: [], detail: { tool: call.tool, phase: 'after', outcome: 'unknown', call: call.key, ...(call.byId ? { toolUseId: call.key } : {}), durationMs: Math.max(0, this.now().getTime() - call.at) } }, warnings);
     }
     return { warnings };
   }
@@ -700,8 +674,8 @@ export class ScalpelRepository {
   /** Forget every call of the session in flight and their shell baselines (its turn is over; what a killed tool left goes too). */
   async forgetCalls(session: string): Promise<void> {
     checkSession(session);
-    await this.calls.clear(session);
-    await this.baselines.clear(session);
+    await this.ctx.calls.clear(session);
+    await this.ctx.baselines.clear(session);
   }
 
   /**
@@ -714,7 +688,7 @@ export class ScalpelRepository {
     const captured = joinCaptured(target.manifest.captured, state, { dropUnderAbsent: true });
     const manifest: Manifest = { ...withCaptured(target.manifest, captured), label: label ?? target.manifest.label };
     const { commit } = await stack.replace(tx, chain, target, manifest, batch);
-    await this.appendLog({ event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(logged) }, warnings);
+    await appendLog(this.ctx, { event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(logged) }, warnings);
     return info(manifest, commit);
   }
 
@@ -757,7 +731,7 @@ export class ScalpelRepository {
     const manifest = withLists({ ...m, captured }, { uncovered, left, contested, provisional });
     const { commit } = await stack.replace(tx, [top], top, manifest, batch);
     const logged = more.logged ?? [];
-    await this.appendLog({ event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(logged), ...(more.call !== undefined ? { detail: { call: more.call, ...logWarnings(logged) } } : {}) }, warnings);
+    await appendLog(this.ctx, { event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(logged), ...(more.call !== undefined ? { detail: { call: more.call, ...logWarnings(logged) } } : {}) }, warnings);
     return info(manifest, commit);
   }
 
@@ -776,7 +750,7 @@ export class ScalpelRepository {
       const manifest = sealed(target.manifest, this.now().toISOString(), state);
       const { commit } = await stack.replace(tx, chain, target, manifest);
       const warnings = [...past];
-      await this.appendLog({ event: 'seal', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(past) }, warnings);
+      await appendLog(this.ctx, { event: 'seal', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(past) }, warnings);
       return withWarnings(info(manifest, commit), warnings);
     });
   }
@@ -816,7 +790,7 @@ export class ScalpelRepository {
       const lock = await this.repo.lockIndex().catch(async (e: unknown) => {
         if (e instanceof ScalpelError && e.code === 'INDEX_LOCKED') {
           // the refusal is the outcome: a log record that could not be written goes unsaid
-          await this.appendLog({ event: 'refused', session, ids, paths: oldest.manifest.captured.roots, detail: { reason: 'index-locked' } }, []);
+          await appendLog(this.ctx, { event: 'refused', session, ids, paths: oldest.manifest.captured.roots, detail: { reason: 'index-locked' } }, []);
         }
         throw e;
       });
@@ -840,12 +814,12 @@ export class ScalpelRepository {
     const head = await this.headCheck(oldest);
     if (head) warnings.push(...head.warnings);
     if (head && headRefusal(head) && !opts.force) {
-      await this.appendLog({ event: 'refused', session, ids, paths: oldest.manifest.captured.roots, detail: { reason: head.complete ? 'pushed' : 'history-unknown', head: logHead(head), ...logWarnings(warnings) } }, []);
+      await appendLog(this.ctx, { event: 'refused', session, ids, paths: oldest.manifest.captured.roots, detail: { reason: head.complete ? 'pushed' : 'history-unknown', head: logHead(head), ...logWarnings(warnings) } }, []);
       throw pushedRefusal(head, session, verb);
     }
     const plan = await planRestore(this.repo, chain, read, indexStat);
     if (plan.conflicts.length && !opts.force) {
-      await this.appendLog({ event: 'refused', session, ids, paths: plan.conflicts.map((c) => c.path), detail: { conflicts: plan.conflicts, ...logWarnings(warnings) } }, []);
+      await appendLog(this.ctx, { event: 'refused', session, ids, paths: plan.conflicts.map((c) => c.path), detail: { conflicts: plan.conflicts, ...logWarnings(warnings) } }, []);
       throw refusal(plan.conflicts, session, verb);
     }
     let saved: Manifest | null = null;
@@ -859,10 +833,10 @@ export class ScalpelRepository {
       if (how.rewind) {
         const turns = chain.filter((e) => e.manifest.turn).map((e) => (e.manifest.turn as TurnRecord).number);
         const what = turns.length ? `turn${turns.length > 1 ? 's' : ''} ${[...turns].reverse().join(', ')} of ${session}` : `${ids.join(', ')} of ${session}`;
-        saved = this.newSnapshot(REWINDS, `before the rewind of ${what}`, state, await readHeadWithLog(this.repo), { rewound: { session, from: tx.current, to: oldest.parent } });
+        saved = newSnapshot(this.ctx, REWINDS, `before the rewind of ${what}`, state, await readHeadWithLog(this.repo), { rewound: { session, from: tx.current, to: oldest.parent } });
         undo = await this.pushRewind(saved, batch);
       } else {
-        saved = this.newSnapshot(session, `state before forced restore of ${ids.join(', ')}`, state, await readHeadWithLog(this.repo));
+        saved = newSnapshot(this.ctx, session, `state before forced restore of ${ids.join(', ')}`, state, await readHeadWithLog(this.repo));
         savedCommit = await stack.writeCommit(saved, oldest.parent, undefined, batch);
         await batch.flush();
       }
@@ -872,7 +846,7 @@ export class ScalpelRepository {
     // the rewind's undo is sealed with what the rewind left: `rewind --undo` refuses when someone changed it since
     const later: string[] = [];
     if (undo) await this.sealRewind(undo, plan.roots, later);
-    await this.appendLog({ event: 'restore', session, ids, paths: plan.roots, detail: { savedAs: saved?.id ?? null, ...(how.rewind ? { rewind: true } : {}), changed: plan.paths.map((p) => p.path), pruned: plan.pruned, ...(head ? { head: logHead(head) } : {}), ...logWarnings(warnings) } }, later);
+    await appendLog(this.ctx, { event: 'restore', session, ids, paths: plan.roots, detail: { savedAs: saved?.id ?? null, ...(how.rewind ? { rewind: true } : {}), changed: plan.paths.map((p) => p.path), pruned: plan.pruned, ...(head ? { head: logHead(head) } : {}), ...logWarnings(warnings) } }, later);
     return { session, restored: ids, dryRun: false, savedAs: saved?.id ?? null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten, warnings: unique([...warnings, ...later]), head, uncovered: listOf(chain, 'uncovered'), left: listOf(chain, 'left') };
   }
 
@@ -904,7 +878,7 @@ export class ScalpelRepository {
   /** Seal the rewind's undo snapshot with what the rewind left (when it is still the newest), and cut the stack to its limit. */
   private async sealRewind(undo: { stack: SnapshotStack; commit: string; manifest: Manifest }, roots: readonly string[], warnings: string[]): Promise<void> {
     const keep = Math.max(1, this.repo.config.getInt('scalpel.keepRewinds', 20));
-    const now = await this.captureNow(roots, warnings);
+    const now = await captureNow(this.ctx, roots, warnings);
     await undo.stack.locked(async (tx) => {
       if (tx.current === undo.commit) {
         const top = await undo.stack.load(undo.commit);
@@ -942,7 +916,7 @@ export class ScalpelRepository {
         return true;
       });
       await this.repo.refs.remove(this.rewoundRef(top.manifest.id));
-      await this.appendLog({ event: 'restore', session: r.session, ids: [top.manifest.id], paths: top.manifest.captured.roots, detail: { undoRewind: true, turnsBack } }, warnings);
+      await appendLog(this.ctx, { event: 'restore', session: r.session, ids: [top.manifest.id], paths: top.manifest.captured.roots, detail: { undoRewind: true, turnsBack } }, warnings);
     }
     return { ...report, warnings: unique(warnings), turnsBack };
   }
@@ -986,11 +960,11 @@ export class ScalpelRepository {
    */
   async turns(opts: { session?: string } = {}): Promise<TurnInfo[]> {
     const out: TurnInfo[] = [];
-    for (const session of opts.session ? [opts.session] : await this.sessions()) {
+    for (const session of opts.session ? [opts.session] : await sessionsOf(this.ctx)) {
       const chain = await this.stack(session).walk();
       if (!chain.some((e) => e.manifest.turn)) continue;
       const endedTurns = new Set(chain.filter((e) => e.manifest.turn?.ended).map((e) => e.manifest.id));
-      const tools = toolCallsByTurn(await this.readLog(session), (id) => endedTurns.has(id));
+      const tools = toolCallsByTurn(await readLog(this.ctx, session), (id) => endedTurns.has(id));
       const previews = await this.repo.withIndex({}, async (read) => {
         const list: Array<TurnInfo['rewind'] | null> = [];
         for (let k = 0; k < chain.length; k++) list.push(chain[k].manifest.turn ? await this.preview(chain.slice(0, k + 1), read) : null);
@@ -1037,15 +1011,9 @@ export class ScalpelRepository {
     return this.restoreOn(this.stack(session), { session, id: target.manifest.id, dryRun: opts.dryRun, force: opts.force, verifyIndex: opts.verifyIndex }, { rewind: true });
   }
 
-  /** The sessions of this worktree (names of their refs). */
-  private async sessions(): Promise<string[]> {
-    const prefix = `refs/scalpel/${this.repo.worktreeId}/`;
-    return [...(await this.repo.refs.list(prefix)).keys()].map((r) => r.slice(prefix.length)).filter((s) => !s.includes('/')).sort();
-  }
-
   private async newestTurnSession(): Promise<string> {
     let best: { session: string; at: string } | null = null;
-    for (const session of await this.sessions()) {
+    for (const session of await sessionsOf(this.ctx)) {
       const chain = await this.stack(session).walk((e) => !!e.manifest.turn && e.manifest.captured.roots.length > 0);
       const e = chain[chain.length - 1];
       if (!e?.manifest.turn || e.manifest.captured.roots.length === 0) continue;
@@ -1077,13 +1045,13 @@ export class ScalpelRepository {
         const all = await stack.walk(undefined, tx.current);
         if (all.length) await tx.set(null);
         const ids = all.map((e) => e.manifest.id);
-        await this.appendLog({ event: 'drop', session: stack.session, ids, paths: [] }, []);
+        await appendLog(this.ctx, { event: 'drop', session: stack.session, ids, paths: [] }, []);
         return ids;
       }
       const chain = await stack.downTo(opts.id as string, tx.current);
       const target = chain[chain.length - 1];
       await stack.remove(tx, chain, target);
-      await this.appendLog({ event: 'drop', session: stack.session, ids: [target.manifest.id], paths: target.manifest.captured.roots }, []);
+      await appendLog(this.ctx, { event: 'drop', session: stack.session, ids: [target.manifest.id], paths: target.manifest.captured.roots }, []);
       return [target.manifest.id];
     });
   }
@@ -1101,83 +1069,21 @@ export class ScalpelRepository {
       for (let i = opts.keep - 1; i >= 0; i--) parent = await stack.writeCommit(all[i].manifest, parent, undefined, batch);
       await batch.flush();
       await tx.set(parent);
-      await this.appendLog({ event: 'prune', session: stack.session, ids: dropped, paths: [] }, []);
+      await appendLog(this.ctx, { event: 'prune', session: stack.session, ids: dropped, paths: [] }, []);
       return dropped;
     });
   }
 
   /** Every snapshot, seal, restore and refusal of the session, oldest first. */
-  async log(opts: { session?: string } = {}): Promise<LogRecord[]> {
-    return this.readLog(opts.session ?? DEFAULT_SESSION);
+  log(opts: { session?: string } = {}): Promise<LogRecord[]> {
+    return readLog(this.ctx, opts.session);
   }
 
-  /**
-   * Best effort (store/log.ts): a record that could not be written becomes a warning of the
-   * operation (added to `warnings`, its list) instead of failing a snapshot or restore that is done.
-   */
-  private async appendLog(rec: Omit<LogRecord, 'at'>, warnings: string[]): Promise<void> {
-    const problem = await this.events.append(rec);
-    if (problem) warnings.push(problem);
-  }
-
-  private readLog(session: string): Promise<LogRecord[]> {
-    return this.events.read(session);
-  }
-
-}
-
-/** HEAD's movement as the log keeps it. */
-function logHead(h: HeadMovement): Record<string, unknown> {
-  return { from: h.from, to: h.to, count: h.count, complete: h.complete, pushed: h.pushed.map((p) => p.ref) };
 }
 
 /** A list the snapshots of `chain` keep (what they could not capture), each path once. */
 function listOf(chain: readonly StackEntry[], key: 'uncovered' | 'left'): string[] {
   return [...new Set(chain.flatMap((e) => e.manifest[key] ?? []))].sort(compareRel);
-}
-
-/** `i` with the operation's warnings, when there are some (each once). */
-function withWarnings(i: SnapshotInfo, warnings: readonly string[]): SnapshotInfo {
-  return warnings.length ? { ...i, warnings: unique(warnings) } : i;
-}
-
-/** Each warning once, in the order first given (one operation may read the same damaged index twice). */
-function unique(warnings: readonly string[]): string[] {
-  return [...new Set(warnings)];
-}
-
-/**
- * The optional index caches a read left out (git discards them too: DESIGN "Read what git
- * reads"), as warnings for the operation's result and its log record.
- */
-function readPast(read: ReadIndexResult | null): string[] {
-  return !read || read.dropped.length === 0 ? [] : read.dropped.map(describeDropped);
-}
-
-/** A log record's detail naming what was read past, or nothing. */
-function logWarnings(warnings: readonly string[]): { warnings?: string[] } {
-  return warnings.length ? { warnings: [...warnings] } : {};
-}
-
-function logDetail(warnings: readonly string[]): { detail?: Record<string, unknown> } {
-  return warnings.length ? { detail: { warnings: [...warnings] } } : {};
-}
-
-function info(m: Manifest, commit: string): SnapshotInfo {
-  let bytes = 0;
-  for (const i of m.captured.items) if (i.kind === 'file') bytes += i.size;
-  return {
-    id: m.id,
-    session: m.session,
-    label: m.label,
-    createdAt: m.createdAt,
-    paths: m.captured.roots,
-    sealed: m.seal !== null,
-    items: m.captured.items.length,
-    entries: m.captured.index.length,
-    bytes,
-    commit,
-  };
 }
 
 
@@ -1202,10 +1108,6 @@ function withLists(m: Manifest, lists: { uncovered?: string[]; left?: string[]; 
     else delete out[key];
   }
   return out;
-}
-
-function newId(): string {
-  return randomHex(4);
 }
 
 export type { StackEntry };
