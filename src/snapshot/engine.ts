@@ -19,13 +19,14 @@ import { appendLog, logDetail, logHead, logWarnings, readLog, record } from './l
 import { captureState, sparseDirContaining } from './capture.js';
 import { applyRestore, planRestore } from './restore.js';
 import { headRefusal, pushedRefusal, refusal } from './refusals.js';
-import { rewindTarget, toolCallsByTurn } from './turns.js';
+import * as turns from './turns.js';
+import { extendTurn, openTurnOf, recordContests, rewindTarget, sealTouches, toolCallsByTurn, withLists } from './turns.js';
 import { decodeBaseline, encodeBaseline, shellChanges, takeBaseline } from './shell.js';
 import { patchPaths, planApply, type ApplyPlan } from './apply.js';
 import { parsePatch } from '../patch/parse.js';
 import { compareRel, covers, isAncestor, minimalRoots, toScopeRoot, writeTarget } from '../model/scope.js';
 import { sealed, withCaptured } from '../model/manifest.js';
-import { contests, emptyState, joinCaptured, markOverwritten, withoutRoots, mergeStates, restrictState, spineBetween, type Contest, type Manifest, type PathState, type Provisional, type TurnRecord } from '../model/state.js';
+import { contests, emptyState, joinCaptured, markOverwritten, mergeStates, restrictState, spineBetween, type Manifest, type PathState, type TurnRecord } from '../model/state.js';
 
 import { OUTSIDE_PROMPT, type OpenOptions, type SnapshotOptions, type SnapshotInfo, type RestoreOptions, type RestoreReport, type TurnInfo, type ApplyOptions, type ApplyReport } from './types.js';
 
@@ -126,7 +127,7 @@ export class ScalpelRepository {
     if (opts.turn) {
       // the usual tool call of a turn writes a path the turn already holds: nothing to capture
       // (looked at without the lock; the capture below decides again under it)
-      const top = await this.openTurnOf(this.stack(session));
+      const top = await openTurnOf(this.stack(session));
       if (top && roots.every((r) => top.manifest.captured.roots.some((o) => covers(o, r)) && !sealTouches(top.manifest.seal, r))) return info(top.manifest, top.commit);
     }
     // Read as git reads it, trailer unchecked: a snapshot writes no index, and restore checks the
@@ -164,7 +165,7 @@ export class ScalpelRepository {
       if (opts.turn) {
         // the decision and the write under one lock: parallel tool calls of a turn join one snapshot
         const top = tx.current ? await stack.load(tx.current) : null;
-        if (top && top.manifest.turn && !top.manifest.turn.ended) return { joined: await this.extendTurn(stack, tx, top, state, batch, { call: opts.call, logged: past }, warnings) };
+        if (top && top.manifest.turn && !top.manifest.turn.ended) return { joined: await extendTurn(this.ctx, stack, tx, top, state, batch, { call: opts.call, logged: past }, warnings) };
         turn = { number: (top?.manifest.turn?.number ?? 0) + 1, ended: false };
       }
       const provisional = opts.turn && opts.call !== undefined;
@@ -179,97 +180,23 @@ export class ScalpelRepository {
     await appendLog(this.ctx, { event: 'snapshot', session, ids: [manifest.id], paths: roots, detail: { label: manifest.label, ...(manifest.turn ? { turn: manifest.turn.number } : {}), ...logWarnings(past) } }, warnings);
     return withWarnings(info(manifest, commit), warnings);
   }
-
-  /** The session's newest snapshot when it is a turn the agent has not ended. */
-  private async openTurnOf(stack: SnapshotStack, head?: string | null): Promise<StackEntry | null> {
-    const at = head === undefined ? await stack.head() : head;
-    if (!at) return null;
-    const top = await stack.load(at);
-    return top.manifest.turn && !top.manifest.turn.ended ? top : null;
-  }
-
   /**
    * A user prompt: end the session's open turn (sealed, so a person's later edit of its paths
    * makes a rewind refuse), then push an empty turn labelled `label`, which the tool calls that
    * follow fill (snapshot with `turn`). Keeps the session's newest turns (`scalpel.keepTurns`,
    * default 100) and drops hook sessions idle for `scalpel.keepIdleDays` (default 30).
    */
-  async openTurn(opts: { session: string; label: string }): Promise<SnapshotInfo> {
-    const session = opts.session;
-    checkSession(session);
-    const stack = this.stack(session);
-    const head = await readHeadWithLog(this.repo);
-    const warnings: string[] = [];
-    const { manifest, commit, ended } = await stack.locked(async (tx) => {
-      const top = tx.current ? await stack.load(tx.current) : null;
-      const batch = this.repo.odb.batch();
-      let parent = tx.current;
-      let ended: string | null = null;
-      if (top?.manifest.turn && !top.manifest.turn.ended) {
-        // the agent never said it stopped (killed, or a harness without a stop event): end it now
-        const closed = await this.sealedTurn(top, true, warnings);
-        parent = await stack.writeCommit(closed, top.parent, undefined, batch);
-        ended = top.manifest.id;
-      }
-      const m = newSnapshot(this.ctx, session, opts.label, emptyState(), head, { turn: { number: (top?.manifest.turn?.number ?? 0) + 1, ended: false } });
-      const c = await stack.writeCommit(m, parent, undefined, batch);
-      await batch.flush();
-      await tx.set(c);
-      return { manifest: m, commit: c, ended };
-    });
-    if (ended) await appendLog(this.ctx, { event: 'turn-end', session, ids: [ended], paths: [], detail: { reason: 'next prompt' } }, warnings);
-    await appendLog(this.ctx, { event: 'turn-start', session, ids: [manifest.id], paths: [], detail: { label: manifest.label, turn: manifest.turn?.number } }, warnings);
-    await this.keepTurns(stack, (manifest.turn as TurnRecord).number, warnings);
-    await this.dropIdleSessions(session, warnings);
-    return withWarnings(info(manifest, commit), warnings);
+  openTurn(opts: { session: string; label: string }): Promise<SnapshotInfo> {
+    return turns.openTurn(this.ctx, opts);
   }
-
   /**
    * The agent stopped (`final`) or a subagent did: seal the open turn, so a person's later edit of
    * its paths makes a rewind refuse. A final stop ends the turn: the next tool call opens a new
    * one. A subagent's leaves it open: the agent goes on, and its next write unseals it. Null when
    * no turn is open.
    */
-  async closeTurn(opts: { session: string; final: boolean }): Promise<SnapshotInfo | null> {
-    checkSession(opts.session);
-    const stack = this.stack(opts.session);
-    const warnings: string[] = [];
-    const done = await stack.locked(async (tx) => {
-      const top = await this.openTurnOf(stack, tx.current);
-      if (!top) return null;
-      const manifest = await this.sealedTurn(top, opts.final, warnings);
-      const { commit } = await stack.replace(tx, [top], top, manifest);
-      return info(manifest, commit);
-    });
-    if (!done) return null;
-    await appendLog(this.ctx, { event: 'turn-end', session: opts.session, ids: [done.id], paths: done.paths, detail: { final: opts.final } }, warnings);
-    return withWarnings(done, warnings);
-  }
-
-  /**
-   * `top` sealed, ended when `final`. What its tools recorded when they finished stays sealed as
-   * the agent left it (a path someone else changed since is recorded as contested); every other
-   * path is sealed with what it holds now. A path that can no longer be read without going
-   * through a symbolic link (a command made its parent one) cannot be sealed: the turn still
-   * ends, unsealed, with a warning (a rewind of it refuses that path anyway).
-   */
-  private async sealedTurn(top: StackEntry, final: boolean, warnings: string[]): Promise<Manifest> {
-    const turn = { number: (top.manifest.turn as TurnRecord).number, ended: final };
-    try {
-      // the calls that never finished: where their paths are as they found them, they changed
-      // nothing and their captures go; where not, it cannot be told whether the call ran (and
-      // its end was not reported) or someone else changed the path: it joins, contested
-      const m = final ? await this.settleUnfinished(top.manifest, warnings) : top.manifest;
-      const now = await captureNow(this.ctx, m.captured.roots, warnings);
-      const was = m.seal;
-      const contested = was ? mergeContests(m.contested ?? [], contests(was.state, now)) : (m.contested ?? []);
-      const state = was ? mergeStates(now, was.state) : now;
-      return withLists({ ...sealed(m, this.now().toISOString(), state), turn }, { contested });
-    } catch (e) {
-      if (!isScalpelError(e, 'BAD_PATH')) throw e;
-      warnings.push(`turn ${turn.number} of session '${top.manifest.session}' ends unsealed: ${e.message}`);
-      return withLists({ ...top.manifest, turn }, final ? { provisional: [] } : {});
-    }
+  closeTurn(opts: { session: string; final: boolean }): Promise<SnapshotInfo | null> {
+    return turns.closeTurn(this.ctx, opts);
   }
 
   /** The roots of `state` whose paths hold something else now (worktree, index entries, resolve-undo). Unreadable ones (beneath a symlink now) count as changed. */
@@ -285,21 +212,6 @@ export class ScalpelRepository {
     return state.roots.filter((r) => differ.some((p) => covers(r, p)));
   }
 
-  /** `m` without its provisional captures: dropped where their paths are unchanged, joined and contested where not (sealedTurn). */
-  private async settleUnfinished(m: Manifest, warnings: string[]): Promise<Manifest> {
-    let captured = m.captured;
-    let contested = m.contested ?? [];
-    for (const p of m.provisional ?? []) {
-      const fresh = restrictState(p.state, p.state.roots.filter((r) => !captured.roots.some((o) => covers(o, r))));
-      if (fresh.roots.length === 0) continue;
-      const changed = contests(fresh, await captureNow(this.ctx, fresh.roots, warnings));
-      if (changed.length === 0) continue;
-      captured = joinCaptured(captured, fresh, { dropUnderAbsent: false });
-      contested = mergeContests(contested, changed.map((c) => ({ ...c, why: 'unfinished' as const })));
-    }
-    return withLists({ ...m, captured }, { provisional: [], contested });
-  }
-
   /**
    * Tool call `call` of the session's open turn finished writing `paths` (worktree-relative):
    * what it captured before it ran joins the turn (the first call to finish decides a path's
@@ -312,7 +224,7 @@ export class ScalpelRepository {
     const stack = this.stack(opts.session);
     const warnings: string[] = [];
     await stack.locked(async (tx) => {
-      const top = await this.openTurnOf(stack, tx.current);
+      const top = await openTurnOf(stack, tx.current);
       if (!top) return;
       // one read of the index for both captures (what the call changed, and its seal)
       const m = await this.repo.withIndex({ verify: false }, async (read) => {
@@ -416,74 +328,10 @@ export class ScalpelRepository {
     await this.ctx.baselines.remove(opts.session, opts.call);
     const stack = this.stack(opts.session);
     await stack.locked(async (tx) => {
-      const top = await this.openTurnOf(stack, tx.current);
+      const top = await openTurnOf(stack, tx.current);
       if (!top?.manifest.provisional?.some((p) => p.call === opts.call)) return;
       await stack.replace(tx, [top], top, withLists(top.manifest, { provisional: (top.manifest.provisional ?? []).filter((p) => p.call !== opts.call) }));
     });
-  }
-
-  /**
-   * Before a shell command: the open turn's sealed paths someone else changed since the agent's
-   * tools left them are recorded as contested (what the command then does to them is its own).
-   */
-  private async recordContests(session: string, warnings: string[]): Promise<void> {
-    const stack = this.stack(session);
-    const top = await this.openTurnOf(stack);
-    if (!top?.manifest.seal) return;
-    let now: PathState;
-    try {
-      now = await captureNow(this.ctx, top.manifest.seal.state.roots, warnings);
-    } catch (e) {
-      if (isScalpelError(e, 'BAD_PATH')) return;
-      throw e;
-    }
-    const found = contests(top.manifest.seal.state, now);
-    if (found.length === 0) return;
-    await stack.locked(async (tx) => {
-      const t = await this.openTurnOf(stack, tx.current);
-      if (!t || t.commit !== top.commit) return; // it moved: the next call looks again
-      await stack.replace(tx, [t], t, { ...t.manifest, contested: mergeContests(t.manifest.contested ?? [], found) });
-    });
-  }
-
-  /**
-   * Keep the newest `scalpel.keepTurns` turns. The stack is cut every few turns (a tenth of the
-   * limit, at least 5) rather than at every one: cutting re-parents every kept commit, and a
-   * turn's numbers tell when the stack may have grown past the limit without walking it.
-   */
-  private async keepTurns(stack: SnapshotStack, number: number, warnings: string[]): Promise<void> {
-    const keep = Math.max(1, this.repo.config.getInt('scalpel.keepTurns', 100));
-    const slack = Math.max(5, Math.floor(keep / 10));
-    if (number <= keep || (number - keep) % slack !== 0) return;
-    await stack.locked(async (tx) => {
-      const dropped = await stack.truncate(tx, keep);
-      if (dropped > 0) await appendLog(this.ctx, { event: 'prune', session: stack.session, ids: [], paths: [], detail: { keepTurns: keep, dropped } }, warnings);
-    });
-  }
-
-  /**
-   * Drop the turns of hook sessions of this worktree whose newest turn is older than
-   * `scalpel.keepIdleDays` (and their log): a conversation nobody came back to. One commit read per session.
-   */
-  private async dropIdleSessions(except: string, warnings: string[]): Promise<void> {
-    const days = this.repo.config.getInt('scalpel.keepIdleDays', 30);
-    if (days <= 0) return;
-    const cutoff = this.now().getTime() / 1000 - days * 86400;
-    const prefix = `refs/scalpel/${this.repo.worktreeId}/`;
-    for (const [ref, oid] of await this.repo.refs.list(prefix)) {
-      const session = ref.slice(prefix.length);
-      if (session === except || session.includes('/')) continue;
-      const stack = this.stack(session);
-      if ((await stack.commitTime(oid)) >= cutoff) continue;
-      const top = await stack.load(oid).catch(() => null);
-      if (!top?.manifest.turn) continue; // not a hook session: a person's stack is theirs to prune
-      await stack.locked(async (tx) => {
-        if (tx.current !== oid) return; // it moved meanwhile: not idle
-        await tx.set(null);
-      });
-      await this.ctx.events.remove(session);
-      await appendLog(this.ctx, { event: 'drop', session: except, ids: [], paths: [], detail: { idleSession: session, days } }, warnings);
-    }
   }
 
   /**
@@ -495,7 +343,7 @@ export class ScalpelRepository {
   async shellBefore(opts: { session: string; key: string; command: string }): Promise<{ turn: SnapshotInfo; ignoredDirs: string[]; warnings: string[] }> {
     checkSession(opts.session);
     const warnings: string[] = [];
-    await this.recordContests(opts.session, warnings);
+    await recordContests(this.ctx, opts.session, warnings);
     const turn = await this.snapshot([], { session: opts.session, turn: true });
     warnings.push(...(turn.warnings ?? []));
     const batch = this.repo.odb.batch();
@@ -532,9 +380,9 @@ export class ScalpelRepository {
       const batch = this.repo.odb.batch();
       const shell = { uncovered: changes.uncovered, left: changes.left };
       turn = await stack.locked(async (tx) => {
-        const top = await this.openTurnOf(stack, tx.current);
+        const top = await openTurnOf(stack, tx.current);
         // the command's changes are not a new write to contest: the baseline was taken just before it
-        if (top) return this.extendTurn(stack, tx, top, changes.state, batch, { shell }, warnings);
+        if (top) return extendTurn(this.ctx, stack, tx, top, changes.state, batch, { shell }, warnings);
         // the turn ended while the command ran: the command's changes open one of their own
         const head = await readHeadWithLog(this.repo);
         const prev = tx.current ? await stack.load(tx.current) : null;
@@ -549,7 +397,7 @@ export class ScalpelRepository {
     // it did there, in ignored directories too, happened in the agent's window: contests were
     // looked for just before it ran), sealed as it left them; but not a path someone else had
     // changed (contested): the seal keeps the agent's write there, unless the command changed it
-    const open = (await this.openTurnOf(this.stack(opts.session)))?.manifest;
+    const open = (await openTurnOf(this.stack(opts.session)))?.manifest;
     const contestedPaths = (open?.contested ?? []).map((c) => c.path);
     const sealedBefore = (open?.seal?.state.roots ?? []).filter((r) => !contestedPaths.some((c) => covers(r, c) || covers(c, r)));
     if (changes.paths.length || sealedBefore.length) warnings.push(...(await this.sealPaths({ session: opts.session, paths: [...changes.paths, ...sealedBefore] })).warnings);
@@ -609,12 +457,9 @@ export class ScalpelRepository {
     warnings.push(...(await this.restore({ session, id: snap.id })).warnings);
     return done(check, true);
   }
-
   /** The session's open turn (the agent has not ended it), or null. */
-  async currentTurn(session: string): Promise<SnapshotInfo | null> {
-    checkSession(session);
-    const top = await this.openTurnOf(this.stack(session));
-    return top ? info(top.manifest, top.commit) : null;
+  currentTurn(session: string): Promise<SnapshotInfo | null> {
+    return turns.currentTurn(this.ctx, session);
   }
 
   /** Record a tool call or a session event of a hook (the log is best effort, as always). */
@@ -689,49 +534,6 @@ export class ScalpelRepository {
     const manifest: Manifest = { ...withCaptured(target.manifest, captured), label: label ?? target.manifest.label };
     const { commit } = await stack.replace(tx, chain, target, manifest, batch);
     await appendLog(this.ctx, { event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(logged) }, warnings);
-    return info(manifest, commit);
-  }
-
-  /**
-   * Add `state` to the open turn `top` (the locked head). A path the turn holds keeps its first
-   * capture. With `call`, a tool call's capture, it waits in `provisional` until the call finishes
-   * (callFinished); a shell command's changes (`shell`) join at once, found after the command ran.
-   * A sealed path someone else changed since the agent's tools left it (its state in `state`,
-   * captured just before this call, is not the sealed one) is recorded as contested. The seal
-   * stays until the call finishes and seals its paths again.
-   */
-  private async extendTurn(stack: SnapshotStack, tx: RefTransaction, top: StackEntry, state: PathState, batch: ObjectBatch, more: { call?: string; shell?: { uncovered: string[]; left: string[] }; logged?: string[] }, warnings: string[]): Promise<SnapshotInfo> {
-    let m = top.manifest;
-    let contested = m.contested ?? [];
-    if (m.seal && !more.shell) {
-      const rewritten = (p: string) => state.roots.some((r) => covers(r, p));
-      contested = mergeContests(contested, contests(m.seal.state, state, rewritten));
-      // a write no call tracks (a library caller's): its paths are unsealed until the turn ends,
-      // as nothing will seal them again when it is done
-      if (more.call === undefined) {
-        const rest = withoutRoots(m.seal.state, state.roots);
-        m = { ...m, seal: rest.roots.length ? { sealedAt: m.seal.sealedAt, state: rest } : null };
-      }
-    }
-    let captured = m.captured;
-    let provisional = m.provisional ?? [];
-    if (more.call !== undefined) {
-      // only what the turn does not hold yet waits for the call; the rest keeps its first capture
-      const fresh = restrictState(state, state.roots.filter((r) => !captured.roots.some((o) => covers(o, r))));
-      if (fresh.roots.length > 0) {
-        const call = more.call;
-        const mine = provisional.find((p) => p.call === call);
-        const joined = mine ? joinCaptured(mine.state, fresh, { dropUnderAbsent: false }) : fresh;
-        provisional = [...provisional.filter((p) => p.call !== call), { call, state: joined }];
-      }
-    } else captured = joinCaptured(captured, state, { dropUnderAbsent: false });
-    const union = (a: readonly string[] | undefined, b: readonly string[] | undefined) => [...new Set([...(a ?? []), ...(b ?? [])])].sort(compareRel);
-    const uncovered = union(m.uncovered, more.shell?.uncovered);
-    const left = union(m.left, more.shell?.left);
-    const manifest = withLists({ ...m, captured }, { uncovered, left, contested, provisional });
-    const { commit } = await stack.replace(tx, [top], top, manifest, batch);
-    const logged = more.logged ?? [];
-    await appendLog(this.ctx, { event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(logged), ...(more.call !== undefined ? { detail: { call: more.call, ...logWarnings(logged) } } : {}) }, warnings);
     return info(manifest, commit);
   }
 
@@ -1087,27 +889,7 @@ function listOf(chain: readonly StackEntry[], key: 'uncovered' | 'left'): string
 }
 
 
-/** Does a (partial) seal hold anything at or beneath `root`, or above it? */
-function sealTouches(seal: Manifest['seal'], root: string): boolean {
-  return !!seal && seal.state.roots.some((r) => covers(r, root) || covers(root, r));
-}
 
-/** Contests, each path and part once (the first record, the agent's state then, stays). */
-function mergeContests(a: readonly Contest[], b: readonly Contest[]): Contest[] {
-  const out = [...a];
-  for (const c of b) if (!out.some((x) => x.path === c.path && x.part === c.part)) out.push(c);
-  return out.sort((x, y) => compareRel(x.path, y.path));
-}
 
-/** `m` with these lists set, each left out when empty (a manifest holds no empty optional list). */
-function withLists(m: Manifest, lists: { uncovered?: string[]; left?: string[]; contested?: Contest[]; provisional?: Provisional[] }): Manifest {
-  const out: Manifest = { ...m };
-  for (const [key, list] of Object.entries(lists) as Array<[keyof typeof lists, unknown[] | undefined]>) {
-    if (list === undefined) continue;
-    if (list.length > 0) (out as unknown as Record<string, unknown>)[key] = list;
-    else delete out[key];
-  }
-  return out;
-}
 
 export type { StackEntry };
