@@ -12,7 +12,7 @@ import type { ObjectBatch } from '../repo/object-batch.js';
 import { toFs } from '../fs/adapt.js';
 import { SnapshotStack, checkSession, type StackEntry } from '../store/stack.js';
 import type { LogRecord } from '../store/log.js';
-import { CallsInFlight, type CallInput, type CallRecord } from '../store/calls.js';
+import { type CallInput, type CallRecord } from '../store/calls.js';
 import { DEFAULT_SESSION, captureNow, engineContext, info, newSnapshot, readPast, sessionsOf, unique, type EngineContext } from './context.js';
 import { appendLog, logHead, logWarnings, readLog, record } from './log-ops.js';
 import { captureState } from './capture.js';
@@ -20,14 +20,16 @@ import { applyRestore, planRestore } from './restore.js';
 import { headRefusal, pushedRefusal, refusal } from './refusals.js';
 import * as turns from './turns.js';
 import * as verbs from './stack-verbs.js';
+import * as calls from './tool-calls.js';
+import { sealPaths } from './tool-calls.js';
 import { capture, snapshot } from './stack-verbs.js';
-import { extendTurn, openTurnOf, recordContests, rewindTarget, toolCallsByTurn, withLists } from './turns.js';
+import { extendTurn, openTurnOf, recordContests, rewindTarget, toolCallsByTurn } from './turns.js';
 import { decodeBaseline, encodeBaseline, shellChanges, takeBaseline } from './shell.js';
 import { patchPaths, planApply, type ApplyPlan } from './apply.js';
 import { parsePatch } from '../patch/parse.js';
-import { compareRel, covers, isAncestor, minimalRoots, writeTarget } from '../model/scope.js';
+import { compareRel, covers, writeTarget } from '../model/scope.js';
 import { sealed, withCaptured } from '../model/manifest.js';
-import { contests, joinCaptured, markOverwritten, mergeStates, restrictState, spineBetween, type Manifest, type PathState, type TurnRecord } from '../model/state.js';
+import { type Manifest, type TurnRecord } from '../model/state.js';
 import { OUTSIDE_PROMPT, type OpenOptions, type SnapshotOptions, type SnapshotInfo, type RestoreOptions, type RestoreReport, type TurnInfo, type ApplyOptions, type ApplyReport } from './types.js';
 export { OUTSIDE_PROMPT };
 export type { OpenOptions, SnapshotOptions, SnapshotInfo, RestoreOptions, RestoreReport, TurnInfo, ApplyOptions, ApplyReport };
@@ -139,19 +141,6 @@ export class ScalpelRepository {
     return turns.closeTurn(this.ctx, opts);
   }
 
-  /** The roots of `state` whose paths hold something else now (worktree, index entries, resolve-undo). Unreadable ones (beneath a symlink now) count as changed. */
-  private async changedRoots(state: PathState, warnings: string[], index?: { read: ReadIndexResult | null }): Promise<string[]> {
-    let now: PathState;
-    try {
-      now = await captureNow(this.ctx, state.roots, warnings, index);
-    } catch (e) {
-      if (isScalpelError(e, 'BAD_PATH')) return state.roots;
-      throw e;
-    }
-    const differ = contests(state, now).map((c) => c.path);
-    return state.roots.filter((r) => differ.some((p) => covers(r, p)));
-  }
-
   /**
    * Tool call `call` of the session's open turn finished writing `paths` (worktree-relative):
    * what it captured before it ran joins the turn (the first call to finish decides a path's
@@ -159,119 +148,21 @@ export class ScalpelRepository {
    * change by someone else is then told apart (contested, or refused after the turn). Nothing
    * when no turn is open.
    */
-  async callFinished(opts: { session: string; call?: string; paths: readonly string[] }): Promise<{ warnings: string[] }> {
-    checkSession(opts.session);
-    const stack = this.stack(opts.session);
-    const warnings: string[] = [];
-    await stack.locked(async (tx) => {
-      const top = await openTurnOf(stack, tx.current);
-      if (!top) return;
-      // one read of the index for both captures (what the call changed, and its seal)
-      const m = await this.repo.withIndex({ verify: false }, async (read) => {
-        warnings.push(...readPast(read));
-        const index = { read };
-        let m = top.manifest;
-        const mine = opts.call === undefined ? undefined : m.provisional?.find((p) => p.call === opts.call);
-        if (mine) {
-          // what the call did not change is not the turn's (a failed replace, a write of the same bytes)
-          const fresh = restrictState(mine.state, mine.state.roots.filter((r) => !m.captured.roots.some((o) => covers(o, r))));
-          const changed = fresh.roots.length ? await this.changedRoots(fresh, warnings, index) : [];
-          const captured = changed.length ? joinCaptured(m.captured, restrictState(fresh, changed), { dropUnderAbsent: false }) : m.captured;
-          m = withLists({ ...m, captured }, { provisional: (m.provisional ?? []).filter((p) => p !== mine) });
-        }
-        const sealedNow = await this.sealOf(m, opts.paths, warnings, index);
-        if (sealedNow) {
-          m = sealed(m, this.now().toISOString(), sealedNow.state);
-          // what someone else had put in a path this call went over is gone: told apart at rewind
-          if (m.contested?.length) m = withLists(m, { contested: markOverwritten(m.contested, sealedNow.fresh) });
-        }
-        return m;
-      });
-      if (m !== top.manifest) await stack.replace(tx, [top], top, m);
-    });
-    return { warnings };
-  }
-
-  /**
-   * `paths` of the turn sealed again with what they hold now (the turn's roots at or beneath
-   * them, or the paths beneath its roots), and what was captured for it (`fresh`); null when
-   * none is the turn's or they cannot be read.
-   */
-  private async sealOf(m: Manifest, paths: readonly string[], warnings: string[], index?: { read: ReadIndexResult | null }): Promise<{ state: PathState; fresh: PathState } | null> {
-    const roots = minimalRoots(paths.filter((p) => m.captured.roots.some((r) => covers(r, p))));
-    if (roots.length === 0) return null;
-    const { roots: scope, dirs } = await this.sealScope(roots, m.seal);
-    const fresh = await captureNow(this.ctx, scope, warnings, index).catch((e: unknown) => {
-      if (isScalpelError(e, 'BAD_PATH')) return null;
-      throw e;
-    });
-    if (fresh) return { state: mergeStates(m.seal?.state ?? null, fresh, dirs), fresh };
-    // a root beneath a symbolic link now is not sealed (refused at rewind); the others are
-    const readable: PathState[] = [];
-    for (const r of scope) {
-      const one = await captureNow(this.ctx, [r], warnings, index).catch((e: unknown) => {
-        if (isScalpelError(e, 'BAD_PATH')) return null;
-        throw e;
-      });
-      if (one) readable.push(one);
-    }
-    if (readable.length === 0) return null;
-    const some = await captureNow(this.ctx, readable.flatMap((x) => x.roots), warnings, index);
-    const spine = dirs.filter((d) => some.roots.some((r) => isAncestor(d, r)));
-    return { state: mergeStates(m.seal?.state ?? null, some, spine), fresh: some };
-  }
-
-  /**
-   * What to capture to seal `roots` into `seal`: a root inside a sealed root (`src/new.txt` in
-   * `src`, sealed absent after `rm -rf src`) with the directories between them, which must be
-   * directories now; where one is not, the sealed root is captured again whole.
-   */
-  private async sealScope(roots: readonly string[], seal: Manifest['seal']): Promise<{ roots: string[]; dirs: string[] }> {
-    const out: string[] = [];
-    const dirs: string[] = [];
-    for (const r of roots) {
-      const outer = seal?.state.roots.find((o) => isAncestor(o, r));
-      if (outer === undefined) {
-        out.push(r);
-        continue;
-      }
-      const spine = spineBetween(outer, r);
-      let whole = false;
-      for (const d of spine) {
-        const st = await this.repo.fs.lstat(joinPath(this.repo.worktree, d));
-        if (!st || st.type !== 'directory') {
-          whole = true;
-          break;
-        }
-      }
-      if (whole) out.push(outer);
-      else {
-        out.push(r);
-        dirs.push(...spine);
-      }
-    }
-    return { roots: minimalRoots(out), dirs: [...new Set(dirs)] };
+  callFinished(opts: { session: string; call?: string; paths: readonly string[] }): Promise<{ warnings: string[] }> {
+    return calls.callFinished(this.ctx, opts);
   }
 
   /** The tool calls of `paths` finished: sealed as the agent left them (callFinished without a call). */
-  async sealPaths(opts: { session: string; paths: readonly string[] }): Promise<{ warnings: string[] }> {
-    if (opts.paths.length === 0) return { warnings: [] };
-    return this.callFinished(opts);
+  sealPaths(opts: { session: string; paths: readonly string[] }): Promise<{ warnings: string[] }> {
+    return calls.sealPaths(this.ctx, opts);
   }
 
   /**
    * Tool call `call` will not run (the person denied it): what it captured goes now, as it would
    * when the turn ends, and so does a shell command's baseline.
    */
-  async callAbandoned(opts: { session: string; call: string }): Promise<void> {
-    checkSession(opts.session);
-    await this.ctx.baselines.remove(opts.session, opts.call);
-    const stack = this.stack(opts.session);
-    await stack.locked(async (tx) => {
-      const top = await openTurnOf(stack, tx.current);
-      if (!top?.manifest.provisional?.some((p) => p.call === opts.call)) return;
-      await stack.replace(tx, [top], top, withLists(top.manifest, { provisional: (top.manifest.provisional ?? []).filter((p) => p.call !== opts.call) }));
-    });
+  callAbandoned(opts: { session: string; call: string }): Promise<void> {
+    return calls.callAbandoned(this.ctx, opts);
   }
 
   /**
@@ -340,7 +231,7 @@ export class ScalpelRepository {
     const open = (await openTurnOf(this.stack(opts.session)))?.manifest;
     const contestedPaths = (open?.contested ?? []).map((c) => c.path);
     const sealedBefore = (open?.seal?.state.roots ?? []).filter((r) => !contestedPaths.some((c) => covers(r, c) || covers(c, r)));
-    if (changes.paths.length || sealedBefore.length) warnings.push(...(await this.sealPaths({ session: opts.session, paths: [...changes.paths, ...sealedBefore] })).warnings);
+    if (changes.paths.length || sealedBefore.length) warnings.push(...(await sealPaths(this.ctx, { session: opts.session, paths: [...changes.paths, ...sealedBefore] })).warnings);
     await this.ctx.baselines.remove(opts.session, opts.key);
     return { turn, paths: changes.paths, uncovered: changes.uncovered, left: changes.left, warnings: unique(warnings) };
   }
@@ -409,16 +300,15 @@ export class ScalpelRepository {
 
   /** A key for a tool call whose harness gives it no id (its after-event is then paired by input and order). */
   newCallKey(): string {
-    return CallsInFlight.newKey(this.now().getTime());
+    return calls.newCallKey(this.ctx);
   }
 
   /**
    * A hook's tool call starts: its kind, input, turn and start time are kept until its end
    * (callEnded, in another process: harnesses give no duration). Best effort (store/calls.ts).
    */
-  async callStarted(opts: { session: string; rec: CallRecord }): Promise<void> {
-    checkSession(opts.session);
-    await this.ctx.calls.start(opts.session, opts.rec);
+  callStarted(opts: { session: string; rec: CallRecord }): Promise<void> {
+    return calls.callStarted(this.ctx, opts);
   }
 
   /**
@@ -427,14 +317,8 @@ export class ScalpelRepository {
    * command, or the same paths); null when none is kept. A shell after-event that names no
    * call its input matches takes the one shell call in flight, when there is exactly one.
    */
-  async callEnded(opts: { session: string; key?: string; input?: CallInput }): Promise<CallRecord | null> {
-    checkSession(opts.session);
-    if (opts.key !== undefined) return this.ctx.calls.end(opts.session, opts.key);
-    const input = opts.input ?? {};
-    const found = await this.ctx.calls.endMatching(opts.session, input);
-    if (found || input.command === undefined) return found;
-    const shells = (await this.ctx.calls.pending(opts.session)).filter((r) => !r.byId && r.kind === 'shell');
-    return shells.length === 1 ? this.ctx.calls.end(opts.session, shells[0].key) : null;
+  callEnded(opts: { session: string; key?: string; input?: CallInput }): Promise<CallRecord | null> {
+    return calls.callEnded(this.ctx, opts);
   }
 
   /**
@@ -442,25 +326,13 @@ export class ScalpelRepository {
    * applies a shell heredoc patch itself and sends no PostToolUse) are over once the session's
    * next event comes: what they captured joins the turn, what they wrote is sealed.
    */
-  async finishUnreported(opts: { session: string }): Promise<{ warnings: string[] }> {
-    checkSession(opts.session);
-    const warnings: string[] = [];
-    for (const rec of await this.ctx.calls.pending(opts.session)) {
-      if (!rec.unreported) continue;
-      const call = await this.ctx.calls.end(opts.session, rec.key);
-      if (!call) continue;
-      warnings.push(...(await this.callFinished({ session: opts.session, call: call.key, paths: call.paths })).warnings);
-      // it ran; how it ended the harness does not say
-      await appendLog(this.ctx, { event: 'tool', session: opts.session, ids: call.turn ? [call.turn] : [], paths: [], detail: { tool: call.tool, phase: 'after', outcome: 'unknown', call: call.key, ...(call.byId ? { toolUseId: call.key } : {}), durationMs: Math.max(0, this.now().getTime() - call.at) } }, warnings);
-    }
-    return { warnings };
+  finishUnreported(opts: { session: string }): Promise<{ warnings: string[] }> {
+    return calls.finishUnreported(this.ctx, opts);
   }
 
   /** Forget every call of the session in flight and their shell baselines (its turn is over; what a killed tool left goes too). */
-  async forgetCalls(session: string): Promise<void> {
-    checkSession(session);
-    await this.ctx.calls.clear(session);
-    await this.ctx.baselines.clear(session);
+  forgetCalls(session: string): Promise<void> {
+    return calls.forgetCalls(this.ctx, session);
   }
 
   /** Record what the edit left in the snapshot's scope, so a later restore can tell a third party's write. */
