@@ -21,13 +21,12 @@ import { headRefusal, pushedRefusal, refusal } from './refusals.js';
 import * as turns from './turns.js';
 import * as verbs from './stack-verbs.js';
 import * as calls from './tool-calls.js';
-import { sealPaths } from './tool-calls.js';
-import { capture, snapshot } from './stack-verbs.js';
-import { extendTurn, openTurnOf, recordContests, rewindTarget, toolCallsByTurn } from './turns.js';
-import { decodeBaseline, encodeBaseline, shellChanges, takeBaseline } from './shell.js';
+import * as shell from './shell-steps.js';
+import { capture } from './stack-verbs.js';
+import { rewindTarget, toolCallsByTurn } from './turns.js';
 import { patchPaths, planApply, type ApplyPlan } from './apply.js';
 import { parsePatch } from '../patch/parse.js';
-import { compareRel, covers, writeTarget } from '../model/scope.js';
+import { compareRel, writeTarget } from '../model/scope.js';
 import { sealed, withCaptured } from '../model/manifest.js';
 import { type Manifest, type TurnRecord } from '../model/state.js';
 import { OUTSIDE_PROMPT, type OpenOptions, type SnapshotOptions, type SnapshotInfo, type RestoreOptions, type RestoreReport, type TurnInfo, type ApplyOptions, type ApplyReport } from './types.js';
@@ -171,23 +170,8 @@ export class ScalpelRepository {
    * index; clean tracked files cost a stat), under `key` (the tool call's id). Opens a turn when
    * none is. shellAfter then adds to the turn what the command changed.
    */
-  async shellBefore(opts: { session: string; key: string; command: string }): Promise<{ turn: SnapshotInfo; ignoredDirs: string[]; warnings: string[] }> {
-    checkSession(opts.session);
-    const warnings: string[] = [];
-    await recordContests(this.ctx, opts.session, warnings);
-    const turn = await snapshot(this.ctx, [], { session: opts.session, turn: true });
-    warnings.push(...(turn.warnings ?? []));
-    const batch = this.repo.odb.batch();
-    const taken = await this.repo.withIndex({ verify: false }, async (read) => {
-      warnings.push(...readPast(read));
-      const t = await takeBaseline(this.repo, read, { session: opts.session, command: opts.command, held: turn.paths, writer: batch, now: this.now() });
-      // the pre-images and every object the index names are reachable from a ref before the command runs
-      const blobs = t.baseline.entries.flatMap((e) => (e[1] === 'l' ? [e[3]] : e[3] !== null ? [e[3]] : []));
-      await this.ctx.baselines.save(opts.session, opts.key, { json: encodeBaseline(t.baseline), index: t.indexBytes }, { blobs, index: read?.index ?? null }, batch);
-      return t;
-    });
-    // what the ignore rules could not read first, as the hooks have always listed them
-    return { turn, ignoredDirs: taken.baseline.ignoredDirs, warnings: [...taken.warnings, ...warnings] };
+  shellBefore(opts: { session: string; key: string; command: string }): Promise<{ turn: SnapshotInfo; ignoredDirs: string[]; warnings: string[] }> {
+    return shell.shellBefore(this.ctx, opts);
   }
 
   /**
@@ -195,45 +179,8 @@ export class ScalpelRepository {
    * state from before the command (the first capture of a path in a turn wins). Null when no
    * baseline was taken (no before-shell event reached us).
    */
-  async shellAfter(opts: { session: string; key: string }): Promise<{ turn: SnapshotInfo | null; paths: string[]; uncovered: string[]; left: string[]; warnings: string[] } | null> {
-    checkSession(opts.session);
-    const stored = await this.ctx.baselines.load(opts.session, opts.key);
-    if (!stored) return null;
-    const baseline = decodeBaseline(stored.json);
-    const warnings: string[] = [];
-    const changes = await this.repo.withIndex({ verify: false }, async (read) => {
-      warnings.push(...readPast(read));
-      return shellChanges(this.repo, baseline, baseline.indexFile ? stored.index : null, read);
-    });
-    let turn: SnapshotInfo | null = null;
-    if (changes.paths.length > 0 || changes.uncovered.length > 0 || changes.left.length > 0) {
-      const stack = this.stack(opts.session);
-      const batch = this.repo.odb.batch();
-      const shell = { uncovered: changes.uncovered, left: changes.left };
-      turn = await stack.locked(async (tx) => {
-        const top = await openTurnOf(stack, tx.current);
-        // the command's changes are not a new write to contest: the baseline was taken just before it
-        if (top) return extendTurn(this.ctx, stack, tx, top, changes.state, batch, { shell }, warnings);
-        // the turn ended while the command ran: the command's changes open one of their own
-        const head = await readHeadWithLog(this.repo);
-        const prev = tx.current ? await stack.load(tx.current) : null;
-        const manifest = newSnapshot(this.ctx, opts.session, OUTSIDE_PROMPT, changes.state, head, { turn: { number: (prev?.manifest.turn?.number ?? 0) + 1, ended: false }, ...shell });
-        const commit = await stack.writeCommit(manifest, tx.current, undefined, batch);
-        await batch.flush();
-        await tx.set(commit);
-        return info(manifest, commit);
-      });
-    }
-    // the command's result is the agent's: what it changed, and every path sealed before it (what
-    // it did there, in ignored directories too, happened in the agent's window: contests were
-    // looked for just before it ran), sealed as it left them; but not a path someone else had
-    // changed (contested): the seal keeps the agent's write there, unless the command changed it
-    const open = (await openTurnOf(this.stack(opts.session)))?.manifest;
-    const contestedPaths = (open?.contested ?? []).map((c) => c.path);
-    const sealedBefore = (open?.seal?.state.roots ?? []).filter((r) => !contestedPaths.some((c) => covers(r, c) || covers(c, r)));
-    if (changes.paths.length || sealedBefore.length) warnings.push(...(await sealPaths(this.ctx, { session: opts.session, paths: [...changes.paths, ...sealedBefore] })).warnings);
-    await this.ctx.baselines.remove(opts.session, opts.key);
-    return { turn, paths: changes.paths, uncovered: changes.uncovered, left: changes.left, warnings: unique(warnings) };
+  shellAfter(opts: { session: string; key: string }): Promise<{ turn: SnapshotInfo | null; paths: string[]; uncovered: string[]; left: string[]; warnings: string[] } | null> {
+    return shell.shellAfter(this.ctx, opts);
   }
 
 
