@@ -1,41 +1,38 @@
-import { ScalpelError, isScalpelError } from '../errors/index.js';
+import { ScalpelError } from '../errors/index.js';
 import type { Fs, FsCapabilities } from '../fs/types.js';
 import { joinPath } from '../fs/path.js';
-import type { Lock } from '../fs/atomic.js';
 import { Repository } from '../repo/repository.js';
 import type { Platform } from '../platform/types.js';
 import { discoverRepository } from '../repo/discover.js';
-import { commitsMadeSince, headMovement, readHead, readHeadWithLog, type HeadMovement } from '../repo/history.js';
 import type { ReadIndexResult } from '../repo/index-file.js';
-import type { RefTransaction } from '../repo/refs.js';
-import type { ObjectBatch } from '../repo/object-batch.js';
+
 import { toFs } from '../fs/adapt.js';
 import { SnapshotStack, checkSession, type StackEntry } from '../store/stack.js';
 import type { LogRecord } from '../store/log.js';
 import { type CallInput, type CallRecord } from '../store/calls.js';
-import { DEFAULT_SESSION, captureNow, engineContext, info, newSnapshot, readPast, sessionsOf, unique, type EngineContext } from './context.js';
-import { appendLog, logHead, logWarnings, readLog, record } from './log-ops.js';
-import { captureState } from './capture.js';
+import { DEFAULT_SESSION, engineContext, info, sessionsOf, unique, type EngineContext } from './context.js';
+import { appendLog, readLog, record } from './log-ops.js';
 import { applyRestore, planRestore } from './restore.js';
-import { headRefusal, pushedRefusal, refusal } from './refusals.js';
+import { headRefusal } from './refusals.js';
 import * as turns from './turns.js';
 import * as verbs from './stack-verbs.js';
 import * as calls from './tool-calls.js';
 import * as shell from './shell-steps.js';
+import * as restoring from './restore-op.js';
+import * as rewinding from './rewind.js';
+import { headCheck, restore } from './restore-op.js';
 import { capture } from './stack-verbs.js';
-import { rewindTarget, toolCallsByTurn } from './turns.js';
+import { toolCallsByTurn } from './turns.js';
 import { patchPaths, planApply, type ApplyPlan } from './apply.js';
 import { parsePatch } from '../patch/parse.js';
-import { compareRel, writeTarget } from '../model/scope.js';
-import { sealed, withCaptured } from '../model/manifest.js';
-import { type Manifest, type TurnRecord } from '../model/state.js';
+import { writeTarget } from '../model/scope.js';
+import { withCaptured } from '../model/manifest.js';
+import { type Manifest } from '../model/state.js';
 import { OUTSIDE_PROMPT, type OpenOptions, type SnapshotOptions, type SnapshotInfo, type RestoreOptions, type RestoreReport, type TurnInfo, type ApplyOptions, type ApplyReport } from './types.js';
 export { OUTSIDE_PROMPT };
 export type { OpenOptions, SnapshotOptions, SnapshotInfo, RestoreOptions, RestoreReport, TurnInfo, ApplyOptions, ApplyReport };
 export type { LogRecord };
 
-/** The session name of a rewind's undo snapshots (on their own ref, never listed as a session). */
-const REWINDS = 'rewinds';
 
 /** Open the repository containing `dir` for snapshots and restores. */
 export async function openRepository(opts: OpenOptions): Promise<ScalpelRepository> {
@@ -76,7 +73,7 @@ export class ScalpelRepository {
   /** @internal Made by openRepository, which finds the repository and probes its filesystem. */
   constructor(
     private readonly repo: Repository,
-    private readonly now: () => Date,
+    now: () => Date,
   ) {
     this.ctx = engineContext(repo, now);
   }
@@ -232,7 +229,7 @@ export class ScalpelRepository {
     if (!opts.check) return done(null, false);
     const check = await opts.check();
     if (check.code === 0 || opts.keepOnFailure) return done(check, false);
-    warnings.push(...(await this.restore({ session, id: snap.id })).warnings);
+    warnings.push(...(await restore(this.ctx, { session, id: snap.id })).warnings);
     return done(check, true);
   }
   /** The session's open turn (the agent has not ended it), or null. */
@@ -292,137 +289,8 @@ export class ScalpelRepository {
    * remove them from the stack. Refuses (REFUSED, exit 3) when a sealed path changed since its
    * seal, unless `force`, which first saves the current state as a new snapshot.
    */
-  async restore(opts: RestoreOptions = {}): Promise<RestoreReport> {
-    return this.restoreOn(this.stack(opts.session), opts, {});
-  }
-
-  /**
-   * restore() on `stack`. `how.rewind`: a rewind, whose every run (forced or not) first saves
-   * what it replaces on the worktree's rewind stack, sealed with what it leaves once done, so
-   * `rewind --undo` can bring it back (DESIGN I11).
-   */
-  private async restoreOn(stack: SnapshotStack, opts: RestoreOptions, how: { rewind?: boolean }): Promise<RestoreReport> {
-    const session = stack.session;
-    if (opts.dryRun) {
-      const chain = await this.restoreChain(stack, opts.id, await stack.head());
-      // the trailer is checked as the restore itself would check it
-      let warnings: string[] = [];
-      const head = await this.headCheck(chain[chain.length - 1]);
-      const plan = await this.repo.withIndex({}, (read) => {
-        warnings = readPast(read);
-        return planRestore(this.repo, chain, read, read?.stat ?? null);
-      });
-      if (head) warnings.push(...head.warnings);
-      return { session, restored: chain.map((e) => e.manifest.id), dryRun: true, savedAs: null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten: false, warnings, head, uncovered: listOf(chain, 'uncovered'), left: listOf(chain, 'left') };
-    }
-    return stack.locked(async (tx) => {
-      const chain = await this.restoreChain(stack, opts.id, tx.current);
-      const ids = chain.map((e) => e.manifest.id);
-      const oldest = chain[chain.length - 1];
-      const lock = await this.repo.lockIndex().catch(async (e: unknown) => {
-        if (e instanceof ScalpelError && e.code === 'INDEX_LOCKED') {
-          // the refusal is the outcome: a log record that could not be written goes unsaid
-          await appendLog(this.ctx, { event: 'refused', session, ids, paths: oldest.manifest.captured.roots, detail: { reason: 'index-locked' } }, []);
-        }
-        throw e;
-      });
-      try {
-        // read as git reads it (its trailer unchecked, unless asked): verifying is before anything is planned, let alone written
-        return await this.repo.withIndex({ verify: opts.verifyIndex === true }, (read) => this.restoreLocked(stack, tx, chain, lock, read, opts, how));
-      } finally {
-        await lock.release();
-      }
-    });
-  }
-
-  private async restoreLocked(stack: SnapshotStack, tx: RefTransaction, chain: StackEntry[], lock: Lock, read: ReadIndexResult | null, opts: RestoreOptions, how: { rewind?: boolean }): Promise<RestoreReport> {
-    const session = stack.session;
-    const ids = chain.map((e) => e.manifest.id);
-    const oldest = chain[chain.length - 1];
-    const indexStat = read?.stat ?? null;
-    const warnings = readPast(read);
-    const verb = how.rewind ? 'rewind' : 'restore';
-    // what the edit committed: one ref read when HEAD did not move
-    const head = await this.headCheck(oldest);
-    if (head) warnings.push(...head.warnings);
-    if (head && headRefusal(head) && !opts.force) {
-      await appendLog(this.ctx, { event: 'refused', session, ids, paths: oldest.manifest.captured.roots, detail: { reason: head.complete ? 'pushed' : 'history-unknown', head: logHead(head), ...logWarnings(warnings) } }, []);
-      throw pushedRefusal(head, session, verb);
-    }
-    const plan = await planRestore(this.repo, chain, read, indexStat);
-    if (plan.conflicts.length && !opts.force) {
-      await appendLog(this.ctx, { event: 'refused', session, ids, paths: plan.conflicts.map((c) => c.path), detail: { conflicts: plan.conflicts, ...logWarnings(warnings) } }, []);
-      throw refusal(plan.conflicts, session, verb);
-    }
-    let saved: Manifest | null = null;
-    let savedCommit: string | null = null;
-    let undo: { stack: SnapshotStack; commit: string; manifest: Manifest } | null = null;
-    if (how.rewind || opts.force) {
-      // what is about to be replaced, stored before the worktree is touched: a failure here
-      // leaves everything as it was
-      const batch = this.repo.odb.batch();
-      const state = await captureState(this.repo, read?.index ?? null, plan.roots, { writeObjects: true, indexStat, writer: batch });
-      if (how.rewind) {
-        const turns = chain.filter((e) => e.manifest.turn).map((e) => (e.manifest.turn as TurnRecord).number);
-        const what = turns.length ? `turn${turns.length > 1 ? 's' : ''} ${[...turns].reverse().join(', ')} of ${session}` : `${ids.join(', ')} of ${session}`;
-        saved = newSnapshot(this.ctx, REWINDS, `before the rewind of ${what}`, state, await readHeadWithLog(this.repo), { rewound: { session, from: tx.current, to: oldest.parent } });
-        undo = await this.pushRewind(saved, batch);
-      } else {
-        saved = newSnapshot(this.ctx, session, `state before forced restore of ${ids.join(', ')}`, state, await readHeadWithLog(this.repo));
-        savedCommit = await stack.writeCommit(saved, oldest.parent, undefined, batch);
-        await batch.flush();
-      }
-    }
-    const { indexWritten } = await applyRestore(this.repo, plan, read, lock, indexStat);
-    await tx.set(savedCommit ?? oldest.parent);
-    // the rewind's undo is sealed with what the rewind left: `rewind --undo` refuses when someone changed it since
-    const later: string[] = [];
-    if (undo) await this.sealRewind(undo, plan.roots, later);
-    await appendLog(this.ctx, { event: 'restore', session, ids, paths: plan.roots, detail: { savedAs: saved?.id ?? null, ...(how.rewind ? { rewind: true } : {}), changed: plan.paths.map((p) => p.path), pruned: plan.pruned, ...(head ? { head: logHead(head) } : {}), ...logWarnings(warnings) } }, later);
-    return { session, restored: ids, dryRun: false, savedAs: saved?.id ?? null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten, warnings: unique([...warnings, ...later]), head, uncovered: listOf(chain, 'uncovered'), left: listOf(chain, 'left') };
-  }
-
-  /** The worktree's rewinds that can be undone, newest on top (never a session: not listed as one). */
-  private rewinds(): SnapshotStack {
-    return new SnapshotStack(this.repo, REWINDS, `refs/scalpel-undo/${this.repo.worktreeId}/stack`);
-  }
-
-  /** The ref keeping a rewound session's turns reachable while its rewind can be undone. */
-  private rewoundRef(id: string): string {
-    return `refs/scalpel-undo/${this.repo.worktreeId}/turns/${id}`;
-  }
-
-  /**
-   * Push a rewind's undo snapshot (`batch` holds its objects) and keep the rewound turns
-   * reachable; the newest `scalpel.keepRewinds` (default 20) are kept.
-   */
-  private async pushRewind(m: Manifest, batch: ObjectBatch): Promise<{ stack: SnapshotStack; commit: string; manifest: Manifest }> {
-    const stack = this.rewinds();
-    return stack.locked(async (tx) => {
-      const commit = await stack.writeCommit(m, tx.current, undefined, batch);
-      await batch.flush();
-      if (m.rewound?.from) await this.repo.refs.update(this.rewoundRef(m.id), m.rewound.from, null).catch(() => undefined);
-      await tx.set(commit);
-      return { stack, commit, manifest: m };
-    });
-  }
-
-  /** Seal the rewind's undo snapshot with what the rewind left (when it is still the newest), and cut the stack to its limit. */
-  private async sealRewind(undo: { stack: SnapshotStack; commit: string; manifest: Manifest }, roots: readonly string[], warnings: string[]): Promise<void> {
-    const keep = Math.max(1, this.repo.config.getInt('scalpel.keepRewinds', 20));
-    const now = await captureNow(this.ctx, roots, warnings);
-    await undo.stack.locked(async (tx) => {
-      if (tx.current === undo.commit) {
-        const top = await undo.stack.load(undo.commit);
-        await undo.stack.replace(tx, [top], top, sealed(undo.manifest, this.now().toISOString(), now));
-      }
-    });
-    await undo.stack.locked(async (tx) => {
-      const all = await undo.stack.walk(undefined, tx.current);
-      if (all.length <= keep) return;
-      await undo.stack.truncate(tx, keep);
-      for (const e of all.slice(keep)) await this.repo.refs.remove(this.rewoundRef(e.manifest.id));
-    });
+  restore(opts: RestoreOptions = {}): Promise<RestoreReport> {
+    return restoring.restore(this.ctx, opts);
   }
 
   /**
@@ -431,58 +299,13 @@ export class ScalpelRepository {
    * (REFUSED) when a path it restored changed since, unless `force`, which first saves what is
    * there now (a second `rewindUndo` undoes the forced one).
    */
-  async rewindUndo(opts: { dryRun?: boolean; force?: boolean; verifyIndex?: boolean } = {}): Promise<RestoreReport & { turnsBack: boolean }> {
-    const stack = this.rewinds();
-    const head = await stack.head();
-    if (!head) throw new ScalpelError('SNAPSHOT_NOT_FOUND', 'nothing to undo: no rewind of this worktree is kept', { session: null });
-    const top = await stack.load(head);
-    const report = await this.restoreOn(stack, { dryRun: opts.dryRun, force: opts.force, verifyIndex: opts.verifyIndex }, {});
-    const r = top.manifest.rewound;
-    const warnings = [...report.warnings];
-    let turnsBack = false;
-    if (!opts.dryRun && r) {
-      const session = this.stack(r.session);
-      turnsBack = await session.locked(async (tx) => {
-        if (tx.current !== r.to || !r.from) return false;
-        await tx.set(r.from);
-        return true;
-      });
-      await this.repo.refs.remove(this.rewoundRef(top.manifest.id));
-      await appendLog(this.ctx, { event: 'restore', session: r.session, ids: [top.manifest.id], paths: top.manifest.captured.roots, detail: { undoRewind: true, turnsBack } }, warnings);
-    }
-    return { ...report, warnings: unique(warnings), turnsBack };
+  rewindUndo(opts: { dryRun?: boolean; force?: boolean; verifyIndex?: boolean } = {}): Promise<RestoreReport & { turnsBack: boolean }> {
+    return rewinding.rewindUndo(this.ctx, opts);
   }
 
   /** The rewinds `rewindUndo` can undo, newest first. */
-  async undoableRewinds(): Promise<Array<SnapshotInfo & { rewound: NonNullable<Manifest['rewound']> | null }>> {
-    return (await this.rewinds().walk()).map((e) => ({ ...info(e.manifest, e.commit), rewound: e.manifest.rewound ?? null }));
-  }
-
-  /**
-   * How HEAD moved since `oldest` was taken (null: it did not, or the snapshot has no record). A
-   * snapshot's HEAD commit that is gone from the repository leaves the answer incomplete.
-   */
-  private async headCheck(oldest: StackEntry): Promise<HeadMovement | null> {
-    const then = oldest.manifest.head;
-    if (!then) return null;
-    try {
-      // the commits the edit made, by HEAD's reflog (null: it cannot tell; then by dates)
-      const made = await commitsMadeSince(this.repo, then);
-      const m = await headMovement(this.repo, then, undefined, made ? { made } : {});
-      if (m && !m.complete && (await this.repo.refs.list('refs/remotes/')).size === 0) return { ...m, complete: true };
-      return m;
-    } catch (e) {
-      if (!(isScalpelError(e, 'OBJECT_NOT_FOUND') && e.data.role === 'from')) throw e;
-      const to = await readHead(this.repo);
-      const remotes = (await this.repo.refs.list('refs/remotes/')).size;
-      return { from: then, to, branchChanged: then.ref !== to.ref, newCommits: [], count: 0, complete: remotes === 0, pushed: [], visited: 0, warnings: [e.message] };
-    }
-  }
-
-  private async restoreChain(stack: SnapshotStack, id: string | undefined, head: string | null): Promise<StackEntry[]> {
-    const chain = id ? await stack.downTo(id, head) : await stack.walk(() => true, head);
-    if (chain.length === 0) throw new ScalpelError('SNAPSHOT_NOT_FOUND', `nothing to restore: session '${stack.session}' has no snapshots`, { session: stack.session });
-    return chain;
+  undoableRewinds(): Promise<Array<SnapshotInfo & { rewound: NonNullable<Manifest['rewound']> | null }>> {
+    return rewinding.undoableRewinds(this.ctx);
   }
 
   /**
@@ -525,7 +348,7 @@ export class ScalpelRepository {
       if (!(e instanceof ScalpelError)) throw e;
       reasons.push(e.message.split('\n')[0]);
     }
-    const head = await this.headCheck(chain[chain.length - 1]);
+    const head = await headCheck(this.ctx, chain[chain.length - 1]);
     if (head && headRefusal(head)) reasons.push(head.complete ? `commits made since were pushed (${head.pushed.map((p) => p.ref).join(', ')})` : 'HEAD moved and whether its new commits were pushed is unknown');
     return { refused: reasons.length > 0, reasons, changes, pruned, headMoved: head !== null };
   }
@@ -536,26 +359,8 @@ export class ScalpelRepository {
    * worktree's newest such turn (a harness may give a conversation a new id after a resume).
    * Restore's semantics and refusals.
    */
-  async rewind(opts: { session?: string; turn?: string; dryRun?: boolean; force?: boolean; verifyIndex?: boolean } = {}): Promise<RestoreReport> {
-    const session = opts.session ?? (await this.newestTurnSession());
-    const chain = await this.stack(session).walk();
-    const target = rewindTarget(chain, session, opts.turn);
-    return this.restoreOn(this.stack(session), { session, id: target.manifest.id, dryRun: opts.dryRun, force: opts.force, verifyIndex: opts.verifyIndex }, { rewind: true });
-  }
-
-  private async newestTurnSession(): Promise<string> {
-    let best: { session: string; at: string } | null = null;
-    for (const session of await sessionsOf(this.ctx)) {
-      const chain = await this.stack(session).walk((e) => !!e.manifest.turn && e.manifest.captured.roots.length > 0);
-      const e = chain[chain.length - 1];
-      if (!e?.manifest.turn || e.manifest.captured.roots.length === 0) continue;
-      if (!best || e.manifest.createdAt > best.at) best = { session, at: e.manifest.createdAt };
-    }
-    if (!best) {
-      const undoable = (await this.rewinds().head()) !== null;
-      throw new ScalpelError('SNAPSHOT_NOT_FOUND', `nothing to rewind: no turn of this worktree changed anything${undoable ? ' (the newest rewind can be undone: rewind --undo)' : ''}`, { session: null });
-    }
-    return best.session;
+  rewind(opts: { session?: string; turn?: string; dryRun?: boolean; force?: boolean; verifyIndex?: boolean } = {}): Promise<RestoreReport> {
+    return rewinding.rewind(this.ctx, opts);
   }
 
   list(opts: { session?: string } = {}): Promise<SnapshotInfo[]> {
@@ -583,10 +388,6 @@ export class ScalpelRepository {
 
 }
 
-/** A list the snapshots of `chain` keep (what they could not capture), each path once. */
-function listOf(chain: readonly StackEntry[], key: 'uncovered' | 'left'): string[] {
-  return [...new Set(chain.flatMap((e) => e.manifest[key] ?? []))].sort(compareRel);
-}
 
 
 
