@@ -1,38 +1,44 @@
-import { ScalpelError } from '../errors/index.js';
+/**
+ * The public entry of the snapshot engine: openRepository and ScalpelRepository, whose every
+ * method delegates to one operation module of src/snapshot/ (a plain function of the engine
+ * context, context.ts, and the method's options, returning its outcome):
+ *
+ *   stack-verbs.ts   snapshot (push, --into, into a turn), seal, list, show, drop, prune
+ *   restore-op.ts    restore: checks first (HEAD, seals, index lock), then writes; force saves
+ *   turns.ts         a turn's life (open, extend, seal, retention, idle sessions) and the list of turns
+ *   tool-calls.ts    a hook's tool calls: started, ended, finished (joined and sealed), abandoned
+ *   shell-steps.ts   a shell command's baseline before it and its changes after it
+ *   rewind.ts        rewind and rewind --undo (undo-stack.ts keeps what a rewind replaced)
+ *   apply-op.ts      a patch applied with its rollback armed
+ *   log-ops.ts       the event log
+ *
+ * The object holds nothing that changes: what an operation reads past without stopping comes
+ * back in its own result (`warnings`), so one object may serve concurrent calls.
+ */
 import type { Fs, FsCapabilities } from '../fs/types.js';
 import { joinPath } from '../fs/path.js';
-import { Repository } from '../repo/repository.js';
-import type { Platform } from '../platform/types.js';
-import { discoverRepository } from '../repo/discover.js';
-import type { ReadIndexResult } from '../repo/index-file.js';
-
 import { toFs } from '../fs/adapt.js';
-import { SnapshotStack, checkSession, type StackEntry } from '../store/stack.js';
+import { Repository } from '../repo/repository.js';
+import { discoverRepository } from '../repo/discover.js';
+import type { Platform } from '../platform/types.js';
+import type { StackEntry } from '../store/stack.js';
 import type { LogRecord } from '../store/log.js';
-import { type CallInput, type CallRecord } from '../store/calls.js';
-import { DEFAULT_SESSION, engineContext, info, sessionsOf, unique, type EngineContext } from './context.js';
-import { appendLog, readLog, record } from './log-ops.js';
-import { applyRestore, planRestore } from './restore.js';
-import { headRefusal } from './refusals.js';
-import * as turns from './turns.js';
-import * as verbs from './stack-verbs.js';
-import * as calls from './tool-calls.js';
-import * as shell from './shell-steps.js';
+import type { CallInput, CallRecord } from '../store/calls.js';
+import { writeTarget } from '../model/scope.js';
+import type { Manifest } from '../model/state.js';
+import { DEFAULT_SESSION, engineContext, stackOf, type EngineContext } from './context.js';
+import * as applying from './apply-op.js';
+import * as log from './log-ops.js';
 import * as restoring from './restore-op.js';
 import * as rewinding from './rewind.js';
-import { headCheck, restore } from './restore-op.js';
-import { capture } from './stack-verbs.js';
-import { toolCallsByTurn } from './turns.js';
-import { patchPaths, planApply, type ApplyPlan } from './apply.js';
-import { parsePatch } from '../patch/parse.js';
-import { writeTarget } from '../model/scope.js';
-import { withCaptured } from '../model/manifest.js';
-import { type Manifest } from '../model/state.js';
+import * as shell from './shell-steps.js';
+import * as verbs from './stack-verbs.js';
+import * as calls from './tool-calls.js';
+import * as turns from './turns.js';
 import { OUTSIDE_PROMPT, type OpenOptions, type SnapshotOptions, type SnapshotInfo, type RestoreOptions, type RestoreReport, type TurnInfo, type ApplyOptions, type ApplyReport } from './types.js';
-export { OUTSIDE_PROMPT };
-export type { OpenOptions, SnapshotOptions, SnapshotInfo, RestoreOptions, RestoreReport, TurnInfo, ApplyOptions, ApplyReport };
-export type { LogRecord };
 
+export { OUTSIDE_PROMPT };
+export type { OpenOptions, SnapshotOptions, SnapshotInfo, RestoreOptions, RestoreReport, TurnInfo, ApplyOptions, ApplyReport, LogRecord, StackEntry };
 
 /** Open the repository containing `dir` for snapshots and restores. */
 export async function openRepository(opts: OpenOptions): Promise<ScalpelRepository> {
@@ -70,54 +76,82 @@ function isFsContract(x: unknown): x is Fs {
 }
 
 export class ScalpelRepository {
+  /** What every operation runs against (context.ts): made once, never changed, so calls may share this object. */
+  private readonly ctx: EngineContext;
+
   /** @internal Made by openRepository, which finds the repository and probes its filesystem. */
-  constructor(
-    private readonly repo: Repository,
-    now: () => Date,
-  ) {
+  constructor(repo: Repository, now: () => Date) {
     this.ctx = engineContext(repo, now);
   }
 
-  /** What every operation runs against: made once, never changed. */
-  private readonly ctx: EngineContext;
-
   get worktree(): string {
-    return this.repo.worktree;
+    return this.ctx.repo.worktree;
   }
 
   /** The hashing, zlib and process information in use (what openRepository picked for this runtime, with the options' overrides). */
   get platform(): Platform {
-    return this.repo.platform;
+    return this.ctx.repo.platform;
+  }
+
+  /** The filesystem adapter in use, for diagnostics ('node:fs', 'node-style fs', 'promise fs', 'memfs', 'opfs', …). */
+  get fsName(): string {
+    return this.ctx.repo.fs.name ?? 'fs';
   }
 
   /** What the filesystem does (symlinks, modes, exclusive create, ...), as probed when the repository was opened. */
-  /** The filesystem adapter in use, for diagnostics ('node:fs', 'node-style fs', 'promise fs', 'memfs', 'opfs', …). */
-  get fsName(): string {
-    return this.repo.fs.name ?? 'fs';
-  }
-
   get capabilities(): FsCapabilities {
-    return { ...this.repo.fs.capabilities };
+    return { ...this.ctx.repo.fs.capabilities };
   }
 
   /** Where a write to the absolute path `abs` lands, through every symbolic link on the way (model/scope.ts writeTarget). */
   writeTarget(abs: string): Promise<{ path: string; followed: boolean }> {
-    return writeTarget(this.repo.fs, abs);
+    return writeTarget(this.ctx.repo.fs, abs);
   }
 
   /** The ref holding the session's stack, newest snapshot first (`git show <ref>:worktree/<path>` shows a pre-image). */
   sessionRef(session = DEFAULT_SESSION): string {
-    return this.stack(session).ref;
+    return stackOf(this.ctx, session).ref;
   }
 
-  private stack(session = DEFAULT_SESSION): SnapshotStack {
-    return new SnapshotStack(this.repo, session);
-  }
-
+  // the stack verbs (stack-verbs.ts, restore-op.ts)
   /** Capture exactly `paths` (and everything beneath them): worktree bytes, modes, links, index entries, resolve-undo. */
   snapshot(paths: readonly string[], opts: SnapshotOptions = {}): Promise<SnapshotInfo> {
     return verbs.snapshot(this.ctx, paths, opts);
   }
+
+  /** Record what the edit left in the snapshot's scope, so a later restore can tell a third party's write. */
+  seal(opts: { session?: string; id?: string } = {}): Promise<SnapshotInfo> {
+    return verbs.seal(this.ctx, opts);
+  }
+
+  /**
+   * Undo the newest snapshot of the session (or `id` and every later one, newest first) and
+   * remove them from the stack. Refuses (REFUSED, exit 3) when a sealed path changed since its
+   * seal, unless `force`, which first saves the current state as a new snapshot.
+   */
+  restore(opts: RestoreOptions = {}): Promise<RestoreReport> {
+    return restoring.restore(this.ctx, opts);
+  }
+
+  list(opts: { session?: string } = {}): Promise<SnapshotInfo[]> {
+    return verbs.list(this.ctx, opts);
+  }
+
+  show(opts: { session?: string; id: string }): Promise<Manifest & { commit: string }> {
+    return verbs.show(this.ctx, opts);
+  }
+
+  /** Remove snapshots from the stack without restoring them (their objects become unreachable). */
+  drop(opts: { session?: string; id?: string; all?: boolean }): Promise<string[]> {
+    return verbs.drop(this.ctx, opts);
+  }
+
+  /** Keep the newest `keep` snapshots of the session; drop the older ones. */
+  prune(opts: { session?: string; keep: number }): Promise<string[]> {
+    return verbs.prune(this.ctx, opts);
+  }
+
+  // turns (turns.ts), a hook's tool calls (tool-calls.ts) and shell commands (shell-steps.ts)
   /**
    * A user prompt: end the session's open turn (sealed, so a person's later edit of its paths
    * makes a rewind refuse), then push an empty turn labelled `label`, which the tool calls that
@@ -127,6 +161,7 @@ export class ScalpelRepository {
   openTurn(opts: { session: string; label: string }): Promise<SnapshotInfo> {
     return turns.openTurn(this.ctx, opts);
   }
+
   /**
    * The agent stopped (`final`) or a subagent did: seal the open turn, so a person's later edit of
    * its paths makes a rewind refuse. A final stop ends the turn: the next tool call opens a new
@@ -135,6 +170,43 @@ export class ScalpelRepository {
    */
   closeTurn(opts: { session: string; final: boolean }): Promise<SnapshotInfo | null> {
     return turns.closeTurn(this.ctx, opts);
+  }
+
+  /** The session's open turn (the agent has not ended it), or null. */
+  currentTurn(session: string): Promise<SnapshotInfo | null> {
+    return turns.currentTurn(this.ctx, session);
+  }
+
+  /**
+   * The turns of the worktree's hook sessions (or of `session`), newest first: label, paths, the
+   * tool calls the log holds for each, and what rewinding to it would do now (a dry run: would it
+   * refuse, and why). Reads the index once per session.
+   */
+  turns(opts: { session?: string } = {}): Promise<TurnInfo[]> {
+    return turns.listTurns(this.ctx, opts);
+  }
+
+  /** A key for a tool call whose harness gives it no id (its after-event is then paired by input and order). */
+  newCallKey(): string {
+    return calls.newCallKey(this.ctx);
+  }
+
+  /**
+   * A hook's tool call starts: its kind, input, turn and start time are kept until its end
+   * (callEnded, in another process: harnesses give no duration). Best effort (store/calls.ts).
+   */
+  callStarted(opts: { session: string; rec: CallRecord }): Promise<void> {
+    return calls.callStarted(this.ctx, opts);
+  }
+
+  /**
+   * The call an after-event ends, forgotten now: the one named `key` (the harness's id), or
+   * without one, the oldest call in flight without an id whose input is `input` (the same
+   * command, or the same paths); null when none is kept. A shell after-event that names no
+   * call its input matches takes the one shell call in flight, when there is exactly one.
+   */
+  callEnded(opts: { session: string; key?: string; input?: CallInput }): Promise<CallRecord | null> {
+    return calls.callEnded(this.ctx, opts);
   }
 
   /**
@@ -162,6 +234,20 @@ export class ScalpelRepository {
   }
 
   /**
+   * The calls of `session` whose end the harness never reports (CallRecord.unreported: Codex
+   * applies a shell heredoc patch itself and sends no PostToolUse) are over once the session's
+   * next event comes: what they captured joins the turn, what they wrote is sealed.
+   */
+  finishUnreported(opts: { session: string }): Promise<{ warnings: string[] }> {
+    return calls.finishUnreported(this.ctx, opts);
+  }
+
+  /** Forget every call of the session in flight and their shell baselines (its turn is over; what a killed tool left goes too). */
+  forgetCalls(session: string): Promise<void> {
+    return calls.forgetCalls(this.ctx, session);
+  }
+
+  /**
    * Before a shell command of the turn: record git's view of the worktree as a baseline (every
    * tracked path, every untracked path git does not ignore, hand-kept ignored files, the whole
    * index; clean tracked files cost a stat), under `key` (the tool call's id). Opens a turn when
@@ -180,117 +266,15 @@ export class ScalpelRepository {
     return shell.shellAfter(this.ctx, opts);
   }
 
-
+  // the person's undo of turns (rewind.ts)
   /**
-   * Apply a patch (git's unified diff, `git diff --binary`, `git format-patch`, or Codex's
-   * `*** Begin Patch`) with its rollback armed (issue 13): every path it touches, both sides of
-   * a rename, is snapshotted first as one snapshot; then the patch is written to the worktree
-   * (`to: 'index'`: worktree and index, as `git apply --index`; `'cached'`: the index alone).
-   * A patch that does not apply writes nothing (BAD_ARGUMENT naming the file and hunk). With
-   * `check`, a failure rolls the patch back exactly (a restore) unless `keepOnFailure`.
+   * Undo a turn and every later one of its session: the newest turn that changed anything, or
+   * `turn` (its number in the session, or a snapshot id). Without `session`, the session of the
+   * worktree's newest such turn (a harness may give a conversation a new id after a resume).
+   * Restore's semantics and refusals.
    */
-  async apply(patch: Uint8Array, opts: ApplyOptions = {}): Promise<ApplyReport> {
-    const session = opts.session ?? DEFAULT_SESSION;
-    checkSession(session);
-    const files = parsePatch(patch);
-    if (files.length === 0) throw new ScalpelError('BAD_ARGUMENT', 'the patch changes no file', { name: 'patch', reason: 'empty' });
-    const roots = patchPaths(this.repo.worktree, files);
-    if (opts.index && opts.cached) throw new ScalpelError('BAD_ARGUMENT', 'index and cached do not go together', { name: 'cached' });
-    const to = opts.to ?? (opts.index ? 'index' : opts.cached ? 'cached' : 'worktree');
-    const summary = (r: ApplyPlan) => r.files.map((f) => ({ path: f.path, from: f.oldPath, deleted: f.deleted, mode: f.mode }));
-    if (opts.dryRun) {
-      const plan = await this.repo.withIndex({ verify: false }, (read) => planApply(this.repo, read, files, roots, to, null));
-      return { session, snapshot: null, dryRun: true, files: summary(plan), check: null, rolledBack: false };
-    }
-    // one read of the index, under its lock: the patch is applied in memory first (a patch that
-    // does not apply leaves nothing, not even a snapshot), then the snapshot, then the write. The
-    // trailer is not checked, as git apply does not check it.
-    const lock = await this.repo.lockIndex();
-    let snap: SnapshotInfo;
-    let plan: ApplyPlan;
-    try {
-      ({ snap, plan } = await this.repo.withIndex({ verify: false }, async (read) => {
-        const batch = this.repo.odb.batch();
-        const p = await planApply(this.repo, read, files, roots, to, batch);
-        const s = await capture(this.ctx, roots, read, { session, label: opts.label ?? `apply: ${files.map((f) => f.newPath ?? f.oldPath).join(', ').slice(0, 100)}` });
-        await batch.flush();
-        const stack = this.stack(session);
-        const manifest = withCaptured((await stack.load(s.commit)).manifest, p.target);
-        const restore = await planRestore(this.repo, [{ commit: s.commit, parent: null, manifest }], read, read?.stat ?? null);
-        await applyRestore(this.repo, restore, read, lock, read?.stat ?? null);
-        return { snap: s, plan: p };
-      }));
-    } finally {
-      await lock.release();
-    }
-    const warnings = [...(snap.warnings ?? [])];
-    await appendLog(this.ctx, { event: 'apply', session, ids: [snap.id], paths: roots, detail: { to, files: plan.files.length } }, warnings);
-    const done = (check: ApplyReport['check'], rolledBack: boolean): ApplyReport => ({ session, snapshot: snap.id, dryRun: false, files: summary(plan), check, rolledBack, ...(warnings.length ? { warnings: unique(warnings) } : {}) });
-    if (!opts.check) return done(null, false);
-    const check = await opts.check();
-    if (check.code === 0 || opts.keepOnFailure) return done(check, false);
-    warnings.push(...(await restore(this.ctx, { session, id: snap.id })).warnings);
-    return done(check, true);
-  }
-  /** The session's open turn (the agent has not ended it), or null. */
-  currentTurn(session: string): Promise<SnapshotInfo | null> {
-    return turns.currentTurn(this.ctx, session);
-  }
-
-  /** Record a tool call or a session event of a hook (the log is best effort, as always). */
-  record(rec: Omit<LogRecord, 'at'>): Promise<{ warnings: string[] }> {
-    return record(this.ctx, rec);
-  }
-
-  /** A key for a tool call whose harness gives it no id (its after-event is then paired by input and order). */
-  newCallKey(): string {
-    return calls.newCallKey(this.ctx);
-  }
-
-  /**
-   * A hook's tool call starts: its kind, input, turn and start time are kept until its end
-   * (callEnded, in another process: harnesses give no duration). Best effort (store/calls.ts).
-   */
-  callStarted(opts: { session: string; rec: CallRecord }): Promise<void> {
-    return calls.callStarted(this.ctx, opts);
-  }
-
-  /**
-   * The call an after-event ends, forgotten now: the one named `key` (the harness's id), or
-   * without one, the oldest call in flight without an id whose input is `input` (the same
-   * command, or the same paths); null when none is kept. A shell after-event that names no
-   * call its input matches takes the one shell call in flight, when there is exactly one.
-   */
-  callEnded(opts: { session: string; key?: string; input?: CallInput }): Promise<CallRecord | null> {
-    return calls.callEnded(this.ctx, opts);
-  }
-
-  /**
-   * The calls of `session` whose end the harness never reports (CallRecord.unreported: Codex
-   * applies a shell heredoc patch itself and sends no PostToolUse) are over once the session's
-   * next event comes: what they captured joins the turn, what they wrote is sealed.
-   */
-  finishUnreported(opts: { session: string }): Promise<{ warnings: string[] }> {
-    return calls.finishUnreported(this.ctx, opts);
-  }
-
-  /** Forget every call of the session in flight and their shell baselines (its turn is over; what a killed tool left goes too). */
-  forgetCalls(session: string): Promise<void> {
-    return calls.forgetCalls(this.ctx, session);
-  }
-
-  /** Record what the edit left in the snapshot's scope, so a later restore can tell a third party's write. */
-  seal(opts: { session?: string; id?: string } = {}): Promise<SnapshotInfo> {
-    return verbs.seal(this.ctx, opts);
-  }
-
-  /**
-   * Undo the newest snapshot of the session (or `id` and every later one, newest first) and
-   * remove them from the stack. Refuses (REFUSED, exit 3) when a sealed path changed since its
-   * seal, unless `force`, which first saves the current state as a new snapshot.
-   */
-  restore(opts: RestoreOptions = {}): Promise<RestoreReport> {
-    return restoring.restore(this.ctx, opts);
+  rewind(opts: { session?: string; turn?: string; dryRun?: boolean; force?: boolean; verifyIndex?: boolean } = {}): Promise<RestoreReport> {
+    return rewinding.rewind(this.ctx, opts);
   }
 
   /**
@@ -308,89 +292,26 @@ export class ScalpelRepository {
     return rewinding.undoableRewinds(this.ctx);
   }
 
+  // the agent's own undo (apply-op.ts) and the log (log-ops.ts)
   /**
-   * The turns of the worktree's hook sessions (or of `session`), newest first: label, paths, the
-   * tool calls the log holds for each, and what rewinding to it would do now (a dry run: would it
-   * refuse, and why). Reads the index once per session.
+   * Apply a patch (git's unified diff, `git diff --binary`, `git format-patch`, or Codex's
+   * `*** Begin Patch`) with its rollback armed (issue 13): every path it touches, both sides of
+   * a rename, is snapshotted first as one snapshot; then the patch is written to the worktree
+   * (`to: 'index'`: worktree and index, as `git apply --index`; `'cached'`: the index alone).
+   * A patch that does not apply writes nothing (BAD_ARGUMENT naming the file and hunk). With
+   * `check`, a failure rolls the patch back exactly (a restore) unless `keepOnFailure`.
    */
-  async turns(opts: { session?: string } = {}): Promise<TurnInfo[]> {
-    const out: TurnInfo[] = [];
-    for (const session of opts.session ? [opts.session] : await sessionsOf(this.ctx)) {
-      const chain = await this.stack(session).walk();
-      if (!chain.some((e) => e.manifest.turn)) continue;
-      const endedTurns = new Set(chain.filter((e) => e.manifest.turn?.ended).map((e) => e.manifest.id));
-      const tools = toolCallsByTurn(await readLog(this.ctx, session), (id) => endedTurns.has(id));
-      const previews = await this.repo.withIndex({}, async (read) => {
-        const list: Array<TurnInfo['rewind'] | null> = [];
-        for (let k = 0; k < chain.length; k++) list.push(chain[k].manifest.turn ? await this.preview(chain.slice(0, k + 1), read) : null);
-        return list;
-      });
-      chain.forEach((e, k) => {
-        const t = e.manifest.turn;
-        if (!t) return;
-        out.push({ ...info(e.manifest, e.commit), turn: t.number, ended: t.ended, tools: tools.get(e.manifest.id) ?? [], uncovered: e.manifest.uncovered ?? [], left: e.manifest.left ?? [], rewind: previews[k] as TurnInfo['rewind'] });
-      });
-    }
-    return out.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.turn - a.turn));
+  apply(patch: Uint8Array, opts: ApplyOptions = {}): Promise<ApplyReport> {
+    return applying.apply(this.ctx, patch, opts);
   }
 
-  /** What restoring `chain` (newest first) would do now, without writing: a plan and the HEAD check. */
-  private async preview(chain: StackEntry[], read: ReadIndexResult | null): Promise<TurnInfo['rewind']> {
-    const reasons: string[] = [];
-    let changes = 0;
-    let pruned = 0;
-    try {
-      const plan = await planRestore(this.repo, chain, read, read?.stat ?? null);
-      changes = plan.paths.length;
-      pruned = plan.pruned.length;
-      for (const c of plan.conflicts) reasons.push(`${c.path} (${c.part}) changed after the turn: sealed ${c.expected}, found ${c.found}`);
-    } catch (e) {
-      if (!(e instanceof ScalpelError)) throw e;
-      reasons.push(e.message.split('\n')[0]);
-    }
-    const head = await headCheck(this.ctx, chain[chain.length - 1]);
-    if (head && headRefusal(head)) reasons.push(head.complete ? `commits made since were pushed (${head.pushed.map((p) => p.ref).join(', ')})` : 'HEAD moved and whether its new commits were pushed is unknown');
-    return { refused: reasons.length > 0, reasons, changes, pruned, headMoved: head !== null };
-  }
-
-  /**
-   * Undo a turn and every later one of its session: the newest turn that changed anything, or
-   * `turn` (its number in the session, or a snapshot id). Without `session`, the session of the
-   * worktree's newest such turn (a harness may give a conversation a new id after a resume).
-   * Restore's semantics and refusals.
-   */
-  rewind(opts: { session?: string; turn?: string; dryRun?: boolean; force?: boolean; verifyIndex?: boolean } = {}): Promise<RestoreReport> {
-    return rewinding.rewind(this.ctx, opts);
-  }
-
-  list(opts: { session?: string } = {}): Promise<SnapshotInfo[]> {
-    return verbs.list(this.ctx, opts);
-  }
-
-  show(opts: { session?: string; id: string }): Promise<Manifest & { commit: string }> {
-    return verbs.show(this.ctx, opts);
-  }
-
-  /** Remove snapshots from the stack without restoring them (their objects become unreachable). */
-  drop(opts: { session?: string; id?: string; all?: boolean }): Promise<string[]> {
-    return verbs.drop(this.ctx, opts);
-  }
-
-  /** Keep the newest `keep` snapshots of the session; drop the older ones. */
-  prune(opts: { session?: string; keep: number }): Promise<string[]> {
-    return verbs.prune(this.ctx, opts);
+  /** Record a tool call or a session event of a hook (the log is best effort, as always). */
+  record(rec: Omit<LogRecord, 'at'>): Promise<{ warnings: string[] }> {
+    return log.record(this.ctx, rec);
   }
 
   /** Every snapshot, seal, restore and refusal of the session, oldest first. */
   log(opts: { session?: string } = {}): Promise<LogRecord[]> {
-    return readLog(this.ctx, opts.session);
+    return log.readLog(this.ctx, opts.session);
   }
-
 }
-
-
-
-
-
-
-export type { StackEntry };

@@ -58,7 +58,7 @@ export async function rewind(ctx: EngineContext, opts: { session?: string; turn?
   return restoreOn(ctx, stackOf(ctx, session), { session, id: target.manifest.id, dryRun: opts.dryRun, force: opts.force, verifyIndex: opts.verifyIndex }, { rewind: true });
 }
 
-export async function newestTurnSession(ctx: EngineContext): Promise<string> {
+async function newestTurnSession(ctx: EngineContext): Promise<string> {
   let best: { session: string; at: string } | null = null;
   for (const session of await sessionsOf(ctx)) {
     const chain = await stackOf(ctx, session).walk((e) => !!e.manifest.turn && e.manifest.captured.roots.length > 0);

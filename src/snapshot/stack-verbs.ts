@@ -88,7 +88,7 @@ export async function capture(ctx: EngineContext, roots: string[], read: ReadInd
  * already holds keep their first capture, what lay in a directory absent at its first capture
  * was absent then too. A person's `snapshot --into`: the seal goes (it is of other paths).
  */
-export async function extendSnapshot(ctx: EngineContext, stack: SnapshotStack, tx: RefTransaction, chain: StackEntry[], state: PathState, label: string | undefined, batch: ObjectBatch, logged: string[], warnings: string[]): Promise<SnapshotInfo> {
+async function extendSnapshot(ctx: EngineContext, stack: SnapshotStack, tx: RefTransaction, chain: StackEntry[], state: PathState, label: string | undefined, batch: ObjectBatch, logged: string[], warnings: string[]): Promise<SnapshotInfo> {
   const target = chain[chain.length - 1];
   const captured = joinCaptured(target.manifest.captured, state, { dropUnderAbsent: true });
   const manifest: Manifest = { ...withCaptured(target.manifest, captured), label: label ?? target.manifest.label };

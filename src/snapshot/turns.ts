@@ -6,19 +6,24 @@
  * calls that never finished are settled), a person's change between calls is recorded as
  * contested (recordContests), the session keeps its newest turns (keepTurns) and idle hook
  * sessions go (dropIdleSessions). Then the person's side: the tool calls of each turn from the
- * log (toolCallsByTurn) and which turn a rewind undoes (rewindTarget).
+ * log (toolCallsByTurn), the list of turns with what rewinding each would do now (listTurns),
+ * and which turn a rewind undoes (rewindTarget; rewind.ts rewinds).
  */
 import { ScalpelError, isScalpelError } from '../errors/index.js';
 import { readHeadWithLog } from '../repo/history.js';
+import type { ReadIndexResult } from '../repo/index-file.js';
 import type { RefTransaction } from '../repo/refs.js';
 import type { ObjectBatch } from '../repo/object-batch.js';
 import { checkSession, type SnapshotStack, type StackEntry } from '../store/stack.js';
 import { compareRel, covers } from '../model/scope.js';
 import { sealed } from '../model/manifest.js';
 import { contests, emptyState, joinCaptured, mergeStates, restrictState, withoutRoots, type Contest, type Manifest, type PathState, type Provisional, type TurnRecord } from '../model/state.js';
-import { captureNow, info, newSnapshot, stackOf, withWarnings, type EngineContext } from './context.js';
-import { appendLog, logDetail, logWarnings } from './log-ops.js';
-import type { SnapshotInfo } from './types.js';
+import { captureNow, info, newSnapshot, sessionsOf, stackOf, withWarnings, type EngineContext } from './context.js';
+import { appendLog, logDetail, logWarnings, readLog } from './log-ops.js';
+import { planRestore } from './restore.js';
+import { headCheck } from './restore-op.js';
+import { headRefusal } from './refusals.js';
+import type { SnapshotInfo, ToolCall, TurnInfo } from './types.js';
 
 /** The session's newest snapshot when it is a turn the agent has not ended. */
 export async function openTurnOf(stack: SnapshotStack, head?: string | null): Promise<StackEntry | null> {
@@ -93,7 +98,7 @@ export async function closeTurn(ctx: EngineContext, opts: { session: string; fin
  * through a symbolic link (a command made its parent one) cannot be sealed: the turn still
  * ends, unsealed, with a warning (a rewind of it refuses that path anyway).
  */
-export async function sealedTurn(ctx: EngineContext, top: StackEntry, final: boolean, warnings: string[]): Promise<Manifest> {
+async function sealedTurn(ctx: EngineContext, top: StackEntry, final: boolean, warnings: string[]): Promise<Manifest> {
   const turn = { number: (top.manifest.turn as TurnRecord).number, ended: final };
   try {
     // the calls that never finished: where their paths are as they found them, they changed
@@ -113,7 +118,7 @@ export async function sealedTurn(ctx: EngineContext, top: StackEntry, final: boo
 }
 
 /** `m` without its provisional captures: dropped where their paths are unchanged, joined and contested where not (sealedTurn). */
-export async function settleUnfinished(ctx: EngineContext, m: Manifest, warnings: string[]): Promise<Manifest> {
+async function settleUnfinished(ctx: EngineContext, m: Manifest, warnings: string[]): Promise<Manifest> {
   let captured = m.captured;
   let contested = m.contested ?? [];
   for (const p of m.provisional ?? []) {
@@ -156,7 +161,7 @@ export async function recordContests(ctx: EngineContext, session: string, warnin
  * limit, at least 5) rather than at every one: cutting re-parents every kept commit, and a
  * turn's numbers tell when the stack may have grown past the limit without walking it.
  */
-export async function keepTurns(ctx: EngineContext, stack: SnapshotStack, number: number, warnings: string[]): Promise<void> {
+async function keepTurns(ctx: EngineContext, stack: SnapshotStack, number: number, warnings: string[]): Promise<void> {
   const keep = Math.max(1, ctx.repo.config.getInt('scalpel.keepTurns', 100));
   const slack = Math.max(5, Math.floor(keep / 10));
   if (number <= keep || (number - keep) % slack !== 0) return;
@@ -170,7 +175,7 @@ export async function keepTurns(ctx: EngineContext, stack: SnapshotStack, number
  * Drop the turns of hook sessions of this worktree whose newest turn is older than
  * `scalpel.keepIdleDays` (and their log): a conversation nobody came back to. One commit read per session.
  */
-export async function dropIdleSessions(ctx: EngineContext, except: string, warnings: string[]): Promise<void> {
+async function dropIdleSessions(ctx: EngineContext, except: string, warnings: string[]): Promise<void> {
   const days = ctx.repo.config.getInt('scalpel.keepIdleDays', 30);
   if (days <= 0) return;
   const cutoff = ctx.now().getTime() / 1000 - days * 86400;
@@ -247,7 +252,7 @@ export function sealTouches(seal: Manifest['seal'], root: string): boolean {
 }
 
 /** Contests, each path and part once (the first record, the agent's state then, stays). */
-export function mergeContests(a: readonly Contest[], b: readonly Contest[]): Contest[] {
+function mergeContests(a: readonly Contest[], b: readonly Contest[]): Contest[] {
   const out = [...a];
   for (const c of b) if (!out.some((x) => x.path === c.path && x.part === c.part)) out.push(c);
   return out.sort((x, y) => compareRel(x.path, y.path));
@@ -264,28 +269,9 @@ export function withLists(m: Manifest, lists: { uncovered?: string[]; left?: str
   return out;
 }
 
-/** One tool call of a turn, as the hooks logged its start and its end. */
-export interface ToolCall {
-  /** When the harness was about to run it (or, when its start was not logged, when it ended). */
-  at: string;
-  tool: string;
-  /**
-   * How it ended, as the harness reported it: 'ok', 'failed' (`exitCode` when the harness says),
-   * 'unknown' (the harness says it ran, not how: Codex's shell commands), 'denied' (refused before
-   * it ran); 'running' (no end yet, the turn goes on) or 'never-finished' (the turn ended without
-   * it: denied at a prompt, or it never ran); 'blocked' (git-scalpel could not capture its paths
-   * and stopped it: it never ran) or 'unprotected' (the same, let run by `--fail-open`).
-   */
-  outcome: 'ok' | 'failed' | 'unknown' | 'denied' | 'running' | 'never-finished' | 'blocked' | 'unprotected';
-  /** What a file tool was about to write, or what a shell command changed. */
-  paths: string[];
-  command?: string;
-  exitCode?: number;
-  durationMs?: number;
-  /** The call's key: the harness's tool-use id, or one git-scalpel made for a harness without ids. */
-  call?: string;
-  toolUseId?: string;
-}
+// the person's side: what each turn did, and which one a rewind undoes
+
+export type { ToolCall };
 
 /** What the log keeps of a tool call (LogRecord.detail of a 'tool' record). */
 export interface ToolDetail {
@@ -368,4 +354,49 @@ export function rewindTarget(chain: readonly StackEntry[], session: string, whic
   const found = chain.find((e) => e.manifest.turn && e.manifest.captured.roots.length > 0);
   if (!found) throw new ScalpelError('SNAPSHOT_NOT_FOUND', `nothing to rewind: session '${session}' has no turn that changed anything`, { session });
   return found;
+}
+
+/**
+ * The turns of the worktree's hook sessions (or of `session`), newest first: label, paths, the
+ * tool calls the log holds for each, and what rewinding to it would do now (a dry run: would it
+ * refuse, and why). Reads the index once per session.
+ */
+export async function listTurns(ctx: EngineContext, opts: { session?: string } = {}): Promise<TurnInfo[]> {
+  const out: TurnInfo[] = [];
+  for (const session of opts.session ? [opts.session] : await sessionsOf(ctx)) {
+    const chain = await stackOf(ctx, session).walk();
+    if (!chain.some((e) => e.manifest.turn)) continue;
+    const endedTurns = new Set(chain.filter((e) => e.manifest.turn?.ended).map((e) => e.manifest.id));
+    const tools = toolCallsByTurn(await readLog(ctx, session), (id) => endedTurns.has(id));
+    const previews = await ctx.repo.withIndex({}, async (read) => {
+      const list: Array<TurnInfo['rewind'] | null> = [];
+      for (let k = 0; k < chain.length; k++) list.push(chain[k].manifest.turn ? await preview(ctx, chain.slice(0, k + 1), read) : null);
+      return list;
+    });
+    chain.forEach((e, k) => {
+      const t = e.manifest.turn;
+      if (!t) return;
+      out.push({ ...info(e.manifest, e.commit), turn: t.number, ended: t.ended, tools: tools.get(e.manifest.id) ?? [], uncovered: e.manifest.uncovered ?? [], left: e.manifest.left ?? [], rewind: previews[k] as TurnInfo['rewind'] });
+    });
+  }
+  return out.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.turn - a.turn));
+}
+
+/** What restoring `chain` (newest first) would do now, without writing: a plan and the HEAD check. */
+async function preview(ctx: EngineContext, chain: StackEntry[], read: ReadIndexResult | null): Promise<TurnInfo['rewind']> {
+  const reasons: string[] = [];
+  let changes = 0;
+  let pruned = 0;
+  try {
+    const plan = await planRestore(ctx.repo, chain, read, read?.stat ?? null);
+    changes = plan.paths.length;
+    pruned = plan.pruned.length;
+    for (const c of plan.conflicts) reasons.push(`${c.path} (${c.part}) changed after the turn: sealed ${c.expected}, found ${c.found}`);
+  } catch (e) {
+    if (!(e instanceof ScalpelError)) throw e;
+    reasons.push(e.message.split('\n')[0]);
+  }
+  const head = await headCheck(ctx, chain[chain.length - 1]);
+  if (head && headRefusal(head)) reasons.push(head.complete ? `commits made since were pushed (${head.pushed.map((p) => p.ref).join(', ')})` : 'HEAD moved and whether its new commits were pushed is unknown');
+  return { refused: reasons.length > 0, reasons, changes, pruned, headMoved: head !== null };
 }

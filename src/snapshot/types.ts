@@ -10,7 +10,6 @@ import type { Platform } from '../platform/types.js';
 import type { HeadMovement } from '../repo/history.js';
 import type { ProcessInfo } from '../repo/journal.js';
 import type { Conflict, PathPlan } from './restore.js';
-import type { ToolCall } from './turns.js';
 import type { ApplyTo } from './apply.js';
 
 export interface OpenOptions {
@@ -140,6 +139,29 @@ export interface RestoreReport {
    * moves HEAD or a branch (I2); it refuses when a commit made since was pushed (I5).
    */
   head: HeadMovement | null;
+}
+
+/** One tool call of a turn, as the hooks logged its start and its end. */
+export interface ToolCall {
+  /** When the harness was about to run it (or, when its start was not logged, when it ended). */
+  at: string;
+  tool: string;
+  /**
+   * How it ended, as the harness reported it: 'ok', 'failed' (`exitCode` when the harness says),
+   * 'unknown' (the harness says it ran, not how: Codex's shell commands), 'denied' (refused before
+   * it ran); 'running' (no end yet, the turn goes on) or 'never-finished' (the turn ended without
+   * it: denied at a prompt, or it never ran); 'blocked' (git-scalpel could not capture its paths
+   * and stopped it: it never ran) or 'unprotected' (the same, let run by `--fail-open`).
+   */
+  outcome: 'ok' | 'failed' | 'unknown' | 'denied' | 'running' | 'never-finished' | 'blocked' | 'unprotected';
+  /** What a file tool was about to write, or what a shell command changed. */
+  paths: string[];
+  command?: string;
+  exitCode?: number;
+  durationMs?: number;
+  /** The call's key: the harness's tool-use id, or one git-scalpel made for a harness without ids. */
+  call?: string;
+  toolUseId?: string;
 }
 
 /** A turn as `turns` lists it. */
