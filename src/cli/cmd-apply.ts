@@ -38,6 +38,7 @@ export async function cmdApply(args: string[], io: CliIo): Promise<number> {
   const failed = r.check !== null && r.check.code !== 0;
   const head = `${r.dryRun ? 'would apply' : 'applied'} ${r.files.length} file(s)${r.snapshot ? ` (snapshot ${r.snapshot}, session ${r.session}: restore undoes it)` : ''}`;
   const checkLine = r.check ? `check: exit ${r.check.code}${r.check.code === 0 ? '' : r.rolledBack ? '; the patch was rolled back' : '; the patch is kept (--keep-on-failure), restore undoes it'}` : null;
+  for (const w of r.warnings ?? []) io.err(`git-scalpel: warning: ${w}\n`);
   if (flags.has('json')) {
     if (!failed) return ok(io, head, r);
     printOutcome(io, { code: 'CHECK_FAILED', exit: CHECK_FAILED, message: checkLine as string, data: r });

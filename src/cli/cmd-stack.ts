@@ -69,7 +69,7 @@ export async function cmdSnapshot(args: string[], io: CliIo): Promise<number> {
   if (paths.length === 0) throw new UsageError('snapshot needs the paths the edit will touch');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const s = await repo.snapshot(paths, { session: str(flags.get('session')), label: str(flags.get('label')), into: str(flags.get('into')), cwd: io.cwd });
-  warn(io, repo.takeWarnings());
+  warn(io, s.warnings ?? []);
   const notes = (s.absent ?? []).map(absentNote);
   if (flags.has('json')) return ok(io, `snapshot ${s.id}: ${s.paths.length} path(s)`, { ...s, absent: s.absent ?? [] });
   io.out(`snapshot ${describeSnapshot(s)}\n${s.paths.map((p) => `  ${show(p)}\n`).join('')}${notes.map((n) => `note: ${n}\n`).join('')}`);
@@ -86,7 +86,7 @@ export async function cmdSeal(args: string[], io: CliIo): Promise<number> {
   if (positionals.length > 1) throw new UsageError('seal takes at most one snapshot id');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const s = await repo.seal({ session: str(flags.get('session')), id: positionals[0] });
-  warn(io, repo.takeWarnings());
+  warn(io, s.warnings ?? []);
   if (flags.has('json')) return ok(io, `sealed ${s.id}`, s);
   io.out(`sealed ${describeSnapshot(s)}\n`);
   return 0;
@@ -98,7 +98,7 @@ export async function cmdRestore(args: string[], io: CliIo): Promise<number> {
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const force = flags.has('force');
   const r = await repo.restore({ session: str(flags.get('session')), id: positionals[0], dryRun: flags.has('dry-run'), force, verifyIndex: flags.has('verify-index') });
-  warn(io, repo.takeWarnings());
+  warn(io, r.warnings);
   return reportOutcome(io, r, { force, verb: 'restore', json: flags.has('json'), command: 'restore', args });
 }
 

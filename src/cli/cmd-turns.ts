@@ -117,14 +117,14 @@ export async function cmdRewind(args: string[], io: CliIo): Promise<number> {
     if (positionals.length || flags.has('session')) throw new UsageError('rewind --undo takes no turn and no session: it undoes the newest rewind of this worktree');
     const force = flags.has('force');
     const r = await repo.rewindUndo({ dryRun: flags.has('dry-run'), force, verifyIndex: flags.has('verify-index') });
-    for (const w of repo.takeWarnings()) io.err(`git-scalpel: warning: ${w}\n`);
+    for (const w of r.warnings) io.err(`git-scalpel: warning: ${w}\n`);
     const after = r.dryRun ? '' : r.turnsBack ? `the rewound turns are back in \`${binOf(io)} turns\`\n` : 'the files are back; the rewound turns are not (their session has moved on since)\n';
     // the undo is a restore of the rewind's own snapshot: it refuses as a restore does
     return reportOutcome(io, r, { force, verb: 'restore', json: flags.has('json'), command: 'rewind', args, after });
   }
   const force = flags.has('force');
   const r = await repo.rewind({ session: option(flags.get('session')), turn: positionals[0], dryRun: flags.has('dry-run'), force, verifyIndex: flags.has('verify-index') });
-  for (const w of repo.takeWarnings()) io.err(`git-scalpel: warning: ${w}\n`);
+  for (const w of r.warnings) io.err(`git-scalpel: warning: ${w}\n`);
   const undo = `${binOf(io)} rewind --undo`;
   return reportOutcome(io, r, { force, verb: 'rewind', json: flags.has('json'), command: 'rewind', args, extra: r.dryRun ? {} : { undo }, after: r.dryRun ? '' : `to undo this rewind: ${undo}\n` });
 }

@@ -59,36 +59,42 @@ export async function handleHookEvent(event: HookEvent, opts: HookOptions): Prom
 async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kind: 'ignored' }>, opts: HookOptions): Promise<HookOutcome> {
   const session = event.session;
   const now = opts.now ?? (() => new Date());
+  // what the event's operations read past (each result carries its own): the outcome lists them all
+  const warnings: string[] = [];
+  const note = <R extends { warnings?: string[] } | null>(r: R): R => {
+    warnings.push(...(r?.warnings ?? []));
+    return r;
+  };
   // calls whose end the harness never reports (Codex's heredoc patches) are over by the session's next event
-  await repo.finishUnreported({ session });
+  note(await repo.finishUnreported({ session }));
   switch (event.kind) {
     case 'turn-start': {
-      const t = await repo.openTurn({ session, label: event.label });
+      const t = note(await repo.openTurn({ session, label: event.label }));
       // calls of an earlier turn still in flight (the agent was killed before it stopped) are
       // over: an after-event of this turn must never pair with one of them
       await repo.forgetCalls(session);
-      return { ok: true, action: 'turn-start', turn: t.id, warnings: repo.takeWarnings() };
+      return { ok: true, action: 'turn-start', turn: t.id, warnings };
     }
     case 'before-write': {
       // a write through a symbolic link lands on its target: that is what is captured (the link too)
       const { inside, outside } = await writeTargets(repo, event.cwd, event.paths);
       const call = event.toolUseId ?? repo.newCallKey();
       if (inside.length === 0) {
-        await repo.record({ event: 'tool', session, ids: [], paths: [], detail: { tool: event.tool, phase: 'before', call, ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}), outsideWorktree: outside } });
-        return { ok: true, action: 'outside-worktree', ignored: outside };
+        note(await repo.record({ event: 'tool', session, ids: [], paths: [], detail: { tool: event.tool, phase: 'before', call, ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}), outsideWorktree: outside } }));
+        return { ok: true, action: 'outside-worktree', ignored: outside, ...(warnings.length ? { warnings } : {}) };
       }
-      const s = await repo.snapshot(inside, { session, turn: true, call });
-      await repo.record({ event: 'tool', session, ids: [s.id], paths: inside, detail: { tool: event.tool, phase: 'before', call, ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}) } });
+      const s = note(await repo.snapshot(inside, { session, turn: true, call }));
+      note(await repo.record({ event: 'tool', session, ids: [s.id], paths: inside, detail: { tool: event.tool, phase: 'before', call, ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}) } }));
       await repo.callStarted({ session, rec: { key: call, byId: event.toolUseId !== undefined, at: now().getTime(), turn: s.id, kind: 'write', tool: event.tool, paths: inside, ...(event.unreported ? { unreported: true } : {}) } });
-      return { ok: true, action: 'captured', turn: s.id, paths: inside, ignored: outside.length ? outside : undefined, warnings: repo.takeWarnings() };
+      return { ok: true, action: 'captured', turn: s.id, paths: inside, ignored: outside.length ? outside : undefined, warnings };
     }
     case 'before-shell': {
       // git's view of the worktree before the command: what it changes is found after it
       const call = event.toolUseId ?? repo.newCallKey();
-      const taken = await repo.shellBefore({ session, key: call, command: event.command });
-      await repo.record({ event: 'tool', session, ids: [taken.turn.id], paths: [], detail: { tool: event.tool, phase: 'before', command: event.command, call, ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}), ...(taken.ignoredDirs.length ? { notCovered: taken.ignoredDirs } : {}) } });
+      const taken = note(await repo.shellBefore({ session, key: call, command: event.command }));
+      note(await repo.record({ event: 'tool', session, ids: [taken.turn.id], paths: [], detail: { tool: event.tool, phase: 'before', command: event.command, call, ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}), ...(taken.ignoredDirs.length ? { notCovered: taken.ignoredDirs } : {}) } }));
       await repo.callStarted({ session, rec: { key: call, byId: event.toolUseId !== undefined, at: now().getTime(), turn: taken.turn.id, kind: 'shell', tool: event.tool, paths: [], command: event.command } });
-      return { ok: true, action: 'shell-captured', turn: taken.turn.id, warnings: [...taken.warnings, ...repo.takeWarnings()] };
+      return { ok: true, action: 'shell-captured', turn: taken.turn.id, warnings };
     }
     case 'after-tool': {
       // the call this event ends: by the harness's id, or without one by its input and order
@@ -101,13 +107,13 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
         if (call !== undefined) await repo.callAbandoned({ session, call });
       } else {
         // a shell command: what it changed since its baseline joins the turn
-        if (call !== undefined && started?.kind !== 'write') shell = await repo.shellAfter({ session, key: call });
+        if (call !== undefined && started?.kind !== 'write') shell = note(await repo.shellAfter({ session, key: call }));
         // a file tool: what it captured joins the turn, and what it wrote is sealed as the agent left it
-        if (started?.kind === 'write') await repo.callFinished({ session, call: started.key, paths: started.paths });
+        if (started?.kind === 'write') note(await repo.callFinished({ session, call: started.key, paths: started.paths }));
       }
       const turn = shell?.turn?.id ?? started?.turn ?? (await repo.currentTurn(session))?.id ?? null;
       const durationMs = started ? Math.max(0, now().getTime() - started.at) : undefined;
-      await repo.record({
+      note(await repo.record({
         event: 'tool',
         session,
         ids: turn ? [turn] : [],
@@ -124,8 +130,8 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
           ...(started ? {} : { unpaired: true }),
           ...(shell ? { changed: shell.paths.length, ...(shell.uncovered.length ? { uncovered: shell.uncovered } : {}), ...(shell.left.length ? { left: shell.left } : {}) } : {}),
         },
-      });
-      return { ok: true, action: 'tool-recorded', turn: turn ?? undefined, warnings: repo.takeWarnings() };
+      }));
+      return { ok: true, action: 'tool-recorded', turn: turn ?? undefined, warnings };
     }
     case 'calls-done': {
       // a call of the batch still in flight never ran (it was refused): what it captured goes
@@ -135,20 +141,20 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
         if (!call) continue;
         await repo.callAbandoned({ session, call: call.key });
         dropped.push(call.key);
-        await repo.record({ event: 'tool', session, ids: call.turn ? [call.turn] : [], paths: [], detail: { tool: call.tool, phase: 'after', outcome: 'denied', call: call.key, toolUseId: id } });
+        note(await repo.record({ event: 'tool', session, ids: call.turn ? [call.turn] : [], paths: [], detail: { tool: call.tool, phase: 'after', outcome: 'denied', call: call.key, toolUseId: id } }));
       }
-      return { ok: true, action: 'calls-done', ...(dropped.length ? { paths: dropped } : {}) };
+      return { ok: true, action: 'calls-done', ...(dropped.length ? { paths: dropped } : {}), ...(warnings.length ? { warnings } : {}) };
     }
     case 'turn-end': {
-      const t = await repo.closeTurn({ session, final: event.final });
+      const t = note(await repo.closeTurn({ session, final: event.final }));
       // every call of the turn is over: what a killed tool left in flight goes too
       if (event.final) await repo.forgetCalls(session);
-      return { ok: true, action: t ? (event.final ? 'turn-end' : 'turn-sealed') : 'no-open-turn', turn: t?.id, warnings: repo.takeWarnings() };
+      return { ok: true, action: t ? (event.final ? 'turn-end' : 'turn-sealed') : 'no-open-turn', turn: t?.id, warnings };
     }
     case 'session-start':
     case 'session-end':
-      await repo.record({ event: event.kind, session, ids: [], paths: [], detail: event.detail ? { detail: event.detail } : undefined });
-      return { ok: true, action: event.kind };
+      note(await repo.record({ event: event.kind, session, ids: [], paths: [], detail: event.detail ? { detail: event.detail } : undefined }));
+      return { ok: true, action: event.kind, ...(warnings.length ? { warnings } : {}) };
   }
 }
 

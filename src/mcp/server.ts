@@ -128,13 +128,12 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
   const server = new McpServer({ name: 'git-scalpel', version: opts.version ?? '0.1.0' }, { capabilities: { tools: {} } });
   const open = (): Promise<ScalpelRepository> => openRepository({ fs: opts.fs, dir: opts.dir, env: opts.env });
 
-  /** Run one tool: every throw becomes a tool error; the engine's read-past warnings travel along. */
-  const tool = <A>(name: string, body: (repo: ScalpelRepository, args: A) => Promise<{ text: string; result: Json }>) =>
+  /** Run one tool: every throw becomes a tool error; the warnings of a result that does not print its own travel along. */
+  const tool = <A>(name: string, body: (repo: ScalpelRepository, args: A) => Promise<{ text: string; result: Json; warnings?: string[] }>) =>
     async (args: A): Promise<CallToolResult> => {
       try {
         const repo = await open();
-        const { text, result } = await body(repo, args);
-        const warnings = repo.takeWarnings();
+        const { text, result, warnings = [] } = await body(repo, args);
         return ok(warnings.length ? `${text}\n${warnings.map((w) => `warning: ${w}`).join('\n')}` : text, warnings.length ? { ...result, warnings } : result);
       } catch (e) {
         return toolError(e, name);
@@ -157,7 +156,7 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
     },
     tool<{ paths: string[]; label?: string; session?: string }>('snapshot', async (repo, a) => {
       const s = await repo.snapshot(a.paths, { session: a.session ?? MCP_SESSION, label: a.label, cwd: opts.dir });
-      return { text: `snapshot ${describe(s)}`, result: json(s) };
+      return { text: `snapshot ${describe(s)}`, result: json(s), warnings: s.warnings };
     }),
   );
 
@@ -170,7 +169,7 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
     },
     tool<{ id?: string; session?: string }>('seal', async (repo, a) => {
       const s = await repo.seal({ session: a.session ?? MCP_SESSION, id: a.id });
-      return { text: `sealed ${describe(s)}`, result: json(s) };
+      return { text: `sealed ${describe(s)}`, result: json(s), warnings: s.warnings };
     }),
   );
 
@@ -280,7 +279,7 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
       });
       const head = `${r.dryRun ? 'would apply' : 'applied'} ${r.files.length} file(s): ${r.files.map((f) => f.path).join(', ')}${r.snapshot ? ` (snapshot ${r.snapshot}; restore undoes it)` : ''}`;
       const checked = r.check ? `\ncheck exited ${r.check.code}${r.check.code === 0 ? '' : r.rolledBack ? ': the patch was rolled back, the worktree and index are as before' : ': the patch is kept (keep_on_failure)'}${r.check.code === 0 ? '' : `\n${outputTail(r.check.output)}`}` : '';
-      return { text: head + checked, result: json(r) };
+      return { text: head + checked, result: json(r), warnings: r.warnings };
     }),
   );
 

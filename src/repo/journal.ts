@@ -72,19 +72,21 @@ export class LockJournal {
     else await this.fs.unlink(this.file).catch(() => undefined);
   }
 
-  private dirMade = false;
-
   /**
    * A plain write: a journal torn by a crash is ignored when read, and then the lock still holds
    * our marker (the journal is written before the marker is replaced), which identifies it alone.
+   * The directory is made when the write finds none.
    */
   private async write(): Promise<void> {
-    if (!this.dirMade) {
-      await mkdirp(this.fs, this.dir);
-      this.dirMade = true;
-    }
     const body: JournalFile = { pid: (this.proc as ProcessInfo).pid, startedAt: this.startedAt, locks: this.locks };
-    await this.fs.writeFile(this.file, utf8Encode(JSON.stringify(body)), { mode: 0o644 });
+    const data = utf8Encode(JSON.stringify(body));
+    try {
+      await this.fs.writeFile(this.file, data, { mode: 0o644 });
+    } catch (e) {
+      if (fsErrorCode(e) !== 'ENOENT') throw e;
+      await mkdirp(this.fs, this.dir);
+      await this.fs.writeFile(this.file, data, { mode: 0o644 });
+    }
   }
 
   /**

@@ -96,19 +96,19 @@ export class Repository {
   readonly refs: RefStore;
 
   readonly journal: LockJournal;
-  /** Files at least this large are streamed through the object database, never held whole (default 16 MiB). */
-  streamThreshold = 16 << 20;
+  /** Files at least this large are streamed through the object database (never held whole; 16 MiB unless opened with another). */
+  readonly streamThreshold: number;
   private readonly proc: ProcessInfo | undefined;
-  /** The index file's bytes are read into this buffer (see withIndex). */
-  private indexBuffer: Uint8Array | null = null;
-  private indexBufferLent = false;
+  /** Memory for index reads (see withIndex): one spare buffer, moved out by the read that uses it. */
+  private readonly indexBuffers = new SpareBuffer();
 
   /** Where git's global files are (RepositoryOptions.env). */
   readonly env: RepositoryEnv;
 
-  private constructor(fs: Fs, loc: RepoLocation, config: GitConfig, platform: Platform, packThreshold: number | undefined, env: RepositoryEnv) {
+  private constructor(fs: Fs, loc: RepoLocation, config: GitConfig, platform: Platform, packThreshold: number | undefined, env: RepositoryEnv, streamThreshold: number | undefined) {
     const { hash, zlib, proc } = platform;
     this.fs = fs;
+    this.streamThreshold = streamThreshold ?? 16 << 20;
     this.env = Object.freeze({ ...env });
     this.platform = platform;
     this.proc = proc;
@@ -136,9 +136,7 @@ export class Repository {
   static async open(opts: RepositoryOptions): Promise<Repository> {
     const loc = await discoverRepository(opts.fs, opts.dir);
     const config = await readRepoConfig(opts.fs, loc);
-    const repo = new Repository(opts.fs, loc, config, resolvePlatform(opts), opts.packThreshold, opts.env ?? {});
-    if (opts.streamThreshold !== undefined) repo.streamThreshold = opts.streamThreshold;
-    return repo;
+    return new Repository(opts.fs, loc, config, resolvePlatform(opts), opts.packThreshold, opts.env ?? {}, opts.streamThreshold);
   }
 
   get worktree(): string {
@@ -171,26 +169,26 @@ export class Repository {
   }
 
   /**
-   * Run `fn` on the index read into this repository's reusable buffer (into fresh memory when
-   * another operation holds the buffer). A 10 MB index read into fresh memory costs about three
-   * times the read itself in first-touch page faults; an agent's harness reads it on every
-   * snapshot and restore. What `fn` returns must not hold views of the index's bytes: the next
-   * read overwrites them. Lenient unless `lenient: false`, as readIndex.
+   * Run `fn` on the index read into memory an earlier read of this repository already touched
+   * (into fresh memory when a concurrent operation is using it). A 10 MB index read into fresh
+   * memory costs about three times the read itself in first-touch page faults; an agent's
+   * harness reads it on every snapshot and restore. What `fn` returns must not hold views of the
+   * index's bytes: the next read overwrites them. Lenient unless `lenient: false`, as readIndex.
    */
   async withIndex<T>(opts: IndexReadOptions, fn: (read: ReadIndexResult | null) => Promise<T>): Promise<T> {
-    if (this.indexBufferLent) return fn(await this.readIndex(opts));
-    this.indexBufferLent = true;
+    // the spare buffer is moved out for the whole of `fn`: no other read can reach it meanwhile
+    let buffer = this.indexBuffers.take();
     try {
       const scratch = {
-        buffer: this.indexBuffer,
+        buffer,
         keep: (b: Uint8Array) => {
-          this.indexBuffer = b;
+          buffer = b;
         },
       };
       const read = await readIndexFile(this.fs, this.loc.gitDir, this.objectFormat, this.hash, { verify: opts.verify, lenient: opts.lenient !== false, scratch, latin1: this.platform.latin1 });
       return await fn(read);
     } finally {
-      this.indexBufferLent = false;
+      if (buffer) this.indexBuffers.give(buffer);
     }
   }
 
@@ -291,5 +289,24 @@ export class Repository {
       }
     }
     await lock.commit(this.indexPath);
+  }
+}
+
+/**
+ * One spare buffer, lent by moving it: `take` hands it over and leaves none, `give` puts one
+ * back. Memory only: it carries nothing from one operation to the next (every read overwrites
+ * it), and two concurrent operations never hold the same buffer.
+ */
+class SpareBuffer {
+  private spare: Uint8Array | null = null;
+
+  take(): Uint8Array | null {
+    const b = this.spare;
+    this.spare = null;
+    return b;
+  }
+
+  give(b: Uint8Array): void {
+    this.spare = b;
   }
 }

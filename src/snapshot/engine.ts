@@ -1,208 +1,44 @@
-import { ScalpelError, isScalpelError } from '../errors/index.js';
-import { randomHex } from '../bytes/random.js';
-import type { Fs, FsCapabilities, FsInput } from '../fs/types.js';
+/**
+ * The public entry of the snapshot engine: openRepository and ScalpelRepository, whose every
+ * method delegates to one operation module of src/snapshot/ (a plain function of the engine
+ * context, context.ts, and the method's options, returning its outcome):
+ *
+ *   stack-verbs.ts   snapshot (push, --into, into a turn), seal, list, show, drop, prune
+ *   restore-op.ts    restore: checks first (HEAD, seals, index lock), then writes; force saves
+ *   turns.ts         a turn's life (open, extend, seal, retention, idle sessions) and the list of turns
+ *   tool-calls.ts    a hook's tool calls: started, ended, finished (joined and sealed), abandoned
+ *   shell-steps.ts   a shell command's baseline before it and its changes after it
+ *   rewind.ts        rewind and rewind --undo (undo-stack.ts keeps what a rewind replaced)
+ *   apply-op.ts      a patch applied with its rollback armed
+ *   log-ops.ts       the event log
+ *
+ * The object holds nothing that changes: what an operation reads past without stopping comes
+ * back in its own result (`warnings`), so one object may serve concurrent calls.
+ */
+import type { Fs, FsCapabilities } from '../fs/types.js';
 import { joinPath } from '../fs/path.js';
-import type { Lock } from '../fs/atomic.js';
-import type { HashProvider } from '../hash/index.js';
-import type { ZlibProvider } from '../object/zlib.js';
-import { Repository } from '../repo/repository.js';
-import type { Platform } from '../platform/types.js';
-import { discoverRepository } from '../repo/discover.js';
-import { commitsMadeSince, headMovement, readHead, readHeadWithLog, type HeadMovement, type HeadState } from '../repo/history.js';
-import type { ProcessInfo } from '../repo/journal.js';
-import { describeDropped, type ReadIndexResult } from '../repo/index-file.js';
-import type { RefTransaction } from '../repo/refs.js';
-import type { ObjectBatch } from '../repo/object-batch.js';
 import { toFs } from '../fs/adapt.js';
-import { SnapshotStack, checkSession, type StackEntry } from '../store/stack.js';
-import { cacheTreeByPath } from '../index/ext-tree.js';
-import { EventLog, type LogRecord } from '../store/log.js';
-import { CallsInFlight, type CallInput, type CallRecord } from '../store/calls.js';
-import { ShellBaselines } from '../store/baselines.js';
-import { captureState, sparseDirContaining } from './capture.js';
-import { applyRestore, planRestore, type Conflict, type PathPlan } from './restore.js';
-import { encodePath } from '../bytes/text.js';
-import { headRefusal, pushedRefusal, refusal } from './refusals.js';
-import { rewindTarget, toolCallsByTurn, type ToolCall } from './turns.js';
-import { decodeBaseline, encodeBaseline, shellChanges, takeBaseline } from './shell.js';
-import { patchPaths, planApply, type ApplyPlan, type ApplyTo } from './apply.js';
-import { parsePatch } from '../patch/parse.js';
-import { compareRel, covers, isAncestor, minimalRoots, toScopeRoot, writeTarget } from '../model/scope.js';
-import { newManifest, sealed, withCaptured } from '../model/manifest.js';
-import { contests, emptyState, joinCaptured, markOverwritten, withoutRoots, mergeStates, restrictState, spineBetween, type Contest, type Manifest, type PathState, type Provisional, type TurnRecord } from '../model/state.js';
+import { Repository } from '../repo/repository.js';
+import { discoverRepository } from '../repo/discover.js';
+import type { Platform } from '../platform/types.js';
+import type { StackEntry } from '../store/stack.js';
+import type { LogRecord } from '../store/log.js';
+import type { CallInput, CallRecord } from '../store/calls.js';
+import { writeTarget } from '../model/scope.js';
+import type { Manifest } from '../model/state.js';
+import { DEFAULT_SESSION, engineContext, stackOf, type EngineContext } from './context.js';
+import * as applying from './apply-op.js';
+import * as log from './log-ops.js';
+import * as restoring from './restore-op.js';
+import * as rewinding from './rewind.js';
+import * as shell from './shell-steps.js';
+import * as verbs from './stack-verbs.js';
+import * as calls from './tool-calls.js';
+import * as turns from './turns.js';
+import { OUTSIDE_PROMPT, type OpenOptions, type SnapshotOptions, type SnapshotInfo, type RestoreOptions, type RestoreReport, type TurnInfo, type ApplyOptions, type ApplyReport } from './types.js';
 
-export interface OpenOptions {
-  /**
-   * The filesystem: the Fs contract (git-scalpel/node's `nodeFs()`), a node-style fs module,
-   * memfs, or an isomorphic-git-style promise fs (see FsInput). Anything but the contract is
-   * adapted, and what it really does (symlinks, modes, exclusive create, rename of symlinks) is
-   * probed once in `.git/scalpel/probe`.
-   */
-  fs: FsInput;
-  /** Any directory of the worktree; the repository is found upwards from it. */
-  dir: string;
-  /** Hashing, zlib, process information, byte helpers (default: the pure platform; the package entries pass the runtime's). `hash`, `zlib`, `proc` override parts of it. */
-  platform?: Platform;
-  /**
-   * Caller-owned cache (isomorphic-git's `cache`): pass the same object to several openRepository calls
-   * on one filesystem object to probe that filesystem once. Without it every call probes.
-   */
-  cache?: object;
-  hash?: HashProvider;
-  zlib?: ZlibProvider;
-  /** Clock, for tests. */
-  now?: () => Date;
-  /** Process information for recovering this tool's own locks after a crash (default: Node's, from git-scalpel/node). */
-  proc?: ProcessInfo;
-  /** Files at least this large are streamed, never held whole in memory (default 16 MiB). */
-  streamThreshold?: number;
-  /**
-   * A snapshot (or seal, extend, prune) that writes at least this many new objects stores them
-   * as one pack in `objects/pack` instead of as loose objects (default: git config
-   * `scalpel.packThreshold`, else 16; Infinity: always loose). git's own `gc` folds such packs
-   * together, as it does fetched ones.
-   */
-  packThreshold?: number;
-  /**
-   * HOME and XDG_CONFIG_HOME, where git's global config, ignore and attributes files are (a
-   * shell command's capture follows the person's core.excludesFile; a capture reads a file an
-   * eol conversion or filter may make differ from its index blob): the library reads no
-   * environment itself.
-   */
-  env?: { HOME?: string; XDG_CONFIG_HOME?: string };
-}
-
-export interface SnapshotOptions {
-  session?: string;
-  label?: string;
-  /** Extend this snapshot instead of pushing a new one: paths it already holds keep their first capture. */
-  into?: string;
-  /** Directory relative paths are resolved from (default: the worktree root). */
-  cwd?: string;
-  /**
-   * Capture into the session's open turn (its newest snapshot, when that is a turn the agent has
-   * not ended: the first capture of a path in a turn wins), or open a turn for it (labelled
-   * `label`, or as a tool call outside a prompt). `paths` may then be empty.
-   */
-  turn?: boolean;
-  /**
-   * With `turn`: the tool call (its key) this capture is for. The capture is provisional until
-   * the call finishes (`callFinished`): a call that never finishes (the person denied it) changed
-   * nothing, and its capture goes when the turn ends. Without it, the capture joins at once.
-   */
-  call?: string;
-}
-
-/** The label of a turn a tool call opens when no prompt opened one. */
-export const OUTSIDE_PROMPT = '(tool call outside a prompt)';
-
-export interface SnapshotInfo {
-  id: string;
-  session: string;
-  label: string | null;
-  createdAt: string;
-  /** The scope roots, worktree-relative ('' is the whole worktree). */
-  paths: string[];
-  sealed: boolean;
-  /** Worktree items, index entries and bytes captured. */
-  items: number;
-  entries: number;
-  bytes: number;
-  commit: string;
-  /** Problems read past (an optional index cache git would discard too); only when there are some. */
-  warnings?: string[];
-  /** Declared paths that did not exist when captured (no file, no index entry): a restore removes whatever is made there. Only when there are some. */
-  absent?: string[];
-}
-
-export interface RestoreOptions {
-  session?: string;
-  id?: string;
-  dryRun?: boolean;
-  force?: boolean;
-  /**
-   * Check the trailing hash of the index before rewriting it, and refuse (CHECKSUM_MISMATCH) when
-   * it is wrong. Default false: git itself checks it only in `git fsck` (read-cache.c's
-   * verify_index_checksum), and the check is a second SHA-1 pass over the whole index.
-   */
-  verifyIndex?: boolean;
-}
-
-export interface RestoreReport {
-  session: string;
-  /** The snapshots undone, newest first. */
-  restored: string[];
-  dryRun: boolean;
-  /** With force: the snapshot holding what was there before, now on top of the stack. */
-  savedAs: string | null;
-  paths: PathPlan[];
-  /** Empty directories the edit created to hold a declared path (each also in `paths`, action 'prune'): deepest first. */
-  pruned: string[];
-  conflicts: Conflict[];
-  indexWritten: boolean;
-  /** Problems read past: an optional index cache (TREE, UNTR, FSMN, EOIE, IEOT) that does not decode, left out as git leaves it out. */
-  warnings: string[];
-  /** What shell commands of the restored turns removed or changed that no snapshot holds (ignored directories and files in them, oversized ignored files, another repository's checkout): not brought back. */
-  uncovered: string[];
-  /** What shell commands of the restored turns created or changed inside ignored directories that existed before them (never captured): left in place. */
-  left: string[];
-  /**
-   * How HEAD moved since the (oldest restored) snapshot: the edit committed, switched branches,
-   * reset. Null when it did not move, or the snapshot predates the record. The restore never
-   * moves HEAD or a branch; it refuses (REFUSED, writing nothing) when a commit made since was
-   * pushed.
-   */
-  head: HeadMovement | null;
-}
-
-/** A turn as `turns` lists it. */
-export interface TurnInfo extends SnapshotInfo {
-  /** Its number in the session (what `rewind N` takes). */
-  turn: number;
-  /** The agent said it stopped (a turn not ended takes in the paths of the next tool calls). */
-  ended: boolean;
-  tools: ToolCall[];
-  /** What its shell commands removed or changed that no snapshot holds (ignored directories, another repository's checkout): a rewind cannot bring it back. */
-  uncovered: string[];
-  /** What its shell commands made or changed inside ignored directories that were there before: a rewind leaves it. */
-  left: string[];
-  /** What rewinding to this turn would do now: refused (and why), how many paths it changes, how many directories it removes, whether HEAD moved. */
-  rewind: { refused: boolean; reasons: string[]; changes: number; pruned: number; headMoved: boolean };
-}
-
-export interface ApplyOptions {
-  session?: string;
-  label?: string;
-  /** 'worktree' (default, as `git apply`), 'index' (`git apply --index`), 'cached' (`git apply --cached`). */
-  to?: ApplyTo;
-  /** The same as `to: 'index'` (`git apply --index`). */
-  index?: boolean;
-  /** The same as `to: 'cached'` (`git apply --cached`). */
-  cached?: boolean;
-  /** Run after the patch is written; a non-zero code rolls it back (the library runs no process: the caller does). */
-  check?: () => Promise<{ code: number; output: string }>;
-  /** A failed check leaves the patch in place (to fix forward); the snapshot stays on the stack. */
-  keepOnFailure?: boolean;
-  /** Say what would be written, write nothing. */
-  dryRun?: boolean;
-}
-
-export interface ApplyReport {
-  session: string;
-  /** The snapshot holding what the patch replaced (restore undoes the patch); null for a dry run. */
-  snapshot: string | null;
-  dryRun: boolean;
-  files: Array<{ path: string; from: string | null; deleted: boolean; mode: string | null }>;
-  check: { code: number; output: string } | null;
-  /** The check failed and the patch was rolled back (the snapshot popped). */
-  rolledBack: boolean;
-}
-
-export type { LogRecord };
-
-const DEFAULT_SESSION = 'default';
-/** The session name of a rewind's undo snapshots (on their own ref, never listed as a session). */
-const REWINDS = 'rewinds';
+export { OUTSIDE_PROMPT };
+export type { OpenOptions, SnapshotOptions, SnapshotInfo, RestoreOptions, RestoreReport, TurnInfo, ApplyOptions, ApplyReport, LogRecord, StackEntry };
 
 /** Open the repository containing `dir` for snapshots and restores. */
 export async function openRepository(opts: OpenOptions): Promise<ScalpelRepository> {
@@ -240,161 +76,90 @@ function isFsContract(x: unknown): x is Fs {
 }
 
 export class ScalpelRepository {
+  /** What every operation runs against (context.ts): made once, never changed, so calls may share this object. */
+  private readonly ctx: EngineContext;
+
   /** @internal Made by openRepository, which finds the repository and probes its filesystem. */
-  constructor(
-    private readonly repo: Repository,
-    private readonly now: () => Date,
-  ) {
-    this.events = new EventLog(repo.fs, repo.stateDir, now);
-    this.calls = new CallsInFlight(repo.fs, repo.stateDir);
-    this.baselines = new ShellBaselines(repo);
+  constructor(repo: Repository, now: () => Date) {
+    this.ctx = engineContext(repo, now);
   }
 
-  private readonly events: EventLog;
-  private readonly calls: CallsInFlight;
-  private readonly baselines: ShellBaselines;
-
   get worktree(): string {
-    return this.repo.worktree;
+    return this.ctx.repo.worktree;
   }
 
   /** The hashing, zlib and process information in use (what openRepository picked for this runtime, with the options' overrides). */
   get platform(): Platform {
-    return this.repo.platform;
+    return this.ctx.repo.platform;
+  }
+
+  /** The filesystem adapter in use, for diagnostics ('node:fs', 'node-style fs', 'promise fs', 'memfs', 'opfs', …). */
+  get fsName(): string {
+    return this.ctx.repo.fs.name ?? 'fs';
   }
 
   /** What the filesystem does (symlinks, modes, exclusive create, ...), as probed when the repository was opened. */
-  /** The filesystem adapter in use, for diagnostics ('node:fs', 'node-style fs', 'promise fs', 'memfs', 'opfs', …). */
-  get fsName(): string {
-    return this.repo.fs.name ?? 'fs';
-  }
-
   get capabilities(): FsCapabilities {
-    return { ...this.repo.fs.capabilities };
+    return { ...this.ctx.repo.fs.capabilities };
   }
 
   /** Where a write to the absolute path `abs` lands, through every symbolic link on the way (`followed`: whether one was). */
   writeTarget(abs: string): Promise<{ path: string; followed: boolean }> {
-    return writeTarget(this.repo.fs, abs);
+    return writeTarget(this.ctx.repo.fs, abs);
   }
 
   /** The ref holding the session's stack, newest snapshot first (`git show <ref>:worktree/<path>` shows a pre-image). */
   sessionRef(session = DEFAULT_SESSION): string {
-    return this.stack(session).ref;
+    return stackOf(this.ctx, session).ref;
   }
 
-  private stack(session = DEFAULT_SESSION): SnapshotStack {
-    return new SnapshotStack(this.repo, session);
-  }
-
-  /** The manifest of a new snapshot of `session` in this worktree, made now. */
-  private newSnapshot(session: string, label: string | null, captured: PathState, head: HeadState, more: { turn?: TurnRecord; uncovered?: string[]; left?: string[]; provisional?: Manifest['provisional']; rewound?: Manifest['rewound'] } = {}): Manifest {
-    return newManifest({ id: newId(), session, worktreeId: this.repo.worktreeId, objectFormat: this.repo.objectFormat, label, createdAt: this.now().toISOString(), captured, head, ...more });
-  }
-
+  // the stack verbs (stack-verbs.ts, restore-op.ts)
   /** Capture exactly `paths` (and everything beneath them): worktree bytes, modes, links, index entries, resolve-undo. */
-  async snapshot(paths: readonly string[], opts: SnapshotOptions = {}): Promise<SnapshotInfo> {
-    const session = opts.session ?? DEFAULT_SESSION;
-    checkSession(session);
-    if (paths.length === 0 && !opts.turn) throw new ScalpelError('BAD_ARGUMENT', 'snapshot needs at least one path', { name: 'paths' });
-    const cwd = opts.cwd ?? this.repo.worktree;
-    const roots = minimalRoots(paths.map((p) => toScopeRoot(this.repo.worktree, cwd, p)));
-    if (opts.turn) {
-      // the usual tool call of a turn writes a path the turn already holds: nothing to capture
-      // (looked at without the lock; the capture below decides again under it)
-      const top = await this.openTurnOf(this.stack(session));
-      if (top && roots.every((r) => top.manifest.captured.roots.some((o) => covers(o, r)) && !sealTouches(top.manifest.seal, r))) return info(top.manifest, top.commit);
-    }
-    // Read as git reads it, trailer unchecked: a snapshot writes no index, and restore checks the
-    // trailer of the index it is about to rewrite. Structural damage is still a typed error here.
-    return this.repo.withIndex({ verify: false }, (read) => this.capture(roots, read, opts));
+  snapshot(paths: readonly string[], opts: SnapshotOptions = {}): Promise<SnapshotInfo> {
+    return verbs.snapshot(this.ctx, paths, opts);
   }
 
-  private async capture(roots: string[], read: ReadIndexResult | null, opts: SnapshotOptions): Promise<SnapshotInfo> {
-    const session = opts.session ?? DEFAULT_SESSION;
-    const indexStat = read ? read.stat : null;
-    if (read) {
-      for (const r of roots) {
-        const d = sparseDirContaining(read.index, r);
-        if (d) throw new ScalpelError('SPARSE_PATH', `'${r}' lies inside the sparse-index directory entry '${d}'; expand it first (git sparse-checkout add ${d.slice(0, -1)})`, { path: r, directory: d });
-      }
-    }
-    // the snapshot's objects are stored together, before the ref names them (one pack when many)
-    const batch = this.repo.odb.batch();
-    const state = await captureState(this.repo, read?.index ?? null, roots, { writeObjects: true, indexStat, writer: batch });
-    const stack = this.stack(session);
-    const warnings = this.readPast(read);
-    if (opts.into) {
-      const into = opts.into;
-      return withWarnings(await stack.locked(async (tx) => this.extendLocked(stack, tx, await stack.downTo(into, tx.current), state, opts.label, batch, warnings)), warnings);
-    }
-    const head = await readHeadWithLog(this.repo);
-    // for a scope of a few files, writing their trees costs less than mapping the index's cache tree
-    const tree = state.items.length > 64 ? read?.index.extensions.find((x) => x.signature === 'TREE') : undefined;
-    const cacheTree = tree && 'nodes' in tree ? cacheTreeByPath(tree.nodes) : undefined;
-    // push: one commit on top of the head, under the session's ref lock (concurrent pushes queue up)
-    const done = await stack.locked(async (tx): Promise<{ joined: SnapshotInfo } | { manifest: Manifest; commit: string }> => {
-      let turn: TurnRecord | undefined;
-      if (opts.turn) {
-        // the decision and the write under one lock: parallel tool calls of a turn join one snapshot
-        const top = tx.current ? await stack.load(tx.current) : null;
-        if (top && top.manifest.turn && !top.manifest.turn.ended) return { joined: await this.extendTurn(stack, tx, top, state, batch, { call: opts.call, warnings }) };
-        turn = { number: (top?.manifest.turn?.number ?? 0) + 1, ended: false };
-      }
-      const provisional = opts.turn && opts.call !== undefined;
-      const manifest = this.newSnapshot(session, opts.label ?? (opts.turn ? OUTSIDE_PROMPT : null), provisional ? emptyState() : state, head, { turn, ...(provisional ? { provisional: [{ call: opts.call as string, state }] } : {}) });
-      const commit = await stack.writeCommit(manifest, tx.current, cacheTree, batch);
-      await batch.flush();
-      await tx.set(commit);
-      return { manifest, commit };
-    });
-    if ('joined' in done) return withWarnings(done.joined, warnings);
-    const { manifest, commit } = done;
-    await this.appendLog({ event: 'snapshot', session, ids: [manifest.id], paths: roots, detail: { label: manifest.label, ...(manifest.turn ? { turn: manifest.turn.number } : {}), ...logWarnings(warnings) } });
-    return withWarnings(info(manifest, commit), warnings);
+  /** Record what the edit left in the snapshot's scope, so a later restore can tell a third party's write. */
+  seal(opts: { session?: string; id?: string } = {}): Promise<SnapshotInfo> {
+    return verbs.seal(this.ctx, opts);
   }
 
-  /** The session's newest snapshot when it is a turn the agent has not ended. */
-  private async openTurnOf(stack: SnapshotStack, head?: string | null): Promise<StackEntry | null> {
-    const at = head === undefined ? await stack.head() : head;
-    if (!at) return null;
-    const top = await stack.load(at);
-    return top.manifest.turn && !top.manifest.turn.ended ? top : null;
+  /**
+   * Undo the newest snapshot of the session (or `id` and every later one, newest first) and
+   * remove them from the stack. Refuses (REFUSED, exit 3) when a sealed path changed since its
+   * seal, unless `force`, which first saves the current state as a new snapshot.
+   */
+  restore(opts: RestoreOptions = {}): Promise<RestoreReport> {
+    return restoring.restore(this.ctx, opts);
   }
 
+  list(opts: { session?: string } = {}): Promise<SnapshotInfo[]> {
+    return verbs.list(this.ctx, opts);
+  }
+
+  show(opts: { session?: string; id: string }): Promise<Manifest & { commit: string }> {
+    return verbs.show(this.ctx, opts);
+  }
+
+  /** Remove snapshots from the stack without restoring them (their objects become unreachable). */
+  drop(opts: { session?: string; id?: string; all?: boolean }): Promise<string[]> {
+    return verbs.drop(this.ctx, opts);
+  }
+
+  /** Keep the newest `keep` snapshots of the session; drop the older ones. */
+  prune(opts: { session?: string; keep: number }): Promise<string[]> {
+    return verbs.prune(this.ctx, opts);
+  }
+
+  // turns (turns.ts), a hook's tool calls (tool-calls.ts) and shell commands (shell-steps.ts)
   /**
    * A user prompt: end the session's open turn (sealed, so a person's later edit of its paths
    * makes a rewind refuse), then push an empty turn labelled `label`, which the tool calls that
    * follow fill (snapshot with `turn`). Keeps the session's newest turns (`scalpel.keepTurns`,
    * default 100) and drops hook sessions idle for `scalpel.keepIdleDays` (default 30).
    */
-  async openTurn(opts: { session: string; label: string }): Promise<SnapshotInfo> {
-    const session = opts.session;
-    checkSession(session);
-    const stack = this.stack(session);
-    const head = await readHeadWithLog(this.repo);
-    const { manifest, commit, ended } = await stack.locked(async (tx) => {
-      const top = tx.current ? await stack.load(tx.current) : null;
-      const batch = this.repo.odb.batch();
-      let parent = tx.current;
-      let ended: string | null = null;
-      if (top?.manifest.turn && !top.manifest.turn.ended) {
-        // the agent never said it stopped (killed, or a harness without a stop event): end it now
-        const closed = await this.sealedTurn(top, true);
-        parent = await stack.writeCommit(closed, top.parent, undefined, batch);
-        ended = top.manifest.id;
-      }
-      const m = this.newSnapshot(session, opts.label, emptyState(), head, { turn: { number: (top?.manifest.turn?.number ?? 0) + 1, ended: false } });
-      const c = await stack.writeCommit(m, parent, undefined, batch);
-      await batch.flush();
-      await tx.set(c);
-      return { manifest: m, commit: c, ended };
-    });
-    if (ended) await this.appendLog({ event: 'turn-end', session, ids: [ended], paths: [], detail: { reason: 'next prompt' } });
-    await this.appendLog({ event: 'turn-start', session, ids: [manifest.id], paths: [], detail: { label: manifest.label, turn: manifest.turn?.number } });
-    await this.keepTurns(stack, (manifest.turn as TurnRecord).number);
-    await this.dropIdleSessions(session);
-    return info(manifest, commit);
+  openTurn(opts: { session: string; label: string }): Promise<SnapshotInfo> {
+    return turns.openTurn(this.ctx, opts);
   }
 
   /**
@@ -403,85 +168,46 @@ export class ScalpelRepository {
    * one. A subagent's leaves it open: the agent goes on, and its next write unseals it. Null when
    * no turn is open.
    */
-  async closeTurn(opts: { session: string; final: boolean }): Promise<SnapshotInfo | null> {
-    checkSession(opts.session);
-    const stack = this.stack(opts.session);
-    const done = await stack.locked(async (tx) => {
-      const top = await this.openTurnOf(stack, tx.current);
-      if (!top) return null;
-      const manifest = await this.sealedTurn(top, opts.final);
-      const { commit } = await stack.replace(tx, [top], top, manifest);
-      return info(manifest, commit);
-    });
-    if (done) await this.appendLog({ event: 'turn-end', session: opts.session, ids: [done.id], paths: done.paths, detail: { final: opts.final } });
-    return done;
+  closeTurn(opts: { session: string; final: boolean }): Promise<SnapshotInfo | null> {
+    return turns.closeTurn(this.ctx, opts);
+  }
+
+  /** The session's open turn (the agent has not ended it), or null. */
+  currentTurn(session: string): Promise<SnapshotInfo | null> {
+    return turns.currentTurn(this.ctx, session);
   }
 
   /**
-   * `top` sealed, ended when `final`. What its tools recorded when they finished stays sealed as
-   * the agent left it (a path someone else changed since is recorded as contested); every other
-   * path is sealed with what it holds now. A path that can no longer be read without going
-   * through a symbolic link (a command made its parent one) cannot be sealed: the turn still
-   * ends, unsealed, with a warning (a rewind of it refuses that path anyway).
+   * The turns of the worktree's hook sessions (or of `session`), newest first: label, paths, the
+   * tool calls the log holds for each, and what rewinding to it would do now (a dry run: would it
+   * refuse, and why). Reads the index once per session.
    */
-  private async sealedTurn(top: StackEntry, final: boolean): Promise<Manifest> {
-    const turn = { number: (top.manifest.turn as TurnRecord).number, ended: final };
-    try {
-      // the calls that never finished: where their paths are as they found them, they changed
-      // nothing and their captures go; where not, it cannot be told whether the call ran (and
-      // its end was not reported) or someone else changed the path: it joins, contested
-      const m = final ? await this.settleUnfinished(top.manifest) : top.manifest;
-      const now = await this.captureNow(m.captured.roots);
-      const was = m.seal;
-      const contested = was ? mergeContests(m.contested ?? [], contests(was.state, now)) : (m.contested ?? []);
-      const state = was ? mergeStates(now, was.state) : now;
-      return withLists({ ...sealed(m, this.now().toISOString(), state), turn }, { contested });
-    } catch (e) {
-      if (!isScalpelError(e, 'BAD_PATH')) throw e;
-      this.warnings.push(`turn ${turn.number} of session '${top.manifest.session}' ends unsealed: ${e.message}`);
-      return withLists({ ...top.manifest, turn }, final ? { provisional: [] } : {});
-    }
+  turns(opts: { session?: string } = {}): Promise<TurnInfo[]> {
+    return turns.listTurns(this.ctx, opts);
   }
 
-  /** The roots of `state` whose paths hold something else now (worktree, index entries, resolve-undo). Unreadable ones (beneath a symlink now) count as changed. */
-  private async changedRoots(state: PathState, index?: { read: ReadIndexResult | null }): Promise<string[]> {
-    let now: PathState;
-    try {
-      now = await this.captureNow(state.roots, index);
-    } catch (e) {
-      if (isScalpelError(e, 'BAD_PATH')) return state.roots;
-      throw e;
-    }
-    const differ = contests(state, now).map((c) => c.path);
-    return state.roots.filter((r) => differ.some((p) => covers(r, p)));
-  }
-
-  /** `m` without its provisional captures: dropped where their paths are unchanged, joined and contested where not (sealedTurn). */
-  private async settleUnfinished(m: Manifest): Promise<Manifest> {
-    let captured = m.captured;
-    let contested = m.contested ?? [];
-    for (const p of m.provisional ?? []) {
-      const fresh = restrictState(p.state, p.state.roots.filter((r) => !captured.roots.some((o) => covers(o, r))));
-      if (fresh.roots.length === 0) continue;
-      const changed = contests(fresh, await this.captureNow(fresh.roots));
-      if (changed.length === 0) continue;
-      captured = joinCaptured(captured, fresh, { dropUnderAbsent: false });
-      contested = mergeContests(contested, changed.map((c) => ({ ...c, why: 'unfinished' as const })));
-    }
-    return withLists({ ...m, captured }, { provisional: [], contested });
+  /** A key for a tool call whose harness gives it no id (its after-event is then paired by input and order). */
+  newCallKey(): string {
+    return calls.newCallKey(this.ctx);
   }
 
   /**
-   * What `roots` hold now (nothing written to the object database), from the index as `index`
-   * read it (an operation that captures twice reads the index once), or as read now.
+   * A hook's tool call starts: its kind, input, turn and start time are kept until its end
+   * (callEnded, in another process: harnesses give no duration). Best effort: a record that
+   * cannot be written is no error.
    */
-  private captureNow(roots: readonly string[], index?: { read: ReadIndexResult | null }): Promise<PathState> {
-    const capture = (read: ReadIndexResult | null) => captureState(this.repo, read?.index ?? null, roots, { writeObjects: false, indexStat: read?.stat ?? null });
-    if (index) return capture(index.read);
-    return this.repo.withIndex({ verify: false }, (read) => {
-      this.readPast(read);
-      return capture(read);
-    });
+  callStarted(opts: { session: string; rec: CallRecord }): Promise<void> {
+    return calls.callStarted(this.ctx, opts);
+  }
+
+  /**
+   * The call an after-event ends, forgotten now: the one named `key` (the harness's id), or
+   * without one, the oldest call in flight without an id whose input is `input` (the same
+   * command, or the same paths); null when none is kept. A shell after-event that names no
+   * call its input matches takes the one shell call in flight, when there is exactly one.
+   */
+  callEnded(opts: { session: string; key?: string; input?: CallInput }): Promise<CallRecord | null> {
+    return calls.callEnded(this.ctx, opts);
   }
 
   /**
@@ -491,181 +217,35 @@ export class ScalpelRepository {
    * change by someone else is then told apart (contested, or refused after the turn). Nothing
    * when no turn is open.
    */
-  async callFinished(opts: { session: string; call?: string; paths: readonly string[] }): Promise<void> {
-    checkSession(opts.session);
-    const stack = this.stack(opts.session);
-    await stack.locked(async (tx) => {
-      const top = await this.openTurnOf(stack, tx.current);
-      if (!top) return;
-      // one read of the index for both captures (what the call changed, and its seal)
-      const m = await this.repo.withIndex({ verify: false }, async (read) => {
-        this.readPast(read);
-        const index = { read };
-        let m = top.manifest;
-        const mine = opts.call === undefined ? undefined : m.provisional?.find((p) => p.call === opts.call);
-        if (mine) {
-          // what the call did not change is not the turn's (a failed replace, a write of the same bytes)
-          const fresh = restrictState(mine.state, mine.state.roots.filter((r) => !m.captured.roots.some((o) => covers(o, r))));
-          const changed = fresh.roots.length ? await this.changedRoots(fresh, index) : [];
-          const captured = changed.length ? joinCaptured(m.captured, restrictState(fresh, changed), { dropUnderAbsent: false }) : m.captured;
-          m = withLists({ ...m, captured }, { provisional: (m.provisional ?? []).filter((p) => p !== mine) });
-        }
-        const sealedNow = await this.sealOf(m, opts.paths, index);
-        if (sealedNow) {
-          m = sealed(m, this.now().toISOString(), sealedNow.state);
-          // what someone else had put in a path this call went over is gone: told apart at rewind
-          if (m.contested?.length) m = withLists(m, { contested: markOverwritten(m.contested, sealedNow.fresh) });
-        }
-        return m;
-      });
-      if (m !== top.manifest) await stack.replace(tx, [top], top, m);
-    });
-  }
-
-  /**
-   * `paths` of the turn sealed again with what they hold now (the turn's roots at or beneath
-   * them, or the paths beneath its roots), and what was captured for it (`fresh`); null when
-   * none is the turn's or they cannot be read.
-   */
-  private async sealOf(m: Manifest, paths: readonly string[], index?: { read: ReadIndexResult | null }): Promise<{ state: PathState; fresh: PathState } | null> {
-    const roots = minimalRoots(paths.filter((p) => m.captured.roots.some((r) => covers(r, p))));
-    if (roots.length === 0) return null;
-    const { roots: scope, dirs } = await this.sealScope(roots, m.seal);
-    const fresh = await this.captureNow(scope, index).catch((e: unknown) => {
-      if (isScalpelError(e, 'BAD_PATH')) return null;
-      throw e;
-    });
-    if (fresh) return { state: mergeStates(m.seal?.state ?? null, fresh, dirs), fresh };
-    // a root beneath a symbolic link now is not sealed (refused at rewind); the others are
-    const readable: PathState[] = [];
-    for (const r of scope) {
-      const one = await this.captureNow([r], index).catch((e: unknown) => {
-        if (isScalpelError(e, 'BAD_PATH')) return null;
-        throw e;
-      });
-      if (one) readable.push(one);
-    }
-    if (readable.length === 0) return null;
-    const some = await this.captureNow(readable.flatMap((x) => x.roots), index);
-    const spine = dirs.filter((d) => some.roots.some((r) => isAncestor(d, r)));
-    return { state: mergeStates(m.seal?.state ?? null, some, spine), fresh: some };
-  }
-
-  /**
-   * What to capture to seal `roots` into `seal`: a root inside a sealed root (`src/new.txt` in
-   * `src`, sealed absent after `rm -rf src`) with the directories between them, which must be
-   * directories now; where one is not, the sealed root is captured again whole.
-   */
-  private async sealScope(roots: readonly string[], seal: Manifest['seal']): Promise<{ roots: string[]; dirs: string[] }> {
-    const out: string[] = [];
-    const dirs: string[] = [];
-    for (const r of roots) {
-      const outer = seal?.state.roots.find((o) => isAncestor(o, r));
-      if (outer === undefined) {
-        out.push(r);
-        continue;
-      }
-      const spine = spineBetween(outer, r);
-      let whole = false;
-      for (const d of spine) {
-        const st = await this.repo.fs.lstat(joinPath(this.repo.worktree, d));
-        if (!st || st.type !== 'directory') {
-          whole = true;
-          break;
-        }
-      }
-      if (whole) out.push(outer);
-      else {
-        out.push(r);
-        dirs.push(...spine);
-      }
-    }
-    return { roots: minimalRoots(out), dirs: [...new Set(dirs)] };
+  callFinished(opts: { session: string; call?: string; paths: readonly string[] }): Promise<{ warnings: string[] }> {
+    return calls.callFinished(this.ctx, opts);
   }
 
   /** The tool calls of `paths` finished: sealed as the agent left them (callFinished without a call). */
-  async sealPaths(opts: { session: string; paths: readonly string[] }): Promise<void> {
-    if (opts.paths.length === 0) return;
-    await this.callFinished(opts);
+  sealPaths(opts: { session: string; paths: readonly string[] }): Promise<{ warnings: string[] }> {
+    return calls.sealPaths(this.ctx, opts);
   }
 
   /**
    * Tool call `call` will not run (the person denied it): what it captured goes now, as it would
    * when the turn ends, and so does a shell command's baseline.
    */
-  async callAbandoned(opts: { session: string; call: string }): Promise<void> {
-    checkSession(opts.session);
-    await this.baselines.remove(opts.session, opts.call);
-    const stack = this.stack(opts.session);
-    await stack.locked(async (tx) => {
-      const top = await this.openTurnOf(stack, tx.current);
-      if (!top?.manifest.provisional?.some((p) => p.call === opts.call)) return;
-      await stack.replace(tx, [top], top, withLists(top.manifest, { provisional: (top.manifest.provisional ?? []).filter((p) => p.call !== opts.call) }));
-    });
+  callAbandoned(opts: { session: string; call: string }): Promise<void> {
+    return calls.callAbandoned(this.ctx, opts);
   }
 
   /**
-   * Before a shell command: the open turn's sealed paths someone else changed since the agent's
-   * tools left them are recorded as contested (what the command then does to them is its own).
+   * The calls of `session` whose end the harness never reports (CallRecord.unreported: Codex
+   * applies a shell heredoc patch itself and sends no PostToolUse) are over once the session's
+   * next event comes: what they captured joins the turn, what they wrote is sealed.
    */
-  private async recordContests(session: string): Promise<void> {
-    const stack = this.stack(session);
-    const top = await this.openTurnOf(stack);
-    if (!top?.manifest.seal) return;
-    let now: PathState;
-    try {
-      now = await this.captureNow(top.manifest.seal.state.roots);
-    } catch (e) {
-      if (isScalpelError(e, 'BAD_PATH')) return;
-      throw e;
-    }
-    const found = contests(top.manifest.seal.state, now);
-    if (found.length === 0) return;
-    await stack.locked(async (tx) => {
-      const t = await this.openTurnOf(stack, tx.current);
-      if (!t || t.commit !== top.commit) return; // it moved: the next call looks again
-      await stack.replace(tx, [t], t, { ...t.manifest, contested: mergeContests(t.manifest.contested ?? [], found) });
-    });
+  finishUnreported(opts: { session: string }): Promise<{ warnings: string[] }> {
+    return calls.finishUnreported(this.ctx, opts);
   }
 
-  /**
-   * Keep the newest `scalpel.keepTurns` turns. The stack is cut every few turns (a tenth of the
-   * limit, at least 5) rather than at every one: cutting re-parents every kept commit, and a
-   * turn's numbers tell when the stack may have grown past the limit without walking it.
-   */
-  private async keepTurns(stack: SnapshotStack, number: number): Promise<void> {
-    const keep = Math.max(1, this.repo.config.getInt('scalpel.keepTurns', 100));
-    const slack = Math.max(5, Math.floor(keep / 10));
-    if (number <= keep || (number - keep) % slack !== 0) return;
-    await stack.locked(async (tx) => {
-      const dropped = await stack.truncate(tx, keep);
-      if (dropped > 0) await this.appendLog({ event: 'prune', session: stack.session, ids: [], paths: [], detail: { keepTurns: keep, dropped } });
-    });
-  }
-
-  /**
-   * Drop the turns of hook sessions of this worktree whose newest turn is older than
-   * `scalpel.keepIdleDays` (and their log): a conversation nobody came back to. One commit read per session.
-   */
-  private async dropIdleSessions(except: string): Promise<void> {
-    const days = this.repo.config.getInt('scalpel.keepIdleDays', 30);
-    if (days <= 0) return;
-    const cutoff = this.now().getTime() / 1000 - days * 86400;
-    const prefix = `refs/scalpel/${this.repo.worktreeId}/`;
-    for (const [ref, oid] of await this.repo.refs.list(prefix)) {
-      const session = ref.slice(prefix.length);
-      if (session === except || session.includes('/')) continue;
-      const stack = this.stack(session);
-      if ((await stack.commitTime(oid)) >= cutoff) continue;
-      const top = await stack.load(oid).catch(() => null);
-      if (!top?.manifest.turn) continue; // not a hook session: a person's stack is theirs to prune
-      await stack.locked(async (tx) => {
-        if (tx.current !== oid) return; // it moved meanwhile: not idle
-        await tx.set(null);
-      });
-      await this.events.remove(session);
-      await this.appendLog({ event: 'drop', session: except, ids: [], paths: [], detail: { idleSession: session, days } });
-    }
+  /** Forget every call of the session in flight and their shell baselines (its turn is over; what a killed tool left goes too). */
+  forgetCalls(session: string): Promise<void> {
+    return calls.forgetCalls(this.ctx, session);
   }
 
   /**
@@ -674,20 +254,8 @@ export class ScalpelRepository {
    * index; clean tracked files cost a stat), under `key` (the tool call's id). Opens a turn when
    * none is. shellAfter then adds to the turn what the command changed.
    */
-  async shellBefore(opts: { session: string; key: string; command: string }): Promise<{ turn: SnapshotInfo; ignoredDirs: string[]; warnings: string[] }> {
-    checkSession(opts.session);
-    await this.recordContests(opts.session);
-    const turn = await this.snapshot([], { session: opts.session, turn: true });
-    const batch = this.repo.odb.batch();
-    const taken = await this.repo.withIndex({ verify: false }, async (read) => {
-      this.readPast(read);
-      const t = await takeBaseline(this.repo, read, { session: opts.session, command: opts.command, held: turn.paths, writer: batch, now: this.now() });
-      // the pre-images and every object the index names are reachable from a ref before the command runs
-      const blobs = t.baseline.entries.flatMap((e) => (e[1] === 'l' ? [e[3]] : e[3] !== null ? [e[3]] : []));
-      await this.baselines.save(opts.session, opts.key, { json: encodeBaseline(t.baseline), index: t.indexBytes }, { blobs, index: read?.index ?? null }, batch);
-      return t;
-    });
-    return { turn, ignoredDirs: taken.baseline.ignoredDirs, warnings: taken.warnings };
+  shellBefore(opts: { session: string; key: string; command: string }): Promise<{ turn: SnapshotInfo; ignoredDirs: string[]; warnings: string[] }> {
+    return shell.shellBefore(this.ctx, opts);
   }
 
   /**
@@ -695,385 +263,19 @@ export class ScalpelRepository {
    * state from before the command (the first capture of a path in a turn wins). Null when no
    * baseline was taken (no before-shell event reached us).
    */
-  async shellAfter(opts: { session: string; key: string }): Promise<{ turn: SnapshotInfo | null; paths: string[]; uncovered: string[]; left: string[] } | null> {
-    checkSession(opts.session);
-    const stored = await this.baselines.load(opts.session, opts.key);
-    if (!stored) return null;
-    const baseline = decodeBaseline(stored.json);
-    const changes = await this.repo.withIndex({ verify: false }, async (read) => {
-      this.readPast(read);
-      return shellChanges(this.repo, baseline, baseline.indexFile ? stored.index : null, read);
-    });
-    let turn: SnapshotInfo | null = null;
-    if (changes.paths.length > 0 || changes.uncovered.length > 0 || changes.left.length > 0) {
-      const stack = this.stack(opts.session);
-      const batch = this.repo.odb.batch();
-      const shell = { uncovered: changes.uncovered, left: changes.left };
-      turn = await stack.locked(async (tx) => {
-        const top = await this.openTurnOf(stack, tx.current);
-        // the command's changes are not a new write to contest: the baseline was taken just before it
-        if (top) return this.extendTurn(stack, tx, top, changes.state, batch, { shell });
-        // the turn ended while the command ran: the command's changes open one of their own
-        const head = await readHeadWithLog(this.repo);
-        const prev = tx.current ? await stack.load(tx.current) : null;
-        const manifest = this.newSnapshot(opts.session, OUTSIDE_PROMPT, changes.state, head, { turn: { number: (prev?.manifest.turn?.number ?? 0) + 1, ended: false }, ...shell });
-        const commit = await stack.writeCommit(manifest, tx.current, undefined, batch);
-        await batch.flush();
-        await tx.set(commit);
-        return info(manifest, commit);
-      });
-    }
-    // the command's result is the agent's: what it changed, and every path sealed before it (what
-    // it did there, in ignored directories too, happened in the agent's window: contests were
-    // looked for just before it ran), sealed as it left them; but not a path someone else had
-    // changed (contested): the seal keeps the agent's write there, unless the command changed it
-    const open = (await this.openTurnOf(this.stack(opts.session)))?.manifest;
-    const contestedPaths = (open?.contested ?? []).map((c) => c.path);
-    const sealedBefore = (open?.seal?.state.roots ?? []).filter((r) => !contestedPaths.some((c) => covers(r, c) || covers(c, r)));
-    if (changes.paths.length || sealedBefore.length) await this.sealPaths({ session: opts.session, paths: [...changes.paths, ...sealedBefore] });
-    await this.baselines.remove(opts.session, opts.key);
-    return { turn, paths: changes.paths, uncovered: changes.uncovered, left: changes.left };
+  shellAfter(opts: { session: string; key: string }): Promise<{ turn: SnapshotInfo | null; paths: string[]; uncovered: string[]; left: string[]; warnings: string[] } | null> {
+    return shell.shellAfter(this.ctx, opts);
   }
 
-
+  // the person's undo of turns (rewind.ts)
   /**
-   * Apply a patch (git's unified diff, `git diff --binary`, `git format-patch`, or Codex's
-   * `*** Begin Patch`) with its rollback armed: every path it touches, both sides of
-   * a rename, is snapshotted first as one snapshot; then the patch is written to the worktree
-   * (`to: 'index'`: worktree and index, as `git apply --index`; `'cached'`: the index alone).
-   * A patch that does not apply writes nothing (BAD_ARGUMENT naming the file and hunk). With
-   * `check`, a failure rolls the patch back exactly (a restore) unless `keepOnFailure`.
+   * Undo a turn and every later one of its session: the newest turn that changed anything, or
+   * `turn` (its number in the session, or a snapshot id). Without `session`, the session of the
+   * worktree's newest such turn (a harness may give a conversation a new id after a resume).
+   * Restore's semantics and refusals.
    */
-  async apply(patch: Uint8Array | string, opts: ApplyOptions = {}): Promise<ApplyReport> {
-    const session = opts.session ?? DEFAULT_SESSION;
-    checkSession(session);
-    // a string is the patch's text as UTF-8 (names that are not UTF-8 as the library's path strings carry them)
-    const files = parsePatch(typeof patch === 'string' ? encodePath(patch) : patch);
-    if (files.length === 0) throw new ScalpelError('BAD_ARGUMENT', 'the patch changes no file', { name: 'patch', reason: 'empty' });
-    const roots = patchPaths(this.repo.worktree, files);
-    if (opts.index && opts.cached) throw new ScalpelError('BAD_ARGUMENT', 'index and cached do not go together', { name: 'cached' });
-    const to = opts.to ?? (opts.index ? 'index' : opts.cached ? 'cached' : 'worktree');
-    const summary = (r: ApplyPlan) => r.files.map((f) => ({ path: f.path, from: f.oldPath, deleted: f.deleted, mode: f.mode }));
-    if (opts.dryRun) {
-      // decided as apply decides: under the index lock it takes (someone else's is INDEX_LOCKED), given back unwritten
-      const dryLock = await this.repo.lockIndex();
-      try {
-        const plan = await this.repo.withIndex({ verify: false }, (read) => planApply(this.repo, read, files, roots, to, null));
-        return { session, snapshot: null, dryRun: true, files: summary(plan), check: null, rolledBack: false };
-      } finally {
-        await dryLock.release();
-      }
-    }
-    // one read of the index, under its lock: the patch is applied in memory first (a patch that
-    // does not apply leaves nothing, not even a snapshot), then the snapshot, then the write. The
-    // trailer is not checked, as git apply does not check it.
-    const lock = await this.repo.lockIndex();
-    let snap: SnapshotInfo;
-    let plan: ApplyPlan;
-    try {
-      ({ snap, plan } = await this.repo.withIndex({ verify: false }, async (read) => {
-        const batch = this.repo.odb.batch();
-        const p = await planApply(this.repo, read, files, roots, to, batch);
-        const s = await this.capture(roots, read, { session, label: opts.label ?? `apply: ${files.map((f) => f.newPath ?? f.oldPath).join(', ').slice(0, 100)}` });
-        await batch.flush();
-        const stack = this.stack(session);
-        const manifest = withCaptured((await stack.load(s.commit)).manifest, p.target);
-        const restore = await planRestore(this.repo, [{ commit: s.commit, parent: null, manifest }], read, read?.stat ?? null);
-        await applyRestore(this.repo, restore, read, lock, read?.stat ?? null);
-        return { snap: s, plan: p };
-      }));
-    } finally {
-      await lock.release();
-    }
-    await this.appendLog({ event: 'apply', session, ids: [snap.id], paths: roots, detail: { to, files: plan.files.length } });
-    if (!opts.check) return { session, snapshot: snap.id, dryRun: false, files: summary(plan), check: null, rolledBack: false };
-    const check = await opts.check();
-    if (check.code === 0 || opts.keepOnFailure) return { session, snapshot: snap.id, dryRun: false, files: summary(plan), check, rolledBack: false };
-    await this.restore({ session, id: snap.id });
-    return { session, snapshot: snap.id, dryRun: false, files: summary(plan), check, rolledBack: true };
-  }
-
-  /** The session's open turn (the agent has not ended it), or null. */
-  async currentTurn(session: string): Promise<SnapshotInfo | null> {
-    checkSession(session);
-    const top = await this.openTurnOf(this.stack(session));
-    return top ? info(top.manifest, top.commit) : null;
-  }
-
-  /** Record a tool call or a session event of a hook (the log is best effort, as always). */
-  async record(rec: Omit<LogRecord, 'at'>): Promise<void> {
-    checkSession(rec.session);
-    await this.appendLog(rec);
-  }
-
-  /** A key for a tool call whose harness gives it no id (its after-event is then paired by input and order). */
-  newCallKey(): string {
-    return CallsInFlight.newKey(this.now().getTime());
-  }
-
-  /**
-   * A hook's tool call starts: its kind, input, turn and start time are kept until its end
-   * (callEnded, in another process: harnesses give no duration). Best effort: a record that
-   * cannot be written is no error.
-   */
-  async callStarted(opts: { session: string; rec: CallRecord }): Promise<void> {
-    checkSession(opts.session);
-    await this.calls.start(opts.session, opts.rec);
-  }
-
-  /**
-   * The call an after-event ends, forgotten now: the one named `key` (the harness's id), or
-   * without one, the oldest call in flight without an id whose input is `input` (the same
-   * command, or the same paths); null when none is kept. A shell after-event that names no
-   * call its input matches takes the one shell call in flight, when there is exactly one.
-   */
-  async callEnded(opts: { session: string; key?: string; input?: CallInput }): Promise<CallRecord | null> {
-    checkSession(opts.session);
-    if (opts.key !== undefined) return this.calls.end(opts.session, opts.key);
-    const input = opts.input ?? {};
-    const found = await this.calls.endMatching(opts.session, input);
-    if (found || input.command === undefined) return found;
-    const shells = (await this.calls.pending(opts.session)).filter((r) => !r.byId && r.kind === 'shell');
-    return shells.length === 1 ? this.calls.end(opts.session, shells[0].key) : null;
-  }
-
-  /**
-   * The calls of `session` whose end the harness never reports (CallRecord.unreported: Codex
-   * applies a shell heredoc patch itself and sends no PostToolUse) are over once the session's
-   * next event comes: what they captured joins the turn, what they wrote is sealed.
-   */
-  async finishUnreported(opts: { session: string }): Promise<void> {
-    checkSession(opts.session);
-    for (const rec of await this.calls.pending(opts.session)) {
-      if (!rec.unreported) continue;
-      const call = await this.calls.end(opts.session, rec.key);
-      if (!call) continue;
-      await this.callFinished({ session: opts.session, call: call.key, paths: call.paths });
-      // it ran; how it ended the harness does not say
-      await this.appendLog({ event: 'tool', session: opts.session, ids: call.turn ? [call.turn] : [], paths: [], detail: { tool: call.tool, phase: 'after', outcome: 'unknown', call: call.key, ...(call.byId ? { toolUseId: call.key } : {}), durationMs: Math.max(0, this.now().getTime() - call.at) } });
-    }
-  }
-
-  /** Forget every call of the session in flight and their shell baselines (its turn is over; what a killed tool left goes too). */
-  async forgetCalls(session: string): Promise<void> {
-    checkSession(session);
-    await this.calls.clear(session);
-    await this.baselines.clear(session);
-  }
-
-  /**
-   * Add `state` to the oldest snapshot of `chain` (newest first, from the locked head): paths it
-   * already holds keep their first capture, what lay in a directory absent at its first capture
-   * was absent then too. A person's `snapshot --into`: the seal goes (it is of other paths).
-   */
-  private async extendLocked(stack: SnapshotStack, tx: RefTransaction, chain: StackEntry[], state: PathState, label: string | undefined, batch: ObjectBatch, warnings: string[]): Promise<SnapshotInfo> {
-    const target = chain[chain.length - 1];
-    const captured = joinCaptured(target.manifest.captured, state, { dropUnderAbsent: true });
-    const manifest: Manifest = { ...withCaptured(target.manifest, captured), label: label ?? target.manifest.label };
-    const { commit } = await stack.replace(tx, chain, target, manifest, batch);
-    await this.appendLog({ event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(warnings) });
-    return info(manifest, commit);
-  }
-
-  /**
-   * Add `state` to the open turn `top` (the locked head). A path the turn holds keeps its first
-   * capture. With `call`, a tool call's capture, it waits in `provisional` until the call finishes
-   * (callFinished); a shell command's changes (`shell`) join at once, found after the command ran.
-   * A sealed path someone else changed since the agent's tools left it (its state in `state`,
-   * captured just before this call, is not the sealed one) is recorded as contested. The seal
-   * stays until the call finishes and seals its paths again.
-   */
-  private async extendTurn(stack: SnapshotStack, tx: RefTransaction, top: StackEntry, state: PathState, batch: ObjectBatch, more: { call?: string; shell?: { uncovered: string[]; left: string[] }; warnings?: string[] }): Promise<SnapshotInfo> {
-    let m = top.manifest;
-    let contested = m.contested ?? [];
-    if (m.seal && !more.shell) {
-      const rewritten = (p: string) => state.roots.some((r) => covers(r, p));
-      contested = mergeContests(contested, contests(m.seal.state, state, rewritten));
-      // a write no call tracks (a library caller's): its paths are unsealed until the turn ends,
-      // as nothing will seal them again when it is done
-      if (more.call === undefined) {
-        const rest = withoutRoots(m.seal.state, state.roots);
-        m = { ...m, seal: rest.roots.length ? { sealedAt: m.seal.sealedAt, state: rest } : null };
-      }
-    }
-    let captured = m.captured;
-    let provisional = m.provisional ?? [];
-    if (more.call !== undefined) {
-      // only what the turn does not hold yet waits for the call; the rest keeps its first capture
-      const fresh = restrictState(state, state.roots.filter((r) => !captured.roots.some((o) => covers(o, r))));
-      if (fresh.roots.length > 0) {
-        const call = more.call;
-        const mine = provisional.find((p) => p.call === call);
-        const joined = mine ? joinCaptured(mine.state, fresh, { dropUnderAbsent: false }) : fresh;
-        provisional = [...provisional.filter((p) => p.call !== call), { call, state: joined }];
-      }
-    } else captured = joinCaptured(captured, state, { dropUnderAbsent: false });
-    const union = (a: readonly string[] | undefined, b: readonly string[] | undefined) => [...new Set([...(a ?? []), ...(b ?? [])])].sort(compareRel);
-    const uncovered = union(m.uncovered, more.shell?.uncovered);
-    const left = union(m.left, more.shell?.left);
-    const manifest = withLists({ ...m, captured }, { uncovered, left, contested, provisional });
-    const { commit } = await stack.replace(tx, [top], top, manifest, batch);
-    await this.appendLog({ event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(more.warnings ?? []), ...(more.call !== undefined ? { detail: { call: more.call, ...(more.warnings?.length ? { warnings: more.warnings } : {}) } } : {}) });
-    return info(manifest, commit);
-  }
-
-  /** Record what the edit left in the snapshot's scope, so a later restore can tell a third party's write. */
-  async seal(opts: { session?: string; id?: string } = {}): Promise<SnapshotInfo> {
-    const stack = this.stack(opts.session);
-    return stack.locked(async (tx) => {
-      const chain = opts.id ? await stack.downTo(opts.id, tx.current) : await stack.walk(() => true, tx.current);
-      const target = chain[chain.length - 1];
-      if (!target) throw new ScalpelError('SNAPSHOT_NOT_FOUND', `no snapshot to seal in session '${stack.session}'`, { session: stack.session });
-      let warnings: string[] = [];
-      const state = await this.repo.withIndex({ verify: false }, (read) => {
-        warnings = this.readPast(read);
-        return captureState(this.repo, read?.index ?? null, target.manifest.captured.roots, { writeObjects: false, indexStat: read?.stat ?? null });
-      });
-      const manifest = sealed(target.manifest, this.now().toISOString(), state);
-      const { commit } = await stack.replace(tx, chain, target, manifest);
-      await this.appendLog({ event: 'seal', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(warnings) });
-      return withWarnings(info(manifest, commit), warnings);
-    });
-  }
-
-  /**
-   * Undo the newest snapshot of the session (or `id` and every later one, newest first) and
-   * remove them from the stack. Refuses (REFUSED, exit 3) when a sealed path changed since its
-   * seal, unless `force`, which first saves the current state as a new snapshot.
-   */
-  async restore(opts: RestoreOptions = {}): Promise<RestoreReport> {
-    return this.restoreOn(this.stack(opts.session), opts, {});
-  }
-
-  /**
-   * restore() on `stack`. `how.rewind`: a rewind, whose every run (forced or not) first saves
-   * what it replaces on the worktree's rewind stack, sealed with what it leaves once done, so
-   * `rewind --undo` can bring it back.
-   */
-  private async restoreOn(stack: SnapshotStack, opts: RestoreOptions, how: { rewind?: boolean }): Promise<RestoreReport> {
-    const session = stack.session;
-    if (opts.dryRun) {
-      const chain = await this.restoreChain(stack, opts.id, await stack.head());
-      // decided as the restore decides: under the index lock it takes (someone else's is
-      // INDEX_LOCKED; given back unwritten), the index read as it reads it (the trailer checked
-      // only with verifyIndex), HEAD looked at after that
-      const dryLock = await this.repo.lockIndex();
-      const { warnings, head, plan } = await this.repo
-        .withIndex({ verify: opts.verifyIndex === true }, async (read) => {
-          const warnings = this.readPast(read);
-          const head = await this.headCheck(chain[chain.length - 1]);
-          return { warnings, head, plan: await planRestore(this.repo, chain, read, read?.stat ?? null) };
-        })
-        .finally(() => dryLock.release());
-      if (head) warnings.push(...head.warnings);
-      return { session, restored: chain.map((e) => e.manifest.id), dryRun: true, savedAs: null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten: false, warnings, head, uncovered: listOf(chain, 'uncovered'), left: listOf(chain, 'left') };
-    }
-    return stack.locked(async (tx) => {
-      const chain = await this.restoreChain(stack, opts.id, tx.current);
-      const ids = chain.map((e) => e.manifest.id);
-      const oldest = chain[chain.length - 1];
-      const lock = await this.repo.lockIndex().catch(async (e: unknown) => {
-        if (e instanceof ScalpelError && e.code === 'INDEX_LOCKED') {
-          await this.appendLog({ event: 'refused', session, ids, paths: oldest.manifest.captured.roots, detail: { reason: 'index-locked' } });
-        }
-        throw e;
-      });
-      try {
-        // read as git reads it (its trailer unchecked, unless asked): verifying is before anything is planned, let alone written
-        return await this.repo.withIndex({ verify: opts.verifyIndex === true }, (read) => this.restoreLocked(stack, tx, chain, lock, read, opts, how));
-      } finally {
-        await lock.release();
-      }
-    });
-  }
-
-  private async restoreLocked(stack: SnapshotStack, tx: RefTransaction, chain: StackEntry[], lock: Lock, read: ReadIndexResult | null, opts: RestoreOptions, how: { rewind?: boolean }): Promise<RestoreReport> {
-    const session = stack.session;
-    const ids = chain.map((e) => e.manifest.id);
-    const oldest = chain[chain.length - 1];
-    const indexStat = read?.stat ?? null;
-    const warnings = this.readPast(read);
-    const verb = how.rewind ? 'rewind' : 'restore';
-    // what the edit committed: one ref read when HEAD did not move
-    const head = await this.headCheck(oldest);
-    if (head) warnings.push(...head.warnings);
-    if (head && headRefusal(head) && !opts.force) {
-      await this.appendLog({ event: 'refused', session, ids, paths: oldest.manifest.captured.roots, detail: { reason: head.complete ? 'pushed' : 'history-unknown', head: logHead(head), ...logWarnings(warnings) } });
-      throw pushedRefusal(head, session, verb);
-    }
-    const plan = await planRestore(this.repo, chain, read, indexStat);
-    if (plan.conflicts.length && !opts.force) {
-      await this.appendLog({ event: 'refused', session, ids, paths: plan.conflicts.map((c) => c.path), detail: { conflicts: plan.conflicts, ...logWarnings(warnings) } });
-      throw refusal(plan.conflicts, session, verb);
-    }
-    let saved: Manifest | null = null;
-    let savedCommit: string | null = null;
-    let undo: { stack: SnapshotStack; commit: string; manifest: Manifest } | null = null;
-    if (how.rewind || opts.force) {
-      // what is about to be replaced, stored before the worktree is touched: a failure here
-      // leaves everything as it was
-      const batch = this.repo.odb.batch();
-      const state = await captureState(this.repo, read?.index ?? null, plan.roots, { writeObjects: true, indexStat, writer: batch });
-      if (how.rewind) {
-        const turns = chain.filter((e) => e.manifest.turn).map((e) => (e.manifest.turn as TurnRecord).number);
-        const what = turns.length ? `turn${turns.length > 1 ? 's' : ''} ${[...turns].reverse().join(', ')} of ${session}` : `${ids.join(', ')} of ${session}`;
-        saved = this.newSnapshot(REWINDS, `before the rewind of ${what}`, state, await readHeadWithLog(this.repo), { rewound: { session, from: tx.current, to: oldest.parent } });
-        undo = await this.pushRewind(saved, batch);
-      } else {
-        saved = this.newSnapshot(session, `state before forced restore of ${ids.join(', ')}`, state, await readHeadWithLog(this.repo));
-        savedCommit = await stack.writeCommit(saved, oldest.parent, undefined, batch);
-        await batch.flush();
-      }
-    }
-    const { indexWritten } = await applyRestore(this.repo, plan, read, lock, indexStat);
-    await tx.set(savedCommit ?? oldest.parent);
-    // the rewind's undo is sealed with what the rewind left: `rewind --undo` refuses when someone changed it since
-    if (undo) await this.sealRewind(undo, plan.roots);
-    await this.appendLog({ event: 'restore', session, ids, paths: plan.roots, detail: { savedAs: saved?.id ?? null, ...(how.rewind ? { rewind: true } : {}), changed: plan.paths.map((p) => p.path), pruned: plan.pruned, ...(head ? { head: logHead(head) } : {}), ...logWarnings(warnings) } });
-    return { session, restored: ids, dryRun: false, savedAs: saved?.id ?? null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten, warnings, head, uncovered: listOf(chain, 'uncovered'), left: listOf(chain, 'left') };
-  }
-
-  /** The worktree's rewinds that can be undone, newest on top (never a session: not listed as one). */
-  private rewinds(): SnapshotStack {
-    return new SnapshotStack(this.repo, REWINDS, `refs/scalpel-undo/${this.repo.worktreeId}/stack`);
-  }
-
-  /** The ref keeping a rewound session's turns reachable while its rewind can be undone. */
-  private rewoundRef(id: string): string {
-    return `refs/scalpel-undo/${this.repo.worktreeId}/turns/${id}`;
-  }
-
-  /**
-   * Push a rewind's undo snapshot (`batch` holds its objects) and keep the rewound turns
-   * reachable; the newest `scalpel.keepRewinds` (default 20) are kept.
-   */
-  private async pushRewind(m: Manifest, batch: ObjectBatch): Promise<{ stack: SnapshotStack; commit: string; manifest: Manifest }> {
-    const stack = this.rewinds();
-    return stack.locked(async (tx) => {
-      const commit = await stack.writeCommit(m, tx.current, undefined, batch);
-      await batch.flush();
-      if (m.rewound?.from) await this.repo.refs.update(this.rewoundRef(m.id), m.rewound.from, null).catch(() => undefined);
-      await tx.set(commit);
-      return { stack, commit, manifest: m };
-    });
-  }
-
-  /** Seal the rewind's undo snapshot with what the rewind left (when it is still the newest), and cut the stack to its limit. */
-  private async sealRewind(undo: { stack: SnapshotStack; commit: string; manifest: Manifest }, roots: readonly string[]): Promise<void> {
-    const keep = Math.max(1, this.repo.config.getInt('scalpel.keepRewinds', 20));
-    const now = await this.captureNow(roots);
-    await undo.stack.locked(async (tx) => {
-      if (tx.current === undo.commit) {
-        const top = await undo.stack.load(undo.commit);
-        await undo.stack.replace(tx, [top], top, sealed(undo.manifest, this.now().toISOString(), now));
-      }
-    });
-    await undo.stack.locked(async (tx) => {
-      const all = await undo.stack.walk(undefined, tx.current);
-      if (all.length <= keep) return;
-      await undo.stack.truncate(tx, keep);
-      for (const e of all.slice(keep)) await this.repo.refs.remove(this.rewoundRef(e.manifest.id));
-    });
+  rewind(opts: { session?: string; turn?: string; dryRun?: boolean; force?: boolean; verifyIndex?: boolean } = {}): Promise<RestoreReport> {
+    return rewinding.rewind(this.ctx, opts);
   }
 
   /**
@@ -1082,310 +284,35 @@ export class ScalpelRepository {
    * (REFUSED) when a path it restored changed since, unless `force`, which first saves what is
    * there now (a second `rewindUndo` undoes the forced one).
    */
-  async rewindUndo(opts: { dryRun?: boolean; force?: boolean; verifyIndex?: boolean } = {}): Promise<RestoreReport & { turnsBack: boolean }> {
-    const stack = this.rewinds();
-    const head = await stack.head();
-    if (!head) throw new ScalpelError('SNAPSHOT_NOT_FOUND', 'nothing to undo: no rewind of this worktree is kept', { session: null });
-    const top = await stack.load(head);
-    const report = await this.restoreOn(stack, { dryRun: opts.dryRun, force: opts.force, verifyIndex: opts.verifyIndex }, {});
-    const r = top.manifest.rewound;
-    let turnsBack = false;
-    if (!opts.dryRun && r) {
-      const session = this.stack(r.session);
-      turnsBack = await session.locked(async (tx) => {
-        if (tx.current !== r.to || !r.from) return false;
-        await tx.set(r.from);
-        return true;
-      });
-      await this.repo.refs.remove(this.rewoundRef(top.manifest.id));
-      await this.appendLog({ event: 'restore', session: r.session, ids: [top.manifest.id], paths: top.manifest.captured.roots, detail: { undoRewind: true, turnsBack } });
-    }
-    return { ...report, turnsBack };
+  rewindUndo(opts: { dryRun?: boolean; force?: boolean; verifyIndex?: boolean } = {}): Promise<RestoreReport & { turnsBack: boolean }> {
+    return rewinding.rewindUndo(this.ctx, opts);
   }
 
   /** The rewinds `rewindUndo` can undo, newest first. */
-  async undoableRewinds(): Promise<Array<SnapshotInfo & { rewound: NonNullable<Manifest['rewound']> | null }>> {
-    return (await this.rewinds().walk()).map((e) => ({ ...info(e.manifest, e.commit), rewound: e.manifest.rewound ?? null }));
+  undoableRewinds(): Promise<Array<SnapshotInfo & { rewound: NonNullable<Manifest['rewound']> | null }>> {
+    return rewinding.undoableRewinds(this.ctx);
   }
 
+  // the agent's own undo (apply-op.ts) and the log (log-ops.ts)
   /**
-   * How HEAD moved since `oldest` was taken (null: it did not, or the snapshot has no record). A
-   * snapshot's HEAD commit that is gone from the repository leaves the answer incomplete.
+   * Apply a patch (git's unified diff, `git diff --binary`, `git format-patch`, or Codex's
+   * `*** Begin Patch`; a string is its text as UTF-8) with its rollback armed: every path it touches, both sides of
+   * a rename, is snapshotted first as one snapshot; then the patch is written to the worktree
+   * (`to: 'index'`: worktree and index, as `git apply --index`; `'cached'`: the index alone).
+   * A patch that does not apply writes nothing (BAD_ARGUMENT naming the file and hunk). With
+   * `check`, a failure rolls the patch back exactly (a restore) unless `keepOnFailure`.
    */
-  private async headCheck(oldest: StackEntry): Promise<HeadMovement | null> {
-    const then = oldest.manifest.head;
-    if (!then) return null;
-    try {
-      // the commits the edit made, by HEAD's reflog (null: it cannot tell; then by dates)
-      const made = await commitsMadeSince(this.repo, then);
-      const m = await headMovement(this.repo, then, undefined, made ? { made } : {});
-      if (m && !m.complete && (await this.repo.refs.list('refs/remotes/')).size === 0) return { ...m, complete: true };
-      return m;
-    } catch (e) {
-      if (!(isScalpelError(e, 'OBJECT_NOT_FOUND') && e.data.role === 'from')) throw e;
-      const to = await readHead(this.repo);
-      const remotes = (await this.repo.refs.list('refs/remotes/')).size;
-      return { from: then, to, branchChanged: then.ref !== to.ref, newCommits: [], count: 0, complete: remotes === 0, pushed: [], visited: 0, warnings: [e.message] };
-    }
+  apply(patch: Uint8Array | string, opts: ApplyOptions = {}): Promise<ApplyReport> {
+    return applying.apply(this.ctx, patch, opts);
   }
 
-  private async restoreChain(stack: SnapshotStack, id: string | undefined, head: string | null): Promise<StackEntry[]> {
-    const chain = id ? await stack.downTo(id, head) : await stack.walk(() => true, head);
-    if (chain.length === 0) throw new ScalpelError('SNAPSHOT_NOT_FOUND', `nothing to restore: session '${stack.session}' has no snapshots`, { session: stack.session });
-    return chain;
-  }
-
-  /**
-   * The turns of the worktree's hook sessions (or of `session`), newest first: label, paths, the
-   * tool calls the log holds for each, and what rewinding to it would do now (a dry run: would it
-   * refuse, and why). Reads the index once per session.
-   */
-  async turns(opts: { session?: string } = {}): Promise<TurnInfo[]> {
-    const out: TurnInfo[] = [];
-    for (const session of opts.session ? [opts.session] : await this.sessions()) {
-      const chain = await this.stack(session).walk();
-      if (!chain.some((e) => e.manifest.turn)) continue;
-      const endedTurns = new Set(chain.filter((e) => e.manifest.turn?.ended).map((e) => e.manifest.id));
-      const tools = toolCallsByTurn(await this.readLog(session), (id) => endedTurns.has(id));
-      const previews = await this.repo.withIndex({}, async (read) => {
-        const list: Array<TurnInfo['rewind'] | null> = [];
-        for (let k = 0; k < chain.length; k++) list.push(chain[k].manifest.turn ? await this.preview(chain.slice(0, k + 1), read) : null);
-        return list;
-      });
-      chain.forEach((e, k) => {
-        const t = e.manifest.turn;
-        if (!t) return;
-        out.push({ ...info(e.manifest, e.commit), turn: t.number, ended: t.ended, tools: tools.get(e.manifest.id) ?? [], uncovered: e.manifest.uncovered ?? [], left: e.manifest.left ?? [], rewind: previews[k] as TurnInfo['rewind'] });
-      });
-    }
-    return out.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.turn - a.turn));
-  }
-
-  /** What restoring `chain` (newest first) would do now, without writing: a plan and the HEAD check. */
-  private async preview(chain: StackEntry[], read: ReadIndexResult | null): Promise<TurnInfo['rewind']> {
-    const reasons: string[] = [];
-    let changes = 0;
-    let pruned = 0;
-    try {
-      const plan = await planRestore(this.repo, chain, read, read?.stat ?? null);
-      changes = plan.paths.length;
-      pruned = plan.pruned.length;
-      for (const c of plan.conflicts) reasons.push(`${c.path} (${c.part}) changed after the turn: sealed ${c.expected}, found ${c.found}`);
-    } catch (e) {
-      if (!(e instanceof ScalpelError)) throw e;
-      reasons.push(e.message.split('\n')[0]);
-    }
-    const head = await this.headCheck(chain[chain.length - 1]);
-    if (head && headRefusal(head)) reasons.push(head.complete ? `commits made since were pushed (${head.pushed.map((p) => p.ref).join(', ')})` : 'HEAD moved and whether its new commits were pushed is unknown');
-    return { refused: reasons.length > 0, reasons, changes, pruned, headMoved: head !== null };
-  }
-
-  /**
-   * Undo a turn and every later one of its session: the newest turn that changed anything, or
-   * `turn` (its number in the session, or a snapshot id). Without `session`, the session of the
-   * worktree's newest such turn (a harness may give a conversation a new id after a resume).
-   * Restore's semantics and refusals.
-   */
-  async rewind(opts: { session?: string; turn?: string; dryRun?: boolean; force?: boolean; verifyIndex?: boolean } = {}): Promise<RestoreReport> {
-    const session = opts.session ?? (await this.newestTurnSession());
-    const chain = await this.stack(session).walk();
-    const target = rewindTarget(chain, session, opts.turn);
-    return this.restoreOn(this.stack(session), { session, id: target.manifest.id, dryRun: opts.dryRun, force: opts.force, verifyIndex: opts.verifyIndex }, { rewind: true });
-  }
-
-  /** The sessions of this worktree (names of their refs). */
-  private async sessions(): Promise<string[]> {
-    const prefix = `refs/scalpel/${this.repo.worktreeId}/`;
-    return [...(await this.repo.refs.list(prefix)).keys()].map((r) => r.slice(prefix.length)).filter((s) => !s.includes('/')).sort();
-  }
-
-  private async newestTurnSession(): Promise<string> {
-    let best: { session: string; at: string } | null = null;
-    for (const session of await this.sessions()) {
-      const chain = await this.stack(session).walk((e) => !!e.manifest.turn && e.manifest.captured.roots.length > 0);
-      const e = chain[chain.length - 1];
-      if (!e?.manifest.turn || e.manifest.captured.roots.length === 0) continue;
-      if (!best || e.manifest.createdAt > best.at) best = { session, at: e.manifest.createdAt };
-    }
-    if (!best) {
-      const undoable = (await this.rewinds().head()) !== null;
-      throw new ScalpelError('SNAPSHOT_NOT_FOUND', `nothing to rewind: no turn of this worktree changed anything${undoable ? ' (the newest rewind can be undone: rewind --undo)' : ''}`, { session: null });
-    }
-    return best.session;
-  }
-
-  async list(opts: { session?: string } = {}): Promise<SnapshotInfo[]> {
-    return (await this.stack(opts.session).walk()).map((e) => info(e.manifest, e.commit));
-  }
-
-  async show(opts: { session?: string; id: string }): Promise<Manifest & { commit: string }> {
-    const chain = await this.stack(opts.session).downTo(opts.id);
-    const e = chain[chain.length - 1];
-    return { ...e.manifest, commit: e.commit };
-  }
-
-  /** Remove snapshots from the stack without restoring them (their objects become unreachable). */
-  async drop(opts: { session?: string; id?: string; all?: boolean }): Promise<string[]> {
-    const stack = this.stack(opts.session);
-    if (!opts.all && !opts.id) throw new ScalpelError('BAD_ARGUMENT', 'drop needs an id or all', { name: 'id' });
-    return stack.locked(async (tx) => {
-      if (opts.all) {
-        const all = await stack.walk(undefined, tx.current);
-        if (all.length) await tx.set(null);
-        const ids = all.map((e) => e.manifest.id);
-        await this.appendLog({ event: 'drop', session: stack.session, ids, paths: [] });
-        return ids;
-      }
-      const chain = await stack.downTo(opts.id as string, tx.current);
-      const target = chain[chain.length - 1];
-      await stack.remove(tx, chain, target);
-      await this.appendLog({ event: 'drop', session: stack.session, ids: [target.manifest.id], paths: target.manifest.captured.roots });
-      return [target.manifest.id];
-    });
-  }
-
-  /** Keep the newest `keep` snapshots of the session; drop the older ones. */
-  async prune(opts: { session?: string; keep: number }): Promise<string[]> {
-    if (!Number.isInteger(opts.keep) || opts.keep < 0) throw new ScalpelError('BAD_ARGUMENT', `keep must be a whole number, got ${opts.keep}`, { name: 'keep' });
-    const stack = this.stack(opts.session);
-    return stack.locked(async (tx) => {
-      const all = await stack.walk(undefined, tx.current);
-      if (all.length <= opts.keep) return [];
-      const dropped = all.slice(opts.keep).map((e) => e.manifest.id);
-      let parent: string | null = null;
-      const batch = this.repo.odb.batch();
-      for (let i = opts.keep - 1; i >= 0; i--) parent = await stack.writeCommit(all[i].manifest, parent, undefined, batch);
-      await batch.flush();
-      await tx.set(parent);
-      await this.appendLog({ event: 'prune', session: stack.session, ids: dropped, paths: [] });
-      return dropped;
-    });
+  /** Record a tool call or a session event of a hook (the log is best effort, as always). */
+  record(rec: Omit<LogRecord, 'at'>): Promise<{ warnings: string[] }> {
+    return log.record(this.ctx, rec);
   }
 
   /** Every snapshot, seal, restore and refusal of the session, oldest first. */
-  async log(opts: { session?: string } = {}): Promise<LogRecord[]> {
-    return this.readLog(opts.session ?? DEFAULT_SESSION);
+  log(opts: { session?: string } = {}): Promise<LogRecord[]> {
+    return log.readLog(this.ctx, opts.session);
   }
-
-  /**
-   * Best effort: a log record that could not be written becomes a warning instead of
-   * failing a snapshot or restore that is done.
-   */
-  private async appendLog(rec: Omit<LogRecord, 'at'>): Promise<void> {
-    const problem = await this.events.append(rec);
-    if (problem) this.warnings.push(problem);
-  }
-
-
-  /** Problems that did not stop an operation (a log record that could not be written). Cleared by takeWarnings(). */
-  private warnings: string[] = [];
-
-  /**
-   * The optional index caches a read left out (git discards one it cannot parse too), as warnings: kept for takeWarnings() and returned for the report and the log.
-   */
-  private readPast(read: ReadIndexResult | null): string[] {
-    if (!read || read.dropped.length === 0) return [];
-    const list = read.dropped.map(describeDropped);
-    this.warnings.push(...list);
-    return list;
-  }
-
-  takeWarnings(): string[] {
-    return this.warnings.splice(0);
-  }
-
-  private readLog(session: string): Promise<LogRecord[]> {
-    return this.events.read(session);
-  }
-
 }
-
-/** HEAD's movement as the log keeps it. */
-function logHead(h: HeadMovement): Record<string, unknown> {
-  return { from: h.from, to: h.to, count: h.count, complete: h.complete, pushed: h.pushed.map((p) => p.ref) };
-}
-
-/** A list the snapshots of `chain` keep (what they could not capture), each path once. */
-function listOf(chain: readonly StackEntry[], key: 'uncovered' | 'left'): string[] {
-  return [...new Set(chain.flatMap((e) => e.manifest[key] ?? []))].sort(compareRel);
-}
-
-function withWarnings(i: SnapshotInfo, warnings: string[]): SnapshotInfo {
-  return warnings.length ? { ...i, warnings } : i;
-}
-
-/** A log record's detail naming what was read past, or nothing. */
-function logWarnings(warnings: string[]): { warnings?: string[] } {
-  return warnings.length ? { warnings } : {};
-}
-
-function logDetail(warnings: string[]): { detail?: Record<string, unknown> } {
-  return warnings.length ? { detail: { warnings } } : {};
-}
-
-function info(m: Manifest, commit: string): SnapshotInfo {
-  let bytes = 0;
-  for (const i of m.captured.items) if (i.kind === 'file') bytes += i.size;
-  return {
-    id: m.id,
-    session: m.session,
-    label: m.label,
-    createdAt: m.createdAt,
-    paths: m.captured.roots,
-    sealed: m.seal !== null,
-    items: m.captured.items.length,
-    entries: m.captured.index.length,
-    bytes,
-    commit,
-    ...absentRoots(m),
-  };
-}
-
-/** The declared paths that held nothing when captured (no file, no index entry): a misspelt path, or one the edit will create. */
-function absentRoots(m: Manifest): { absent?: string[] } {
-  const c = m.captured;
-  const roots = new Set(c.roots);
-  const held = new Set<string>(['']);
-  // each captured path marks the root above it: a walk up to that root, no further (O(what was captured))
-  const mark = (p: string) => {
-    for (let q = p; !held.has(q); q = q.slice(0, Math.max(0, q.lastIndexOf('/')))) {
-      if (roots.has(q)) return void held.add(q);
-      if (q === '') return;
-    }
-  };
-  for (const i of c.items) mark(i.path);
-  for (const e of c.index) mark(e.path);
-  for (const r of c.reuc) mark(r.path);
-  const absent = c.roots.filter((r) => !held.has(r));
-  return absent.length ? { absent } : {};
-}
-
-
-/** Does a (partial) seal hold anything at or beneath `root`, or above it? */
-function sealTouches(seal: Manifest['seal'], root: string): boolean {
-  return !!seal && seal.state.roots.some((r) => covers(r, root) || covers(root, r));
-}
-
-/** Contests, each path and part once (the first record, the agent's state then, stays). */
-function mergeContests(a: readonly Contest[], b: readonly Contest[]): Contest[] {
-  const out = [...a];
-  for (const c of b) if (!out.some((x) => x.path === c.path && x.part === c.part)) out.push(c);
-  return out.sort((x, y) => compareRel(x.path, y.path));
-}
-
-/** `m` with these lists set, each left out when empty (a manifest holds no empty optional list). */
-function withLists(m: Manifest, lists: { uncovered?: string[]; left?: string[]; contested?: Contest[]; provisional?: Provisional[] }): Manifest {
-  const out: Manifest = { ...m };
-  for (const [key, list] of Object.entries(lists) as Array<[keyof typeof lists, unknown[] | undefined]>) {
-    if (list === undefined) continue;
-    if (list.length > 0) (out as unknown as Record<string, unknown>)[key] = list;
-    else delete out[key];
-  }
-  return out;
-}
-
-function newId(): string {
-  return randomHex(4);
-}
-
-export type { StackEntry };

@@ -30,9 +30,6 @@ export function monotonicStamp(): string {
 }
 
 export class EventLog {
-  /** Directories already made by this instance (one mkdir per session, not per record). */
-  private readonly made = new Set<string>();
-
   constructor(
     private readonly fs: Fs,
     private readonly stateDir: string,
@@ -51,10 +48,6 @@ export class EventLog {
     try {
       const at = this.now().toISOString();
       const dir = this.dir(rec.session);
-      if (!this.made.has(dir)) {
-        await mkdirp(this.fs, dir);
-        this.made.add(dir);
-      }
       // a new file written once: a record cut short by a crash is skipped when the log is read.
       // Names sort by the record's time, then by a monotonic clock, so two records one process
       // appends in the same millisecond (a blocked call's start and end) keep their order.
@@ -64,7 +57,7 @@ export class EventLog {
         await this.fs.writeFile(joinPath(dir, name), data, { mode: 0o644, exclusive: true });
       } catch (e) {
         if (fsErrorCode(e) !== 'ENOENT') throw e;
-        await mkdirp(this.fs, dir); // the log directory was removed meanwhile
+        await mkdirp(this.fs, dir); // the session's first record (or its log was removed meanwhile)
         await this.fs.writeFile(joinPath(dir, name), data, { mode: 0o644, exclusive: true });
       }
       return null;
@@ -94,6 +87,5 @@ export class EventLog {
   async remove(session: string): Promise<void> {
     checkSession(session);
     await removeTree(this.fs, this.dir(session));
-    this.made.delete(this.dir(session));
   }
 }
