@@ -25,11 +25,11 @@ export interface EngineContext {
   readonly repo: Repository;
   /** The clock (tests pass their own). */
   readonly now: () => Date;
-  /** The event log (store/log.ts). */
+  /** The event log. */
   readonly events: EventLog;
-  /** Hook tool calls in flight (store/calls.ts). */
+  /** Hook tool calls in flight. */
   readonly calls: CallsInFlight;
-  /** Shell baselines in flight (store/baselines.ts). */
+  /** Shell baselines in flight. */
   readonly baselines: ShellBaselines;
 }
 
@@ -70,8 +70,8 @@ export function captureNow(ctx: EngineContext, roots: readonly string[], warning
 }
 
 /**
- * The optional index caches a read left out (git discards them too: DESIGN "Read what git
- * reads"), as warnings for the operation's result and its log record.
+ * The optional index caches a read left out (git discards one it cannot read too, and reads on),
+ * as warnings for the operation's result and its log record.
  */
 export function readPast(read: ReadIndexResult | null): string[] {
   return !read || read.dropped.length === 0 ? [] : read.dropped.map(describeDropped);

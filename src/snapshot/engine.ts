@@ -1,20 +1,3 @@
-/**
- * The public entry of the snapshot engine: openRepository and ScalpelRepository, whose every
- * method delegates to one operation module of src/snapshot/ (a plain function of the engine
- * context, context.ts, and the method's options, returning its outcome):
- *
- *   stack-verbs.ts   snapshot (push, --into, into a turn), seal, list, show, drop, prune
- *   restore-op.ts    restore: checks first (HEAD, seals, index lock), then writes; force saves
- *   turns.ts         a turn's life (open, extend, seal, retention, idle sessions) and the list of turns
- *   tool-calls.ts    a hook's tool calls: started, ended, finished (joined and sealed), abandoned
- *   shell-steps.ts   a shell command's baseline before it and its changes after it
- *   rewind.ts        rewind and rewind --undo (undo-stack.ts keeps what a rewind replaced)
- *   apply-op.ts      a patch applied with its rollback armed
- *   log-ops.ts       the event log
- *
- * The object holds nothing that changes: what an operation reads past without stopping comes
- * back in its own result (`warnings`), so one object may serve concurrent calls.
- */
 import type { Fs, FsCapabilities } from '../fs/types.js';
 import { joinPath } from '../fs/path.js';
 import { toFs } from '../fs/adapt.js';
@@ -36,6 +19,24 @@ import * as verbs from './stack-verbs.js';
 import * as calls from './tool-calls.js';
 import * as turns from './turns.js';
 import { OUTSIDE_PROMPT, type OpenOptions, type SnapshotOptions, type SnapshotInfo, type RestoreOptions, type RestoreReport, type TurnInfo, type ApplyOptions, type ApplyReport } from './types.js';
+
+/*
+ * The public entry of the snapshot engine: openRepository and ScalpelRepository, whose every
+ * method delegates to one operation module of src/snapshot/ (a plain function of the engine
+ * context, context.ts, and the method's options, returning its outcome):
+ *
+ *   stack-verbs.ts   snapshot (push, --into, into a turn), seal, list, show, drop, prune
+ *   restore-op.ts    restore: checks first (HEAD, seals, index lock), then writes; force saves
+ *   turns.ts         a turn's life (open, extend, seal, retention, idle sessions) and the list of turns
+ *   tool-calls.ts    a hook's tool calls: started, ended, finished (joined and sealed), abandoned
+ *   shell-steps.ts   a shell command's baseline before it and its changes after it
+ *   rewind.ts        rewind and rewind --undo (undo-stack.ts keeps what a rewind replaced)
+ *   apply-op.ts      a patch applied with its rollback armed
+ *   log-ops.ts       the event log
+ *
+ * The object holds nothing that changes: what an operation reads past without stopping comes
+ * back in its own result (`warnings`), so one object may serve concurrent calls.
+ */
 
 export { OUTSIDE_PROMPT };
 export type { OpenOptions, SnapshotOptions, SnapshotInfo, RestoreOptions, RestoreReport, TurnInfo, ApplyOptions, ApplyReport, LogRecord, StackEntry };
@@ -76,7 +77,7 @@ function isFsContract(x: unknown): x is Fs {
 }
 
 export class ScalpelRepository {
-  /** What every operation runs against (context.ts): made once, never changed, so calls may share this object. */
+  /** What every operation runs against: made once, never changed, so calls may share this object. */
   private readonly ctx: EngineContext;
 
   /** @internal Made by openRepository, which finds the repository and probes its filesystem. */

@@ -24,7 +24,7 @@ import type { Repository } from '../repo/repository.js';
 import { callFileName } from './calls.js';
 
 export interface StoredBaseline {
-  /** The baseline's JSON (snapshot/shell.ts encodes and decodes it). */
+  /** The baseline's JSON (format git-scalpel-shell/2). */
   json: Uint8Array;
   /** The index file as it was (null: there was none). */
   index: Uint8Array | null;
