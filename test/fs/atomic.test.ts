@@ -100,7 +100,7 @@ describe.each(ENVS)('atomic helpers on %s', (_name, make) => {
   const prepare = async (env: Env) => env.fs.writeFile(`${env.root}/f`, enc('old content'));
 
   it.each(['throw', 'torn'] as const)('writeFileAtomic: a failure (%s) at any step leaves the old file and no temp file', async (mode) => {
-    const steps = await countSteps(async () => (await make().then(async (e) => (await prepare(e), e))), scenario);
+    const steps = await countSteps(async () => (make().then(async (e) => (await prepare(e), e))), scenario);
     expect(steps).toBeGreaterThanOrEqual(2);
     for (let n = 1; n <= steps; n++) {
       const env = await make();
@@ -129,7 +129,7 @@ describe.each(ENVS)('atomic helpers on %s', (_name, make) => {
       await rejection(f.writeFile(`${env.root}/f`, enc('new content, long enough to tear')));
       expect(await text(env.fs, `${env.root}/f`)).toBe('new content, lon');
     }
-    const steps = await countSteps(async () => (await make().then(async (e) => (await prepare(e), e))), scenario);
+    const steps = await countSteps(async () => (make().then(async (e) => (await prepare(e), e))), scenario);
     for (let n = 1; n <= steps + 1; n++) {
       const env = await make();
       await prepare(env);
@@ -184,7 +184,7 @@ describe.each(ENVS)('atomic helpers on %s', (_name, make) => {
       const ops = dry.calls.map((c) => c.op);
       expect(ops).toEqual(fs.capabilities.renameFollowsSymlinks ? ['unlink', 'symlink'] : ['symlink', 'rename']);
     }
-    const steps = await countSteps(async () => (await make().then(async (e) => (await prep(e), e))), sc);
+    const steps = await countSteps(async () => (make().then(async (e) => (await prep(e), e))), sc);
     for (let n = 1; n <= steps; n++) {
       const env = await make();
       await prep(env);
@@ -249,7 +249,7 @@ describe.each(ENVS)('atomic helpers on %s', (_name, make) => {
       }
     };
     const prep = async (env: Env) => env.fs.writeFile(`${env.root}/index`, enc('OLD'));
-    const steps = await countSteps(async () => (await make().then(async (e) => (await prep(e), e))), sc);
+    const steps = await countSteps(async () => (make().then(async (e) => (await prep(e), e))), sc);
     // create, write, rename (and on memfs an unlink of the target before the rename)
     expect([3, 4]).toContain(steps);
     for (let n = 1; n <= steps; n++) {

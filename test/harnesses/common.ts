@@ -718,7 +718,7 @@ export async function startModelServer(handler: ModelHandler, opts: { logFile?: 
   const requests: RecordedRequest[] = [];
   const errors: string[] = [];
   let seq = 0;
-  const server = http.createServer(async (req, res) => {
+  const serveOne = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const body = await readBody(req);
     const rec: RecordedRequest = { seq: ++seq, t: Date.now(), method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
     try {
@@ -738,6 +738,13 @@ export async function startModelServer(handler: ModelHandler, opts: { logFile?: 
       rec.status = 500;
     }
     if (opts.logFile) appendFileSync(opts.logFile, JSON.stringify({ seq: rec.seq, t: rec.t, method: rec.method, url: rec.url, kind: rec.kind, status: rec.status, headers: rec.headers, body: rec.json ?? rec.body }) + '\n');
+  };
+  // a request whose body could not be read is an error of the run, not an unhandled rejection
+  const server = http.createServer((req, res) => {
+    serveOne(req, res).catch((e: unknown) => {
+      errors.push(`${req.method ?? ''} ${req.url ?? ''}: ${String((e as Error)?.stack ?? e)}`);
+      res.destroy();
+    });
   });
   server.keepAliveTimeout = 1000;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
