@@ -5,7 +5,21 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'dist-check/**', 'node_modules/**', 'bench/work/**', 'fixtures/**', 'conformance/**', 'test/harnesses/.payloads/**', 'test/package/consumer/**', '**/*.cjs', '**/*.mjs', 'vitest.*.ts'] },
+  {
+    ignores: [
+      'dist/**',
+      'dist-check/**',
+      'node_modules/**',
+      'bench/work/**',
+      'fixtures/**',
+      'conformance/**',
+      'test/harnesses/.payloads/**',
+      'test/package/consumer/**',
+      '**/*.cjs',
+      '**/*.mjs',
+      'vitest.*.ts',
+    ],
+  },
   {
     files: ['**/*.ts'],
     languageOptions: { parser: tseslint.parser, parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

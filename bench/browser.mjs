@@ -45,7 +45,9 @@ const log = (s) => console.error(s);
 
 // ---- the repository, as files for the page
 const repo = await makeRepo({ files: 10_000, dirs: 200, dir: path.join(WORK_DIR, 'browser-repo-10k'), log });
-log(`repository: ${repo.dir} (${repo.entries} entries, index ${repo.indexBytes} bytes${repo.built ? `, built in ${repo.ms} ms` : ', reused'})`);
+log(
+  `repository: ${repo.dir} (${repo.entries} entries, index ${repo.indexBytes} bytes${repo.built ? `, built in ${repo.ms} ms` : ', reused'})`,
+);
 
 function git(args) {
   const r = spawnSync('git', args, { cwd: repo.dir, encoding: 'utf8', maxBuffer: 64 << 20 });
@@ -58,7 +60,11 @@ const regular = git(['ls-files', '-s'])
   .split('\n')
   .filter((l) => l.startsWith('100644 '))
   .map((l) => l.slice(l.indexOf('\t') + 1));
-const PATHS = [regular[Math.floor(regular.length / 4)], regular[Math.floor(regular.length / 2)], regular[Math.floor((3 * regular.length) / 4)]];
+const PATHS = [
+  regular[Math.floor(regular.length / 4)],
+  regular[Math.floor(regular.length / 2)],
+  regular[Math.floor((3 * regular.length) / 4)],
+];
 const objects = fs.readdirSync(path.join(repo.gitDir, 'objects', 'pack')).filter((n) => n.endsWith('.pack')).length;
 const loose = fs.readdirSync(path.join(repo.gitDir, 'objects')).filter((n) => /^[0-9a-f]{2}$/.test(n)).length;
 log(`objects: ${objects} pack(s), ${loose} loose fan-out directories; paths: ${PATHS.join(', ')}`);
@@ -121,7 +127,15 @@ fs.rmSync(profile, { recursive: true, force: true });
 const context = await chromium.launchPersistentContext(profile, {
   executablePath: CHROMIUM,
   headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 });
 const results = { loads: {}, rows: [], hash: null, inflate: null };
 try {
@@ -162,12 +176,32 @@ const cell = (xs) => {
   const s = stats(xs);
   return `${f(s.median)} (${f(s.min)}–${f(s.max)})`;
 };
-const rows = results.rows.map((r) => [r.kind, r.column, r.platform, cell(r.samples.snapshot), cell(r.samples.restore), cell(r.samples.open), `${r.verified}/${r.verified}`]);
+const rows = results.rows.map((r) => [
+  r.kind,
+  r.column,
+  r.platform,
+  cell(r.samples.snapshot),
+  cell(r.samples.restore),
+  cell(r.samples.open),
+  `${r.verified}/${r.verified}`,
+]);
 const out = [];
 out.push(`browser bench: ${results.userAgent}`);
-out.push(`10,000-entry repository (index ${repo.indexBytes} bytes), paths ${PATHS.join(', ')}; ms, median (min–max) of ${RUNS} runs after ${WARMUP} warm-ups`);
+out.push(
+  `10,000-entry repository (index ${repo.indexBytes} bytes), paths ${PATHS.join(', ')}; ms, median (min–max) of ${RUNS} runs after ${WARMUP} warm-ups`,
+);
 out.push('');
-out.push(table(['fs', 'column', 'platform', 'snapshot 3 paths', 'restore 3 paths', 'openRepository', 'verified'], rows, ['l', 'l', 'l', 'r', 'r', 'r', 'r']));
+out.push(
+  table(['fs', 'column', 'platform', 'snapshot 3 paths', 'restore 3 paths', 'openRepository', 'verified'], rows, [
+    'l',
+    'l',
+    'l',
+    'r',
+    'r',
+    'r',
+    'r',
+  ]),
+);
 out.push('');
 const h = results.hash;
 const z = results.inflate;
@@ -175,14 +209,28 @@ out.push(
   table(
     ['10 MB buffer', 'pure JS', 'web API', 'pure / web'],
     [
-      ['SHA-1: @noble/hashes vs crypto.subtle.digest', cell(h.noble), cell(h.webcrypto), (med(h.noble) / med(h.webcrypto)).toFixed(1) + '×'],
-      [`inflate (${(z.compressed / 2 ** 20).toFixed(1)} MB zlib): pako vs DecompressionStream`, cell(z.pako), cell(z.decompressionStream), (med(z.pako) / med(z.decompressionStream)).toFixed(1) + '×'],
+      [
+        'SHA-1: @noble/hashes vs crypto.subtle.digest',
+        cell(h.noble),
+        cell(h.webcrypto),
+        (med(h.noble) / med(h.webcrypto)).toFixed(1) + '×',
+      ],
+      [
+        `inflate (${(z.compressed / 2 ** 20).toFixed(1)} MB zlib): pako vs DecompressionStream`,
+        cell(z.pako),
+        cell(z.decompressionStream),
+        (med(z.pako) / med(z.decompressionStream)).toFixed(1) + '×',
+      ],
     ],
     ['l', 'r', 'r', 'r'],
   ),
 );
 out.push('');
-out.push(`loading (untimed in the rows): ${Object.entries(results.loads).map(([k, v]) => `${k} ${v.files} files in ${(v.ms / 1000).toFixed(1)} s`).join(', ')}`);
+out.push(
+  `loading (untimed in the rows): ${Object.entries(results.loads)
+    .map(([k, v]) => `${k} ${v.files} files in ${(v.ms / 1000).toFixed(1)} s`)
+    .join(', ')}`,
+);
 console.log(out.join('\n'));
 
 const record = {
@@ -191,7 +239,14 @@ const record = {
   userAgent: results.userAgent,
   runs: RUNS,
   warmup: WARMUP,
-  repository: { entries: repo.entries, indexBytes: repo.indexBytes, packs: objects, looseFanout: loose, manifestEntries: manifest.length, bytes: data.length },
+  repository: {
+    entries: repo.entries,
+    indexBytes: repo.indexBytes,
+    packs: objects,
+    looseFanout: loose,
+    manifestEntries: manifest.length,
+    bytes: data.length,
+  },
   paths: PATHS,
   loads: results.loads,
   rows: results.rows.map((r) => ({

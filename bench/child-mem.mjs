@@ -33,7 +33,9 @@ if (mode === 'ours' || mode === 'ours-pure') {
     const bytes = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
     const index = decodeIndex(bytes, opts);
     let acc = 0;
-    forEachEntry(index, (e) => { acc += e.path.length + e.oidBytes[0]; });
+    forEachEntry(index, (e) => {
+      acc += e.path.length + e.oidBytes[0];
+    });
     const out = encodeIndex(index, opts);
     if (!Buffer.from(out.buffer, out.byteOffset, out.byteLength).equals(b)) throw new Error('re-encode is not byte-identical');
     return { bytes, index, out, acc };

@@ -170,7 +170,17 @@ export async function makeRepo({ files = 100_000, dirs = 2_000, seed = 42, dir, 
       const stamp = JSON.parse(fs.readFileSync(stampPath, 'utf8'));
       const same = Object.keys(want).every((k) => stamp[k] === want[k]);
       if (same && readEntryCount(indexPath) === stamp.entries) {
-        return { dir, gitDir: path.join(dir, '.git'), indexPath, files, built: false, ms: 0, indexBytes: fs.statSync(indexPath).size, entries: stamp.entries, stamp };
+        return {
+          dir,
+          gitDir: path.join(dir, '.git'),
+          indexPath,
+          files,
+          built: false,
+          ms: 0,
+          indexBytes: fs.statSync(indexPath).size,
+          entries: stamp.entries,
+          stamp,
+        };
       }
     } catch {
       /* no usable stamp: build */

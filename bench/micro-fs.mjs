@@ -31,7 +31,20 @@ function countingFs() {
   const base = nodeFs();
   const counts = {};
   const fsx = { ...base };
-  for (const k of ['readFile', 'writeFile', 'lstat', 'stat', 'readdir', 'readlink', 'symlink', 'mkdir', 'rmdir', 'unlink', 'rename', 'chmod']) {
+  for (const k of [
+    'readFile',
+    'writeFile',
+    'lstat',
+    'stat',
+    'readdir',
+    'readlink',
+    'symlink',
+    'mkdir',
+    'rmdir',
+    'unlink',
+    'rename',
+    'chmod',
+  ]) {
     const f = base[k];
     fsx[k] = async (...a) => {
       const t = performance.now();
@@ -50,7 +63,11 @@ function countingFs() {
 const show = (label, ms, counts) => {
   const total = Object.values(counts).reduce((a, c) => a + c.n, 0);
   const sum = Object.values(counts).reduce((a, c) => a + c.ms, 0);
-  console.log(`  ${label}: ${ms.toFixed(0)} ms; ${total} Fs calls, ${sum.toFixed(0)} ms awaited: ${Object.entries(counts).map(([k, c]) => `${k} ${c.n} (${c.ms.toFixed(1)} ms)`).join(', ')}`);
+  console.log(
+    `  ${label}: ${ms.toFixed(0)} ms; ${total} Fs calls, ${sum.toFixed(0)} ms awaited: ${Object.entries(counts)
+      .map(([k, c]) => `${k} ${c.n} (${c.ms.toFixed(1)} ms)`)
+      .join(', ')}`,
+  );
 };
 
 if (!only || only === 'counts') {
@@ -102,16 +119,26 @@ if (!only || only === 'patterns') {
   };
   const pool = async (k, f) => {
     let i = 0;
-    await Promise.all(Array.from({ length: k }, async () => {
-      while (i < files.length) await f(files[i++]);
-    }));
+    await Promise.all(
+      Array.from({ length: k }, async () => {
+        while (i < files.length) await f(files[i++]);
+      }),
+    );
   };
   const missing = (p) => `${p}.absent`;
-  await time('fsp.lstat, sequential', async () => { for (const p of files) await fsp.lstat(p, { bigint: true }); });
-  await time('fs.lstatSync', () => { for (const p of files) fs.lstatSync(p, { bigint: true }); });
-  await time('fsp.readFile + SHA-1, sequential', async () => { for (const p of files) hash(await fsp.readFile(p)); });
+  await time('fsp.lstat, sequential', async () => {
+    for (const p of files) await fsp.lstat(p, { bigint: true });
+  });
+  await time('fs.lstatSync', () => {
+    for (const p of files) fs.lstatSync(p, { bigint: true });
+  });
+  await time('fsp.readFile + SHA-1, sequential', async () => {
+    for (const p of files) hash(await fsp.readFile(p));
+  });
   await time('fsp.readFile + SHA-1, 32 in flight', () => pool(32, async (p) => hash(await fsp.readFile(p))));
-  await time('fs.readFileSync + SHA-1', () => { for (const p of files) hash(fs.readFileSync(p)); });
+  await time('fs.readFileSync + SHA-1', () => {
+    for (const p of files) hash(fs.readFileSync(p));
+  });
   await time('lstat + readFile + SHA-1 + lstat(object path), fsp sequential', async () => {
     for (const p of files) {
       await fsp.lstat(p, { bigint: true });
@@ -119,11 +146,13 @@ if (!only || only === 'patterns') {
       await fsp.lstat(missing(p)).catch(() => null);
     }
   });
-  await time('the same, 32 in flight', () => pool(32, async (p) => {
-    await fsp.lstat(p, { bigint: true });
-    hash(await fsp.readFile(p));
-    await fsp.lstat(missing(p)).catch(() => null);
-  }));
+  await time('the same, 32 in flight', () =>
+    pool(32, async (p) => {
+      await fsp.lstat(p, { bigint: true });
+      hash(await fsp.readFile(p));
+      await fsp.lstat(missing(p)).catch(() => null);
+    }),
+  );
   await time('the same, synchronous calls', () => {
     for (const p of files) {
       fs.lstatSync(p, { bigint: true });

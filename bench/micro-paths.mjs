@@ -45,7 +45,9 @@ function time(label, f, runs = 15) {
 const td = new TextDecoder('utf-8');
 const w1252 = new TextDecoder('windows-1252');
 console.log(`${n} paths, ${len.reduce((a, b) => a + b, 0)} path bytes, index ${bytes.length} bytes`);
-time('library: decodeIndex + e.path for all (current code)', () => decodeIndex(bytes, { verifyChecksum: false }).entries.map((e) => e.path));
+time('library: decodeIndex + e.path for all (current code)', () =>
+  decodeIndex(bytes, { verifyChecksum: false }).entries.map((e) => e.path),
+);
 time('  decodeIndex alone (checksum off)', () => decodeIndex(bytes, { verifyChecksum: false }));
 time('copy every path byte into one buffer + 1 TextDecoder + substring', () => {
   let total = 0;

@@ -60,7 +60,17 @@ if (process.env.GIT_SCALPEL_PROFILE_CHILD) {
   const before = new Set(fs.readdirSync(outDir));
   const r = spawnSync(
     process.execPath,
-    ['--expose-gc', ...(opt('--node-flags', '') || '').split(' ').filter(Boolean), '--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', outDir, fileURLToPath(import.meta.url), ...argv],
+    [
+      '--expose-gc',
+      ...(opt('--node-flags', '') || '').split(' ').filter(Boolean),
+      '--cpu-prof',
+      '--cpu-prof-interval',
+      '100',
+      '--cpu-prof-dir',
+      outDir,
+      fileURLToPath(import.meta.url),
+      ...argv,
+    ],
     { env: { ...process.env, GIT_SCALPEL_PROFILE_CHILD: repo.indexPath }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
   );
   if (r.status !== 0) throw new Error(`profiled run exited ${r.status}`);
@@ -93,7 +103,9 @@ function summarise(prof, profFile) {
   const pct = (us) => `${((100 * us) / total).toFixed(1).padStart(5)}%`;
   console.log(`profile ${path.relative(ROOT, profFile)}: ${(total / 1000).toFixed(0)} ms sampled`);
   console.log('\nself time by function:');
-  for (const [k, us] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);
+  for (const [k, us] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, 25))
+    console.log(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);
   console.log('\nself time by file:');
-  for (const [k, us] of [...files].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);
+  for (const [k, us] of [...files].sort((a, b) => b[1] - a[1]).slice(0, 12))
+    console.log(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);
 }

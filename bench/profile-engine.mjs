@@ -74,19 +74,41 @@ if (process.env.GIT_SCALPEL_PROFILE_CHILD) {
     throw new Error(`unknown --op ${OP}`);
   }
   const warm = OP === 'snapshot-nm' ? 1 : 3; // the first iterations (JIT warm-up) are not counted
-  console.log(JSON.stringify({ windows: windows.slice(warm), msPerIteration: times.slice(warm).sort((a, b) => a - b)[Math.floor((times.length - warm) / 2)] }));
+  console.log(
+    JSON.stringify({
+      windows: windows.slice(warm),
+      msPerIteration: times.slice(warm).sort((a, b) => a - b)[Math.floor((times.length - warm) / 2)],
+    }),
+  );
 } else {
   const outDir = path.join(WORK_DIR, 'prof');
   fs.mkdirSync(outDir, { recursive: true });
   const before = new Set(fs.readdirSync(outDir));
   const r = spawnSync(
     process.execPath,
-    ['--expose-gc', ...(opt('--node-flags', '') || '').split(' ').filter(Boolean), '--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', outDir, fileURLToPath(import.meta.url), ...argv],
-    { env: { ...process.env, GIT_SCALPEL_PROFILE_CHILD: '1' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 },
+    [
+      '--expose-gc',
+      ...(opt('--node-flags', '') || '').split(' ').filter(Boolean),
+      '--cpu-prof',
+      '--cpu-prof-interval',
+      '100',
+      '--cpu-prof-dir',
+      outDir,
+      fileURLToPath(import.meta.url),
+      ...argv,
+    ],
+    {
+      env: { ...process.env, GIT_SCALPEL_PROFILE_CHILD: '1' },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      maxBuffer: 64 << 20,
+    },
   );
   if (r.status !== 0) throw new Error(`profiled run exited ${r.status}`);
   const { windows, msPerIteration } = JSON.parse(r.stdout.trim().split('\n').pop());
-  console.log(`--op ${OP}: ${windows.length} iterations counted, median ${msPerIteration.toFixed(1)} ms per operation (wall, under the profiler)`);
+  console.log(
+    `--op ${OP}: ${windows.length} iterations counted, median ${msPerIteration.toFixed(1)} ms per operation (wall, under the profiler)`,
+  );
   const made = fs.readdirSync(outDir).filter((f) => f.endsWith('.cpuprofile') && !before.has(f));
   const profFile = path.join(outDir, made[made.length - 1]);
   summarise(JSON.parse(fs.readFileSync(profFile, 'utf8')), profFile, windows);
@@ -142,10 +164,13 @@ function summarise(prof, profFile, windows) {
       `(windows span ${(spanned / 1000).toFixed(0)} ms); percentages are of the in-window samples`,
   );
   console.log('\nself time by function:');
-  for (const [k, us] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);
+  for (const [k, us] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, 30))
+    console.log(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);
   console.log('\ntotal time (self and callees) by function, library code only:');
   const lib = [...total].filter(([k]) => k.includes('dist/'));
-  for (const [k, us] of lib.sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);
+  for (const [k, us] of lib.sort((a, b) => b[1] - a[1]).slice(0, 30))
+    console.log(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);
   console.log('\nself time by file:');
-  for (const [k, us] of [...files].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);
+  for (const [k, us] of [...files].sort((a, b) => b[1] - a[1]).slice(0, 15))
+    console.log(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);
 }

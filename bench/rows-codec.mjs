@@ -32,7 +32,9 @@ export function visit(index) {
 }
 
 function sameBytes(a, b) {
-  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+  return (
+    a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength))
+  );
 }
 
 export function codecRows({ repo }) {
@@ -80,7 +82,11 @@ export function codecRows({ repo }) {
       name: '· decode only (checksum on)',
       prepare: { ours: () => readBytes(file) },
       ours: (bytes) => decodeIndex(bytes),
-      check: { ours: (ix) => { if (entryCount(ix) !== entries) throw new Error('wrong entry count'); } },
+      check: {
+        ours: (ix) => {
+          if (entryCount(ix) !== entries) throw new Error('wrong entry count');
+        },
+      },
       ref: MAIN,
     },
     {
@@ -99,7 +105,11 @@ export function codecRows({ repo }) {
       name: '· encode only (after decode)',
       prepare: { ours: () => decodeIndex(readBytes(file)) },
       ours: (index) => encodeIndex(index),
-      check: { ours: (out) => { if (!sameBytes(out, original)) throw new Error('encode is not byte-identical'); } },
+      check: {
+        ours: (out) => {
+          if (!sameBytes(out, original)) throw new Error('encode is not byte-identical');
+        },
+      },
       ref: MAIN,
     },
     {

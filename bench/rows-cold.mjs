@@ -21,7 +21,21 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkRestored, checkStashCreate, dirtyForRestore, edit, git, gitRestore, group100k, nmCleanup, nmPrepare, nmGroup, SESSION_RESTORE, SESSION_SNAPSHOT, stashCreate } from './rows-engine.mjs';
+import {
+  checkRestored,
+  checkStashCreate,
+  dirtyForRestore,
+  edit,
+  git,
+  gitRestore,
+  group100k,
+  nmCleanup,
+  nmPrepare,
+  nmGroup,
+  SESSION_RESTORE,
+  SESSION_SNAPSHOT,
+  stashCreate,
+} from './rows-engine.mjs';
 import { smallRepo } from './rows-hooks.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -106,7 +120,8 @@ export function coldRows(ctx, { log = (s) => console.log(s) } = {}) {
       prepare: {
         ours: () => edit(m.dir, [m.paths[0]]),
       },
-      ours: () => spawnSync(process.execPath, [CLI, 'snapshot', '--session', 'cold-cli', '--', m.paths[0]], { cwd: m.dir, encoding: 'utf8' }),
+      ours: () =>
+        spawnSync(process.execPath, [CLI, 'snapshot', '--session', 'cold-cli', '--', m.paths[0]], { cwd: m.dir, encoding: 'utf8' }),
       check: { ours: ok('git-scalpel snapshot') },
       peerName: floorName,
       peer: nodeFloor,

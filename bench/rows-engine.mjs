@@ -41,7 +41,8 @@ const CLI = fileURLToPath(new URL('../dist/git-scalpel.cjs', import.meta.url));
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const COPY_VERSION = 1;
 export const CAPTURES = Number(process.env.BENCH_CAPTURES ?? 5000);
-if (!(Number.isInteger(CAPTURES) && CAPTURES >= 20)) throw new Error(`BENCH_CAPTURES must be a whole number ≥ 20, got ${process.env.BENCH_CAPTURES}`);
+if (!(Number.isInteger(CAPTURES) && CAPTURES >= 20))
+  throw new Error(`BENCH_CAPTURES must be a whole number ≥ 20, got ${process.env.BENCH_CAPTURES}`);
 
 export const SESSION_RESTORE = 'bench-restore';
 export const SESSION_SNAPSHOT = 'bench-snapshot';
@@ -94,11 +95,18 @@ function removeUnreachablePacks(dir) {
   if (!fs.existsSync(packDir)) return;
   const idxs = fs.readdirSync(packDir).filter((n) => n.endsWith('.idx'));
   if (!idxs.length) return;
-  const reachable = new Set(git(dir, ['rev-list', '--objects', '--all']).split('\n').map((l) => l.split(' ')[0]));
+  const reachable = new Set(
+    git(dir, ['rev-list', '--objects', '--all'])
+      .split('\n')
+      .map((l) => l.split(' ')[0]),
+  );
   for (const n of idxs) {
     const r = spawnSync('git', ['show-index'], { cwd: dir, input: fs.readFileSync(path.join(packDir, n)), encoding: 'utf8' });
     if (r.status !== 0) continue;
-    const ids = r.stdout.split('\n').filter(Boolean).map((l) => l.split(' ')[1]);
+    const ids = r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split(' ')[1]);
     if (ids.some((id) => reachable.has(id))) continue;
     for (const ext of ['idx', 'pack', 'rev']) fs.rmSync(path.join(packDir, `${n.slice(0, -4)}.${ext}`), { force: true });
   }
@@ -178,13 +186,15 @@ function once(name, make) {
 
 export function group100k(ctx, name, log) {
   return once(name, async () => {
-      const copy = privateCopy(ctx.repo, name, log);
-      log(`  ${name}: ${copy.copied ? 'copied from' : 'reused copy of'} ${path.basename(ctx.repo.dir)} and reset in ${(copy.ms / 1000).toFixed(1)} s`);
-      const dir = copy.dir;
-      const paths = spreadPaths(dir, [0.01, 0.5, 0.99]);
-      const originals = paths.map((q) => fs.readFileSync(path.join(dir, q)));
-      const repo = await openRepository({ fs, dir });
-      return { dir, paths, originals, repo, indexPath: path.join(dir, '.git', 'index') };
+    const copy = privateCopy(ctx.repo, name, log);
+    log(
+      `  ${name}: ${copy.copied ? 'copied from' : 'reused copy of'} ${path.basename(ctx.repo.dir)} and reset in ${(copy.ms / 1000).toFixed(1)} s`,
+    );
+    const dir = copy.dir;
+    const paths = spreadPaths(dir, [0.01, 0.5, 0.99]);
+    const originals = paths.map((q) => fs.readFileSync(path.join(dir, q)));
+    const repo = await openRepository({ fs, dir });
+    return { dir, paths, originals, repo, indexPath: path.join(dir, '.git', 'index') };
   });
 }
 
@@ -211,7 +221,9 @@ function restoreOurs(g) {
 function checkRestoreOurs(g) {
   return (report) => {
     if (!report.indexWritten || report.restored.length !== 1 || report.paths.length !== 3) {
-      throw new Error(`restore report: indexWritten ${report.indexWritten}, ${report.restored.length} snapshots, ${report.paths.length} paths`);
+      throw new Error(
+        `restore report: indexWritten ${report.indexWritten}, ${report.restored.length} snapshots, ${report.paths.length} paths`,
+      );
     }
     checkRestored(g, 'restore');
   };
@@ -225,7 +237,8 @@ export function stashCreate(dir) {
   return spawnSync('git', ['stash', 'create'], { cwd: dir, encoding: 'utf8' });
 }
 export function checkStashCreate(res) {
-  if (res.status !== 0 || !/^[0-9a-f]{40}$/.test(res.stdout.trim())) throw new Error(`git stash create: ${res.status} '${res.stdout.trim()}' ${res.stderr}`);
+  if (res.status !== 0 || !/^[0-9a-f]{40}$/.test(res.stdout.trim()))
+    throw new Error(`git stash create: ${res.status} '${res.stdout.trim()}' ${res.stderr}`);
 }
 
 /**
@@ -264,7 +277,9 @@ async function captureSetup(log) {
   const dir = path.join(WORK_DIR, 'engine-captures-1k');
   const t0 = performance.now();
   const built = await makeRepo({ files: CAPTURE_FILES, dirs: 40, seed: 7, dir, force: true });
-  log(`  engine-captures-1k: built (${built.entries} files, index ${built.indexBytes} bytes) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  log(
+    `  engine-captures-1k: built (${built.entries} files, index ${built.indexBytes} bytes) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
   return dir;
 }
 
@@ -275,7 +290,8 @@ async function captureRowMeasure({ runs, dir, row }) {
   const indexBefore = { sha: sha1(fs.readFileSync(indexPath)), mtimeMs: fs.statSync(indexPath).mtimeMs };
   const snap = (session) => () => repo.snapshot(paths, { session });
   const checkInfo = (info) => {
-    if (info.items !== 3 || info.entries !== 3) throw new Error(`snapshot captured ${info.items} items / ${info.entries} entries, expected 3 / 3`);
+    if (info.items !== 3 || info.entries !== 3)
+      throw new Error(`snapshot captured ${info.items} items / ${info.entries} entries, expected 3 / 3`);
   };
 
   // warm the JIT on a throw-away session, then capture #1..#runs of the deep session, timed
@@ -310,7 +326,8 @@ async function captureRowMeasure({ runs, dir, row }) {
   const depth = Number(git(dir, ['rev-list', '--count', repo.sessionRef('deep')]).trim());
   if (depth !== CAPTURES + runs) throw new Error(`deep session holds ${depth} snapshots, expected ${CAPTURES + runs}`);
   const indexAfter = { sha: sha1(fs.readFileSync(indexPath)), mtimeMs: fs.statSync(indexPath).mtimeMs };
-  if (indexAfter.sha !== indexBefore.sha || indexAfter.mtimeMs !== indexBefore.mtimeMs) throw new Error('the index changed during the capture row');
+  if (indexAfter.sha !== indexBefore.sha || indexAfter.mtimeMs !== indexBefore.mtimeMs)
+    throw new Error('the index changed during the capture row');
   const slice = (a, b) => stats([...each.subarray(a, b)]).median;
   const firstStats = stats(firstOfDeep);
   const pushInfo = {
@@ -337,38 +354,40 @@ const NM_VERSION = 1;
 
 export function nmGroup(ctx, log) {
   return once('engine-nm', async () => {
-      const src = path.join(ctx.root, 'node_modules');
-      const dir = path.join(WORK_DIR, 'engine-nm');
-      const stampPath = `${dir}.stamp.json`;
-      const lock = path.join(ctx.root, 'package-lock.json');
-      const want = { version: NM_VERSION, lock: fs.existsSync(lock) ? sha1(fs.readFileSync(lock)) : 'none' };
-      const t0 = performance.now();
-      let made = false;
-      if (!(sameStamp(readStamp(stampPath), want) && fs.existsSync(path.join(dir, '.git', 'index')))) {
-        fs.rmSync(stampPath, { force: true });
-        const trash = moveAside(dir);
-        fs.mkdirSync(dir, { recursive: true });
-        git(dir, ['init', '-q', '-b', 'main']);
-        git(dir, ['config', 'user.name', 'Bench']);
-        git(dir, ['config', 'user.email', 'bench@example.invalid']);
-        git(dir, ['config', 'gc.auto', '0']);
-        run('cp', ['-a', src, path.join(dir, 'node_modules')]);
-        git(dir, ['add', '-A']);
-        git(dir, ['commit', '-q', '-m', 'node_modules of git-scalpel']);
-        if (trash) fs.rmSync(trash, { recursive: true, force: true });
-        fs.writeFileSync(stampPath, JSON.stringify({ ...want, builtAt: new Date().toISOString() }, null, 2) + '\n');
-        made = true;
-      }
-      resetScratch(dir);
-      const entries = git(dir, ['ls-files', '-z']).split('\0').filter(Boolean).length;
-      const bytes = dirBytes(path.join(dir, 'node_modules'));
-      const fractions = Array.from({ length: 10 }, (_, i) => (i + 0.5) / 10);
-      // source-sized files (≤ 256 KiB): one multi-megabyte bundle among the ten (the tree's own
-      // typescript.js is 9 MB) turns the row into a measure of zlib, the same C code on both sides
-      const paths = spreadPaths(dir, fractions, 'node_modules', { maxBytes: 256 << 10 });
-      log(`  engine-nm: ${made ? 'built' : 'reused'} (${entries} files, ${(bytes / 2 ** 20).toFixed(1)} MB) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-      const repo = await openRepository({ fs, dir });
-      return { dir, entries, bytes, paths, repo, sessions: [] };
+    const src = path.join(ctx.root, 'node_modules');
+    const dir = path.join(WORK_DIR, 'engine-nm');
+    const stampPath = `${dir}.stamp.json`;
+    const lock = path.join(ctx.root, 'package-lock.json');
+    const want = { version: NM_VERSION, lock: fs.existsSync(lock) ? sha1(fs.readFileSync(lock)) : 'none' };
+    const t0 = performance.now();
+    let made = false;
+    if (!(sameStamp(readStamp(stampPath), want) && fs.existsSync(path.join(dir, '.git', 'index')))) {
+      fs.rmSync(stampPath, { force: true });
+      const trash = moveAside(dir);
+      fs.mkdirSync(dir, { recursive: true });
+      git(dir, ['init', '-q', '-b', 'main']);
+      git(dir, ['config', 'user.name', 'Bench']);
+      git(dir, ['config', 'user.email', 'bench@example.invalid']);
+      git(dir, ['config', 'gc.auto', '0']);
+      run('cp', ['-a', src, path.join(dir, 'node_modules')]);
+      git(dir, ['add', '-A']);
+      git(dir, ['commit', '-q', '-m', 'node_modules of git-scalpel']);
+      if (trash) fs.rmSync(trash, { recursive: true, force: true });
+      fs.writeFileSync(stampPath, JSON.stringify({ ...want, builtAt: new Date().toISOString() }, null, 2) + '\n');
+      made = true;
+    }
+    resetScratch(dir);
+    const entries = git(dir, ['ls-files', '-z']).split('\0').filter(Boolean).length;
+    const bytes = dirBytes(path.join(dir, 'node_modules'));
+    const fractions = Array.from({ length: 10 }, (_, i) => (i + 0.5) / 10);
+    // source-sized files (≤ 256 KiB): one multi-megabyte bundle among the ten (the tree's own
+    // typescript.js is 9 MB) turns the row into a measure of zlib, the same C code on both sides
+    const paths = spreadPaths(dir, fractions, 'node_modules', { maxBytes: 256 << 10 });
+    log(
+      `  engine-nm: ${made ? 'built' : 'reused'} (${entries} files, ${(bytes / 2 ** 20).toFixed(1)} MB) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
+    const repo = await openRepository({ fs, dir });
+    return { dir, entries, bytes, paths, repo, sessions: [] };
   });
 }
 
@@ -553,7 +572,8 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
         s = await S();
       },
       prepare: snapshotPrepare,
-      ours: () => spawnSync(process.execPath, [CLI, 'snapshot', '--session', SESSION_SNAPSHOT, '--', ...s.paths], { cwd: s.dir, encoding: 'utf8' }),
+      ours: () =>
+        spawnSync(process.execPath, [CLI, 'snapshot', '--session', SESSION_SNAPSHOT, '--', ...s.paths], { cwd: s.dir, encoding: 'utf8' }),
       check: {
         ours: (res) => {
           if (res.status !== 0) throw new Error(`git-scalpel snapshot exited ${res.status}: ${res.stderr}`);
@@ -583,7 +603,8 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
           if (info.entries !== n.entries) throw new Error(`snapshot captured ${info.entries} index entries, expected ${n.entries}`);
         },
         peer: (res) => {
-          if (res.status !== 0 || !/^[0-9a-f]{40}$/.test(res.stdout.trim())) throw new Error(`git add -A; git stash create: ${res.status} '${res.stdout.trim()}' ${res.stderr}`);
+          if (res.status !== 0 || !/^[0-9a-f]{40}$/.test(res.stdout.trim()))
+            throw new Error(`git add -A; git stash create: ${res.status} '${res.stdout.trim()}' ${res.stderr}`);
         },
       },
       peerName: '`git add -A` + `git stash create` (processes)',
@@ -595,7 +616,9 @@ export function engineRows(ctx, { log = (s) => console.log(s) } = {}) {
       target: 1.0,
       after: () => nmCleanup(n),
       get note() {
-        return n ? `scratch repo bench/work/engine-nm: ${n.entries} files, ${(n.bytes / 2 ** 20).toFixed(1)} MB; 10 files of at most 256 KiB edited before each call (both sides); 9 runs after 5 warm-ups, as the other rows (the machine is noisy; 3 runs were not enough for a stable median)` : undefined;
+        return n
+          ? `scratch repo bench/work/engine-nm: ${n.entries} files, ${(n.bytes / 2 ** 20).toFixed(1)} MB; 10 files of at most 256 KiB edited before each call (both sides); 9 runs after 5 warm-ups, as the other rows (the machine is noisy; 3 runs were not enough for a stable median)`
+          : undefined;
       },
     },
     {

@@ -22,18 +22,30 @@ export function hook(dir, payload) {
 }
 
 export function checkHook(res) {
-  if (res.status !== 0 || res.stdout !== '' || res.stderr !== '') throw new Error(`hook exited ${res.status}: stdout ${JSON.stringify(res.stdout)} stderr ${res.stderr}`);
+  if (res.status !== 0 || res.stdout !== '' || res.stderr !== '')
+    throw new Error(`hook exited ${res.status}: stdout ${JSON.stringify(res.stdout)} stderr ${res.stderr}`);
 }
 
 const nodeFloor = () => spawnSync(process.execPath, ['-e', '0'], { encoding: 'utf8' });
 
 /** The payloads of one conversation in `dir`, shaped as Claude Code's hooks reference shows them. */
 function payloads(dir) {
-  const common = (event) => ({ session_id: SESSION_ID, transcript_path: `/tmp/${SESSION_ID}.jsonl`, cwd: dir, permission_mode: 'default', hook_event_name: event });
+  const common = (event) => ({
+    session_id: SESSION_ID,
+    transcript_path: `/tmp/${SESSION_ID}.jsonl`,
+    cwd: dir,
+    permission_mode: 'default',
+    hook_event_name: event,
+  });
   let n = 0;
   return {
     prompt: () => ({ ...common('UserPromptSubmit'), prompt: `bench prompt ${++n}` }),
-    write: (rel) => ({ ...common('PreToolUse'), tool_name: 'Write', tool_input: { file_path: path.join(dir, rel), content: 'x' }, tool_use_id: `toolu_bench_${++n}` }),
+    write: (rel) => ({
+      ...common('PreToolUse'),
+      tool_name: 'Write',
+      tool_input: { file_path: path.join(dir, rel), content: 'x' },
+      tool_use_id: `toolu_bench_${++n}`,
+    }),
     stop: () => ({ ...common('Stop'), stop_hook_active: false }),
   };
 }
@@ -71,7 +83,13 @@ export function hookRows(ctx, { log = (s) => console.log(s) } = {}) {
     const is100k = label.startsWith('100');
     // each timed write captures a file the turn does not hold yet
     const nextPath = () => g.paths[k++ % g.paths.length];
-    const common = { group: 'hooks', setup, peerName: '`node -e 0` (process)', peer: nodeFloor, ...(is100k ? { targetMs: 150 } : { target: 1.5 }) };
+    const common = {
+      group: 'hooks',
+      setup,
+      peerName: '`node -e 0` (process)',
+      peer: nodeFloor,
+      ...(is100k ? { targetMs: 150 } : { target: 1.5 }),
+    };
     rows.push(
       {
         ...common,
@@ -121,7 +139,16 @@ function shellRows(get) {
     p = payloads(g.dir);
     checkHook(hook(g.dir, p.prompt()));
   };
-  const bashPre = () => ({ session_id: SESSION_ID, transcript_path: '/tmp/x.jsonl', cwd: g.dir, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_use_id: `toolu_shell_${++n}` });
+  const bashPre = () => ({
+    session_id: SESSION_ID,
+    transcript_path: '/tmp/x.jsonl',
+    cwd: g.dir,
+    permission_mode: 'default',
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: 'npm test' },
+    tool_use_id: `toolu_shell_${++n}`,
+  });
   const bashPost = (pre) => ({ ...pre, hook_event_name: 'PostToolUse', tool_response: { stdout: '', stderr: '', interrupted: false } });
   const status = () => spawnSync('git', ['status', '--porcelain=v2', '-uall'], { cwd: g.dir, encoding: 'utf8', maxBuffer: 1 << 28 });
   const clean = () => git(g.dir, ['checkout', '-q', '--', '.']);
@@ -151,7 +178,14 @@ function shellRows(get) {
       setup: withFiles,
       prepare: { ours: () => finish(), peer: () => finish() },
       ours: pre,
-      check: { ours: checkHook, peer: (r) => r.status === 0 || (() => { throw new Error(`git status: ${r.stderr}`); })() },
+      check: {
+        ours: checkHook,
+        peer: (r) =>
+          r.status === 0 ||
+          (() => {
+            throw new Error(`git status: ${r.stderr}`);
+          })(),
+      },
       peerName: '`git status --porcelain=v2 -uall` (process)',
       peer: status,
       target: 1.5,
@@ -211,7 +245,9 @@ function shellRows(get) {
         const ms = performance.now() - t0;
         const after = objects();
         const grew = before !== after;
-        const turns = JSON.parse(spawnSync(process.execPath, [CLI, 'turns', '--json'], { cwd: g.dir, encoding: 'utf8', maxBuffer: 1 << 26 }).stdout).data;
+        const turns = JSON.parse(
+          spawnSync(process.execPath, [CLI, 'turns', '--json'], { cwd: g.dir, encoding: 'utf8', maxBuffer: 1 << 26 }).stdout,
+        ).data;
         const stored = turns[0]?.paths?.length ?? 0;
         const stats = { n: 1, median: ms, min: ms, max: ms, mean: ms, samples: [ms] };
         readOnly = `objects ${grew ? 'CHANGED' : 'unchanged'} (git count-objects -v), ${stored} path(s) in the turn; ${(ms / 60).toFixed(0)} ms per hook process`;

@@ -23,7 +23,13 @@ import { checkHook, hook } from './rows-hooks.mjs';
 
 const SESSION_ID = '00000000-bench-4000-8000-rules0000000';
 
-const common = (dir, event) => ({ session_id: SESSION_ID, transcript_path: `/tmp/${SESSION_ID}.jsonl`, cwd: dir, permission_mode: 'default', hook_event_name: event });
+const common = (dir, event) => ({
+  session_id: SESSION_ID,
+  transcript_path: `/tmp/${SESSION_ID}.jsonl`,
+  cwd: dir,
+  permission_mode: 'default',
+  hook_event_name: event,
+});
 
 /** Two private copies of the 100k repository: one plain, one with a root `* text=auto` (untracked: it applies all the same). */
 function groups(ctx, log) {
@@ -49,7 +55,12 @@ export function ruleRows(ctx, { log = (s) => console.log(s) } = {}) {
     g = await get();
   };
   let n = 0;
-  const bashPre = (dir) => ({ ...common(dir, 'PreToolUse'), tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_use_id: `toolu_rules_${++n}` });
+  const bashPre = (dir) => ({
+    ...common(dir, 'PreToolUse'),
+    tool_name: 'Bash',
+    tool_input: { command: 'npm test' },
+    tool_use_id: `toolu_rules_${++n}`,
+  });
   const bashPost = (pre) => ({ ...pre, hook_event_name: 'PostToolUse', tool_response: { stdout: '', stderr: '', interrupted: false } });
   // the baseline just taken is finished untimed (its PostToolUse), so the next starts from a settled turn
   const pending = new Map();
@@ -96,7 +107,7 @@ export function ruleRows(ctx, { log = (s) => console.log(s) } = {}) {
 
   return [
     shellPreRow({
-      note: 'the price of keeping a shell baseline gc-safe: the tree of the index\'s ~100,000 objects, written when the index changed',
+      note: "the price of keeping a shell baseline gc-safe: the tree of the index's ~100,000 objects, written when the index changed",
       name: 'shell pre-capture after the index changed (writes the tree of its objects), 100,000 entries (process)',
       peerName: 'the same, index unchanged since the last one (that tree reused)',
       ours: 'plain',
@@ -130,7 +141,7 @@ export function ruleRows(ctx, { log = (s) => console.log(s) } = {}) {
       peer: () => g.plain.repo.snapshot(g.plain.paths, { session: 'bench-rules' }),
     },
     shellPreRow({
-      note: 'the rule\'s worst case: every tracked file of the tree read for a shell baseline',
+      note: "the rule's worst case: every tracked file of the tree read for a shell baseline",
       name: 'shell pre-capture under `* text=auto`, clean 100,000-file tree (process)',
       peerName: 'the same with no attribute file',
       ours: 'attr',
@@ -161,7 +172,12 @@ export function ruleRows(ctx, { log = (s) => console.log(s) } = {}) {
       prepare: {
         ours: () => {
           openTurn(g.plain.dir);
-          const pre = { ...common(g.plain.dir, 'PreToolUse'), tool_name: 'Write', tool_input: { file_path: path.join(g.plain.dir, g.plain.paths[n++ % 3]), content: 'x' }, tool_use_id: `toolu_rules_w${n}` };
+          const pre = {
+            ...common(g.plain.dir, 'PreToolUse'),
+            tool_name: 'Write',
+            tool_input: { file_path: path.join(g.plain.dir, g.plain.paths[n++ % 3]), content: 'x' },
+            tool_use_id: `toolu_rules_w${n}`,
+          };
           checkHook(hook(g.plain.dir, pre));
           edit(g.plain.dir, [g.plain.paths[(n - 1) % 3]]);
           return pre;

@@ -50,7 +50,9 @@ console.log(`  cpu       ${info.cpu} × ${info.cores} cores, ${info.memoryGiB} G
 console.log(`  versions  node ${info.node} (V8 ${info.v8}), git ${info.git}, isomorphic-git ${info.isomorphicGit}`);
 console.log(`  checkout  ${info.checkout}`);
 console.log(`  load avg  ${info.loadavg.join(' ')} (1/5/15 min) at start`);
-console.log(`  method    median of ${RUNS} runs after ${WARMUP} warm-ups, ours and peer interleaved, ${FORCE_GC ? 'global.gc() before each timed call' : hasGc ? 'no forced GC (--no-gc: steady state, GC debt carries over between runs)' : 'NO global.gc (run with --expose-gc)'}`);
+console.log(
+  `  method    median of ${RUNS} runs after ${WARMUP} warm-ups, ours and peer interleaved, ${FORCE_GC ? 'global.gc() before each timed call' : hasGc ? 'no forced GC (--no-gc: steady state, GC debt carries over between runs)' : 'NO global.gc (run with --expose-gc)'}`,
+);
 if (RUNS < 7) console.log('  warning   fewer than 7 runs: medians are noisy');
 
 const repo = await makeRepo({ log: (s) => console.log(s) });
@@ -62,7 +64,14 @@ console.log('');
 
 const ctx = { repo, root: ROOT };
 const log = (s) => console.log(s);
-let rows = [...codecRows(ctx).map((r) => Object.assign(r, { group: 'codec' })), ...engineRows(ctx, { log }), ...applyRows(ctx, { log }), ...hookRows(ctx, { log }), ...ruleRows(ctx, { log }), ...coldRows(ctx, { log })];
+let rows = [
+  ...codecRows(ctx).map((r) => Object.assign(r, { group: 'codec' })),
+  ...engineRows(ctx, { log }),
+  ...applyRows(ctx, { log }),
+  ...hookRows(ctx, { log }),
+  ...ruleRows(ctx, { log }),
+  ...coldRows(ctx, { log }),
+];
 if (ONLY) rows = rows.filter((r) => r.group === ONLY || `${r.name} ${r.peerName ?? ''}`.includes(ONLY));
 const ENGINE_MEMORY = MEMORY && (!ONLY || ONLY === 'engine' || 'peak memory of a restore'.includes(ONLY));
 
@@ -89,7 +98,12 @@ const lines = results.map((r) => {
   const refRow = r.peer ? r : r.row.ref ? byName.get(r.row.ref) : null;
   const ratio = refRow?.peer && r.ours ? r.ours.median / refRow.peer.median : null;
   // a row's line is a ratio to its peer (target) or, for the hook rows, wall time (targetMs)
-  const pass = r.row.targetMs !== undefined && r.ours ? r.ours.median <= r.row.targetMs : r.row.target === undefined || ratio === null ? null : ratio <= r.row.target;
+  const pass =
+    r.row.targetMs !== undefined && r.ours
+      ? r.ours.median <= r.row.targetMs
+      : r.row.target === undefined || ratio === null
+        ? null
+        : ratio <= r.row.target;
   r.ratio = ratio;
   r.pass = pass;
   return [
@@ -104,16 +118,22 @@ const lines = results.map((r) => {
   ];
 });
 console.log('');
-console.log(`Timing (ms: median (min–max) of the row's runs; runs+warm-ups per row; ratio = median ours / median peer, paired = median of per-run ratios)`);
+console.log(
+  `Timing (ms: median (min–max) of the row's runs; runs+warm-ups per row; ratio = median ours / median peer, paired = median of per-run ratios)`,
+);
 console.log('');
-console.log(table(['row', 'runs', 'ours ms', 'peer', 'peer ms', 'ratio', 'target', 'result'], lines, ['l', 'r', 'r', 'l', 'r', 'r', 'l', 'l']));
+console.log(
+  table(['row', 'runs', 'ours ms', 'peer', 'peer ms', 'ratio', 'target', 'result'], lines, ['l', 'r', 'r', 'l', 'r', 'r', 'l', 'l']),
+);
 for (const r of results) if (r.row.note) console.log(`  ${r.row.name}: ${r.row.note}`);
 
 let memory = null;
 let restoreMemory = null;
 if (ENGINE_MEMORY) {
   console.log('');
-  console.log('Peak memory of a restore (fresh `node --expose-gc bench/child-mem.mjs restore` process per sample, median of 3; baseline = RSS after imports + openRepository + gc)');
+  console.log(
+    'Peak memory of a restore (fresh `node --expose-gc bench/child-mem.mjs restore` process per sample, median of 3; baseline = RSS after imports + openRepository + gc)',
+  );
   console.log('');
   const t = performance.now();
   restoreMemory = await engineMemory(ctx, { repeat: 3, log });
@@ -121,17 +141,28 @@ if (ENGINE_MEMORY) {
   const m = restoreMemory;
   console.log(
     table(
-      ['row', 'index file', 'peak RSS − baseline (samples)', '× file', 'retained heap', 'retained external', 'target ≤ 4× file + 40 MB', 'result'],
-      [[
-        'peak memory of a restore (3 paths, worktree + index)',
-        fmtMB(m.fileBytes),
-        `${fmtMB(m.peakRssDelta)} (${m.samples.map((x) => (x / 2 ** 20).toFixed(1)).join(', ')})`,
-        `${(m.peakRssDelta / m.fileBytes).toFixed(2)}×`,
-        fmtMB(m.retainedHeapDelta),
-        fmtMB(m.retainedExternalDelta),
-        `≤ ${fmtMB(m.limit)}`,
-        m.pass ? 'PASS' : 'FAIL',
-      ]],
+      [
+        'row',
+        'index file',
+        'peak RSS − baseline (samples)',
+        '× file',
+        'retained heap',
+        'retained external',
+        'target ≤ 4× file + 40 MB',
+        'result',
+      ],
+      [
+        [
+          'peak memory of a restore (3 paths, worktree + index)',
+          fmtMB(m.fileBytes),
+          `${fmtMB(m.peakRssDelta)} (${m.samples.map((x) => (x / 2 ** 20).toFixed(1)).join(', ')})`,
+          `${(m.peakRssDelta / m.fileBytes).toFixed(2)}×`,
+          fmtMB(m.retainedHeapDelta),
+          fmtMB(m.retainedExternalDelta),
+          `≤ ${fmtMB(m.limit)}`,
+          m.pass ? 'PASS' : 'FAIL',
+        ],
+      ],
       ['l', 'r', 'r', 'r', 'r', 'r', 'l', 'l'],
     ),
   );
@@ -139,7 +170,9 @@ if (ENGINE_MEMORY) {
 
 if (MEMORY && !ONLY) {
   console.log('');
-  console.log('Peak memory (fresh `node --expose-gc bench/child-mem.mjs` process per sample, median of 3; baseline = RSS after imports + gc)');
+  console.log(
+    'Peak memory (fresh `node --expose-gc bench/child-mem.mjs` process per sample, median of 3; baseline = RSS after imports + gc)',
+  );
   console.log('');
   memory = codecMemory({ repo, repeat: 3 });
   const limit = (m) => 4 * m.fileBytes + 40 * 2 ** 20;
@@ -162,8 +195,17 @@ if (MEMORY && !ONLY) {
 
 const total = (performance.now() - started) / 1000;
 console.log('');
-console.log(`time per group: ${Object.entries(groupSeconds).map(([g, x]) => `${g} ${x.toFixed(1)} s`).join(', ')} (engine includes scratch-repo setup; capture row depth BENCH_CAPTURES=${CAPTURES})`);
-console.log(`load avg at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}; total ${total.toFixed(1)} s; sink ${sink.value % 997}`);
+console.log(
+  `time per group: ${Object.entries(groupSeconds)
+    .map(([g, x]) => `${g} ${x.toFixed(1)} s`)
+    .join(', ')} (engine includes scratch-repo setup; capture row depth BENCH_CAPTURES=${CAPTURES})`,
+);
+console.log(
+  `load avg at end ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}; total ${total.toFixed(1)} s; sink ${sink.value % 997}`,
+);
 
 fs.mkdirSync(path.dirname(JSON_OUT), { recursive: true });
 fs.writeFileSync(

@@ -19,12 +19,25 @@ import { fileURLToPath } from 'node:url';
 import { openRepository } from 'git-scalpel';
 import { makeRepo, WORK_DIR } from './make-repo.mjs';
 import { cliOption, fmtMB, fmtMs, machineInfo, measureRow, runChild, stats, table } from './lib.mjs';
-import { checkRestored, checkStashCreate, dirtyForRestore, edit, git, gitRestore, spreadPaths, SESSION_RESTORE, SESSION_SNAPSHOT, stashCreate } from './rows-engine.mjs';
+import {
+  checkRestored,
+  checkStashCreate,
+  dirtyForRestore,
+  edit,
+  git,
+  gitRestore,
+  spreadPaths,
+  SESSION_RESTORE,
+  SESSION_SNAPSHOT,
+  stashCreate,
+} from './rows-engine.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(HERE);
 const argv = process.argv.slice(2);
-const SIZES = String(cliOption('--sizes', '10000,100000,1000000', argv)).split(',').map(Number);
+const SIZES = String(cliOption('--sizes', '10000,100000,1000000', argv))
+  .split(',')
+  .map(Number);
 const RUNS = Number(cliOption('--runs', 7, argv));
 const JSON_OUT = cliOption('--json', path.join(WORK_DIR, 'scale.json'), argv);
 if (SIZES.some((n) => !(Number.isInteger(n) && n >= 100)) || !(RUNS >= 1)) throw new Error('--sizes: whole numbers ≥ 100; --runs ≥ 1');
@@ -42,7 +55,9 @@ for (const files of SIZES) {
   const dir = path.join(WORK_DIR, `scale-${files}`);
   const t0 = performance.now();
   const built = await makeRepo({ files, dirs: Math.max(5, Math.round(files / 50)), dir, log: (s) => console.log(`  ${s}`) });
-  console.log(`  scale-${files}: ${built.built ? 'built' : 'reused'}, ${built.entries} entries, index ${fmtMB(built.indexBytes)} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `  scale-${files}: ${built.built ? 'built' : 'reused'}, ${built.entries} entries, index ${fmtMB(built.indexBytes)} in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
   // a clean start: no stacks or stashes of an earlier run
   fs.rmSync(path.join(dir, '.git', 'scalpel'), { recursive: true, force: true });
   fs.rmSync(path.join(dir, '.git', 'refs', 'scalpel'), { recursive: true, force: true });
@@ -103,7 +118,9 @@ for (const files of SIZES) {
   const peak = stats(mem.map((m) => m.peakRssDelta)).median;
   const limit = 4 * built.indexBytes + 40 * 2 ** 20;
   results.push({ files, entries: built.entries, indexBytes: built.indexBytes, runs, warmup, restore, snapshot, peak, limit });
-  console.log(`  scale-${files}: restore ${restore.ours.median.toFixed(1)} ms vs git ${restore.peer.median.toFixed(1)} ms; snapshot ${snapshot.ours.median.toFixed(1)} ms vs git stash create ${snapshot.peer.median.toFixed(1)} ms; peak ${fmtMB(peak)}`);
+  console.log(
+    `  scale-${files}: restore ${restore.ours.median.toFixed(1)} ms vs git ${restore.peer.median.toFixed(1)} ms; snapshot ${snapshot.ours.median.toFixed(1)} ms vs git stash create ${snapshot.peer.median.toFixed(1)} ms; peak ${fmtMB(peak)}`,
+  );
 }
 
 console.log('');
@@ -111,7 +128,19 @@ console.log('Restore and snapshot of 3 paths by index size (ms: median (min–ma
 console.log('');
 console.log(
   table(
-    ['entries', 'index', 'runs', 'restore', 'git restore', 'ratio (≤ 0.7×)', 'snapshot', 'git stash create', 'ratio (≤ 0.05×)', 'peak RSS of a restore', 'line: 4× index + 40 MB'],
+    [
+      'entries',
+      'index',
+      'runs',
+      'restore',
+      'git restore',
+      'ratio (≤ 0.7×)',
+      'snapshot',
+      'git stash create',
+      'ratio (≤ 0.05×)',
+      'peak RSS of a restore',
+      'line: 4× index + 40 MB',
+    ],
     results.map((r) => [
       r.entries.toLocaleString('en-US'),
       fmtMB(r.indexBytes),
@@ -128,7 +157,12 @@ console.log(
     ['r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
   ),
 );
-console.log(`load avg at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(
+  `load avg at end ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
 fs.mkdirSync(path.dirname(JSON_OUT), { recursive: true });
 fs.writeFileSync(JSON_OUT, JSON.stringify({ info, results }, null, 2) + '\n');
 console.log(`results written to ${path.relative(process.cwd(), JSON_OUT)}`);

@@ -46,19 +46,24 @@ describe('TREE / REUC / config decoders on hostile input', () => {
   it('corrupted real payloads give a typed error, or decode to something that re-encodes to the same bytes', () => {
     expect(payloads.length).toBeGreaterThan(5);
     fc.assert(
-      fc.property(fc.constantFrom(...payloads), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 3 }), fc.nat(), (p, edits, cut) => {
-        const b = p.bytes.slice(0, p.bytes.length - (cut % 3 === 0 ? cut % 7 : 0));
-        for (const [at, v] of edits) if (b.length) b[at % b.length] = v;
-        try {
-          const w = new ByteWriter();
-          if (p.sig === 'TREE') encodeCacheTree(w, decodeCacheTree(b, 0, b.length, p.fmt), p.fmt);
-          else encodeResolveUndo(w, decodeResolveUndo(b, 0, b.length, p.fmt), p.fmt);
-          expect(toHex(w.finish())).toBe(toHex(b)); // strict parsing: only canonical bytes decode
-        } catch (e) {
-          if (!(e instanceof ScalpelError)) throw e;
-          expect(typeof e.data.offset).toBe('number');
-        }
-      }),
+      fc.property(
+        fc.constantFrom(...payloads),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 3 }),
+        fc.nat(),
+        (p, edits, cut) => {
+          const b = p.bytes.slice(0, p.bytes.length - (cut % 3 === 0 ? cut % 7 : 0));
+          for (const [at, v] of edits) if (b.length) b[at % b.length] = v;
+          try {
+            const w = new ByteWriter();
+            if (p.sig === 'TREE') encodeCacheTree(w, decodeCacheTree(b, 0, b.length, p.fmt), p.fmt);
+            else encodeResolveUndo(w, decodeResolveUndo(b, 0, b.length, p.fmt), p.fmt);
+            expect(toHex(w.finish())).toBe(toHex(b)); // strict parsing: only canonical bytes decode
+          } catch (e) {
+            if (!(e instanceof ScalpelError)) throw e;
+            expect(typeof e.data.offset).toBe('number');
+          }
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -77,10 +82,15 @@ describe('TREE / REUC / config decoders on hostile input', () => {
         ([fmt, nodes], picks) => {
           // paths made mostly of names that occur in the tree, so they reach real subtrees
           const names = nodes.slice(1).map((n) => new TextDecoder().decode(n.name));
-          const paths = picks.map((parts) => parts.map((x) => (typeof x === 'number' ? (names.length ? names[x % names.length] : 'a') : x)).join('/'));
+          const paths = picks.map((parts) =>
+            parts.map((x) => (typeof x === 'number' ? (names.length ? names[x % names.length] : 'a') : x)).join('/'),
+          );
           const bytes = encode(nodes, fmt);
           const enc = new TextEncoder();
-          const got = invalidateCacheTreeBytes(scanCacheTree(bytes, 0, bytes.length, fmt), paths.map((p) => enc.encode(p)));
+          const got = invalidateCacheTreeBytes(
+            scanCacheTree(bytes, 0, bytes.length, fmt),
+            paths.map((p) => enc.encode(p)),
+          );
           let want = nodes;
           for (const p of paths) want = invalidateCacheTree(want, enc.encode(p));
           expect(toHex(got)).toBe(toHex(encode(want, fmt)));
@@ -104,9 +114,12 @@ describe('TREE / REUC / config decoders on hostile input', () => {
 
   it('random config text parses or gives a typed error', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom('[', ']', '"', '\\', '=', '\n', ' ', '#', ';', 'a', 'b', '.', '1', '\t', 'x') }), (s) => {
-        typedOnly(() => GitConfig.parse(s).get('a.b'));
-      }),
+      fc.property(
+        fc.string({ unit: fc.constantFrom('[', ']', '"', '\\', '=', '\n', ' ', '#', ';', 'a', 'b', '.', '1', '\t', 'x') }),
+        (s) => {
+          typedOnly(() => GitConfig.parse(s).get('a.b'));
+        },
+      ),
       { numRuns: 1000 },
     );
   });

@@ -28,7 +28,19 @@ function decodeOrTypedError(bytes: Uint8Array, objectFormat: ObjectFormat, verif
   } catch (e) {
     if (!(e instanceof ScalpelError)) throw new Error(`untyped ${String(e)}\n${(e as Error).stack}`);
     expect(typeof e.code).toBe('string');
-    if (['TRUNCATED', 'BAD_ENTRY', 'BAD_EXTENSION', 'BAD_EWAH', 'CHECKSUM_MISMATCH', 'BAD_SIGNATURE', 'BAD_VERSION', 'UNKNOWN_MANDATORY_EXTENSION', 'BAD_VARINT'].includes(e.code)) {
+    if (
+      [
+        'TRUNCATED',
+        'BAD_ENTRY',
+        'BAD_EXTENSION',
+        'BAD_EWAH',
+        'CHECKSUM_MISMATCH',
+        'BAD_SIGNATURE',
+        'BAD_VERSION',
+        'UNKNOWN_MANDATORY_EXTENSION',
+        'BAD_VARINT',
+      ].includes(e.code)
+    ) {
       expect(typeof e.data.offset, `${e.code} carries a byte offset: ${e.message}`).toBe('number');
     }
   }
@@ -59,12 +71,17 @@ describe('index decoder on hostile input', () => {
 
   it('random bytes after a valid header give a typed error', () => {
     fc.assert(
-      fc.property(fc.constantFrom(2, 3, 4), fc.integer({ min: 0, max: 0xffffffff }), fc.uint8Array({ maxLength: 600 }), (v, count, body) => {
-        const b = new Uint8Array(12 + body.length + 20);
-        b.set([0x44, 0x49, 0x52, 0x43, 0, 0, 0, v, count >>> 24, (count >>> 16) & 255, (count >>> 8) & 255, count & 255]);
-        b.set(body, 12);
-        decodeOrTypedError(withTrailer(b, 'sha1'), 'sha1');
-      }),
+      fc.property(
+        fc.constantFrom(2, 3, 4),
+        fc.integer({ min: 0, max: 0xffffffff }),
+        fc.uint8Array({ maxLength: 600 }),
+        (v, count, body) => {
+          const b = new Uint8Array(12 + body.length + 20);
+          b.set([0x44, 0x49, 0x52, 0x43, 0, 0, 0, v, count >>> 24, (count >>> 16) & 255, (count >>> 8) & 255, count & 255]);
+          b.set(body, 12);
+          decodeOrTypedError(withTrailer(b, 'sha1'), 'sha1');
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -93,7 +110,10 @@ describe('index decoder on hostile input', () => {
         }
         const hashLen = f.meta.objectFormat === 'sha256' ? 32 : 20;
         if (i < 12) expect(['BAD_SIGNATURE', 'BAD_VERSION', 'CHECKSUM_MISMATCH', 'TRUNCATED']).toContain(code);
-        else expect(code).toBe(i >= b.length - hashLen && b.subarray(b.length - hashLen).every((x) => x === 0) ? undefined : 'CHECKSUM_MISMATCH');
+        else
+          expect(code).toBe(
+            i >= b.length - hashLen && b.subarray(b.length - hashLen).every((x) => x === 0) ? undefined : 'CHECKSUM_MISMATCH',
+          );
       }),
       { numRuns: 300 },
     );
@@ -101,11 +121,15 @@ describe('index decoder on hostile input', () => {
 
   it('bit flips and byte changes behind a recomputed trailer give a typed error or a decodable index', () => {
     fc.assert(
-      fc.property(fixtureArb, fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }), (f, edits) => {
-        const b = f.bytes.slice();
-        for (const [at, v] of edits) b[at % b.length] = v;
-        decodeOrTypedError(withTrailer(b, f.meta.objectFormat), f.meta.objectFormat);
-      }),
+      fc.property(
+        fixtureArb,
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }),
+        (f, edits) => {
+          const b = f.bytes.slice();
+          for (const [at, v] of edits) b[at % b.length] = v;
+          decodeOrTypedError(withTrailer(b, f.meta.objectFormat), f.meta.objectFormat);
+        },
+      ),
       { numRuns: 1000 },
     );
   });

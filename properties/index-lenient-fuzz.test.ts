@@ -45,7 +45,10 @@ type Mutation =
   | { kind: 'u32'; at: number; value: number };
 
 const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
-  fc.record({ kind: fc.constant('set' as const), edits: fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }) }),
+  fc.record({
+    kind: fc.constant('set' as const),
+    edits: fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }),
+  }),
   fc.record({ kind: fc.constant('cut' as const), at: fc.nat() }),
   fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), bytes: fc.uint8Array({ minLength: 1, maxLength: 16 }) }),
   fc.record({ kind: fc.constant('replace' as const), bytes: fc.uint8Array({ maxLength: 200 }) }),
@@ -82,7 +85,9 @@ function mutate(p: Uint8Array, m: Mutation): Uint8Array {
 
 /** The extensions encodeIndex writes for `idx`: all, except an IEOT of fewer than two blocks (git writes none). */
 function written(idx: GitIndex, n: number): string[] {
-  return idx.extensions.filter((x) => !(x.signature === 'IEOT' && 'blocks' in x && ieotCounts(x.blocks, n) === null)).map((x) => x.signature);
+  return idx.extensions
+    .filter((x) => !(x.signature === 'IEOT' && 'blocks' in x && ieotCounts(x.blocks, n) === null))
+    .map((x) => x.signature);
 }
 
 function strictOutcome(bytes: Uint8Array, fmt: Format): string | null {
@@ -129,7 +134,10 @@ describe('lenient index decode on hostile cache extensions', () => {
         // written out: a strict decoder accepts it, with exactly the extensions kept
         const out = encodeIndex(idx, { hash: nodeHash });
         const again = decodeIndex(out, { objectFormat: t.fmt, hash: nodeHash });
-        expect(again.extensions.map((x) => x.signature), t.name).toEqual(written(idx, idx.entries.length));
+        expect(
+          again.extensions.map((x) => x.signature),
+          t.name,
+        ).toEqual(written(idx, idx.entries.length));
         expect(again.entries.length).toBe(idx.entries.length);
       }),
       { numRuns: 600 },
@@ -141,22 +149,26 @@ describe('lenient index decode on hostile cache extensions', () => {
 
   it('random bytes anywhere behind a recomputed trailer: lenient gives a decoded index or a typed error', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: targets.length - 1 }), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }), (ti, edits) => {
-        const t = targets[ti];
-        const body = t.bytes.slice(0, t.bytes.length - (t.fmt === 'sha256' ? 32 : 20));
-        for (const [at, v] of edits) body[at % body.length] = v;
-        // no spans: rebuild keeps the (edited) header and entries and every byte after them as is
-        const bytes = rebuild(body, t.fmt, body.length, []);
-        const t0 = performance.now();
-        try {
-          const idx = decodeIndex(bytes, { objectFormat: t.fmt, hash: nodeHash, lenient: true });
-          for (const e of idx.entries.slice(0, 20)) void (e.path, e.oid, e.stat, e.flags);
-        } catch (e) {
-          if (!(e instanceof ScalpelError)) throw new Error(`untyped ${String(e)}\n${(e as Error).stack}`);
-          expect(typeof e.data.offset).toBe('number');
-        }
-        expect(performance.now() - t0).toBeLessThan(1000);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: targets.length - 1 }),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }),
+        (ti, edits) => {
+          const t = targets[ti];
+          const body = t.bytes.slice(0, t.bytes.length - (t.fmt === 'sha256' ? 32 : 20));
+          for (const [at, v] of edits) body[at % body.length] = v;
+          // no spans: rebuild keeps the (edited) header and entries and every byte after them as is
+          const bytes = rebuild(body, t.fmt, body.length, []);
+          const t0 = performance.now();
+          try {
+            const idx = decodeIndex(bytes, { objectFormat: t.fmt, hash: nodeHash, lenient: true });
+            for (const e of idx.entries.slice(0, 20)) void (e.path, e.oid, e.stat, e.flags);
+          } catch (e) {
+            if (!(e instanceof ScalpelError)) throw new Error(`untyped ${String(e)}\n${(e as Error).stack}`);
+            expect(typeof e.data.offset).toBe('number');
+          }
+          expect(performance.now() - t0).toBeLessThan(1000);
+        },
+      ),
       { numRuns: 300 },
     );
   });

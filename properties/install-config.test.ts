@@ -73,7 +73,12 @@ function show(v: J, r: R, s: Style, indent: string): string {
   const chance = (p: number) => s.comments && r() < p;
   if (entries.length === 0) {
     if (!s.comments || r() < 0.5) return open + close;
-    return pick(r, [`${open} /* empty */ ${close}`, `${open}/**/${close}`, `${open} // empty${s.nl}${indent}${close}`, `${open}${s.nl}${child}// inside${s.nl}${indent}${close}`]);
+    return pick(r, [
+      `${open} /* empty */ ${close}`,
+      `${open}/**/${close}`,
+      `${open} // empty${s.nl}${indent}${close}`,
+      `${open}${s.nl}${child}// inside${s.nl}${indent}${close}`,
+    ]);
   }
   const multi = r() < 0.6;
   let out = open;
@@ -161,10 +166,15 @@ describe('install on random settings files', () => {
         for (const e of spec.events) {
           const groups = hooksAfter[e.event];
           expect(groups.slice(0, -1)).toEqual(hooksBefore[e.event] ?? []);
-          expect(groups[groups.length - 1]).toEqual({ ...(e.matcher !== undefined ? { matcher: e.matcher } : {}), hooks: [spec.handler(command)] });
+          expect(groups[groups.length - 1]).toEqual({
+            ...(e.matcher !== undefined ? { matcher: e.matcher } : {}),
+            hooks: [spec.handler(command)],
+          });
         }
         const ourEvents = spec.events.map((e) => e.event);
-        expect(Object.fromEntries(Object.entries(hooksAfter).filter(([k]) => !ourEvents.includes(k)))).toEqual(Object.fromEntries(Object.entries(hooksBefore).filter(([k]) => !ourEvents.includes(k))));
+        expect(Object.fromEntries(Object.entries(hooksAfter).filter(([k]) => !ourEvents.includes(k)))).toEqual(
+          Object.fromEntries(Object.entries(hooksBefore).filter(([k]) => !ourEvents.includes(k))),
+        );
         expect(withoutKey(after, 'hooks')).toEqual(withoutKey(before, 'hooks'));
         // only inserted, in the file's line endings
         expect(isSubsequence(text, out)).toBe(true);
@@ -190,7 +200,12 @@ describe('install on random settings files', () => {
         const r = prng(seed);
         const comments = HARNESS_SPECS[harness].comments;
         const doc = Object.fromEntries(some(r, KEYS, 3).map((k) => [k, randomValue(r, 2)])) as { [k: string]: J };
-        if (r() < 0.7) doc.mcpServers = Object.fromEntries(some(r, ['files', 'db'], 1).concat('github').map((k) => [k, { command: k, args: ['-y'] }]));
+        if (r() < 0.7)
+          doc.mcpServers = Object.fromEntries(
+            some(r, ['files', 'db'], 1)
+              .concat('github')
+              .map((k) => [k, { command: k, args: ['-y'] }]),
+          );
         const text = document(doc, r, randomStyle(r, comments));
         const plan = planMcpInstall(text, { harness, server });
         expect(plan.action).toBe('installed');
@@ -212,7 +227,10 @@ describe('install on random settings files', () => {
       fc.property(fc.integer(), fc.integer({ min: 1, max: 2 }), (seed, count) => {
         const r = prng(seed);
         const style = randomStyle(r, true, true);
-        const root = r() < 0.5 ? Array.from({ length: Math.floor(r() * 4) }, () => randomValue(r, 3)) : Object.fromEntries(some(r, KEYS, 4).map((k) => [k, randomValue(r, 3)]));
+        const root =
+          r() < 0.5
+            ? Array.from({ length: Math.floor(r() * 4) }, () => randomValue(r, 3))
+            : Object.fromEntries(some(r, KEYS, 4).map((k) => [k, randomValue(r, 3)]));
         const text = document(root, r, style);
         const dialect = { comments: true, trailingCommas: true };
         const tree = parseJsonTree(text, dialect);
@@ -226,7 +244,10 @@ describe('install on random settings files', () => {
         const target = pick(r, containers);
         const path = getNodePath(target);
         const before = valueOf(target);
-        const added = Array.from({ length: count }, (_, k) => ({ ...(target.type === 'object' ? { key: `new key ${k}` } : {}), value: k === 0 ? { nested: [1, { deep: true }] } : 'added' }));
+        const added = Array.from({ length: count }, (_, k) => ({
+          ...(target.type === 'object' ? { key: `new key ${k}` } : {}),
+          value: k === 0 ? { nested: [1, { deep: true }] } : 'added',
+        }));
         const out = applyEdits(text, [insertEdit(text, target, added, detectLayout(text, tree.root))]);
         const after = parseJsonTree(out, dialect);
         if (!after.root) throw new Error(`${after.problem.message}: ${JSON.stringify(out)}`);
@@ -260,7 +281,15 @@ const TOML_VALUES = [
   '"""\nmulti\n# last line"""',
   '[\n  ["nested"],\n  [ "arrays" ],\n]',
 ];
-const TABLES = ['profiles.fast', 'model_providers.local', 'mcp_servers.docs', 'mcp_servers."other one"', 'features', 'projects."/home/u/p"', 'tui'];
+const TABLES = [
+  'profiles.fast',
+  'model_providers.local',
+  'mcp_servers.docs',
+  'mcp_servers."other one"',
+  'features',
+  'projects."/home/u/p"',
+  'tui',
+];
 
 /** A config.toml as people keep it (null when the pieces drawn do not make valid TOML). */
 function randomToml(r: R, withOurs: boolean): string | null {
@@ -275,7 +304,14 @@ function randomToml(r: R, withOurs: boolean): string | null {
   const oursAt = withOurs ? Math.floor(r() * (tables.length + 1)) : -1;
   tables.forEach((t, i) => {
     if (i === oursAt) blocks.push(ours(r, nl));
-    blocks.push([`[${t}]${pick(r, ['', ' # table'])}`, ...keyvals(Math.floor(r() * 3)), ...(r() < 0.3 ? ['# trailing comment'] : []), ...(r() < 0.3 ? [''] : [])].join(nl));
+    blocks.push(
+      [
+        `[${t}]${pick(r, ['', ' # table'])}`,
+        ...keyvals(Math.floor(r() * 3)),
+        ...(r() < 0.3 ? ['# trailing comment'] : []),
+        ...(r() < 0.3 ? [''] : []),
+      ].join(nl),
+    );
   });
   if (oursAt === tables.length) blocks.push(ours(r, nl));
   if (r() < 0.2) blocks.push(`[[array.tables]]${nl}name = "one"${nl}${nl}[[array.tables]]${nl}name = "two"`);
@@ -290,7 +326,11 @@ function randomToml(r: R, withOurs: boolean): string | null {
 
 /** Our table as a person may have edited it: other keys, a comment, a sub-table. */
 function ours(r: R, nl: string): string {
-  const lines = [pick(r, ['[mcp_servers.git-scalpel]', '[mcp_servers."git-scalpel"]', "[ mcp_servers . 'git-scalpel' ]"]), "command = 'git-scalpel'", 'args = [ "mcp" ]  # ours'];
+  const lines = [
+    pick(r, ['[mcp_servers.git-scalpel]', '[mcp_servers."git-scalpel"]', "[ mcp_servers . 'git-scalpel' ]"]),
+    "command = 'git-scalpel'",
+    'args = [ "mcp" ]  # ours',
+  ];
   if (r() < 0.5) lines.push('tool_timeout_sec = 300');
   if (r() < 0.3) lines.push('', '[mcp_servers.git-scalpel.env]', 'X = "1"');
   return lines.join(nl);
@@ -332,7 +372,9 @@ describe('install --mcp on random config.toml files', () => {
         const text = randomToml(prng(seed), true);
         fc.pre(text !== null);
         const before = parseTomlText(text!);
-        expect(planMcpInstall(text, { harness: 'codex', server: { command: 'git-scalpel', args: ['mcp'] } }).action).toBe('already-installed');
+        expect(planMcpInstall(text, { harness: 'codex', server: { command: 'git-scalpel', args: ['mcp'] } }).action).toBe(
+          'already-installed',
+        );
         const back = planMcpInstall(text, { harness: 'codex', server, uninstall: true });
         expect(back.action).toBe('uninstalled');
         const rest = back.text ?? '';

@@ -42,7 +42,14 @@ const content = fc.oneof(fc.constantFrom('', 'x', 'hello\n', 'other\n'), fc.stri
 export const wtOpArb: fc.Arbitrary<WtOp> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('file' as const), path: pathArb, content, exec: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('dir' as const), path: pathArb }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('link' as const), path: pathArb, target: fc.oneof(pathArb, fc.constantFrom('missing', '../up', 'a/b')) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('link' as const),
+      path: pathArb,
+      target: fc.oneof(pathArb, fc.constantFrom('missing', '../up', 'a/b')),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('rm' as const), path: pathArb }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('chmod' as const), path: pathArb, exec: fc.boolean() }) },
 );
@@ -51,7 +58,16 @@ export const ixOpArb: fc.Arbitrary<IxOp> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('stage' as const), path: pathArb }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('unstage' as const), path: pathArb }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('conflict' as const), path: pathArb, seed: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('flags' as const), path: pathArb, assumeValid: fc.boolean(), skipWorktree: fc.boolean(), intentToAdd: fc.boolean() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('flags' as const),
+      path: pathArb,
+      assumeValid: fc.boolean(),
+      skipWorktree: fc.boolean(),
+      intentToAdd: fc.boolean(),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('fake-oid' as const), path: pathArb, seed: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('reuc' as const), path: pathArb, seed: fc.nat() }) },
 );
@@ -194,12 +210,18 @@ export async function apply(fs: Fs, op: Op): Promise<void> {
       break;
     case 'conflict': {
       const stages = [1, 2, 3].filter((s, i) => ((op.seed >> i) & 1) === 1 || s === 2);
-      idx.entries = [...others.filter((e) => !underOrAbove(e)), ...stages.map((s) => new IndexEntry({ path: op.path, oid: fakeOid(op.seed + s), mode: 0o100644, stage: s as 1 | 2 | 3 }))];
+      idx.entries = [
+        ...others.filter((e) => !underOrAbove(e)),
+        ...stages.map((s) => new IndexEntry({ path: op.path, oid: fakeOid(op.seed + s), mode: 0o100644, stage: s as 1 | 2 | 3 })),
+      ];
       break;
     }
     case 'flags':
       if (mine.length !== 1 || mine[0].stage !== 0) return;
-      idx.entries = [...others, mine[0].with({ flags: { assumeValid: op.assumeValid, skipWorktree: op.skipWorktree, intentToAdd: op.intentToAdd } })];
+      idx.entries = [
+        ...others,
+        mine[0].with({ flags: { assumeValid: op.assumeValid, skipWorktree: op.skipWorktree, intentToAdd: op.intentToAdd } }),
+      ];
       break;
     case 'fake-oid':
       if (mine.length !== 1) return;
@@ -209,7 +231,11 @@ export async function apply(fs: Fs, op: Op): Promise<void> {
       const enc = utf8Encode(op.path);
       const cur = idx.extensions.find((x) => x.signature === 'REUC');
       const records = cur && 'records' in cur ? cur.records.filter((r) => new TextDecoder().decode(r.path) !== op.path) : [];
-      records.push({ path: enc, modes: [0o100644, 0o100644, op.seed % 2 ? 0 : 0o100644], oids: [fakeOid(op.seed), fakeOid(op.seed + 7), op.seed % 2 ? undefined : fakeOid(op.seed + 9)] });
+      records.push({
+        path: enc,
+        modes: [0o100644, 0o100644, op.seed % 2 ? 0 : 0o100644],
+        oids: [fakeOid(op.seed), fakeOid(op.seed + 7), op.seed % 2 ? undefined : fakeOid(op.seed + 9)],
+      });
       records.sort((x, y) => (new TextDecoder().decode(x.path) < new TextDecoder().decode(y.path) ? -1 : 1));
       idx.extensions = [...idx.extensions.filter((x) => x.signature !== 'REUC'), { signature: 'REUC', records } as IndexExtension];
       break;
@@ -233,7 +259,13 @@ export async function view(fs: Fs, keep: (path: string) => boolean): Promise<Rep
     tree,
     index: idx.entries
       .filter((e) => keep(e.path))
-      .map((e) => ({ path: e.path, stage: e.stage, mode: e.mode, oid: e.oid, flags: `${+e.assumeValid}${+e.skipWorktree}${+e.intentToAdd}` })),
+      .map((e) => ({
+        path: e.path,
+        stage: e.stage,
+        mode: e.mode,
+        oid: e.oid,
+        flags: `${+e.assumeValid}${+e.skipWorktree}${+e.intentToAdd}`,
+      })),
     reuc:
       reuc && 'records' in reuc
         ? reuc.records
@@ -280,7 +312,11 @@ export async function absentAncestors(fs: Fs, roots: readonly string[]): Promise
  * worktree has something there) once it removes each of `created` outside the scope that is then
  * a directory holding nothing but other such directories, deepest first. Returns those removed.
  */
-export function createdDirsRemoved(holds: ReadonlyMap<string, 'dir' | 'other' | 'none'>, created: Iterable<string>, inScope: (p: string) => boolean): Set<string> {
+export function createdDirsRemoved(
+  holds: ReadonlyMap<string, 'dir' | 'other' | 'none'>,
+  created: Iterable<string>,
+  inScope: (p: string) => boolean,
+): Set<string> {
   const depth = (p: string) => p.split('/').length;
   const candidates = [...created].filter((d) => !inScope(d)).sort((a, b) => depth(b) - depth(a));
   const gone = new Set<string>();

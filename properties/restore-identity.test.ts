@@ -4,7 +4,21 @@ import { openRepository } from '../src/snapshot/engine.js';
 import { ScalpelError } from '../src/errors/index.js';
 import type { Fs } from '../src/fs/types.js';
 import { nodeHash } from '../src/hash/node-crypto.js';
-import { ROOT, absentAncestors, apply, aboveRoots, coveredBy, createdDirsRemoved, newRepo, opArb, pathArb, view, wtOpArb, type Op, type RepoView } from './model.js';
+import {
+  ROOT,
+  absentAncestors,
+  apply,
+  aboveRoots,
+  coveredBy,
+  createdDirsRemoved,
+  newRepo,
+  opArb,
+  pathArb,
+  view,
+  wtOpArb,
+  type Op,
+  type RepoView,
+} from './model.js';
 
 /** Are the ancestors of `p` outside the roots directories, or absent (an edit may create those, as `mkdir -p` does)? */
 async function ancestorsOutsideAreDirsOrAbsent(fs: Fs, p: string, roots: string[]): Promise<boolean> {
@@ -74,7 +88,14 @@ describe('restore is the identity inside the scope and leaves the rest as the ed
         examples: [
           // shrunk from the model fix (DESIGN I1, ancestors created to hold a root): the edit makes
           // a/c.txt to hold the root a/c.txt/a; the restore removes it again
-          [{ setup: [{ kind: 'dir', path: 'a' }], setupIndex: [], roots: ['a/c.txt/a', 'b'], edits: [{ kind: 'file', path: 'a/c.txt/a', content: '', exec: false }] }],
+          [
+            {
+              setup: [{ kind: 'dir', path: 'a' }],
+              setupIndex: [],
+              roots: ['a/c.txt/a', 'b'],
+              edits: [{ kind: 'file', path: 'a/c.txt/a', content: '', exec: false }],
+            },
+          ],
         ],
       },
     );
@@ -84,7 +105,13 @@ describe('restore is the identity inside the scope and leaves the rest as the ed
     await fc.assert(
       fc.asyncProperty(
         fc.array(wtOpArb, { minLength: 1, maxLength: 10 }),
-        fc.array(fc.record({ roots: fc.uniqueArray(pathArb, { minLength: 1, maxLength: 2 }), edits: fc.array(opArb, { minLength: 1, maxLength: 6 }) }), { minLength: 2, maxLength: 4 }),
+        fc.array(
+          fc.record({
+            roots: fc.uniqueArray(pathArb, { minLength: 1, maxLength: 2 }),
+            edits: fc.array(opArb, { minLength: 1, maxLength: 6 }),
+          }),
+          { minLength: 2, maxLength: 4 },
+        ),
         async (setup, turns) => {
           const fs = await newRepo();
           for (const op of setup) await apply(fs, op);
@@ -104,7 +131,8 @@ describe('restore is the identity inside the scope and leaves the rest as the ed
             // an edit changes only what its snapshot declared, and creates the directories that
             // hold it where they are absent (mkdir -p); ops that would have to replace an ancestor
             // outside the roots are not this edit's to make
-            for (const op of t.edits) if (cover(op.path) && (await ancestorsOutsideAreDirsOrAbsent(fs, op.path, t.roots))) await apply(fs, op);
+            for (const op of t.edits)
+              if (cover(op.path) && (await ancestorsOutsideAreDirsOrAbsent(fs, op.path, t.roots))) await apply(fs, op);
           }
           await repo.restore({ id: first });
           // everything as it was: the scopes at their oldest captured state, the directories the

@@ -60,11 +60,14 @@ async function gitSees(fs: Fs, keep: (p: string) => boolean): Promise<RepoView> 
 }
 
 describe('shell commands follow the model (memfs)', () => {
-  it('rewind brings back what the commands changed and keeps the person\'s edits between them', async () => {
+  it("rewind brings back what the commands changed and keeps the person's edits between them", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.oneof(wt(cmdPath), wt(personPath)), { minLength: 1, maxLength: 10 }),
-        fc.array(fc.record({ command: fc.array(cmdOp, { minLength: 0, maxLength: 4 }), person: fc.array(wt(personPath), { maxLength: 2 }) }), { minLength: 1, maxLength: 4 }),
+        fc.array(
+          fc.record({ command: fc.array(cmdOp, { minLength: 0, maxLength: 4 }), person: fc.array(wt(personPath), { maxLength: 2 }) }),
+          { minLength: 1, maxLength: 4 },
+        ),
         async (setup, turn) => {
           const fs = await newRepo();
           await fs.writeFile(`${ROOT}/.gitignore`, utf8Encode('i/\n*.log\n'));
@@ -104,14 +107,29 @@ describe('shell commands follow the model (memfs)', () => {
         numRuns: 150,
         examples: [
           // shrunk from the model's first runs: a conflict's stages for b/a while b is a file, then b made executable
-          [[{ kind: 'file', path: 'b', content: '', exec: false }], [{ command: [{ kind: 'conflict', path: 'b/a', seed: 0 }], person: [] }, { command: [{ kind: 'file', path: 'b', content: '', exec: true }], person: [] }]],
+          [
+            [{ kind: 'file', path: 'b', content: '', exec: false }],
+            [
+              { command: [{ kind: 'conflict', path: 'b/a', seed: 0 }], person: [] },
+              { command: [{ kind: 'file', path: 'b', content: '', exec: true }], person: [] },
+            ],
+          ],
           // seed 1276564120: a command's conflict stages for a and for x.log/a (x.log a symbolic
           // link): the seal of a failed with x.log/a's, and a's stages read as someone else's
           [
-            [{ kind: 'link', path: 'x.log', target: 'a' }, { kind: 'dir', path: 'p/a' }],
+            [
+              { kind: 'link', path: 'x.log', target: 'a' },
+              { kind: 'dir', path: 'p/a' },
+            ],
             [
               { command: [{ kind: 'file', path: 'a', content: '', exec: false }], person: [] },
-              { command: [{ kind: 'conflict', path: 'x.log/a', seed: 0 }, { kind: 'conflict', path: 'a', seed: 0 }], person: [] },
+              {
+                command: [
+                  { kind: 'conflict', path: 'x.log/a', seed: 0 },
+                  { kind: 'conflict', path: 'a', seed: 0 },
+                ],
+                person: [],
+              },
               { command: [{ kind: 'dir', path: 'x.log/a' }], person: [] },
             ],
           ],

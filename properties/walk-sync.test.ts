@@ -57,7 +57,8 @@ describe('the synchronous walk', () => {
         for (const e of made) if (e.kind !== 'link') utimesSync(join(dir, e.path), past, past);
         const staged = made.filter((e) => e.staged).map((e) => e.path);
         if (staged.length) git(dir, ['add', '--', ...staged]);
-        for (const e of made) if (e.staged && e.changed && e.kind !== 'link') writeFileSync(join(dir, e.path), `changed ${e.path}, longer\n`);
+        for (const e of made)
+          if (e.staged && e.changed && e.kind !== 'link') writeFileSync(join(dir, e.path), `changed ${e.path}, longer\n`);
         // a root beneath a symbolic link is refused (BAD_PATH), by both walks alike
         const results: Array<PathState | string> = [];
         for (const fs of [nodeFs(), asyncOnly()]) {

@@ -20,7 +20,19 @@ const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
 const alias = { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' };
 /** One CommonJS bundle of a compiled entry: node:* stays imported, everything else is inlined; `--version` built in. */
 const bundle = (entry, out) =>
-  build({ entryPoints: [`${root}dist/${entry}`], outfile: `${root}dist/${out}`, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', legalComments: 'none', absWorkingDir: root, alias, define: { __GIT_SCALPEL_VERSION__: JSON.stringify(version) } });
+  build({
+    entryPoints: [`${root}dist/${entry}`],
+    outfile: `${root}dist/${out}`,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'warning',
+    legalComments: 'none',
+    absWorkingDir: root,
+    alias,
+    define: { __GIT_SCALPEL_VERSION__: JSON.stringify(version) },
+  });
 await bundle('cli/bin.js', 'cli.cjs');
 // The package's entry in Node (`git-scalpel` under the `node` condition, and `git-scalpel/node`):
 // one CommonJS bundle (dist/git-scalpel-node.cjs, its dependencies left to node_modules) compiled
@@ -28,7 +40,16 @@ await bundle('cli/bin.js', 'cli.cjs');
 // export (dist/git-scalpel-node.mjs, written below). One bundle instead of ~120 modules saved a
 // fresh process ~90 ms; the code cache saves it compiling the bundle again. One file for both
 // entries keeps one copy of every class. Bundlers (the `module` condition) take dist/node.js.
-await build({ entryPoints: [`${root}dist/node.js`], outfile: `${root}dist/git-scalpel-node.cjs`, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', legalComments: 'none' });
+await build({
+  entryPoints: [`${root}dist/node.js`],
+  outfile: `${root}dist/git-scalpel-node.cjs`,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  logLevel: 'warning',
+  legalComments: 'none',
+});
 copyFileSync(`${root}src/entry/code-cache.cjs`, `${root}dist/code-cache.cjs`);
 const names = Object.keys(await import(`${root}dist/node.js`)).sort();
 if (names.includes('default')) throw new Error('dist/node.js has a default export: the Node entry names its exports one by one');

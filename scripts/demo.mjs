@@ -34,7 +34,11 @@ async function cli(args) {
 
 function status(title) {
   if (!haveGit) return;
-  const p = spawnSync('git', ['-c', 'core.quotePath=false', 'status', '--short', '--untracked-files=all', '--ignored'], { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } });
+  const p = spawnSync('git', ['-c', 'core.quotePath=false', 'status', '--short', '--untracked-files=all', '--ignored'], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
+  });
   console.log(`  git status --short (${title}):`);
   process.stdout.write(p.stdout.replace(/\n$/, '').replace(/^/gm, '    ') + '\n');
 }
@@ -62,15 +66,21 @@ try {
   const repo = await Repository.open({ fs: nodeFs(), dir });
   const blobs = {};
   for (const [p, c] of Object.entries(files)) blobs[p] = await repo.odb.write('blob', enc.encode(c));
-  const srcTree = await repo.odb.write('tree', encodeTree([
-    { mode: 0o100644, name: enc.encode('app.ts'), oid: blobs['src/app.ts'] },
-    { mode: 0o100644, name: enc.encode('util.ts'), oid: blobs['src/util.ts'] },
-  ]));
-  const root = await repo.odb.write('tree', encodeTree([
-    { mode: 0o100644, name: enc.encode('.gitignore'), oid: blobs['.gitignore'] },
-    { mode: 0o100644, name: enc.encode('README.md'), oid: blobs['README.md'] },
-    { mode: 0o040000, name: enc.encode('src'), oid: srcTree },
-  ]));
+  const srcTree = await repo.odb.write(
+    'tree',
+    encodeTree([
+      { mode: 0o100644, name: enc.encode('app.ts'), oid: blobs['src/app.ts'] },
+      { mode: 0o100644, name: enc.encode('util.ts'), oid: blobs['src/util.ts'] },
+    ]),
+  );
+  const root = await repo.odb.write(
+    'tree',
+    encodeTree([
+      { mode: 0o100644, name: enc.encode('.gitignore'), oid: blobs['.gitignore'] },
+      { mode: 0o100644, name: enc.encode('README.md'), oid: blobs['README.md'] },
+      { mode: 0o040000, name: enc.encode('src'), oid: srcTree },
+    ]),
+  );
   const who = formatIdentity({ name: 'Demo', email: 'demo@example.com', timestamp: 1700000000 });
   const commit = await repo.odb.write('commit', encodeCommit({ tree: root, author: who, committer: who, message: 'initial\n' }));
   await repo.refs.update('refs/heads/main', commit, null);
@@ -79,7 +89,10 @@ try {
     const st = await repo.fs.lstat(join(dir, p));
     entries.push(new IndexEntry({ path: p, oid: blobs[p], mode: 0o100644, stat: { ...st, mode: undefined } }));
   }
-  writeFileSync(join(dir, '.git/index'), encodeIndex({ version: 2, objectFormat: 'sha1', entries: entries.sort(compareEntries), extensions: [], skipHash: false }));
+  writeFileSync(
+    join(dir, '.git/index'),
+    encodeIndex({ version: 2, objectFormat: 'sha1', entries: entries.sort(compareEntries), extensions: [], skipHash: false }),
+  );
 
   // ── the person's work in progress ──────────────────────────────────────────────────────────
   say('1. A person is in the middle of work: an unstaged edit, a staged change, an untracked note, an ignored .env');
@@ -92,7 +105,7 @@ try {
   const idx = (await repo.readIndex()).index;
   idx.entries = idx.entries.map((e) => (e.path === 'src/app.ts' ? e.with({ oid: stagedOid, stat: { size: 0 } }) : e));
   writeFileSync(join(dir, '.git/index'), encodeIndex(idx));
-  status('the person\'s state');
+  status("the person's state");
   const personState = snapshotOfFiles(['src/app.ts', 'README.md', 'notes.txt', '.env']);
 
   // ── an agent turn ──────────────────────────────────────────────────────────────────────────
@@ -111,7 +124,9 @@ try {
   writeFileSync(join(dir, '.git/index'), encodeIndex(idx2));
   status('after the agent');
 
-  say('4. Undo exactly the declared paths: worktree bytes and index entries, the directories the edit made removed; the person\'s other work is untouched');
+  say(
+    "4. Undo exactly the declared paths: worktree bytes and index entries, the directories the edit made removed; the person's other work is untouched",
+  );
   await cli(['restore']);
   status('restored');
   const after = snapshotOfFiles(['src/app.ts', 'README.md', 'notes.txt', '.env']);
@@ -125,9 +140,9 @@ try {
   writeFileSync(join(dir, 'README.md'), '# demo\n\nagent text\n');
   await cli(['seal']);
   writeFileSync(join(dir, 'README.md'), '# demo\n\nthe person typed this after the agent finished\n');
-  say('6. A restore now would destroy the person\'s new text: git-scalpel refuses and writes nothing');
+  say("6. A restore now would destroy the person's new text: git-scalpel refuses and writes nothing");
   const refused = await cli(['restore']);
-  say('7. Forced anyway, then undone: the forced restore saved the person\'s text, and a plain restore brings it back');
+  say("7. Forced anyway, then undone: the forced restore saved the person's text, and a plain restore brings it back");
   await cli(['restore', '--force']);
   await cli(['restore']);
   const back = readFileSync(join(dir, 'README.md'), 'utf8').includes('the person typed this');

@@ -47,7 +47,11 @@ function tryBinary(dir, pin) {
   for (const cand of pin.bin) {
     const p = join(dir, cand.replaceAll('{platform}', platformKey()));
     if (!existsSync(p)) continue;
-    const r = spawnSync(p, pin.versionArgs ?? ['--version'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, HOME: join(dir, '.home') } });
+    const r = spawnSync(p, pin.versionArgs ?? ['--version'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, HOME: join(dir, '.home') },
+    });
     if (r.status === 0 && `${r.stdout}${r.stderr}`.includes(pin.version)) return { bin: p, versionText: r.stdout.trim() };
   }
   return null;
@@ -71,15 +75,33 @@ function install(name, pin) {
   rmSync(dir, { recursive: true, force: true });
   renameSync(tmp, dir);
   const found = tryBinary(dir, pin);
-  if (!found) throw new Error(`${name}: installed ${pin.package}@${pin.version} in ${dir}, but none of ${pin.bin.join(', ')} runs and prints ${pin.version}`);
-  const m = { name, package: pin.package, version: pin.version, bin: found.bin, versionText: found.versionText, installedMs: Date.now() - t0 };
+  if (!found)
+    throw new Error(
+      `${name}: installed ${pin.package}@${pin.version} in ${dir}, but none of ${pin.bin.join(', ')} runs and prints ${pin.version}`,
+    );
+  const m = {
+    name,
+    package: pin.package,
+    version: pin.version,
+    bin: found.bin,
+    versionText: found.versionText,
+    installedMs: Date.now() - t0,
+  };
   writeFileSync(marker, JSON.stringify(m, null, 2) + '\n');
   return { ...m, cached: false };
 }
 
-const only = [...process.argv.slice(2), ...(process.env.GIT_SCALPEL_HARNESSES ? process.env.GIT_SCALPEL_HARNESSES.split(',') : [])].filter(Boolean);
+const only = [...process.argv.slice(2), ...(process.env.GIT_SCALPEL_HARNESSES ? process.env.GIT_SCALPEL_HARNESSES.split(',') : [])].filter(
+  Boolean,
+);
 const names = Object.keys(pins).filter((k) => !k.startsWith('$') && (only.length === 0 || only.includes(k)));
-for (const n of only) if (!pins[n]) throw new Error(`unknown harness ${n} (pinned: ${Object.keys(pins).filter((k) => !k.startsWith('$')).join(', ')})`);
+for (const n of only)
+  if (!pins[n])
+    throw new Error(
+      `unknown harness ${n} (pinned: ${Object.keys(pins)
+        .filter((k) => !k.startsWith('$'))
+        .join(', ')})`,
+    );
 for (const name of names) {
   const r = install(name, pins[name]);
   console.log(`${name} ${r.version}: ${r.bin}${r.cached ? ' (cached)' : ` (installed in ${(r.installedMs / 1000).toFixed(1)} s)`}`);

@@ -47,7 +47,14 @@ export { mergeSplitIndex } from './index/split.js';
 export type * from './index/types.js';
 
 // objects: loose, trees, commits, packs
-export { type ZlibProvider, type InflateStream, type ZlibFailure, pakoZlib, pakoClassicZlib, LOOSE_COMPRESSION_DEFAULT } from './object/zlib.js';
+export {
+  type ZlibProvider,
+  type InflateStream,
+  type ZlibFailure,
+  pakoZlib,
+  pakoClassicZlib,
+  LOOSE_COMPRESSION_DEFAULT,
+} from './object/zlib.js';
 export {
   type ObjectType,
   type FrameHeader,
@@ -63,7 +70,19 @@ export {
   parseFramed,
   looseObjectPath,
 } from './object/loose.js';
-export { type TreeEntry, MODE_TREE, MODE_FILE, MODE_EXECUTABLE, MODE_SYMLINK, MODE_GITLINK, isTreeMode, entryObjectType, compareTreeEntries, decodeTree, encodeTree } from './object/tree.js';
+export {
+  type TreeEntry,
+  MODE_TREE,
+  MODE_FILE,
+  MODE_EXECUTABLE,
+  MODE_SYMLINK,
+  MODE_GITLINK,
+  isTreeMode,
+  entryObjectType,
+  compareTreeEntries,
+  decodeTree,
+  encodeTree,
+} from './object/tree.js';
 export {
   type Commit,
   type CommitInit,
@@ -79,8 +98,24 @@ export {
   commitLinks,
 } from './object/commit.js';
 export { type CommitGraphLayer, type CommitGraphLayerOptions, CommitGraph } from './object/commit-graph.js';
-export { type PackIndex, type PackSource, type PackHeader, type PackedObject, parsePackIndex, parsePackHeader, bufferPackSource, readPackedObject, readPackedObjectSync } from './object/pack.js';
-export { type PackIndexEntry, type PackObjectInput, type EncodePackOptions, type EncodedPack, packEntryHeader } from './object/pack-write.js';
+export {
+  type PackIndex,
+  type PackSource,
+  type PackHeader,
+  type PackedObject,
+  parsePackIndex,
+  parsePackHeader,
+  bufferPackSource,
+  readPackedObject,
+  readPackedObjectSync,
+} from './object/pack.js';
+export {
+  type PackIndexEntry,
+  type PackObjectInput,
+  type EncodePackOptions,
+  type EncodedPack,
+  packEntryHeader,
+} from './object/pack-write.js';
 
 // repositories, snapshots, restores
 export type { Fs, FsInput, NodeStyleFs, PromiseFsApi, FileStat, FileType, FsCapabilities } from './fs/types.js';
@@ -88,15 +123,31 @@ export { opfsFs, type OpfsOptions, type OpfsDirectoryHandle, type OpfsLocks } fr
 export { discoverRepository, type RepoLocation } from './repo/discover.js';
 export { describeDropped, type ReadIndexResult, type DroppedIndexExtension } from './repo/index-file.js';
 export type { HeadState, HeadMovement, HeadMovementOptions, PushedCommits } from './repo/history.js';
-export { ScalpelRepository, type SnapshotOptions, type SnapshotInfo, type RestoreOptions, type RestoreReport, type LogRecord, type TurnInfo } from './snapshot/engine.js';
+export {
+  ScalpelRepository,
+  type SnapshotOptions,
+  type SnapshotInfo,
+  type RestoreOptions,
+  type RestoreReport,
+  type LogRecord,
+  type TurnInfo,
+} from './snapshot/engine.js';
 export type { PathPlan, Conflict } from './snapshot/restore.js';
 export type { ToolCall } from './snapshot/turns.js';
 export type { Manifest, PathState, WorktreeItem, IndexRecord, ReucRecord } from './model/state.js';
 
 // agent harnesses
 export type { HookOutcome } from './hooks/handle.js';
-export { parseHookPayload, hookResponse, applyPatchPaths, HARNESSES, type Harness, type HookEvent, type HookResult, type HookAnswer } from './hooks/harness.js';
-
+export {
+  parseHookPayload,
+  hookResponse,
+  applyPatchPaths,
+  HARNESSES,
+  type Harness,
+  type HookEvent,
+  type HookResult,
+  type HookAnswer,
+} from './hooks/harness.js';
 
 /** Open the repository containing `opts.dir` for snapshots and restores (`opts.fs`: node:fs, memfs, lightning-fs, …). */
 export const openRepository = /* @__PURE__ */ openRepositoryWith(webPlatform);

@@ -11,7 +11,15 @@ export { openWithPlatform, bindPlatform, type BoundApi } from './entry/bind.js';
 export { DIGEST_ASYNC_MIN, INFLATE_ASYNC_MIN } from './platform/whole.js';
 export type { ZlibProvider, InflateStream } from './platform/types.js';
 // `git ls-files --stage --debug` formatting and the in-memory flags it prints
-export { quotePath, formatStageLine, formatStageDebug, debugFlags, inMemoryFlags, CE_UPDATE_IN_BASE, CE_FSMONITOR_VALID } from './index/format.js';
+export {
+  quotePath,
+  formatStageLine,
+  formatStageDebug,
+  debugFlags,
+  inMemoryFlags,
+  CE_UPDATE_IN_BASE,
+  CE_FSMONITOR_VALID,
+} from './index/format.js';
 export { linkExtension } from './index/split.js';
 export { decodeEwah, encodeEwah, ewahFromBits } from './index/ewah.js';
 export { checkObjectFormat, defaultHash } from './hash/index.js';

@@ -15,7 +15,9 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SRC = join(ROOT, 'src');
 
 function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? sourceFiles(join(dir, d.name)) : d.name.endsWith('.ts') ? [join(dir, d.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? sourceFiles(join(dir, d.name)) : d.name.endsWith('.ts') ? [join(dir, d.name)] : [],
+  );
 }
 
 interface Graph {
@@ -103,15 +105,25 @@ describe('layers', () => {
       ['q.ts', ['p.ts']],
     ]);
     expect(cycles(g)).toEqual(['a.ts → b.ts → c.ts → a.ts', 'p.ts → q.ts → p.ts']);
-    const kinds = ts.preProcessFile("import type { T } from './t.js';\nexport { e } from './e.js';\nimport './side.js';\nconst lazy = () => import('./lazy.js');\n", true, true);
+    const kinds = ts.preProcessFile(
+      "import type { T } from './t.js';\nexport { e } from './e.js';\nimport './side.js';\nconst lazy = () => import('./lazy.js');\n",
+      true,
+      true,
+    );
     expect(kinds.importedFiles.map((f) => f.fileName)).toEqual(['./t.js', './e.js', './side.js', './lazy.js']);
   });
 
   it('the public entries reach only dependencies and node: builtins', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-    const allowed = (spec: string) => spec.startsWith('node:') || Object.keys(pkg.dependencies).some((d) => spec === d || spec.startsWith(`${d}/`));
+    const allowed = (spec: string) =>
+      spec.startsWith('node:') || Object.keys(pkg.dependencies).some((d) => spec === d || spec.startsWith(`${d}/`));
     const entries = ['index.ts', 'node.ts', 'internal.ts'];
-    const bad = [...reachable(graph.local, entries)].sort().flatMap((m) => graph.packages.get(m)!.filter((p) => !allowed(p)).map((p) => `${m} imports ${p}`));
+    const bad = [...reachable(graph.local, entries)].sort().flatMap((m) =>
+      graph.packages
+        .get(m)!
+        .filter((p) => !allowed(p))
+        .map((p) => `${m} imports ${p}`),
+    );
     expect(bad).toEqual([]);
   });
 });

@@ -166,7 +166,8 @@ async function runRow(kind: FsKind, column: Column, paths: string[], runs: numbe
     t = performance.now();
     const report = await repo.restore();
     const restore = performance.now() - t;
-    if (report.restored.length !== 1 || !report.indexWritten) throw new Error(`restore: ${JSON.stringify({ restored: report.restored, indexWritten: report.indexWritten })}`);
+    if (report.restored.length !== 1 || !report.indexWritten)
+      throw new Error(`restore: ${JSON.stringify({ restored: report.restored, indexWritten: report.indexWritten })}`);
 
     // verify, untimed: bytes and index entries of the 3 paths are back, and nothing else went
     const after = decodeIndex(await l.fs.readFile(abs('.git/index')));
@@ -175,7 +176,8 @@ async function runRow(kind: FsKind, column: Column, paths: string[], runs: numbe
       if (!sameBytes(await l.fs.readFile(abs(x.path)), x.bytes)) throw new Error(`${x.path}: bytes differ after the restore`);
       const e = after.entries.find((y) => y.path === x.path);
       const got = e ? { mode: e.mode, oid: e.oid, stage: e.stage } : null;
-      if (JSON.stringify(got) !== JSON.stringify(x.entry)) throw new Error(`${x.path}: index entry ${JSON.stringify(got)} after the restore, ${JSON.stringify(x.entry)} before`);
+      if (JSON.stringify(got) !== JSON.stringify(x.entry))
+        throw new Error(`${x.path}: index entry ${JSON.stringify(got)} after the restore, ${JSON.stringify(x.entry)} before`);
     }
     if (i >= warmup) {
       samples.open.push(open);
@@ -238,4 +240,10 @@ async function inflateRow(runs: number, warmup: number) {
   };
 }
 
-Object.assign(globalThis, { benchLoad: load, benchRow: runRow, benchHash: hashRow, benchInflate: inflateRow, benchUserAgent: () => navigator.userAgent });
+Object.assign(globalThis, {
+  benchLoad: load,
+  benchRow: runRow,
+  benchHash: hashRow,
+  benchInflate: inflateRow,
+  benchUserAgent: () => navigator.userAgent,
+});

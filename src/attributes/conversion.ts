@@ -99,7 +99,12 @@ function textEolIsCrlf(cfg: ConversionConfig): boolean {
 }
 
 /** `convert_attrs`' crlf action. */
-export function crlfActionOf(text: AttrValue | null | undefined, crlf: AttrValue | null | undefined, eol: AttrValue | null | undefined, cfg: ConversionConfig): CrlfAction {
+export function crlfActionOf(
+  text: AttrValue | null | undefined,
+  crlf: AttrValue | null | undefined,
+  eol: AttrValue | null | undefined,
+  cfg: ConversionConfig,
+): CrlfAction {
   let a = checkCrlf(text);
   if (a === 'undefined') a = checkCrlf(crlf);
   if (a !== 'binary') {

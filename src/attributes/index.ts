@@ -84,8 +84,28 @@ import type { Conversion, ConversionConfig } from './conversion.js';
 import { ATTR_MAX_FILE_SIZE, parseAttributesBuffer, type AttrRule, type AttrValue } from './parse.js';
 import { AttrFile, collectAll, macroTable, Plan, View, type AttrSourceKind, type ChainEntry, type MacroTable } from './rules.js';
 
-export { ATTR_MAX_FILE_SIZE, ATTR_MAX_LINE_LENGTH, parseAttributesBuffer, type AttrParseOptions, type AttrRule, type AttrState, type AttrValue } from './parse.js';
-export { CONVERSION_ATTRIBUTES, checkoutEolOf, conversionOf, crlfActionOf, sameEncodingAsUtf8, type Conversion, type ConversionAttribute, type ConversionConfig, type ConversionReason, type ConversionValues, type CrlfAction } from './conversion.js';
+export {
+  ATTR_MAX_FILE_SIZE,
+  ATTR_MAX_LINE_LENGTH,
+  parseAttributesBuffer,
+  type AttrParseOptions,
+  type AttrRule,
+  type AttrState,
+  type AttrValue,
+} from './parse.js';
+export {
+  CONVERSION_ATTRIBUTES,
+  checkoutEolOf,
+  conversionOf,
+  crlfActionOf,
+  sameEncodingAsUtf8,
+  type Conversion,
+  type ConversionAttribute,
+  type ConversionConfig,
+  type ConversionReason,
+  type ConversionValues,
+  type CrlfAction,
+} from './conversion.js';
 export { fillAll, macroTable, type AttrSourceKind, type MacroTable } from './rules.js';
 
 /** The built-in attribute file (attr.c `builtin_attr`). */
@@ -220,7 +240,10 @@ function envBool(v: string | undefined): boolean {
  * git-lfs configures `filter.lfs` in the person's global config, which a caller that passed
  * only the repository's would otherwise miss (and restore an LFS pointer over the content).
  */
-export function attributeOptionsFromConfig(configs: GitConfig | readonly GitConfig[] = [], opts: { complete?: boolean } = {}): Pick<AttributeOptions, 'attributesFile' | 'ignoreCase' | 'autocrlf' | 'eol' | 'filterConverts'> {
+export function attributeOptionsFromConfig(
+  configs: GitConfig | readonly GitConfig[] = [],
+  opts: { complete?: boolean } = {},
+): Pick<AttributeOptions, 'attributesFile' | 'ignoreCase' | 'autocrlf' | 'eol' | 'filterConverts'> {
   if (!Array.isArray(configs)) configs = [configs as GitConfig];
   const last = (key: string): { config: GitConfig; value: string | null } | undefined => {
     let found: { config: GitConfig; value: string | null } | undefined;
@@ -231,7 +254,8 @@ export function attributeOptionsFromConfig(configs: GitConfig | readonly GitConf
     return found;
   };
   const af = last('core.attributesFile');
-  if (af && af.value === null) throw new ScalpelError('BAD_ARGUMENT', 'core.attributesFile has no value', { name: 'core.attributesFile', reason: 'no-value' });
+  if (af && af.value === null)
+    throw new ScalpelError('BAD_ARGUMENT', 'core.attributesFile has no value', { name: 'core.attributesFile', reason: 'no-value' });
   const ic = last('core.ignoreCase');
   const ac = last('core.autocrlf');
   let autocrlf: boolean | 'input' = false;
@@ -321,14 +345,26 @@ class Rules implements AttributeRules {
     if (!st || st.type !== 'file') return null;
     const bytes = await this.readSized(path, path, st.size, kind, '');
     if (bytes === null || !(bytes instanceof Uint8Array)) return bytes;
-    return { source: path, kind, base: '', rules: parseAttributesBuffer(bytes, { macros: true, source: path }, this.warn), poisoned: false };
+    return {
+      source: path,
+      kind,
+      base: '',
+      rules: parseAttributesBuffer(bytes, { macros: true, source: path }, this.warn),
+      poisoned: false,
+    };
   }
 
   /**
    * The bytes of the attributes file `path` (`shown` in messages) of `size` bytes: null for one
    * git ignores for its size or that went away; the unreadable file's stand-in when it cannot be read.
    */
-  private async readSized(path: string, shown: string, size: number, kind: AttrSourceKind, base: string): Promise<Uint8Array | RawFile | null> {
+  private async readSized(
+    path: string,
+    shown: string,
+    size: number,
+    kind: AttrSourceKind,
+    base: string,
+  ): Promise<Uint8Array | RawFile | null> {
     if (size >= ATTR_MAX_FILE_SIZE) {
       this.warn(`ignoring overly large gitattributes file '${shown}'`);
       return null;
@@ -375,7 +411,13 @@ class Rules implements AttributeRules {
     }
     const bytes = await this.readSized(path, rel, st.size, 'gitattributes', dir);
     if (bytes === null || !(bytes instanceof Uint8Array)) return bytes;
-    return { source: path, kind: 'gitattributes', base: dir, rules: parseAttributesBuffer(bytes, { macros, source: rel }, this.warn), poisoned: false };
+    return {
+      source: path,
+      kind: 'gitattributes',
+      base: dir,
+      rules: parseAttributesBuffer(bytes, { macros, source: rel }, this.warn),
+      poisoned: false,
+    };
   }
 
   /** git's `read_attr_from_index`. */
@@ -387,7 +429,13 @@ class Rules implements AttributeRules {
       this.warn(`ignoring overly large gitattributes blob '${rel}'`);
       return null;
     }
-    return { source: `index:${rel}`, kind: 'gitattributes', base: dir, rules: parseAttributesBuffer(bytes, { macros, source: rel, from: 'blob' }, this.warn), poisoned: false };
+    return {
+      source: `index:${rel}`,
+      kind: 'gitattributes',
+      base: dir,
+      rules: parseAttributesBuffer(bytes, { macros, source: rel, from: 'blob' }, this.warn),
+      poisoned: false,
+    };
   }
 
   dir(rel: string, hasAttributesFile?: (dir: string) => boolean | undefined): Promise<Dir> {
@@ -409,7 +457,6 @@ class Rules implements AttributeRules {
     return (await this.dir(parent)).check(name);
   }
 }
-
 
 class Dir implements DirAttributes {
   readonly path: string;
@@ -511,7 +558,13 @@ export async function loadAttributeRules(fs: Fs, opts: AttributeOptions): Promis
     rules.outside(joinPath(opts.gitDir, 'info', 'attributes'), 'info/attributes'),
   ]);
   const root = rootRaw === EMPTY ? null : rootRaw;
-  const builtin: RawFile = { source: '[builtin]', kind: 'builtin', base: '', rules: parseAttributesBuffer(new TextEncoder().encode(BUILTIN_ATTRIBUTES), { macros: true, source: '[builtin]' }), poisoned: false };
+  const builtin: RawFile = {
+    source: '[builtin]',
+    kind: 'builtin',
+    base: '',
+    rules: parseAttributesBuffer(new TextEncoder().encode(BUILTIN_ATTRIBUTES), { macros: true, source: '[builtin]' }),
+    poisoned: false,
+  };
   // precedence order, highest first
   const stack = [info, root, global, system, builtin].filter((f): f is RawFile => f !== null);
   rules.macros = macroTable(stack.map((f) => f.rules));

@@ -221,13 +221,27 @@ function unquoteC(line: Uint8Array, at: number): { bytes: Uint8Array; end: numbe
     if (i >= line.length) return null;
     const e = line[i++];
     switch (e) {
-      case 0x61: out.push(0x07); break; // \a
-      case 0x62: out.push(0x08); break; // \b
-      case 0x66: out.push(0x0c); break; // \f
-      case 0x6e: out.push(0x0a); break; // \n
-      case 0x72: out.push(0x0d); break; // \r
-      case 0x74: out.push(0x09); break; // \t
-      case 0x76: out.push(0x0b); break; // \v
+      case 0x61:
+        out.push(0x07);
+        break; // \a
+      case 0x62:
+        out.push(0x08);
+        break; // \b
+      case 0x66:
+        out.push(0x0c);
+        break; // \f
+      case 0x6e:
+        out.push(0x0a);
+        break; // \n
+      case 0x72:
+        out.push(0x0d);
+        break; // \r
+      case 0x74:
+        out.push(0x09);
+        break; // \t
+      case 0x76:
+        out.push(0x0b);
+        break; // \v
       case BACKSLASH:
       case QUOTE:
         out.push(e);

@@ -24,7 +24,15 @@
  */
 import { matchKey } from '../ignore/compile.js';
 import { compileMatcher, matcherHere, matcherMatches, wildInstance, type EntryMatcher, type Matcher } from '../ignore/list.js';
-import { CONVERSION_ATTRIBUTES, configConverts, conversionOf, mayDiffer, type Conversion, type ConversionConfig, type ConversionValues } from './conversion.js';
+import {
+  CONVERSION_ATTRIBUTES,
+  configConverts,
+  conversionOf,
+  mayDiffer,
+  type Conversion,
+  type ConversionConfig,
+  type ConversionValues,
+} from './conversion.js';
 import type { AttrRule, AttrState, AttrValue } from './parse.js';
 
 /** Where an attribute file comes from. */
@@ -83,7 +91,7 @@ export class Plan {
     this.baseConverts = configConverts(config);
     for (const a of CONVERSION_ATTRIBUTES) this.slots.set(a, this.slots.size);
     // the closure: a macro is relevant when its definition names a relevant attribute
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       for (const [name, states] of macros) {
         if (this.slots.has(name)) continue;
@@ -164,7 +172,16 @@ export class AttrFile {
    */
   readonly poisoned: boolean;
 
-  constructor(source: string, kind: AttrSourceKind, base: string, parsed: readonly AttrRule[], plan: Plan, ignoreCase: boolean, warn: (m: string) => void, poisoned = false) {
+  constructor(
+    source: string,
+    kind: AttrSourceKind,
+    base: string,
+    parsed: readonly AttrRule[],
+    plan: Plan,
+    ignoreCase: boolean,
+    warn: (m: string) => void,
+    poisoned = false,
+  ) {
     this.source = source;
     this.kind = kind;
     this.base = base;
@@ -206,7 +223,12 @@ export interface ChainEntry {
  * Every attribute of the entry `name` (a matchKey) of a directory whose files, in precedence
  * order, are `chain`: git check-attr's answer. null values are `!name` (unspecified).
  */
-export function collectAll(chain: readonly ChainEntry[], name: string, macros: MacroTable, ignoreCase: boolean): Map<string, AttrValue | null> {
+export function collectAll(
+  chain: readonly ChainEntry[],
+  name: string,
+  macros: MacroTable,
+  ignoreCase: boolean,
+): Map<string, AttrValue | null> {
   const values = new Map<string, AttrValue | null>();
   for (const { file, prefix } of chain) {
     const rules = file.rules;
@@ -290,7 +312,8 @@ export class View {
       const t = r.test;
       if (t.kind === 'name') push((names ??= new Map()), t.key, i);
       else if (isAlways(t)) always.push(i);
-      else if (t.kind === 'suffix' && t.key.length > 1 && t.key[0] === '.' && t.key.indexOf('.', 1) < 0 && t.key.indexOf('/') < 0) push((exts ??= new Map()), t.key.slice(1), i);
+      else if (t.kind === 'suffix' && t.key.length > 1 && t.key[0] === '.' && t.key.indexOf('.', 1) < 0 && t.key.indexOf('/') < 0)
+        push((exts ??= new Map()), t.key.slice(1), i);
       else others.push(i);
     });
     this.always = Int32Array.from(always);

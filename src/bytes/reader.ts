@@ -25,11 +25,15 @@ export class ByteReader {
 
   need(n: number): void {
     if (n < 0 || this.pos + n > this.end) {
-      throw new ScalpelError('TRUNCATED', `${this.what}: truncated at byte ${this.pos} (need ${n} more bytes, ${this.end - this.pos} left)`, {
-        offset: this.pos,
-        need: n,
-        what: this.what,
-      });
+      throw new ScalpelError(
+        'TRUNCATED',
+        `${this.what}: truncated at byte ${this.pos} (need ${n} more bytes, ${this.end - this.pos} left)`,
+        {
+          offset: this.pos,
+          need: n,
+          what: this.what,
+        },
+      );
     }
   }
 

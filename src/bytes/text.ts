@@ -115,11 +115,20 @@ export function encodePath(s: string): Uint8Array {
         out.push(0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 0x3f), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f));
         i++;
       } else {
-        throw new ScalpelError('BAD_PATH', `path has a lone surrogate U+${u.toString(16).toUpperCase()} at ${i}`, { path: s, offset: i, reason: 'lone-surrogate' });
+        throw new ScalpelError('BAD_PATH', `path has a lone surrogate U+${u.toString(16).toUpperCase()} at ${i}`, {
+          path: s,
+          offset: i,
+          reason: 'lone-surrogate',
+        });
       }
     } else if (u >= 0xdc00 && u <= 0xdfff) {
       if (u >= 0xdc80 && u <= 0xdcff) out.push(u - 0xdc00);
-      else throw new ScalpelError('BAD_PATH', `path has a lone surrogate U+${u.toString(16).toUpperCase()} at ${i}`, { path: s, offset: i, reason: 'lone-surrogate' });
+      else
+        throw new ScalpelError('BAD_PATH', `path has a lone surrogate U+${u.toString(16).toUpperCase()} at ${i}`, {
+          path: s,
+          offset: i,
+          reason: 'lone-surrogate',
+        });
     } else out.push(0xe0 | (u >> 12), 0x80 | ((u >> 6) & 0x3f), 0x80 | (u & 0x3f));
   }
   return Uint8Array.from(out);

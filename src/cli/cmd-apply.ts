@@ -16,28 +16,34 @@ export const CHECK_FAILED = 4;
  * back, or kept with --keep-on-failure).
  */
 export async function cmdApply(args: string[], io: CliIo): Promise<number> {
-  const { flags, positionals } = parseArgs(args, { switches: ['json', 'index', 'cached', 'keep-on-failure', 'dry-run'], options: ['session', 'label', 'check'] });
+  const { flags, positionals } = parseArgs(args, {
+    switches: ['json', 'index', 'cached', 'keep-on-failure', 'dry-run'],
+    options: ['session', 'label', 'check'],
+  });
   if (positionals.length > 1) throw new UsageError('apply takes one patch file (or - for standard input)');
   if (flags.has('index') && flags.has('cached')) throw new UsageError('--index and --cached do not go together');
   const source = positionals[0] ?? '-';
-  const patch = source === '-' ? await (io.stdin ?? (() => Promise.reject(new UsageError('no standard input'))))() : await readPatchFile(io, source);
+  const patch =
+    source === '-' ? await (io.stdin ?? (() => Promise.reject(new UsageError('no standard input'))))() : await readPatchFile(io, source);
   const repo = await openRepository({ fs: io.fs, dir: io.cwd, env: io.env });
   const command = flags.get('check');
   if (command === true) throw new UsageError('--check needs a command');
   const label = flags.get('label');
   const session = flags.get('session');
   const r = await repo.apply(patch, {
-      session: typeof session === 'string' ? session : undefined,
-      label: typeof label === 'string' ? label : undefined,
-      to: flags.has('index') ? 'index' : flags.has('cached') ? 'cached' : 'worktree',
-      check: command ? () => runCheck(command, repo.worktree) : undefined,
-      keepOnFailure: flags.has('keep-on-failure'),
+    session: typeof session === 'string' ? session : undefined,
+    label: typeof label === 'string' ? label : undefined,
+    to: flags.has('index') ? 'index' : flags.has('cached') ? 'cached' : 'worktree',
+    check: command ? () => runCheck(command, repo.worktree) : undefined,
+    keepOnFailure: flags.has('keep-on-failure'),
     dryRun: flags.has('dry-run'),
   });
   // a patch that does not apply is BAD_ARGUMENT naming the patch: git apply's exit 1 (args.ts errorExitCode)
   const failed = r.check !== null && r.check.code !== 0;
   const head = `${r.dryRun ? 'would apply' : 'applied'} ${r.files.length} file(s)${r.snapshot ? ` (snapshot ${r.snapshot}, session ${r.session}: restore undoes it)` : ''}`;
-  const checkLine = r.check ? `check: exit ${r.check.code}${r.check.code === 0 ? '' : r.rolledBack ? '; the patch was rolled back' : '; the patch is kept (--keep-on-failure), restore undoes it'}` : null;
+  const checkLine = r.check
+    ? `check: exit ${r.check.code}${r.check.code === 0 ? '' : r.rolledBack ? '; the patch was rolled back' : '; the patch is kept (--keep-on-failure), restore undoes it'}`
+    : null;
   for (const w of r.warnings ?? []) io.err(`git-scalpel: warning: ${w}\n`);
   if (flags.has('json')) {
     if (!failed) return ok(io, head, r);
@@ -45,7 +51,10 @@ export async function cmdApply(args: string[], io: CliIo): Promise<number> {
     return CHECK_FAILED;
   }
   const lines = [head];
-  for (const f of r.files) lines.push(`  ${f.deleted ? 'delete' : f.from && f.from !== f.path ? 'rename' : 'write'}  ${f.from && f.from !== f.path ? `${f.from} -> ` : ''}${f.path}${f.mode ? ` (${f.mode})` : ''}`);
+  for (const f of r.files)
+    lines.push(
+      `  ${f.deleted ? 'delete' : f.from && f.from !== f.path ? 'rename' : 'write'}  ${f.from && f.from !== f.path ? `${f.from} -> ` : ''}${f.path}${f.mode ? ` (${f.mode})` : ''}`,
+    );
   if (r.check) {
     lines.push(checkLine as string);
     if (r.check.code !== 0 && r.check.output) lines.push(tail(r.check.output).replace(/^/gm, '  | '));
@@ -61,6 +70,10 @@ async function readPatchFile(io: CliIo, source: string): Promise<Uint8Array> {
     return await io.fs.readFile(path);
   } catch (e) {
     const cause = (e as { code?: unknown }).code;
-    throw new ScalpelError('BAD_ARGUMENT', `cannot read the patch file '${source}'${typeof cause === 'string' ? ` (${cause})` : ''}`, { name: 'patch-file', path, ...(typeof cause === 'string' ? { cause } : {}) });
+    throw new ScalpelError('BAD_ARGUMENT', `cannot read the patch file '${source}'${typeof cause === 'string' ? ` (${cause})` : ''}`, {
+      name: 'patch-file',
+      path,
+      ...(typeof cause === 'string' ? { cause } : {}),
+    });
   }
 }

@@ -32,7 +32,13 @@ export async function cmdConformance(args: string[], io: CliIo): Promise<number>
   const s = report.summary;
   const line = `${report.corpus.cases} cases of ${corpusDir} (written by ${report.corpus.gitVersion}) through ${report.adapter.name}: ${s.pass} pass, ${s.fail} fail, ${s.unsupported} not supported`;
   const exit = s.fail === 0 ? 0 : 1;
-  if (json) printOutcome(io, { code: exit === 0 ? 'OK' : 'CONFORMANCE_FAILED', exit, message: line, data: { ...report, corpus: { ...report.corpus, path: corpusDir } } });
+  if (json)
+    printOutcome(io, {
+      code: exit === 0 ? 'OK' : 'CONFORMANCE_FAILED',
+      exit,
+      message: line,
+      data: { ...report, corpus: { ...report.corpus, path: corpusDir } },
+    });
   else io.out(line + '\n');
   return exit;
 }
@@ -60,7 +66,11 @@ async function findCorpus(io: CliIo, given: string | undefined): Promise<string>
     dirs = ((await import(['.', 'corpus-dir.js'].join('/'))) as typeof import('./corpus-dir.js')).corpusDirs();
   }
   for (const d of dirs) if (await io.fs.stat(joinPath(d, 'manifest.json'))) return d;
-  throw new ScalpelError('UNSUPPORTED', `the conformance corpus is not installed beside this git-scalpel (looked in ${dirs.join(', ')}); pass --corpus DIR`, { capability: 'conformance corpus', looked: dirs });
+  throw new ScalpelError(
+    'UNSUPPORTED',
+    `the conformance corpus is not installed beside this git-scalpel (looked in ${dirs.join(', ')}); pass --corpus DIR`,
+    { capability: 'conformance corpus', looked: dirs },
+  );
 }
 
 /** require in the bundled command line, import() in the unbundled one (a file path as a file: URL). */
@@ -75,7 +85,9 @@ async function resolveAdapter(spec: string, io: CliIo): Promise<ConformanceAdapt
   if (spec === 'git-scalpel') return scalpelAdapter();
   if (spec === 'isomorphic-git') return isomorphicGitAdapter(loadModule);
   if (!/[\\/]|\.[cm]?js$/.test(spec)) {
-    throw new UsageError(`--adapter ${spec}: not a built-in adapter (${BUILT_IN_ADAPTERS.join(', ')}) nor a module path (./my-adapter.mjs)`);
+    throw new UsageError(
+      `--adapter ${spec}: not a built-in adapter (${BUILT_IN_ADAPTERS.join(', ')}) nor a module path (./my-adapter.mjs)`,
+    );
   }
   const path = resolvePath(io.cwd, spec);
   if (!(await io.fs.stat(path))) throw new UsageError(`--adapter ${spec}: no such file`);
@@ -83,11 +95,15 @@ async function resolveAdapter(spec: string, io: CliIo): Promise<ConformanceAdapt
   try {
     mod = (await loadModule(path)) as Record<string, unknown>;
   } catch (e) {
-    throw new ScalpelError('BAD_ARGUMENT', `--adapter ${spec}: the module does not load: ${e instanceof Error ? e.message : String(e)}`, { name: 'adapter', reason: 'load-failed' });
+    throw new ScalpelError('BAD_ARGUMENT', `--adapter ${spec}: the module does not load: ${e instanceof Error ? e.message : String(e)}`, {
+      name: 'adapter',
+      reason: 'load-failed',
+    });
   }
   let candidate: unknown = mod.default ?? mod.adapter;
   // a CommonJS module loaded through import(): its exports object is the default
-  if (candidate && typeof candidate === 'object' && !('decode' in candidate) && 'default' in candidate) candidate = (candidate as { default: unknown }).default;
+  if (candidate && typeof candidate === 'object' && !('decode' in candidate) && 'default' in candidate)
+    candidate = (candidate as { default: unknown }).default;
   if (typeof candidate === 'function') candidate = await (candidate as () => unknown)();
   checkAdapter(candidate, spec);
   return candidate;
@@ -111,6 +127,10 @@ function checkAdapter(a: unknown, spec: string): asserts a is ConformanceAdapter
     }
   }
   if (problems.length) {
-    throw new ScalpelError('BAD_ARGUMENT', `--adapter ${spec}: not a conformance adapter: ${problems.join('; ')} (see conformance/README.md)`, { name: 'adapter', reason: 'not-an-adapter', problems });
+    throw new ScalpelError(
+      'BAD_ARGUMENT',
+      `--adapter ${spec}: not a conformance adapter: ${problems.join('; ')} (see conformance/README.md)`,
+      { name: 'adapter', reason: 'not-an-adapter', problems },
+    );
   }
 }

@@ -26,7 +26,11 @@ export async function cmdIndex(args: string[], io: CliIo): Promise<number> {
   if (read && verify) {
     checks.push({ file: `${loc.gitDir}/index`, bytes: read.bytes.length, identical: equalBytes(encodeIndex(read.file), read.bytes) });
     if (read.shared) {
-      checks.push({ file: read.shared.path, bytes: read.shared.bytes.length, identical: equalBytes(encodeIndex(read.shared.index), read.shared.bytes) });
+      checks.push({
+        file: read.shared.path,
+        bytes: read.shared.bytes.length,
+        identical: equalBytes(encodeIndex(read.shared.index), read.shared.bytes),
+      });
     }
   }
   const ok = checks.every((c) => c.identical);
@@ -51,7 +55,9 @@ export async function cmdIndex(args: string[], io: CliIo): Promise<number> {
   } else {
     if (read) {
       const parts: string[] = [];
-      const mem = inMemoryFlags(read.index, { fsmonitor: cfg.get('core.fsmonitor') !== undefined && cfg.getString('core.fsmonitor') !== 'false' });
+      const mem = inMemoryFlags(read.index, {
+        fsmonitor: cfg.get('core.fsmonitor') !== undefined && cfg.getString('core.fsmonitor') !== 'false',
+      });
       read.index.entries.forEach((e, i) => parts.push(formatStageDebug(e, mem[i])));
       io.out(parts.join(''));
     }
@@ -85,7 +91,8 @@ function rawless(x: object): Record<string, unknown> {
   // EWAH bitmaps carry their serialised bytes; print only the bits
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(x)) {
-    if (v && typeof v === 'object' && 'bits' in v && 'bitSize' in v) out[k] = { bitSize: (v as { bitSize: number }).bitSize, bits: (v as { bits: number[] }).bits };
+    if (v && typeof v === 'object' && 'bits' in v && 'bitSize' in v)
+      out[k] = { bitSize: (v as { bitSize: number }).bitSize, bits: (v as { bits: number[] }).bits };
   }
   return out;
 }

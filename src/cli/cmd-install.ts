@@ -4,9 +4,29 @@ import { writeFileAtomic } from '../fs/atomic.js';
 import { basename, dirname, joinPath, resolvePath } from '../fs/path.js';
 import type { Fs } from '../fs/types.js';
 import { discoverRepository } from '../repo/discover.js';
-import { INSTALLABLE, HARNESS_SPECS, harnessDir, hookCommand, isInstallable, planInstall, projectBin, resolveBin, shellQuote, userConfigFile, type InstallableHarness, type InstallPlan } from '../hooks/install.js';
+import {
+  INSTALLABLE,
+  HARNESS_SPECS,
+  harnessDir,
+  hookCommand,
+  isInstallable,
+  planInstall,
+  projectBin,
+  resolveBin,
+  shellQuote,
+  userConfigFile,
+  type InstallableHarness,
+  type InstallPlan,
+} from '../hooks/install.js';
 import { formatTrust, readHookFile, readTrust, type CommandCheck, type TrustStatus } from '../hooks/status.js';
-import { MCP_SERVER_NAME, MCP_SPECS, mcpServerCommand, mcpUserConfigFile, planMcpInstall, type McpInstallPlan } from '../hooks/install-mcp.js';
+import {
+  MCP_SERVER_NAME,
+  MCP_SPECS,
+  mcpServerCommand,
+  mcpUserConfigFile,
+  planMcpInstall,
+  type McpInstallPlan,
+} from '../hooks/install-mcp.js';
 import { parseArgs, UsageError } from './args.js';
 import type { CliIo } from './io.js';
 import { ok } from './output.js';
@@ -83,12 +103,15 @@ export async function cmdInstall(args: string[], io: CliIo & InstallIo): Promise
   const trust = await readTrust(io.fs, harness, { env, root: user ? null : root, mainRoot, hooks });
   const binary = hooks[0].binary;
   if (harness === 'codex' && mainRoot && !user) {
-    warnings.push(`this is a linked worktree: recent Codex versions read its hooks from the main checkout's ${joinPath(mainRoot, ownFile)} (codex-rs/config/src/loader/mod.rs), so install them there too`);
+    warnings.push(
+      `this is a linked worktree: recent Codex versions read its hooks from the main checkout's ${joinPath(mainRoot, ownFile)} (codex-rs/config/src/loader/mod.rs), so install them there too`,
+    );
     io.err(`git-scalpel: warning: ${warnings[warnings.length - 1]}\n`);
   }
   const bin = personCommand({ script: absScript, onPath });
   const text = describe(harness, file, plan, removed, user, { binary, trust, bin });
-  if (flags.has('json')) return ok(io, text.split('\n')[0], { file, action: plan.action, events: plan.events, command: plan.command, binary, trust, warnings });
+  if (flags.has('json'))
+    return ok(io, text.split('\n')[0], { file, action: plan.action, events: plan.events, command: plan.command, binary, trust, warnings });
   io.out(text);
   return 0;
 }
@@ -100,7 +123,9 @@ export async function cmdInstall(args: string[], io: CliIo & InstallIo): Promise
 function installWarnings(script: string, projectRoot: string | null, onPath: boolean): string[] {
   if (onPath || projectBin({ script, projectRoot, onPath }) !== null) return [];
   if (/\/_npx\//.test(script)) {
-    return [`this git-scalpel runs from npx's cache (${script}), which npm may clear at any time, and the hooks would then fail: install it (npm install -D git-scalpel, or npm install -g git-scalpel) and run install again`];
+    return [
+      `this git-scalpel runs from npx's cache (${script}), which npm may clear at any time, and the hooks would then fail: install it (npm install -D git-scalpel, or npm install -g git-scalpel) and run install again`,
+    ];
   }
   return [];
 }
@@ -141,7 +166,8 @@ async function installMcp(
     }
   }
   const text = describeMcp(harness, file, plan, removedDir, o.user);
-  if (o.json) return ok(io, text.split('\n')[0], { file, action: plan.action, name: MCP_SERVER_NAME, server: plan.server, replaced: plan.replaced });
+  if (o.json)
+    return ok(io, text.split('\n')[0], { file, action: plan.action, name: MCP_SERVER_NAME, server: plan.server, replaced: plan.replaced });
   io.out(text);
   return 0;
 }
@@ -153,7 +179,11 @@ function describeMcp(harness: InstallableHarness, file: string, plan: McpInstall
   const lines: string[] = [];
   switch (plan.action) {
     case 'installed':
-      lines.push(`${plan.replaced ? 'replaced' : 'added'} git-scalpel's MCP server for ${spec.title} in ${file}`, `  entry:   ${where}`, `  command: ${argv(plan.server!)}`);
+      lines.push(
+        `${plan.replaced ? 'replaced' : 'added'} git-scalpel's MCP server for ${spec.title} in ${file}`,
+        `  entry:   ${where}`,
+        `  command: ${argv(plan.server!)}`,
+      );
       break;
     case 'already-installed':
       lines.push(`git-scalpel's MCP server is already in ${file} (${where}); nothing changed`, `  command: ${argv(plan.server!)}`);
@@ -169,13 +199,21 @@ function describeMcp(harness: InstallableHarness, file: string, plan: McpInstall
   }
   if (plan.action === 'installed' || plan.action === 'already-installed') {
     lines.push(`check:   ${spec.check}`);
-    if (user && harness === 'claude-code') lines.push('  Claude Code rewrites ~/.claude.json while it runs: if a session was open, check the entry is still there.');
+    if (user && harness === 'claude-code')
+      lines.push('  Claude Code rewrites ~/.claude.json while it runs: if a session was open, check the entry is still there.');
     lines.push(`  ${spec.title} starts MCP servers when a session starts: restart sessions already running.`);
   }
   return lines.join('\n') + '\n';
 }
 
-function describe(harness: InstallableHarness, file: string, plan: InstallPlan, removedDir: boolean, user: boolean, after?: { binary: CommandCheck | null; trust: TrustStatus; bin: string }): string {
+function describe(
+  harness: InstallableHarness,
+  file: string,
+  plan: InstallPlan,
+  removedDir: boolean,
+  user: boolean,
+  after?: { binary: CommandCheck | null; trust: TrustStatus; bin: string },
+): string {
   const spec = HARNESS_SPECS[harness];
   const lines: string[] = [];
   const matched = spec.events.filter((e) => e.matcher !== undefined && plan.events.includes(e.event));
@@ -220,10 +258,16 @@ function binaryLine(b: CommandCheck): string {
 
 function notes(harness: InstallableHarness, user: boolean): string[] {
   if (harness === 'claude-code') {
-    return ['  Claude Code reads hooks when a session starts: restart sessions already running (/hooks lists them).', ...(user ? [] : ['  It reads .claude/settings.json only in a session started at the project root, not in a subdirectory.'])];
+    return [
+      '  Claude Code reads hooks when a session starts: restart sessions already running (/hooks lists them).',
+      ...(user ? [] : ['  It reads .claude/settings.json only in a session started at the project root, not in a subdirectory.']),
+    ];
   }
   if (harness === 'codex') return ['  Codex reads hooks when a session starts: restart sessions already running (/hooks lists them).'];
-  return ['  Gemini CLI reads hooks when a session starts: restart sessions already running (/hooks lists them).', ...(user ? [] : ['  It reads .gemini/settings.json only in a session started at the project root, not in a subdirectory.'])];
+  return [
+    '  Gemini CLI reads hooks when a session starts: restart sessions already running (/hooks lists them).',
+    ...(user ? [] : ['  It reads .gemini/settings.json only in a session started at the project root, not in a subdirectory.']),
+  ];
 }
 
 /** `path`, or the file its symlink chain ends at (relative links resolve from the link's directory). */
@@ -234,18 +278,31 @@ async function followLinks(fs: Fs, path: string): Promise<string> {
     if (!st || st.type !== 'symlink') return p;
     p = resolvePath(dirname(p), await fs.readlink(p));
   }
-  throw new ScalpelError('UNSUPPORTED', `${path}: too many levels of symbolic links; nothing was changed`, { path, capability: 'hook-config', reason: 'symlink-loop' });
+  throw new ScalpelError('UNSUPPORTED', `${path}: too many levels of symbolic links; nothing was changed`, {
+    path,
+    capability: 'hook-config',
+    reason: 'symlink-loop',
+  });
 }
 
 async function readText(fs: Fs, target: string, file: string): Promise<string | null> {
   const st = await fs.lstat(target);
   if (!st) return null;
-  if (st.type !== 'file') throw new ScalpelError('UNSUPPORTED', `${file}: not a regular file (a ${st.type}); nothing was changed`, { path: file, capability: 'hook-config', reason: 'not-a-file' });
+  if (st.type !== 'file')
+    throw new ScalpelError('UNSUPPORTED', `${file}: not a regular file (a ${st.type}); nothing was changed`, {
+      path: file,
+      capability: 'hook-config',
+      reason: 'not-a-file',
+    });
   const bytes = await fs.readFile(target);
   try {
     return UTF8.decode(bytes);
   } catch {
-    throw new ScalpelError('UNSUPPORTED', `${file}: not UTF-8 text; nothing was changed`, { path: file, capability: 'hook-config', reason: 'not-utf8' });
+    throw new ScalpelError('UNSUPPORTED', `${file}: not UTF-8 text; nothing was changed`, {
+      path: file,
+      capability: 'hook-config',
+      reason: 'not-utf8',
+    });
   }
 }
 

@@ -26,7 +26,10 @@ export function unquoteCStyle(line: string): string {
 }
 
 async function readPathspecFile(io: CliIo, file: string, nul: boolean): Promise<string[]> {
-  const bytes = file === '-' ? await (io.stdin ?? (() => Promise.reject(new UsageError('no standard input'))))() : await io.fs.readFile(resolvePath(io.cwd, file));
+  const bytes =
+    file === '-'
+      ? await (io.stdin ?? (() => Promise.reject(new UsageError('no standard input'))))()
+      : await io.fs.readFile(resolvePath(io.cwd, file));
   const out: string[] = [];
   if (nul) {
     let s = 0;
@@ -59,7 +62,10 @@ function describeSnapshot(s: SnapshotInfo): string {
 const show = (p: string) => (p === '' ? '.' : p);
 
 export async function cmdSnapshot(args: string[], io: CliIo): Promise<number> {
-  const { flags, positionals } = parseArgs(args, { switches: ['json', 'pathspec-file-nul'], options: ['session', 'label', 'into', 'pathspec-from-file'] });
+  const { flags, positionals } = parseArgs(args, {
+    switches: ['json', 'pathspec-file-nul'],
+    options: ['session', 'label', 'into', 'pathspec-from-file'],
+  });
   let paths = positionals;
   const from = flags.get('pathspec-from-file');
   if (typeof from === 'string') {
@@ -68,7 +74,12 @@ export async function cmdSnapshot(args: string[], io: CliIo): Promise<number> {
   } else if (flags.has('pathspec-file-nul')) throw new UsageError('--pathspec-file-nul requires --pathspec-from-file');
   if (paths.length === 0) throw new UsageError('snapshot needs the paths the edit will touch');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
-  const s = await repo.snapshot(paths, { session: str(flags.get('session')), label: str(flags.get('label')), into: str(flags.get('into')), cwd: io.cwd });
+  const s = await repo.snapshot(paths, {
+    session: str(flags.get('session')),
+    label: str(flags.get('label')),
+    into: str(flags.get('into')),
+    cwd: io.cwd,
+  });
   warn(io, s.warnings ?? []);
   const notes = (s.absent ?? []).map(absentNote);
   if (flags.has('json')) return ok(io, `snapshot ${s.id}: ${s.paths.length} path(s)`, { ...s, absent: s.absent ?? [] });
@@ -97,7 +108,13 @@ export async function cmdRestore(args: string[], io: CliIo): Promise<number> {
   if (positionals.length > 1) throw new UsageError('restore takes at most one snapshot id');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const force = flags.has('force');
-  const r = await repo.restore({ session: str(flags.get('session')), id: positionals[0], dryRun: flags.has('dry-run'), force, verifyIndex: flags.has('verify-index') });
+  const r = await repo.restore({
+    session: str(flags.get('session')),
+    id: positionals[0],
+    dryRun: flags.has('dry-run'),
+    force,
+    verifyIndex: flags.has('verify-index'),
+  });
   warn(io, r.warnings);
   return reportOutcome(io, r, { force, verb: 'restore', json: flags.has('json'), command: 'restore', args });
 }
@@ -118,7 +135,19 @@ export function dryRunRefusal(r: RestoreReport, o: { force: boolean; verb: 'rest
  * be refused (as the command would be). With --json the one object (output.ts): code "OK", or
  * "REFUSED" for that dry run with the refusal's message; data the report, its states as fields.
  */
-export function reportOutcome(io: CliIo, r: RestoreReport, o: { force: boolean; verb: 'restore' | 'rewind'; json: boolean; command: string; args: readonly string[]; extra?: Record<string, unknown>; after?: string }): number {
+export function reportOutcome(
+  io: CliIo,
+  r: RestoreReport,
+  o: {
+    force: boolean;
+    verb: 'restore' | 'rewind';
+    json: boolean;
+    command: string;
+    args: readonly string[];
+    extra?: Record<string, unknown>;
+    after?: string;
+  },
+): number {
   const refused = dryRunRefusal(r, o);
   if (o.json) {
     const data = { ...reportJson(r), ...o.extra };
@@ -147,9 +176,14 @@ function headLines(r: RestoreReport): string[] {
   const to = `${branch(h.to.ref)} at ${shortId(h.to.commit)}`;
   const n = h.complete ? `${h.count} commit${h.count === 1 ? '' : 's'} made since` : 'commits made since not all examined';
   lines.push(`  HEAD     moved since the snapshot: ${from} -> ${to} (${n})`);
-  if (h.branchChanged) lines.push(`           HEAD now names ${branch(h.to.ref)}; it named ${branch(h.from.ref)} (git switch ${h.from.ref ? branch(h.from.ref) : `--detach ${shortId(h.from.commit)}`} goes back)`);
+  if (h.branchChanged)
+    lines.push(
+      `           HEAD now names ${branch(h.to.ref)}; it named ${branch(h.from.ref)} (git switch ${h.from.ref ? branch(h.from.ref) : `--detach ${shortId(h.from.commit)}`} goes back)`,
+    );
   if (h.count > 0 && h.from.commit) {
-    lines.push(`           ${r.dryRun ? 'a restore leaves' : 'the restore left'} HEAD and every branch as they are; to drop the commits too: git reset --soft ${h.from.commit}`);
+    lines.push(
+      `           ${r.dryRun ? 'a restore leaves' : 'the restore left'} HEAD and every branch as they are; to drop the commits too: git reset --soft ${h.from.commit}`,
+    );
   }
   const tag = r.savedAs ? 'FORCED' : 'PUSHED';
   for (const p of h.pushed) lines.push(`  ${tag.padEnd(8)} ${p.ref} holds ${p.commits.map((c) => c.slice(0, 12)).join(', ')}`);
@@ -164,21 +198,37 @@ export function formatReport(r: RestoreReport, o: { force?: boolean; verb?: 'res
   const lines: string[] = [];
   const verb = r.dryRun ? 'would restore' : 'restored';
   const forced = r.savedAs !== null || (r.dryRun && o.force === true);
-  lines.push(`${verb} ${r.restored.join(', ')} (session ${r.session})${r.savedAs ? `; the state it replaced is saved as ${r.savedAs}` : r.dryRun && forced && r.conflicts.length ? '; the state it would replace is saved first' : ''}`);
+  lines.push(
+    `${verb} ${r.restored.join(', ')} (session ${r.session})${r.savedAs ? `; the state it replaced is saved as ${r.savedAs}` : r.dryRun && forced && r.conflicts.length ? '; the state it would replace is saved first' : ''}`,
+  );
   if (r.paths.length === 0) lines.push('  nothing to change');
-  const pruneAt = (p: RestoreReport['paths'][number]) => (p.worktree?.action === 'prune' ? r.pruned.indexOf(p.path) + 1 || r.pruned.length + 1 : 0);
-  const ordered = r.paths.map((p, i) => ({ p, i, k: pruneAt(p) })).sort((a, b) => a.k - b.k || a.i - b.i).map((x) => x.p);
+  const pruneAt = (p: RestoreReport['paths'][number]) =>
+    p.worktree?.action === 'prune' ? r.pruned.indexOf(p.path) + 1 || r.pruned.length + 1 : 0;
+  const ordered = r.paths
+    .map((p, i) => ({ p, i, k: pruneAt(p) }))
+    .sort((a, b) => a.k - b.k || a.i - b.i)
+    .map((x) => x.p);
   for (const p of ordered) {
     if (p.worktree) lines.push(`  ${p.worktree.action.padEnd(8)} ${show(p.path)}: ${p.worktree.from} -> ${p.worktree.to}`);
     if (p.index) lines.push(`  ${'index'.padEnd(8)} ${show(p.path)}: ${p.index.from} -> ${p.index.to}`);
     if (p.resolveUndo) lines.push(`  ${'reuc'.padEnd(8)} ${show(p.path)}: ${p.resolveUndo.from} -> ${p.resolveUndo.to}`);
   }
   const tag = forced ? 'FORCED' : 'CONFLICT';
-  for (const c of r.conflicts) lines.push(`  ${tag.padEnd(8)} ${show(c.path)} (${c.part}): sealed ${c.expected}, found ${c.found}${r.savedAs ? ` (saved in ${r.savedAs})` : ''}`);
+  for (const c of r.conflicts)
+    lines.push(
+      `  ${tag.padEnd(8)} ${show(c.path)} (${c.part}): sealed ${c.expected}, found ${c.found}${r.savedAs ? ` (saved in ${r.savedAs})` : ''}`,
+    );
   lines.push(...headLines(r));
-  for (const u of r.uncovered ?? []) lines.push(`  LOST     ${show(u)}: never captured (ignored by git, or another repository's), a shell command of the turn removed or changed it; ${r.dryRun ? 'a restore cannot' : 'the restore did not'} bring it back`);
-  for (const u of r.left ?? []) lines.push(`  LEFT     ${show(u)}: a shell command of the turn made or changed it inside an ignored directory that was there before (never captured); ${r.dryRun ? 'a restore leaves' : 'the restore left'} it`);
-  if (r.dryRun && !forced && (r.conflicts.length || (r.head && headRefusal(r.head)))) lines.push(`${o.verb ?? 'restore'} would be refused; --force saves the current state first, then overwrites it`);
+  for (const u of r.uncovered ?? [])
+    lines.push(
+      `  LOST     ${show(u)}: never captured (ignored by git, or another repository's), a shell command of the turn removed or changed it; ${r.dryRun ? 'a restore cannot' : 'the restore did not'} bring it back`,
+    );
+  for (const u of r.left ?? [])
+    lines.push(
+      `  LEFT     ${show(u)}: a shell command of the turn made or changed it inside an ignored directory that was there before (never captured); ${r.dryRun ? 'a restore leaves' : 'the restore left'} it`,
+    );
+  if (r.dryRun && !forced && (r.conflicts.length || (r.head && headRefusal(r.head))))
+    lines.push(`${o.verb ?? 'restore'} would be refused; --force saves the current state first, then overwrites it`);
   return lines.join('\n') + '\n';
 }
 
@@ -188,7 +238,9 @@ export async function cmdList(args: string[], io: CliIo): Promise<number> {
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const list = await repo.list({ session: str(flags.get('session')) });
   if (flags.has('json')) return ok(io, `${list.length} snapshot(s)`, list);
-  io.out(list.length ? list.map((s) => `${describeSnapshot(s)}\n${s.paths.map((p) => `    ${show(p)}\n`).join('')}`).join('') : 'no snapshots\n');
+  io.out(
+    list.length ? list.map((s) => `${describeSnapshot(s)}\n${s.paths.map((p) => `    ${show(p)}\n`).join('')}`).join('') : 'no snapshots\n',
+  );
   return 0;
 }
 
@@ -198,7 +250,10 @@ export async function cmdShow(args: string[], io: CliIo): Promise<number> {
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const m = await repo.show({ session: str(flags.get('session')), id: positionals[0] });
   if (flags.has('json')) return ok(io, `snapshot ${m.id}`, showJson(m));
-  const lines = [`snapshot ${m.id} (session ${m.session}, commit ${m.commit})`, `created ${m.createdAt}${m.label ? `, label "${m.label}"` : ''}${m.seal ? `, sealed ${m.seal.sealedAt}` : ', not sealed'}`];
+  const lines = [
+    `snapshot ${m.id} (session ${m.session}, commit ${m.commit})`,
+    `created ${m.createdAt}${m.label ? `, label "${m.label}"` : ''}${m.seal ? `, sealed ${m.seal.sealedAt}` : ', not sealed'}`,
+  ];
   lines.push('paths:', ...m.captured.roots.map((r) => `  ${show(r)}`));
   lines.push('captured:');
   const items = new Map(m.captured.items.map((i) => [i.path, i] as const));
@@ -210,12 +265,17 @@ export async function cmdShow(args: string[], io: CliIo): Promise<number> {
   }
   lines.push('index entries:');
   for (const e of m.captured.index) {
-    const f = [e.flags.assumeValid && 'assume-unchanged', e.flags.skipWorktree && 'skip-worktree', e.flags.intentToAdd && 'intent-to-add'].filter(Boolean);
+    const f = [
+      e.flags.assumeValid && 'assume-unchanged',
+      e.flags.skipWorktree && 'skip-worktree',
+      e.flags.intentToAdd && 'intent-to-add',
+    ].filter(Boolean);
     lines.push(`  ${e.mode.toString(8).padStart(6, '0')} ${e.oid} ${e.stage}\t${e.path}${f.length ? `  (${f.join(', ')})` : ''}`);
   }
   if (m.captured.reuc.length) {
     lines.push('resolve-undo:');
-    for (const r of m.captured.reuc) r.modes.forEach((mode, i) => mode && lines.push(`  ${mode.toString(8).padStart(6, '0')} ${r.oids[i]} ${i + 1}\t${r.path}`));
+    for (const r of m.captured.reuc)
+      r.modes.forEach((mode, i) => mode && lines.push(`  ${mode.toString(8).padStart(6, '0')} ${r.oids[i]} ${i + 1}\t${r.path}`));
   }
   io.out(lines.join('\n') + '\n');
   return 0;
@@ -251,7 +311,11 @@ export async function cmdLog(args: string[], io: CliIo): Promise<number> {
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const log = await repo.log({ session: str(flags.get('session')) });
   if (flags.has('json')) return ok(io, `${log.length} log record(s)`, log);
-  io.out(log.length ? log.map((r) => `${r.at} ${r.event.padEnd(8)} ${r.ids.join(',')} ${r.paths.map(show).join(' ')}${logDetail(r)}\n`).join('') : 'no log records\n');
+  io.out(
+    log.length
+      ? log.map((r) => `${r.at} ${r.event.padEnd(8)} ${r.ids.join(',')} ${r.paths.map(show).join(' ')}${logDetail(r)}\n`).join('')
+      : 'no log records\n',
+  );
   return 0;
 }
 

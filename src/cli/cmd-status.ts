@@ -17,7 +17,11 @@ export async function cmdStatus(args: string[], io: CliIo & { now?: () => Date }
   const st = await readStatus(io.fs, { cwd: io.cwd, env, now: io.now, bin: io.bin });
   // the entries' positions and handler objects are for the trust readers, not for people
   const text = formatStatus(st, io.now ? io.now() : new Date());
-  if (flags.has('json')) return ok(io, text.split('\n')[0], { ...st, harnesses: st.harnesses.map((h) => ({ ...h, hooks: h.hooks.map(({ entries: _e, ...f }) => f) })) });
+  if (flags.has('json'))
+    return ok(io, text.split('\n')[0], {
+      ...st,
+      harnesses: st.harnesses.map((h) => ({ ...h, hooks: h.hooks.map(({ entries: _e, ...f }) => f) })),
+    });
   io.out(text);
   return 0;
 }

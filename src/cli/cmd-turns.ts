@@ -33,7 +33,12 @@ export async function cmdHook(args: string[], io: CliIo): Promise<number> {
   };
   if (!io.stdin) return answer({ ok: false, block: false, reason: 'git-scalpel hook: no standard input to read the event from' });
   const bytes = await io.stdin();
-  if (bytes.length > MAX_PAYLOAD) return answer({ ok: false, block: false, reason: `git-scalpel hook: the event is ${bytes.length} bytes, more than the ${MAX_PAYLOAD >> 20} MiB a hook reads` });
+  if (bytes.length > MAX_PAYLOAD)
+    return answer({
+      ok: false,
+      block: false,
+      reason: `git-scalpel hook: the event is ${bytes.length} bytes, more than the ${MAX_PAYLOAD >> 20} MiB a hook reads`,
+    });
   let event;
   try {
     event = parseHookPayload(harness, bytes);
@@ -76,15 +81,24 @@ function describeTurn(t: TurnInfo): string {
   if (t.label) lines.push(`  "${t.label}"`);
   lines.push(t.paths.length ? `  paths: ${t.paths.map((p) => p || '.').join(', ')}` : '  paths: none (no write yet)');
   for (const c of t.tools) {
-    const what = c.command !== undefined ? `${c.tool} ${JSON.stringify(c.command.length > 80 ? `${c.command.slice(0, 77)}...` : c.command)}` : `${c.tool}${c.paths.length ? ` ${c.paths.join(' ')}` : ''}`;
-    const changed = c.command !== undefined && c.outcome !== 'running' && c.outcome !== 'never-finished' ? `, changed ${c.paths.length ? c.paths.join(' ') : 'nothing'}` : '';
+    const what =
+      c.command !== undefined
+        ? `${c.tool} ${JSON.stringify(c.command.length > 80 ? `${c.command.slice(0, 77)}...` : c.command)}`
+        : `${c.tool}${c.paths.length ? ` ${c.paths.join(' ')}` : ''}`;
+    const changed =
+      c.command !== undefined && c.outcome !== 'running' && c.outcome !== 'never-finished'
+        ? `, changed ${c.paths.length ? c.paths.join(' ') : 'nothing'}`
+        : '';
     lines.push(`  tool:  ${what} (${describeOutcome(c)}${c.durationMs !== undefined ? `, ${c.durationMs} ms` : ''}${changed})`);
   }
   if (t.uncovered.length) lines.push(`  not captured (a rewind cannot bring it back): ${t.uncovered.join(', ')}`);
   if (t.left.length) lines.push(`  made inside ignored directories (a rewind leaves it): ${t.left.join(', ')}`);
   const r = t.rewind;
   if (r.refused) lines.push(`  rewind: refused now: ${r.reasons.join('; ')} (--force saves the current state first)`);
-  else lines.push(`  rewind: would change ${r.changes} path(s)${r.pruned ? `, remove ${r.pruned} director${r.pruned === 1 ? 'y' : 'ies'}` : ''}${r.headMoved ? '; HEAD moved since (its commits stay)' : ''}`);
+  else
+    lines.push(
+      `  rewind: would change ${r.changes} path(s)${r.pruned ? `, remove ${r.pruned} director${r.pruned === 1 ? 'y' : 'ies'}` : ''}${r.headMoved ? '; HEAD moved since (its commits stay)' : ''}`,
+    );
   return lines.join('\n');
 }
 
@@ -99,7 +113,11 @@ export async function cmdTurns(args: string[], io: CliIo): Promise<number> {
   for (const w of await hookSilenceWarnings(io.fs, { cwd: io.cwd, env: io.env ?? {}, bin: io.bin })) io.err(`git-scalpel: warning: ${w}\n`);
   if (flags.has('json')) return ok(io, `${turns.length} turn(s)`, turns);
   const bin = binOf(io);
-  io.out(turns.length ? turns.map(describeTurn).join('\n\n') + '\n' : `no turns (install the hooks: ${bin} install claude-code | codex | gemini)\n`);
+  io.out(
+    turns.length
+      ? turns.map(describeTurn).join('\n\n') + '\n'
+      : `no turns (install the hooks: ${bin} install claude-code | codex | gemini)\n`,
+  );
   const [last] = await repo.undoableRewinds();
   if (last) io.out(`\nlast rewind: ${last.label ?? last.id} (${last.createdAt}); undo it with: ${bin} rewind --undo\n`);
   return 0;
@@ -114,19 +132,38 @@ export async function cmdRewind(args: string[], io: CliIo): Promise<number> {
   if (positionals.length > 1) throw new UsageError('rewind takes at most one turn (its number in `turns`, or a snapshot id)');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   if (flags.has('undo')) {
-    if (positionals.length || flags.has('session')) throw new UsageError('rewind --undo takes no turn and no session: it undoes the newest rewind of this worktree');
+    if (positionals.length || flags.has('session'))
+      throw new UsageError('rewind --undo takes no turn and no session: it undoes the newest rewind of this worktree');
     const force = flags.has('force');
     const r = await repo.rewindUndo({ dryRun: flags.has('dry-run'), force, verifyIndex: flags.has('verify-index') });
     for (const w of r.warnings) io.err(`git-scalpel: warning: ${w}\n`);
-    const after = r.dryRun ? '' : r.turnsBack ? `the rewound turns are back in \`${binOf(io)} turns\`\n` : 'the files are back; the rewound turns are not (their session has moved on since)\n';
+    const after = r.dryRun
+      ? ''
+      : r.turnsBack
+        ? `the rewound turns are back in \`${binOf(io)} turns\`\n`
+        : 'the files are back; the rewound turns are not (their session has moved on since)\n';
     // the undo is a restore of the rewind's own snapshot: it refuses as a restore does
     return reportOutcome(io, r, { force, verb: 'restore', json: flags.has('json'), command: 'rewind', args, after });
   }
   const force = flags.has('force');
-  const r = await repo.rewind({ session: option(flags.get('session')), turn: positionals[0], dryRun: flags.has('dry-run'), force, verifyIndex: flags.has('verify-index') });
+  const r = await repo.rewind({
+    session: option(flags.get('session')),
+    turn: positionals[0],
+    dryRun: flags.has('dry-run'),
+    force,
+    verifyIndex: flags.has('verify-index'),
+  });
   for (const w of r.warnings) io.err(`git-scalpel: warning: ${w}\n`);
   const undo = `${binOf(io)} rewind --undo`;
-  return reportOutcome(io, r, { force, verb: 'rewind', json: flags.has('json'), command: 'rewind', args, extra: r.dryRun ? {} : { undo }, after: r.dryRun ? '' : `to undo this rewind: ${undo}\n` });
+  return reportOutcome(io, r, {
+    force,
+    verb: 'rewind',
+    json: flags.has('json'),
+    command: 'rewind',
+    args,
+    extra: r.dryRun ? {} : { undo },
+    after: r.dryRun ? '' : `to undo this rewind: ${undo}\n`,
+  });
 }
 
 function option(v: string | true | undefined): string | undefined {

@@ -119,7 +119,11 @@ async function checkDirectory(fs: Fs, dir: string, given: string): Promise<void>
   const st = await fs.stat(dir);
   if (st && st.type === 'directory') return;
   const reason = st ? 'not-a-directory' : 'not-found';
-  throw new ScalpelError('BAD_ARGUMENT', `cannot change to '${given}': ${st ? 'not a directory' : 'no such directory'}`, { name: '-C', path: dir, reason });
+  throw new ScalpelError('BAD_ARGUMENT', `cannot change to '${given}': ${st ? 'not a directory' : 'no such directory'}`, {
+    name: '-C',
+    path: dir,
+    reason,
+  });
 }
 
 /** One command, its arguments after `-C DIR`. */
@@ -160,7 +164,11 @@ async function dispatch(cmd: string, rest: string[], ctx: CliIo): Promise<number
     case 'mcp':
       // the MCP SDK is large: only this command loads it, from its own bundle (dist/mcp.cjs beside
       // dist/cli.cjs; unbundled, the module) — a literal import would inline it into every command
-      return ((typeof require === 'function' ? require(`${__dirname}/mcp.cjs`) : await import(['..', 'mcp', 'cli.js'].join('/'))) as typeof import('../mcp/cli.js')).cmdMcp(rest, ctx);
+      return (
+        (typeof require === 'function'
+          ? require(`${__dirname}/mcp.cjs`)
+          : await import(['..', 'mcp', 'cli.js'].join('/'))) as typeof import('../mcp/cli.js')
+      ).cmdMcp(rest, ctx);
     default:
       throw new UsageError(`'${cmd}' is not a git-scalpel command`);
   }
@@ -245,7 +253,10 @@ export async function main(): Promise<void> {
     io.bin = personCommand({ script: abs, onPath: await firstOnPathIs(fs, env.PATH, abs).catch(() => false) });
   }
   if (command === '--version') {
-    io.version = typeof __GIT_SCALPEL_VERSION__ === 'string' ? __GIT_SCALPEL_VERSION__ : await packageVersion(fs, dirname(resolvePath(io.cwd, script)));
+    io.version =
+      typeof __GIT_SCALPEL_VERSION__ === 'string'
+        ? __GIT_SCALPEL_VERSION__
+        : await packageVersion(fs, dirname(resolvePath(io.cwd, script)));
   }
   process.exitCode = await runCli(argv, io);
 }

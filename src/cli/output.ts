@@ -75,7 +75,12 @@ export function errorOutcome(e: unknown, command: string | undefined, bin = 'git
   const err = e instanceof Error ? e : new Error(String(e));
   const sys = (err as { code?: unknown }).code;
   return {
-    outcome: { code: 'UNEXPECTED', exit, message: err.message, data: { name: err.name, ...(typeof sys === 'string' ? { cause: sys } : {}) } },
+    outcome: {
+      code: 'UNEXPECTED',
+      exit,
+      message: err.message,
+      data: { name: err.name, ...(typeof sys === 'string' ? { cause: sys } : {}) },
+    },
     text: `git-scalpel: unexpected error: ${err.stack ?? err.message}\n`,
   };
 }

@@ -11,10 +11,7 @@ import type { Conflict, PathPlan } from '../snapshot/restore.js';
 import type { RestoreReport } from '../snapshot/engine.js';
 
 export type ItemState =
-  | { kind: 'absent' }
-  | { kind: 'directory' }
-  | { kind: 'file'; mode: string; oid: string }
-  | { kind: 'symlink'; target: string };
+  { kind: 'absent' } | { kind: 'directory' } | { kind: 'file'; mode: string; oid: string } | { kind: 'symlink'; target: string };
 
 export interface EntryState {
   stage: number;
@@ -36,14 +33,17 @@ type Part = 'worktree' | 'index' | 'resolve-undo';
 
 const OID = '[0-9a-f]{40}(?:[0-9a-f]{24})?';
 const FILE = new RegExp(`^file ([0-7]{6}) (${OID})$`);
-const ENTRY = new RegExp(`^([0-7]{6}) (${OID}) ([0-3])(?: \\(((?:assume-unchanged|skip-worktree|intent-to-add)(?:,(?:assume-unchanged|skip-worktree|intent-to-add))*)\\))?$`);
+const ENTRY = new RegExp(
+  `^([0-7]{6}) (${OID}) ([0-3])(?: \\(((?:assume-unchanged|skip-worktree|intent-to-add)(?:,(?:assume-unchanged|skip-worktree|intent-to-add))*)\\))?$`,
+);
 const REUC_STAGE = new RegExp(`^([123]):(?:-|([0-7]{1,6}) (${OID}))$`);
 
 /**
  * What restore.ts adds to a state in a conflict: whose it was, and when. Matched before the state
  * is read, so that a symlink whose target ends in parentheses keeps them.
  */
-const NOTE = / \((the agent's (?:last )?write|someone else's, then gone under a later call of the turn|before a tool call whose end was never reported: it may have run, or someone else changed it|as snapshot [0-9a-f]+ left it|what snapshot [0-9a-f]+ found)\)$/;
+const NOTE =
+  / \((the agent's (?:last )?write|someone else's, then gone under a later call of the turn|before a tool call whose end was never reported: it may have run, or someone else changed it|as snapshot [0-9a-f]+ left it|what snapshot [0-9a-f]+ found)\)$/;
 
 /** One part's state, from its words in a report. */
 export function stateOf(part: Part, text: string): State {
@@ -92,7 +92,11 @@ export interface PathPlanJson {
 export function pathPlanJson(p: PathPlan): PathPlanJson {
   return {
     path: p.path,
-    worktree: p.worktree && { action: p.worktree.action, from: stateOf('worktree', p.worktree.from), to: stateOf('worktree', p.worktree.to) },
+    worktree: p.worktree && {
+      action: p.worktree.action,
+      from: stateOf('worktree', p.worktree.from),
+      to: stateOf('worktree', p.worktree.to),
+    },
     index: p.index && { from: stateOf('index', p.index.from), to: stateOf('index', p.index.to) },
     resolveUndo: p.resolveUndo && { from: stateOf('resolve-undo', p.resolveUndo.from), to: stateOf('resolve-undo', p.resolveUndo.to) },
   };
@@ -111,13 +115,21 @@ export interface ConflictJson {
 }
 
 export function conflictJson(c: Conflict | Omit<Conflict, 'restoring'>): ConflictJson {
-  const out: ConflictJson = { path: c.path, part: c.part, snapshot: c.snapshot, expected: stateOf(c.part, c.expected), found: stateOf(c.part, c.found) };
+  const out: ConflictJson = {
+    path: c.path,
+    part: c.part,
+    snapshot: c.snapshot,
+    expected: stateOf(c.part, c.expected),
+    found: stateOf(c.part, c.found),
+  };
   if ('restoring' in c && typeof c.restoring === 'string') out.restoring = stateOf(c.part, c.restoring);
   return out;
 }
 
 /** A restore or rewind report with every state as fields. */
-export function reportJson<R extends RestoreReport>(r: R): Omit<R, 'paths' | 'conflicts'> & { paths: PathPlanJson[]; conflicts: ConflictJson[] } {
+export function reportJson<R extends RestoreReport>(
+  r: R,
+): Omit<R, 'paths' | 'conflicts'> & { paths: PathPlanJson[]; conflicts: ConflictJson[] } {
   return { ...r, paths: r.paths.map(pathPlanJson), conflicts: r.conflicts.map(conflictJson) };
 }
 
@@ -130,5 +142,12 @@ export function errorDataJson(data: Record<string, unknown>): Record<string, unk
 
 function isConflict(x: unknown): x is Conflict {
   const c = x as Conflict;
-  return !!c && typeof c === 'object' && typeof c.path === 'string' && typeof c.expected === 'string' && typeof c.found === 'string' && (c.part === 'worktree' || c.part === 'index' || c.part === 'resolve-undo');
+  return (
+    !!c &&
+    typeof c === 'object' &&
+    typeof c.path === 'string' &&
+    typeof c.expected === 'string' &&
+    typeof c.found === 'string' &&
+    (c.part === 'worktree' || c.part === 'index' || c.part === 'resolve-undo')
+  );
 }

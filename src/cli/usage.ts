@@ -73,12 +73,19 @@ interface CommandHelp {
 
 const SESSION: [string, string] = ['--session S', "the session's stack (default: default)"];
 const JSON_OPT: [string, string] = ['--json', 'one JSON object on stdout, whatever the outcome (code, exit, message, data)'];
-const VERIFY_INDEX: [string, string] = ['--verify-index', "refuse an index whose checksum is wrong (CHECKSUM_MISMATCH); git checks it only in fsck"];
+const VERIFY_INDEX: [string, string] = [
+  '--verify-index',
+  'refuse an index whose checksum is wrong (CHECKSUM_MISMATCH); git checks it only in fsck',
+];
 
 const COMMANDS: Record<string, CommandHelp> = {
   snapshot: {
-    synopsis: ['snapshot [--session S] [--label L] [--into ID] [--json]', '         [--pathspec-from-file=F [--pathspec-file-nul] | [--] PATH...]'],
-    about: 'Capture exactly these paths, each with everything beneath it: worktree bytes, modes, symlink targets, existence, and their index entries. A path that does not exist is captured as absent (a restore removes whatever is made there); the output says so.',
+    synopsis: [
+      'snapshot [--session S] [--label L] [--into ID] [--json]',
+      '         [--pathspec-from-file=F [--pathspec-file-nul] | [--] PATH...]',
+    ],
+    about:
+      'Capture exactly these paths, each with everything beneath it: worktree bytes, modes, symlink targets, existence, and their index entries. A path that does not exist is captured as absent (a restore removes whatever is made there); the output says so.',
     options: [
       SESSION,
       ['--label L', 'a label for the snapshot (list, log and turns show it)'],
@@ -90,12 +97,14 @@ const COMMANDS: Record<string, CommandHelp> = {
   },
   seal: {
     synopsis: ['seal [--session S] [--json] [ID]'],
-    about: "Record what the edit left under the newest snapshot's paths (or ID's): a restore then refuses when someone else wrote them since.",
+    about:
+      "Record what the edit left under the newest snapshot's paths (or ID's): a restore then refuses when someone else wrote them since.",
     options: [SESSION, JSON_OPT],
   },
   restore: {
     synopsis: ['restore [--session S] [--dry-run] [--force] [--verify-index] [--json] [ID]'],
-    about: "Undo the newest snapshot of the session and pop it; with ID, undo ID and every later one, newest first. Refuses (exit 3, nothing written) when a sealed path changed since its seal, another process holds index.lock, or commits made since were pushed.",
+    about:
+      'Undo the newest snapshot of the session and pop it; with ID, undo ID and every later one, newest first. Refuses (exit 3, nothing written) when a sealed path changed since its seal, another process holds index.lock, or commits made since were pushed.',
     options: [
       SESSION,
       ['--dry-run', 'say what the restore would do and decide as it would (a refusal is exit 3), writing nothing'],
@@ -105,18 +114,38 @@ const COMMANDS: Record<string, CommandHelp> = {
     ],
   },
   list: { synopsis: ['list [--session S] [--json]'], about: "The session's snapshots, newest first.", options: [SESSION, JSON_OPT] },
-  show: { synopsis: ['show [--session S] [--json] ID'], about: 'What a snapshot holds: its paths, worktree items, index entries and resolve-undo records.', options: [SESSION, JSON_OPT] },
-  drop: { synopsis: ['drop [--session S] [--json] ID|--all'], about: 'Remove a snapshot from the stack without restoring it (--all: every snapshot of the session).', options: [SESSION, ['--all', 'every snapshot of the session'], JSON_OPT] },
-  prune: { synopsis: ['prune [--session S] [--keep N] [--json]'], about: 'Drop all but the newest N snapshots of the session (default 0: all).', options: [SESSION, ['--keep N', 'how many of the newest to keep'], JSON_OPT] },
-  log: { synopsis: ['log [--session S] [--json]'], about: 'Every snapshot, seal, restore and refusal of the session, oldest first.', options: [SESSION, JSON_OPT] },
+  show: {
+    synopsis: ['show [--session S] [--json] ID'],
+    about: 'What a snapshot holds: its paths, worktree items, index entries and resolve-undo records.',
+    options: [SESSION, JSON_OPT],
+  },
+  drop: {
+    synopsis: ['drop [--session S] [--json] ID|--all'],
+    about: 'Remove a snapshot from the stack without restoring it (--all: every snapshot of the session).',
+    options: [SESSION, ['--all', 'every snapshot of the session'], JSON_OPT],
+  },
+  prune: {
+    synopsis: ['prune [--session S] [--keep N] [--json]'],
+    about: 'Drop all but the newest N snapshots of the session (default 0: all).',
+    options: [SESSION, ['--keep N', 'how many of the newest to keep'], JSON_OPT],
+  },
+  log: {
+    synopsis: ['log [--session S] [--json]'],
+    about: 'Every snapshot, seal, restore and refusal of the session, oldest first.',
+    options: [SESSION, JSON_OPT],
+  },
   index: {
     synopsis: ['index [--json] [--verify]'],
     about: 'Print the index as `git ls-files --stage --debug` does (merged with the shared index when split).',
     options: [['--verify', 'check the trailer, and that re-encoding gives back the exact bytes (exit 1 if not)'], JSON_OPT],
   },
   apply: {
-    synopsis: ['apply [--session S] [--label L] [--index | --cached] [--check CMD] [--keep-on-failure]', '      [--dry-run] [--json] [PATCH | -]'],
-    about: "Apply a patch (git diff, git diff --binary, format-patch, Codex's *** Begin Patch) with its rollback armed: every path it touches is snapshotted first, then the patch is written, then CMD runs; a failed check rolls it back exactly. A patch that does not apply writes nothing (exit 1).",
+    synopsis: [
+      'apply [--session S] [--label L] [--index | --cached] [--check CMD] [--keep-on-failure]',
+      '      [--dry-run] [--json] [PATCH | -]',
+    ],
+    about:
+      "Apply a patch (git diff, git diff --binary, format-patch, Codex's *** Begin Patch) with its rollback armed: every path it touches is snapshotted first, then the patch is written, then CMD runs; a failed check rolls it back exactly. A patch that does not apply writes nothing (exit 1).",
     options: [
       SESSION,
       ['--label L', "the snapshot's label"],
@@ -127,18 +156,28 @@ const COMMANDS: Record<string, CommandHelp> = {
       ['--dry-run', 'say what would be written, and decide as apply would, writing nothing'],
       JSON_OPT,
     ],
-    exits: '0 done, 1 error (the patch does not apply: nothing written), 2 usage, 3 refused, 4 the check failed (the patch was rolled back, or kept with --keep-on-failure)',
+    exits:
+      '0 done, 1 error (the patch does not apply: nothing written), 2 usage, 3 refused, 4 the check failed (the patch was rolled back, or kept with --keep-on-failure)',
   },
   hook: {
     synopsis: ['hook claude-code|codex|gemini|generic [--fail-open]'],
-    about: "Read one hook event (the harness's JSON) on stdin and answer in the harness's protocol: nothing on success; exit 2 with a reason blocks the tool call when its paths could not be captured; exit 1 for an event that is not what the harness sends. Written into the harness's configuration by install.",
+    about:
+      "Read one hook event (the harness's JSON) on stdin and answer in the harness's protocol: nothing on success; exit 2 with a reason blocks the tool call when its paths could not be captured; exit 1 for an event that is not what the harness sends. Written into the harness's configuration by install.",
     options: [['--fail-open', 'let the tool call run when a capture fails (it is recorded as unprotected)']],
     exits: "the harness's protocol: 0 go on, 2 block the tool call (with its reason on stderr), 1 a non-blocking error",
   },
-  turns: { synopsis: ['turns [--session S] [--json]'], about: "The agent's turns, newest first: their paths, tool calls, and what a rewind would do now.", options: [SESSION, JSON_OPT] },
+  turns: {
+    synopsis: ['turns [--session S] [--json]'],
+    about: "The agent's turns, newest first: their paths, tool calls, and what a rewind would do now.",
+    options: [SESSION, JSON_OPT],
+  },
   rewind: {
-    synopsis: ['rewind [--session S] [--dry-run] [--force] [--verify-index] [--json] [TURN]', 'rewind --undo [--dry-run] [--force] [--verify-index] [--json]'],
-    about: 'Undo the newest turn of the worktree (or TURN, its number in `turns` or a snapshot id, and every later one of its session). Every rewind can be undone: --undo brings back what the newest rewind replaced.',
+    synopsis: [
+      'rewind [--session S] [--dry-run] [--force] [--verify-index] [--json] [TURN]',
+      'rewind --undo [--dry-run] [--force] [--verify-index] [--json]',
+    ],
+    about:
+      'Undo the newest turn of the worktree (or TURN, its number in `turns` or a snapshot id, and every later one of its session). Every rewind can be undone: --undo brings back what the newest rewind replaced.',
     options: [
       SESSION,
       ['--undo', 'bring back what the newest rewind replaced (forced or not)'],
@@ -150,7 +189,8 @@ const COMMANDS: Record<string, CommandHelp> = {
   },
   install: {
     synopsis: ['install claude-code|codex|gemini [--user] [--uninstall] [--mcp] [--json]'],
-    about: "Write the harness's hook configuration (.claude/settings.json, .codex/hooks.json, .gemini/settings.json at the worktree root), merged with what is there, and say whether the harness will run the hooks or must be told to trust them.",
+    about:
+      "Write the harness's hook configuration (.claude/settings.json, .codex/hooks.json, .gemini/settings.json at the worktree root), merged with what is there, and say whether the harness will run the hooks or must be told to trust them.",
     options: [
       ['--user', 'the user-level file instead ($CLAUDE_CONFIG_DIR, $CODEX_HOME, $GEMINI_CLI_HOME/.gemini or HOME)'],
       ['--uninstall', 'remove exactly what install added'],
@@ -160,9 +200,13 @@ const COMMANDS: Record<string, CommandHelp> = {
   },
   conformance: {
     synopsis: ['conformance [--adapter git-scalpel|isomorphic-git|MODULE] [--corpus DIR] [--json] [CASE...]'],
-    about: "Run the index conformance corpus (conformance/ in the package: index files git wrote, derived and damaged ones, each with its answers) through a reader/writer, and report every case as pass, fail (with the first difference) or not supported. CASE names cases, `*` patterns allowed.",
+    about:
+      'Run the index conformance corpus (conformance/ in the package: index files git wrote, derived and damaged ones, each with its answers) through a reader/writer, and report every case as pass, fail (with the first difference) or not supported. CASE names cases, `*` patterns allowed.',
     options: [
-      ['--adapter NAME|MODULE', 'git-scalpel (the default), isomorphic-git (when installed), or the path of an adapter module (conformance/README.md)'],
+      [
+        '--adapter NAME|MODULE',
+        'git-scalpel (the default), isomorphic-git (when installed), or the path of an adapter module (conformance/README.md)',
+      ],
       ['--corpus DIR', 'a corpus elsewhere (a folder holding manifest.json)'],
       JSON_OPT,
     ],
@@ -170,12 +214,14 @@ const COMMANDS: Record<string, CommandHelp> = {
   },
   status: {
     synopsis: ['status [--json]'],
-    about: 'Per harness: hooks installed (file, events, command, binary found), trusted by the harness, MCP server configured, and the last event received in this worktree.',
+    about:
+      'Per harness: hooks installed (file, events, command, binary found), trusted by the harness, MCP server configured, and the last event received in this worktree.',
     options: [JSON_OPT],
   },
   mcp: {
     synopsis: ['mcp'],
-    about: "A Model Context Protocol server on stdio for the repository found from the directory (tools: snapshot, seal, restore, apply, list, show, turns, rewind, log; session 'mcp' unless a call names one).",
+    about:
+      "A Model Context Protocol server on stdio for the repository found from the directory (tools: snapshot, seal, restore, apply, list, show, turns, rewind, log; session 'mcp' unless a call names one).",
     options: [],
   },
 };
@@ -191,7 +237,14 @@ export function isCommand(name: string | undefined): boolean {
 export function usageLines(command: string | undefined): string {
   if (!isCommand(command)) return 'usage: git-scalpel [-C DIR] <command> [options]\n';
   const prefix = command === 'hook' ? 'git-scalpel ' : 'git-scalpel [-C DIR] ';
-  return COMMANDS[command as string].synopsis.map((s, i) => `${i === 0 ? 'usage: ' : s.startsWith(' ') ? '       ' : '   or: '}${s.startsWith(' ') ? ' '.repeat(prefix.length) : prefix}${s}`).join('\n') + '\n';
+  return (
+    COMMANDS[command as string].synopsis
+      .map(
+        (s, i) =>
+          `${i === 0 ? 'usage: ' : s.startsWith(' ') ? '       ' : '   or: '}${s.startsWith(' ') ? ' '.repeat(prefix.length) : prefix}${s}`,
+      )
+      .join('\n') + '\n'
+  );
 }
 
 /** What `git-scalpel <command> --help` prints. */
@@ -203,7 +256,11 @@ export function commandHelp(command: string): string {
   const options = command === 'hook' ? c.options : [...c.options, ['-C DIR', 'run as if started in DIR'] as [string, string]];
   for (const [flag, what] of options) lines.push(...wrap(what, 76 - width).map((l, i) => `    ${(i === 0 ? flag : '').padEnd(width)}${l}`));
   if (options.length) lines.push('');
-  lines.push(...wrap(`exit codes: ${c.exits ?? '0 done, 1 error, 2 usage, 3 refused (nothing was written)'}`, 78).map((l, i) => (i === 0 ? l : `            ${l}`)));
+  lines.push(
+    ...wrap(`exit codes: ${c.exits ?? '0 done, 1 error, 2 usage, 3 refused (nothing was written)'}`, 78).map((l, i) =>
+      i === 0 ? l : `            ${l}`,
+    ),
+  );
   return lines.join('\n') + '\n';
 }
 

@@ -79,7 +79,9 @@ export async function isomorphicGitAdapter(load: ModuleLoader): Promise<Conforma
     const main = (await load('isomorphic-git').catch(() => null)) as { version?: () => string } | null;
     version = typeof main?.version === 'function' ? main.version() : '';
   } catch (e) {
-    throw unavailable(`isomorphic-git is not installed here (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); install it beside git-scalpel (npm install isomorphic-git)`);
+    throw unavailable(
+      `isomorphic-git is not installed here (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); install it beside git-scalpel (npm install isomorphic-git)`,
+    );
   }
   const manager = managers.GitIndexManager;
   if (!manager || typeof manager.acquire !== 'function') throw unavailable('isomorphic-git/managers has no GitIndexManager.acquire');
@@ -125,7 +127,12 @@ function isoEntry(e: IsoEntry, Buf: BufferLike): AnswerEntry {
     mode: e.mode,
     oid: e.oid,
     stage: e.flags.stage,
-    flags: { assumeValid: e.flags.assumeValid, extended: e.flags.extended, skipWorktree: e.flags.skipWorktree, intentToAdd: e.flags.intentToAdd },
+    flags: {
+      assumeValid: e.flags.assumeValid,
+      extended: e.flags.extended,
+      skipWorktree: e.flags.skipWorktree,
+      intentToAdd: e.flags.intentToAdd,
+    },
     stat: {
       ctimeSeconds: e.ctimeSeconds,
       ctimeNanoseconds: e.ctimeNanoseconds,
@@ -147,5 +154,8 @@ function isoMessage(e: unknown): string {
 }
 
 function unavailable(reason: string): ScalpelError {
-  return new ScalpelError('UNSUPPORTED', `conformance adapter isomorphic-git is unavailable: ${reason}`, { capability: 'isomorphic-git', reason });
+  return new ScalpelError('UNSUPPORTED', `conformance adapter isomorphic-git is unavailable: ${reason}`, {
+    capability: 'isomorphic-git',
+    reason,
+  });
 }

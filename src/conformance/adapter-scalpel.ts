@@ -70,13 +70,19 @@ function decodeCase(input: AdapterInput): DecodeOutcome {
     const link = linkExtension(file);
     if (link) {
       if (!input.sharedIndex) {
-        throw new ScalpelError('SPLIT_INDEX_MISMATCH', `the shared index sharedindex.${link.baseOid} is missing`, { expected: link.baseOid, found: null });
+        throw new ScalpelError('SPLIT_INDEX_MISMATCH', `the shared index sharedindex.${link.baseOid} is missing`, {
+          expected: link.baseOid,
+          found: null,
+        });
       }
       let shared: GitIndex;
       try {
         shared = decodeIndex(input.sharedIndex, { objectFormat });
       } catch (e) {
-        throw new ScalpelError('SPLIT_INDEX_MISMATCH', `the shared index does not decode: ${(e as Error).message}`, { expected: link.baseOid, cause: isScalpelError(e) ? e.code : String(e) });
+        throw new ScalpelError('SPLIT_INDEX_MISMATCH', `the shared index does not decode: ${(e as Error).message}`, {
+          expected: link.baseOid,
+          cause: isScalpelError(e) ? e.code : String(e),
+        });
       }
       index = mergeSplitIndex(file, shared);
     }
@@ -90,7 +96,9 @@ function decodeCase(input: AdapterInput): DecodeOutcome {
     if (!isScalpelError(e, 'BAD_ENTRY')) throw e;
     return { error: { class: 'order', message: `[${e.code}] ${e.message}` } };
   }
-  const out: DecodeOutcome = { index: { version: file.version, entries: index.entries.map(entryAnswer), extensions: file.extensions.map(extensionAnswer) } };
+  const out: DecodeOutcome = {
+    index: { version: file.version, entries: index.entries.map(entryAnswer), extensions: file.extensions.map(extensionAnswer) },
+  };
   if (index !== file) out.index.fileEntries = file.entries.map(entryAnswer);
   return out;
 }
@@ -128,17 +136,26 @@ function bitmapAnswer(b: EwahBitmap | undefined): { bitSize: number; bits: numbe
 export function extensionAnswer(x: IndexExtension): AnswerExtension {
   switch (x.signature) {
     case 'TREE':
-      if ('nodes' in x) return { signature: 'TREE', nodes: x.nodes.map((n) => ({ name: toHex(n.name), entryCount: n.entryCount, subtreeCount: n.subtreeCount, oid: n.oid ?? null })) };
+      if ('nodes' in x)
+        return {
+          signature: 'TREE',
+          nodes: x.nodes.map((n) => ({ name: toHex(n.name), entryCount: n.entryCount, subtreeCount: n.subtreeCount, oid: n.oid ?? null })),
+        };
       break;
     case 'REUC':
-      if ('records' in x) return { signature: 'REUC', records: x.records.map((r) => ({ path: toHex(r.path), modes: [...r.modes], oids: r.oids.map((o) => o ?? null) })) };
+      if ('records' in x)
+        return {
+          signature: 'REUC',
+          records: x.records.map((r) => ({ path: toHex(r.path), modes: [...r.modes], oids: r.oids.map((o) => o ?? null) })),
+        };
       break;
     case 'UNTR':
       if ('cache' in x) return { signature: 'UNTR', ...untrackedAnswer(x.cache) };
       break;
     case 'FSMN':
       if ('bitmap' in x) {
-        const head = x.version === 1 ? { version: 1, sinceNanoseconds: x.sinceNanoseconds.toString() } : { version: 2, token: toHex(x.token) };
+        const head =
+          x.version === 1 ? { version: 1, sinceNanoseconds: x.sinceNanoseconds.toString() } : { version: 2, token: toHex(x.token) };
         return { signature: 'FSMN', ...head, bitmap: bitmapAnswer(x.bitmap), trailing: x.trailing ? toHex(x.trailing) : null };
       }
       break;
@@ -146,10 +163,17 @@ export function extensionAnswer(x: IndexExtension): AnswerExtension {
       if ('hash' in x) return { signature: 'EOIE', offset: x.offset, hash: x.hash };
       break;
     case 'IEOT':
-      if ('blocks' in x) return { signature: 'IEOT', version: x.version, blocks: x.blocks.map((b) => ({ offset: b.offset, count: b.count })) };
+      if ('blocks' in x)
+        return { signature: 'IEOT', version: x.version, blocks: x.blocks.map((b) => ({ offset: b.offset, count: b.count })) };
       break;
     case 'link':
-      if ('baseOid' in x) return { signature: 'link', baseOid: x.baseOid, deleteBitmap: bitmapAnswer(x.deleteBitmap), replaceBitmap: bitmapAnswer(x.replaceBitmap) };
+      if ('baseOid' in x)
+        return {
+          signature: 'link',
+          baseOid: x.baseOid,
+          deleteBitmap: bitmapAnswer(x.deleteBitmap),
+          replaceBitmap: bitmapAnswer(x.replaceBitmap),
+        };
       break;
     case 'sdir':
       return { signature: 'sdir' };
@@ -184,7 +208,11 @@ function rebuildExtension(x: IndexExtension): IndexExtension {
       if ('nodes' in x) return { signature: 'TREE', nodes: x.nodes.map((n) => ({ ...n })) };
       break;
     case 'REUC':
-      if ('records' in x) return { signature: 'REUC', records: x.records.map((r) => ({ path: r.path, modes: [...r.modes] as typeof r.modes, oids: [...r.oids] as typeof r.oids })) };
+      if ('records' in x)
+        return {
+          signature: 'REUC',
+          records: x.records.map((r) => ({ path: r.path, modes: [...r.modes] as typeof r.modes, oids: [...r.oids] as typeof r.oids })),
+        };
       break;
     case 'UNTR':
       if ('cache' in x) {

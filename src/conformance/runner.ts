@@ -31,14 +31,20 @@ async function readJson<T>(corpus: CorpusSource, path: string): Promise<T> {
   try {
     return JSON.parse(utf8.decode(bytes)) as T;
   } catch (e) {
-    throw new ScalpelError('BAD_ARGUMENT', `conformance corpus: ${path} is not JSON (${(e as Error).message})`, { name: path, reason: 'not-json' });
+    throw new ScalpelError('BAD_ARGUMENT', `conformance corpus: ${path} is not JSON (${(e as Error).message})`, {
+      name: path,
+      reason: 'not-json',
+    });
   }
 }
 
 export async function loadManifest(corpus: CorpusSource): Promise<Manifest> {
   const m = await readJson<Manifest>(corpus, 'manifest.json');
   if (!m || m.formatVersion !== 1 || !Array.isArray(m.cases)) {
-    throw new ScalpelError('BAD_ARGUMENT', 'conformance corpus: manifest.json is not a format 1 manifest', { name: 'manifest.json', reason: 'bad-manifest' });
+    throw new ScalpelError('BAD_ARGUMENT', 'conformance corpus: manifest.json is not a format 1 manifest', {
+      name: 'manifest.json',
+      reason: 'bad-manifest',
+    });
   }
   return m;
 }
@@ -49,7 +55,16 @@ export async function loadManifest(corpus: CorpusSource): Promise<Manifest> {
  */
 export function selectCases(manifest: Manifest, patterns: readonly string[]): ManifestCase[] {
   if (patterns.length === 0) return manifest.cases;
-  const res = patterns.map((p) => ({ p, rx: new RegExp(`^${p.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`), hit: false }));
+  const res = patterns.map((p) => ({
+    p,
+    rx: new RegExp(
+      `^${p
+        .split('*')
+        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    ),
+    hit: false,
+  }));
   const out = manifest.cases.filter((c) => {
     let any = false;
     for (const r of res) {
@@ -62,7 +77,11 @@ export function selectCases(manifest: Manifest, patterns: readonly string[]): Ma
   });
   const missed = res.filter((r) => !r.hit).map((r) => r.p);
   if (missed.length) {
-    throw new ScalpelError('BAD_ARGUMENT', `conformance: no case named ${missed.map((m) => JSON.stringify(m)).join(', ')}`, { name: 'CASE', reason: 'unknown-case', cases: missed });
+    throw new ScalpelError('BAD_ARGUMENT', `conformance: no case named ${missed.map((m) => JSON.stringify(m)).join(', ')}`, {
+      name: 'CASE',
+      reason: 'unknown-case',
+      cases: missed,
+    });
   }
   return out;
 }
@@ -100,7 +119,11 @@ export async function runConformance(opts: RunOptions): Promise<ConformanceRepor
 export async function runCase(corpus: CorpusSource, adapter: ConformanceAdapter, mc: ManifestCase): Promise<CaseResult> {
   const dir = `cases/${mc.name}`;
   const answers = await readJson<CaseAnswers>(corpus, `${dir}/answers.json`);
-  const input: AdapterInput = { name: mc.name, bytes: await corpus.read(`${dir}/${answers.files.index}`), objectFormat: answers.objectFormat };
+  const input: AdapterInput = {
+    name: mc.name,
+    bytes: await corpus.read(`${dir}/${answers.files.index}`),
+    objectFormat: answers.objectFormat,
+  };
   if (answers.files.sharedIndex) input.sharedIndex = await corpus.read(`${dir}/${answers.files.sharedIndex}`);
   const aspects: CaseResult['aspects'] = { error: 'n/a', entries: 'n/a', extensions: 'n/a', roundTrip: 'n/a' };
   const result = (status: CaseResult['status'], reason?: string, notes?: string[]): CaseResult => ({
@@ -229,7 +252,14 @@ async function decodeSafely(adapter: ConformanceAdapter, input: AdapterInput): P
   }
   if ('error' in out) {
     const c = out.error.class;
-    return { error: { class: c !== undefined && (ERROR_CLASSES as readonly string[]).includes(c) ? c : undefined, message: String(out.error.message ?? '') + (c !== undefined && !(ERROR_CLASSES as readonly string[]).includes(c) ? ` (unknown class ${show(c)})` : '') } };
+    return {
+      error: {
+        class: c !== undefined && (ERROR_CLASSES as readonly string[]).includes(c) ? c : undefined,
+        message:
+          String(out.error.message ?? '') +
+          (c !== undefined && !(ERROR_CLASSES as readonly string[]).includes(c) ? ` (unknown class ${show(c)})` : ''),
+      },
+    };
   }
   return out;
 }
@@ -315,7 +345,12 @@ function hexText(h: string): string {
 }
 
 /** Where re-encoded bytes first differ from the file, named by the part of the file it falls in. */
-function byteDifference(want: Uint8Array, got: Uint8Array, index: { extensions: AnswerExtension[] }, format: 'sha1' | 'sha256'): string | null {
+function byteDifference(
+  want: Uint8Array,
+  got: Uint8Array,
+  index: { extensions: AnswerExtension[] },
+  format: 'sha1' | 'sha256',
+): string | null {
   const n = Math.min(want.length, got.length);
   let i = 0;
   while (i < n && want[i] === got[i]) i++;

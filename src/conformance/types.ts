@@ -6,9 +6,20 @@
  */
 
 /** What a strict reader must report for a damaged file (conformance/README.md, "Error classes"). */
-export type ErrorClass = 'truncated' | 'signature' | 'version' | 'checksum' | 'entry' | 'order' | 'extension' | 'unknown-extension' | 'split';
+export type ErrorClass =
+  'truncated' | 'signature' | 'version' | 'checksum' | 'entry' | 'order' | 'extension' | 'unknown-extension' | 'split';
 
-export const ERROR_CLASSES: readonly ErrorClass[] = ['truncated', 'signature', 'version', 'checksum', 'entry', 'order', 'extension', 'unknown-extension', 'split'];
+export const ERROR_CLASSES: readonly ErrorClass[] = [
+  'truncated',
+  'signature',
+  'version',
+  'checksum',
+  'entry',
+  'order',
+  'extension',
+  'unknown-extension',
+  'split',
+];
 
 export type ObjectFormatName = 'sha1' | 'sha256';
 

@@ -20,7 +20,10 @@ export * from '../index.js';
  */
 function ownFs<T extends { fs?: unknown }>(opts: T): T {
   const f = opts.fs as { promises?: unknown; lstatSync?: unknown } | undefined;
-  const isNode = f === nodeFsModule || f === nodeFsModule.promises || (f !== undefined && f.promises === nodeFsModule.promises && f.lstatSync === nodeFsModule.lstatSync);
+  const isNode =
+    f === nodeFsModule ||
+    f === nodeFsModule.promises ||
+    (f !== undefined && f.promises === nodeFsModule.promises && f.lstatSync === nodeFsModule.lstatSync);
   return isNode ? { ...opts, fs: nodeFs() } : opts;
 }
 /** Every platform-taking function of the root API, bound to Node's platform (the node entry is never tree-shaken for a browser). */
@@ -28,5 +31,20 @@ const api = bind.bindPlatform(nodePlatform);
 
 /** Open the repository containing `opts.dir` (`opts.fs`: node:fs, memfs, …), on Node's platform. */
 export const openRepository = (opts: bind.OpenOptions) => api.openRepository(ownFs(opts));
-export const handleHookEvent = (event: Parameters<typeof api.handleHookEvent>[0], opts: bind.HookOptions) => api.handleHookEvent(event, ownFs(opts));
-export const { decodeIndex, encodeIndex, readIndexFile, hashBytes, objectId, encodeLooseObject, decodeLooseObject, readLooseHeader, encodePack, encodePackIndex, verifyPackIndex, verifyPackChecksum, parseCommitGraphLayer } = api;
+export const handleHookEvent = (event: Parameters<typeof api.handleHookEvent>[0], opts: bind.HookOptions) =>
+  api.handleHookEvent(event, ownFs(opts));
+export const {
+  decodeIndex,
+  encodeIndex,
+  readIndexFile,
+  hashBytes,
+  objectId,
+  encodeLooseObject,
+  decodeLooseObject,
+  readLooseHeader,
+  encodePack,
+  encodePackIndex,
+  verifyPackIndex,
+  verifyPackChecksum,
+  parseCommitGraphLayer,
+} = api;

@@ -71,7 +71,13 @@ function isOurAdapter(v: unknown): v is AdaptedFs {
 const REQUIRED = ['readFile', 'writeFile', 'readdir', 'mkdir', 'rmdir', 'unlink'] as const;
 
 function isFsContract(input: unknown): input is Fs {
-  return !!input && typeof input === 'object' && 'capabilities' in input && typeof (input as Fs).capabilities === 'object' && typeof (input as Fs).lstat === 'function';
+  return (
+    !!input &&
+    typeof input === 'object' &&
+    'capabilities' in input &&
+    typeof (input as Fs).capabilities === 'object' &&
+    typeof (input as Fs).lstat === 'function'
+  );
 }
 
 function nameOf(v: unknown): string {
@@ -93,11 +99,20 @@ interface AdapterConfig {
  */
 export function adaptPromiseFs(input: unknown, cfg: Partial<AdapterConfig> = {}): AdaptedFs {
   const raw = promiseApi(input);
-  if (!raw) throw new ScalpelError('BAD_ARGUMENT', 'not a filesystem: expected an Fs, a node-style fs module, memfs, or a promise fs with readFile/writeFile/...', { name: 'fs', reason: 'no-readFile' });
+  if (!raw)
+    throw new ScalpelError(
+      'BAD_ARGUMENT',
+      'not a filesystem: expected an Fs, a node-style fs module, memfs, or a promise fs with readFile/writeFile/...',
+      { name: 'fs', reason: 'no-readFile' },
+    );
   const missing: string[] = REQUIRED.filter((k) => !isFn(raw, k));
   if (!isFn(raw, 'lstat') && !isFn(raw, 'stat')) missing.push('lstat');
   if (missing.length > 0) {
-    throw new ScalpelError('BAD_ARGUMENT', `not a usable filesystem: missing ${missing.join(', ')}`, { name: 'fs', reason: 'missing-methods', missing });
+    throw new ScalpelError('BAD_ARGUMENT', `not a usable filesystem: missing ${missing.join(', ')}`, {
+      name: 'fs',
+      reason: 'missing-methods',
+      missing,
+    });
   }
   const fsName = cfg.name ?? (promiseApi(input) === (input as RawFs).promises ? 'node-style fs' : 'promise fs');
   const capabilities: FsCapabilities = { ...guessCapabilities(input), ...cfg.capabilities };
@@ -110,11 +125,15 @@ export function adaptPromiseFs(input: unknown, cfg: Partial<AdapterConfig> = {})
     if (!hasEscapedBytes(p)) return p;
     if (pathMode === 'bytes') return encodePath(p);
     if (pathMode === 'strings') return p;
-    throw new ScalpelError('UNSUPPORTED', `filesystem ${fsName} cannot represent the non-UTF-8 name ${JSON.stringify(p)}${adapter.probed ? '' : ' (not probed: pass probeDir to toFs)'}`, {
-      capability: 'nonUtf8Names',
-      path: p,
-      fs: fsName,
-    });
+    throw new ScalpelError(
+      'UNSUPPORTED',
+      `filesystem ${fsName} cannot represent the non-UTF-8 name ${JSON.stringify(p)}${adapter.probed ? '' : ' (not probed: pass probeDir to toFs)'}`,
+      {
+        capability: 'nonUtf8Names',
+        path: p,
+        fs: fsName,
+      },
+    );
   };
   async function call<T>(syscall: string, path: string, f: () => Promise<T>, dest?: string): Promise<T> {
     try {
@@ -176,7 +195,9 @@ export function adaptPromiseFs(input: unknown, cfg: Partial<AdapterConfig> = {})
     async readdir(path) {
       const p = osPath(path);
       const f = fn('readdir')!;
-      const names = (await call('scandir', path, () => (pathMode === 'bytes' ? f.call(raw, p, { encoding: 'buffer' }) : f.call(raw, p)))) as unknown[];
+      const names = (await call('scandir', path, () =>
+        pathMode === 'bytes' ? f.call(raw, p, { encoding: 'buffer' }) : f.call(raw, p),
+      )) as unknown[];
       if (!Array.isArray(names)) throw new FsError('EIO', 'scandir', path, 'readdir did not return an array');
       const out: string[] = [];
       for (const n of names) {
@@ -269,11 +290,20 @@ export async function toFs(input: unknown, opts: ToFsOptions = {}): Promise<Fs> 
   }
   const raw = promiseApi(input);
   if (!raw) {
-    throw new ScalpelError('BAD_ARGUMENT', 'not a filesystem: expected an Fs, a node-style fs module, memfs, or a promise fs with readFile/writeFile/...', { name: 'fs', reason: 'no-readFile' });
+    throw new ScalpelError(
+      'BAD_ARGUMENT',
+      'not a filesystem: expected an Fs, a node-style fs module, memfs, or a promise fs with readFile/writeFile/...',
+      { name: 'fs', reason: 'no-readFile' },
+    );
   }
   const name = opts.name;
   if (opts.probeDir === undefined) {
-    return adaptPromiseFs(input, { name, capabilities: { ...guessCapabilities(input), ...opts.capabilities }, pathMode: opts.pathMode, probed: false });
+    return adaptPromiseFs(input, {
+      name,
+      capabilities: { ...guessCapabilities(input), ...opts.capabilities },
+      pathMode: opts.pathMode,
+      probed: false,
+    });
   }
   // Probe through a provisional adapter that passes 'wx' straight through (no emulation), so the
   // exclusive-create probe sees what the fs itself does.

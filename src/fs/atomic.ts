@@ -153,11 +153,15 @@ export async function removeStaleTemps(fs: Fs, dir: string): Promise<string[]> {
  */
 export async function replaceWithSymlink(fs: Fs, path: string, target: string): Promise<void> {
   if (!fs.capabilities.symlinks) {
-    throw new ScalpelError('UNSUPPORTED', `cannot create symlink ${path}: filesystem ${fs.name} has no symlinks (git would use core.symlinks=false)`, {
-      capability: 'symlinks',
-      path,
-      fs: fs.name,
-    });
+    throw new ScalpelError(
+      'UNSUPPORTED',
+      `cannot create symlink ${path}: filesystem ${fs.name} has no symlinks (git would use core.symlinks=false)`,
+      {
+        capability: 'symlinks',
+        path,
+        fs: fs.name,
+      },
+    );
   }
   if (!fs.capabilities.renameFollowsSymlinks) {
     const tmp = tempPathFor(path);
@@ -221,7 +225,14 @@ export function lockExistsMessage(lockPath: string): string {
 export async function acquireLock(fs: Fs, path: string, opts: { content?: Uint8Array; temp?: string } = {}): Promise<Lock> {
   const locked = () => new ScalpelError('INDEX_LOCKED', lockExistsMessage(path), { path });
   if (!fs.capabilities.exclusiveCreate && (await fs.lstat(path))) throw locked();
-  if (opts.content && opts.temp && fs.link && fs.capabilities.exclusiveCreate && (await createLinked(fs, path, opts.content, opts.temp, locked))) return heldLock(fs, path);
+  if (
+    opts.content &&
+    opts.temp &&
+    fs.link &&
+    fs.capabilities.exclusiveCreate &&
+    (await createLinked(fs, path, opts.content, opts.temp, locked))
+  )
+    return heldLock(fs, path);
   try {
     // `content` marks the lock as ours until the real content is written (see repo/journal.ts)
     await fs.writeFile(path, opts.content ?? new Uint8Array(0), { mode: 0o666, exclusive: true });
@@ -275,7 +286,8 @@ async function heldLock(fs: Fs, path: string): Promise<Lock> {
     return 'ours';
   };
   const mustHold = (what: string) => {
-    if (state !== 'held') throw new ScalpelError('BAD_ARGUMENT', `cannot ${what} lock ${path}: it is ${state}`, { name: 'lock', path, reason: state });
+    if (state !== 'held')
+      throw new ScalpelError('BAD_ARGUMENT', `cannot ${what} lock ${path}: it is ${state}`, { name: 'lock', path, reason: state });
   };
 
   return {
@@ -290,9 +302,12 @@ async function heldLock(fs: Fs, path: string): Promise<Lock> {
     async writeParts(parts) {
       mustHold('write');
       if (fs.writeChunks) {
-        await fs.writeChunks(path, (async function* () {
-          yield* parts;
-        })());
+        await fs.writeChunks(
+          path,
+          (async function* () {
+            yield* parts;
+          })(),
+        );
         return;
       }
       await fs.writeFile(path, concatBytes(parts));
@@ -300,11 +315,16 @@ async function heldLock(fs: Fs, path: string): Promise<Lock> {
     async commit(target) {
       mustHold('commit');
       const dest = target ?? (path.endsWith('.lock') ? path.slice(0, -5) : undefined);
-      if (dest === undefined) throw new ScalpelError('BAD_ARGUMENT', `lock ${path} does not end in .lock: name the commit target`, { name: 'target', path });
+      if (dest === undefined)
+        throw new ScalpelError('BAD_ARGUMENT', `lock ${path} does not end in .lock: name the commit target`, { name: 'target', path });
       const who = await stillOurs();
       if (who !== 'ours') {
         state = 'released';
-        throw new ScalpelError('INDEX_LOCKED', `lock ${path} was ${who === 'gone' ? 'removed' : 'replaced'} by another process before it could be committed`, { path, reason: who });
+        throw new ScalpelError(
+          'INDEX_LOCKED',
+          `lock ${path} was ${who === 'gone' ? 'removed' : 'replaced'} by another process before it could be committed`,
+          { path, reason: who },
+        );
       }
       await renameOver(fs, path, dest);
       state = 'committed';
@@ -351,7 +371,10 @@ export async function mkdirp(fs: Fs, dir: string, opts: { mode?: number } = {}):
       cur = dirname(cur);
       continue;
     }
-    throw errorWithCode(cur === target ? 'EEXIST' : 'ENOTDIR', `${cur} exists and is not a directory (creating ${target})`, { path: cur, syscall: 'mkdir' });
+    throw errorWithCode(cur === target ? 'EEXIST' : 'ENOTDIR', `${cur} exists and is not a directory (creating ${target})`, {
+      path: cur,
+      syscall: 'mkdir',
+    });
   }
   const created: string[] = [];
   for (let i = missing.length - 1; i >= 0; i--) {
@@ -432,8 +455,14 @@ export async function removeTree(fs: Fs, path: string): Promise<void> {
  * Like writeFileAtomic, from pieces (the filesystem must have writeChunks): temp file in the same
  * directory, then a rename; the temp file is removed on any failure.
  */
-export async function writeChunksAtomic(fs: Fs, path: string, chunks: AsyncIterable<Uint8Array>, opts: AtomicWriteOptions = {}): Promise<void> {
-  if (!fs.writeChunks) throw new ScalpelError('UNSUPPORTED', `${fs.name} cannot write a file in pieces`, { capability: 'writeChunks', path });
+export async function writeChunksAtomic(
+  fs: Fs,
+  path: string,
+  chunks: AsyncIterable<Uint8Array>,
+  opts: AtomicWriteOptions = {},
+): Promise<void> {
+  if (!fs.writeChunks)
+    throw new ScalpelError('UNSUPPORTED', `${fs.name} cannot write a file in pieces`, { capability: 'writeChunks', path });
   const tmp = tempPathFor(path);
   try {
     await fs.writeChunks(tmp, chunks, { mode: opts.mode ?? 0o666, exclusive: true });

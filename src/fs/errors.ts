@@ -15,7 +15,9 @@ export class FsError extends Error {
   constructor(code: string, syscall: string, path?: string, cause?: unknown, dest?: string) {
     const orig = cause instanceof Error ? cause.message : cause === undefined ? '' : String(cause);
     const where = path === undefined ? syscall : `${syscall} '${path}'${dest === undefined ? '' : ` -> '${dest}'`}`;
-    const message = orig.startsWith(code) ? `${orig}${orig.includes(syscall) ? '' : ` (${where})`}` : `${code}: ${orig ? orig + ', ' : ''}${where}`;
+    const message = orig.startsWith(code)
+      ? `${orig}${orig.includes(syscall) ? '' : ` (${where})`}`
+      : `${code}: ${orig ? orig + ', ' : ''}${where}`;
     super(message, cause === undefined ? undefined : { cause });
     this.name = 'FsError';
     this.code = code;
@@ -59,12 +61,16 @@ export function wrapError(e: unknown, syscall: string, path?: string, dest?: str
 }
 
 export function unsupported(fsName: string, capability: string, method: string, path?: string): ScalpelError {
-  return new ScalpelError('UNSUPPORTED', `filesystem ${fsName} has no ${method}${path === undefined ? '' : ` (needed for ${path})`}: capability '${capability}' is missing`, {
-    capability,
-    method,
-    fs: fsName,
-    ...(path === undefined ? {} : { path }),
-  });
+  return new ScalpelError(
+    'UNSUPPORTED',
+    `filesystem ${fsName} has no ${method}${path === undefined ? '' : ` (needed for ${path})`}: capability '${capability}' is missing`,
+    {
+      capability,
+      method,
+      fs: fsName,
+      ...(path === undefined ? {} : { path }),
+    },
+  );
 }
 
 /** Nothing there: the file, or a directory on its way to it (ENOENT, or ENOTDIR on a parent). */

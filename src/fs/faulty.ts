@@ -67,7 +67,13 @@ export interface FaultyFs extends Fs {
 
 /** The error the wrapper injects: code 'EIO', `injected: true`. */
 export function injectedError(op: string, path: string): Error & { code: string; syscall: string; path: string; injected: true } {
-  return Object.assign(new Error(`EIO: i/o error (injected fault), ${op} '${path}'`), { code: 'EIO', errno: -5, syscall: op, path, injected: true as const });
+  return Object.assign(new Error(`EIO: i/o error (injected fault), ${op} '${path}'`), {
+    code: 'EIO',
+    errno: -5,
+    syscall: op,
+    path,
+    injected: true as const,
+  });
 }
 
 export function faultyFs(inner: Fs, plan: FaultPlan): FaultyFs {
@@ -80,7 +86,13 @@ export function faultyFs(inner: Fs, plan: FaultPlan): FaultyFs {
   let failed = false;
 
   /** Runs one mutating call: `torn` (writeFile only) performs the partial effect before the throw. */
-  async function mutate(op: MutatingOp, path: string, to: string | undefined, run: () => Promise<void>, torn?: () => Promise<void>): Promise<void> {
+  async function mutate(
+    op: MutatingOp,
+    path: string,
+    to: string | undefined,
+    run: () => Promise<void>,
+    torn?: () => Promise<void>,
+  ): Promise<void> {
     const rec: FaultCall = { op, path, outcome: 'ok' };
     if (to !== undefined) rec.to = to;
     calls.push(rec);

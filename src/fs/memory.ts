@@ -31,7 +31,13 @@ export interface MemfsModule {
  * stays where it was, the target's data appears at the destination), and rename onto a file leaves the
  * replaced entry counted in its directory (which then cannot be removed: ENOTEMPTY).
  */
-export const MEMFS_CAPABILITIES: FsCapabilities = Object.freeze({ symlinks: true, modes: true, exclusiveCreate: true, renameFollowsSymlinks: true, renameReplaces: false });
+export const MEMFS_CAPABILITIES: FsCapabilities = Object.freeze({
+  symlinks: true,
+  modes: true,
+  exclusiveCreate: true,
+  renameFollowsSymlinks: true,
+  renameReplaces: false,
+});
 
 export interface MemoryFs extends AdaptedFs {
   /** The memfs Volume (e.g. `vol.toJSON()`). */
@@ -46,7 +52,12 @@ export interface MemoryFs extends AdaptedFs {
 export function memoryFs(memfs: MemfsModule, opts: { name?: string; capabilities?: Partial<FsCapabilities> } = {}): MemoryFs {
   const volume = new memfs.Volume();
   const ifs = memfs.createFsFromVolume(volume as never);
-  const adapter = adaptPromiseFs(ifs, { name: opts.name ?? 'memfs', capabilities: { ...MEMFS_CAPABILITIES, ...opts.capabilities }, pathMode: 'strings', probed: false });
+  const adapter = adaptPromiseFs(ifs, {
+    name: opts.name ?? 'memfs',
+    capabilities: { ...MEMFS_CAPABILITIES, ...opts.capabilities },
+    pathMode: 'strings',
+    probed: false,
+  });
   return Object.assign(adapter, { volume });
 }
 

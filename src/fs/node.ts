@@ -205,7 +205,8 @@ function toStat(s: import('node:fs').BigIntStats): FileStat {
   // seconds and nanoseconds as the kernel keeps them (tv_nsec >= 0, also before 1970). Whole
   // milliseconds (truncated by Node) floor to the right second for times from 1970 on; before it,
   // the nanoseconds are divided exactly
-  const secs = (ms: bigint, ns: bigint) => (ns >= 0n ? Math.floor(Number(ms) / 1000) : Number((ns - BigInt(nsecs(ns))) / 1_000_000_000n)) >>> 0;
+  const secs = (ms: bigint, ns: bigint) =>
+    (ns >= 0n ? Math.floor(Number(ms) / 1000) : Number((ns - BigInt(nsecs(ns))) / 1_000_000_000n)) >>> 0;
   return {
     type,
     mode: m,

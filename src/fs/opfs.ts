@@ -116,10 +116,34 @@ function fileStat(f: File): FileStat {
   const ms = Math.max(0, Math.floor(f.lastModified));
   const sec = Math.floor(ms / 1000);
   const nsec = (ms - sec * 1000) * 1_000_000;
-  return { type: 'file', mode: 0o100644, size: f.size, mtimeSeconds: sec >>> 0, mtimeNanoseconds: nsec, ctimeSeconds: sec >>> 0, ctimeNanoseconds: nsec, dev: 0, ino: 0, uid: 0, gid: 0 };
+  return {
+    type: 'file',
+    mode: 0o100644,
+    size: f.size,
+    mtimeSeconds: sec >>> 0,
+    mtimeNanoseconds: nsec,
+    ctimeSeconds: sec >>> 0,
+    ctimeNanoseconds: nsec,
+    dev: 0,
+    ino: 0,
+    uid: 0,
+    gid: 0,
+  };
 }
 
-const DIR_STAT: Readonly<FileStat> = Object.freeze({ type: 'directory', mode: 0o040755, size: 0, mtimeSeconds: 0, mtimeNanoseconds: 0, ctimeSeconds: 0, ctimeNanoseconds: 0, dev: 0, ino: 0, uid: 0, gid: 0 });
+const DIR_STAT: Readonly<FileStat> = Object.freeze({
+  type: 'directory',
+  mode: 0o040755,
+  size: 0,
+  mtimeSeconds: 0,
+  mtimeNanoseconds: 0,
+  ctimeSeconds: 0,
+  ctimeNanoseconds: 0,
+  dev: 0,
+  ino: 0,
+  uid: 0,
+  gid: 0,
+});
 
 type Entry = { kind: 'file'; handle: FileH } | { kind: 'directory'; handle: Dir };
 
@@ -143,12 +167,16 @@ export function opfsFs(handle: OpfsDirectoryHandle, opts: OpfsOptions = {}): Fs 
   });
 
   function unsupported(capability: string, method: string, path: string): ScalpelError {
-    return new ScalpelError('UNSUPPORTED', `filesystem ${fsName} (the Origin Private File System) has no ${capability === 'symlinks' ? 'symbolic links' : 'file modes'}: ${method} '${path}' is impossible (git would use core.${capability === 'symlinks' ? 'symlinks' : 'fileMode'}=false)`, {
-      capability,
-      method,
-      path,
-      fs: fsName,
-    });
+    return new ScalpelError(
+      'UNSUPPORTED',
+      `filesystem ${fsName} (the Origin Private File System) has no ${capability === 'symlinks' ? 'symbolic links' : 'file modes'}: ${method} '${path}' is impossible (git would use core.${capability === 'symlinks' ? 'symlinks' : 'fileMode'}=false)`,
+      {
+        capability,
+        method,
+        path,
+        fs: fsName,
+      },
+    );
   }
 
   /** The components of an absolute path ('.' and '..' resolved); refuses names OPFS cannot hold. */
@@ -161,7 +189,11 @@ export function opfsFs(handle: OpfsDirectoryHandle, opts: OpfsOptions = {}): Fs 
       else out.push(c);
     }
     if (hasEscapedBytes(path)) {
-      throw new ScalpelError('UNSUPPORTED', `filesystem ${fsName} cannot represent the non-UTF-8 name ${JSON.stringify(path)}: OPFS names are Unicode strings`, { capability: 'nonUtf8Names', path, fs: fsName });
+      throw new ScalpelError(
+        'UNSUPPORTED',
+        `filesystem ${fsName} cannot represent the non-UTF-8 name ${JSON.stringify(path)}: OPFS names are Unicode strings`,
+        { capability: 'nonUtf8Names', path, fs: fsName },
+      );
     }
     return out;
   }
@@ -184,7 +216,7 @@ export function opfsFs(handle: OpfsDirectoryHandle, opts: OpfsOptions = {}): Fs 
   async function walk(parts: readonly string[], fromCache: boolean): Promise<{ dir: Dir; cached: boolean }> {
     let i = 0;
     let h: Dir | undefined;
-    if (fromCache && cache) for (i = parts.length; i > 0 && !(h = cache.get(keyOf(parts, i))); ) i--;
+    if (fromCache && cache) for (i = parts.length; i > 0 && !(h = cache.get(keyOf(parts, i)));) i--;
     const cached = h !== undefined;
     let dir = h ?? root;
     for (; i < parts.length; i++) {
@@ -281,7 +313,10 @@ export function opfsFs(handle: OpfsDirectoryHandle, opts: OpfsOptions = {}): Fs 
     } catch (e) {
       // TypeMismatchError: a parent is a file (walk) or the name is a directory (getFileHandle)
       if (domName(e) === 'TypeMismatchError') {
-        const isDir = await inDir(parent, (dir) => entryIn(dir, name, true)).then((en) => en?.kind === 'directory', () => false);
+        const isDir = await inDir(parent, (dir) => entryIn(dir, name, true)).then(
+          (en) => en?.kind === 'directory',
+          () => false,
+        );
         throw fsError(e, 'open', path, isDir ? 'EISDIR' : 'ENOTDIR');
       }
       throw fsError(e, 'open', path, 'ENOTDIR');
@@ -437,7 +472,12 @@ export function opfsFs(handle: OpfsDirectoryHandle, opts: OpfsOptions = {}): Fs 
     async readlink(path) {
       // nothing here is a symbolic link: EINVAL for what exists, as readlink(2) says of a file
       const en = await entryAt(path, 'readlink');
-      throw new FsError(en ? 'EINVAL' : 'ENOENT', 'readlink', path, en ? 'not a symbolic link (OPFS has none)' : 'no such file or directory');
+      throw new FsError(
+        en ? 'EINVAL' : 'ENOENT',
+        'readlink',
+        path,
+        en ? 'not a symbolic link (OPFS has none)' : 'no such file or directory',
+      );
     },
 
     async symlink(target, path) {
@@ -540,7 +580,9 @@ export function opfsFs(handle: OpfsDirectoryHandle, opts: OpfsOptions = {}): Fs 
           await srcParent.removeEntry(a.name, { recursive: true });
         }
       } catch (e) {
-        throw e instanceof FsError ? e : new FsError(domName(e) === 'TypeMismatchError' ? 'ENOTDIR' : (DOM_CODES[domName(e)] ?? 'EIO'), 'rename', from, e, to);
+        throw e instanceof FsError
+          ? e
+          : new FsError(domName(e) === 'TypeMismatchError' ? 'ENOTDIR' : (DOM_CODES[domName(e)] ?? 'EIO'), 'rename', from, e, to);
       } finally {
         // cached handles below a renamed directory, or of one replaced, name other things now
         if (src.kind === 'directory' || dst?.kind === 'directory') {

@@ -33,7 +33,13 @@ export interface ProbeResult extends FsCapabilities {
 
 /** The capabilities alone, as an adapter keeps them. */
 export function stripReasons(p: ProbeResult): FsCapabilities {
-  return { symlinks: p.symlinks, modes: p.modes, exclusiveCreate: p.exclusiveCreate, renameFollowsSymlinks: p.renameFollowsSymlinks, renameReplaces: p.renameReplaces };
+  return {
+    symlinks: p.symlinks,
+    modes: p.modes,
+    exclusiveCreate: p.exclusiveCreate,
+    renameFollowsSymlinks: p.renameFollowsSymlinks,
+    renameReplaces: p.renameReplaces,
+  };
 }
 
 /**
@@ -96,7 +102,8 @@ const enc = (s: string) => utf8Encode(s);
 /** Every probe of probeCapabilities, in `dir` (which the caller creates and removes). */
 export async function runProbes(fs: Fs, dir: string): Promise<ProbeResult> {
   const reasons: ProbeResult['reasons'] = {};
-  const why = (e: unknown) => (e instanceof ScalpelError ? `${e.code}: ${e.message}` : `${normalizeErrorCode(e)}: ${e instanceof Error ? e.message : String(e)}`);
+  const why = (e: unknown) =>
+    e instanceof ScalpelError ? `${e.code}: ${e.message}` : `${normalizeErrorCode(e)}: ${e instanceof Error ? e.message : String(e)}`;
 
   // symlinks: a relative link round-trips through readlink and lstat sees a symlink
   let symlinks = false;
@@ -140,7 +147,11 @@ export async function runProbes(fs: Fs, dir: string): Promise<ProbeResult> {
     }
     const after = await fs.readFile(p);
     exclusiveCreate = code === 'EEXIST' && equalBytes(after, enc('A'));
-    if (!exclusiveCreate) reasons.exclusiveCreate = code === undefined ? 'exclusive write of an existing file succeeded' : `exclusive write failed with ${code}, content now ${JSON.stringify(new TextDecoder().decode(after))}`;
+    if (!exclusiveCreate)
+      reasons.exclusiveCreate =
+        code === undefined
+          ? 'exclusive write of an existing file succeeded'
+          : `exclusive write failed with ${code}, content now ${JSON.stringify(new TextDecoder().decode(after))}`;
   } catch (e) {
     reasons.exclusiveCreate = why(e);
   }
@@ -167,7 +178,8 @@ export async function runProbes(fs: Fs, dir: string): Promise<ProbeResult> {
         targetSt?.type === 'file' &&
         equalBytes(await fs.readFile(target), enc('R'));
       renameFollowsSymlinks = !ok;
-      if (!ok) reasons.renameFollowsSymlinks = `after rename: destination ${toSt?.type ?? 'absent'}, source ${fromSt?.type ?? 'absent'}, target ${targetSt?.type ?? 'absent'}`;
+      if (!ok)
+        reasons.renameFollowsSymlinks = `after rename: destination ${toSt?.type ?? 'absent'}, source ${fromSt?.type ?? 'absent'}, target ${targetSt?.type ?? 'absent'}`;
     } catch (e) {
       reasons.renameFollowsSymlinks = `rename of a symlink failed: ${why(e)}`;
     }
@@ -191,7 +203,10 @@ export async function runProbes(fs: Fs, dir: string): Promise<ProbeResult> {
       code = normalizeErrorCode(e);
     }
     renameReplaces = code === undefined && equalBytes(after, enc('B'));
-    if (!renameReplaces) reasons.renameReplaces = code ? `after rename onto a file and its unlink, rmdir failed with ${code}` : `rename onto a file left ${JSON.stringify(new TextDecoder().decode(after))}`;
+    if (!renameReplaces)
+      reasons.renameReplaces = code
+        ? `after rename onto a file and its unlink, rmdir failed with ${code}`
+        : `rename onto a file left ${JSON.stringify(new TextDecoder().decode(after))}`;
   } catch (e) {
     reasons.renameReplaces = why(e);
   }
@@ -209,7 +224,8 @@ export async function probePathMode(raw: RawFs, dir: string): Promise<PathMode> 
   const name = 'n\udcff';
   const bytes = encodePath(name);
   const clean = async () => {
-    for (const p of [encodePath(joinPath(dir, name)), joinPath(dir, name), joinPath(dir, 'n\ufffd')]) await call('unlink', p).catch(() => undefined);
+    for (const p of [encodePath(joinPath(dir, name)), joinPath(dir, name), joinPath(dir, 'n\ufffd')])
+      await call('unlink', p).catch(() => undefined);
   };
   try {
     await call('writeFile', encodePath(joinPath(dir, name)), enc('x'));

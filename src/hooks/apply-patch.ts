@@ -27,10 +27,13 @@ import { ADD, BEGIN, DELETE, END, EOF_MARKER, MOVE, UPDATE, lines, trim } from '
  * as tool_input.command").
  */
 
-
-
 function fail(reason: string, message: string, line?: number): never {
-  throw badField('patch', reason, `invalid patch: ${message}${line !== undefined ? ` (line ${line})` : ''}`, line !== undefined ? { line } : {});
+  throw badField(
+    'patch',
+    reason,
+    `invalid patch: ${message}${line !== undefined ? ` (line ${line})` : ''}`,
+    line !== undefined ? { line } : {},
+  );
 }
 
 function checkPath(path: string, line: number): string {
@@ -45,7 +48,12 @@ export function applyPatchPaths(text: string): string[] {
   let body: string[];
   let first = 2; // line number of body[0]
   if (isEnvelope(all)) body = all.slice(1, -1);
-  else if (all.length >= 4 && (all[0] === '<<EOF' || all[0] === "<<'EOF'" || all[0] === '<<"EOF"') && all[all.length - 1].endsWith('EOF') && isEnvelope(all.slice(1, -1))) {
+  else if (
+    all.length >= 4 &&
+    (all[0] === '<<EOF' || all[0] === "<<'EOF'" || all[0] === '<<"EOF"') &&
+    all[all.length - 1].endsWith('EOF') &&
+    isEnvelope(all.slice(1, -1))
+  ) {
     body = all.slice(2, -2);
     first = 3;
   } else {
@@ -92,7 +100,11 @@ export function applyPatchPaths(text: string): string[] {
       }
       if (chunks === 0) fail('empty-update', `the update of '${header.slice(UPDATE.length)}' changes nothing`, at);
     } else {
-      fail('bad-header', `'${header.length > 80 ? `${header.slice(0, 80)}...` : header}' is not a hunk header (*** Add File:, *** Delete File:, *** Update File:)`, at);
+      fail(
+        'bad-header',
+        `'${header.length > 80 ? `${header.slice(0, 80)}...` : header}' is not a hunk header (*** Add File:, *** Delete File:, *** Update File:)`,
+        at,
+      );
     }
   }
   if (paths.length === 0) fail('no-paths', 'the patch names no file');
@@ -122,7 +134,8 @@ function updateChunk(body: readonly string[], i: number, firstChunk: boolean, fi
       taken++;
       continue;
     }
-    if (taken === 0) fail('bad-line', `an update line must start with ' ', '+' or '-', not '${l.length > 80 ? `${l.slice(0, 80)}...` : l}'`, first + j);
+    if (taken === 0)
+      fail('bad-line', `an update line must start with ' ', '+' or '-', not '${l.length > 80 ? `${l.slice(0, 80)}...` : l}'`, first + j);
     break;
   }
   return start + taken;
@@ -152,7 +165,13 @@ export function shellApplyPatch(command: string): string | null {
   for (let k = 0; k < rest.length; k++) {
     if ((rest[k].endsWith('\r') ? rest[k].slice(0, -1) : rest[k]) !== delim) continue;
     // only whitespace may follow the heredoc: anything else makes it a real shell command
-    if (rest.slice(k + 1).join('\n').trim() !== '') return null;
+    if (
+      rest
+        .slice(k + 1)
+        .join('\n')
+        .trim() !== ''
+    )
+      return null;
     return rest.slice(0, k).join('\n').replace(/\r$/, '');
   }
   return null;

@@ -1,5 +1,17 @@
 import type { HookEvent } from './events.js';
-import { ignoredEvent, optToolUseId, own, reqObject, reqPath, reqString, type Obj, notOurs, sessionEvent, eventContext, turnStart } from './fields.js';
+import {
+  ignoredEvent,
+  optToolUseId,
+  own,
+  reqObject,
+  reqPath,
+  reqString,
+  type Obj,
+  notOurs,
+  sessionEvent,
+  eventContext,
+  turnStart,
+} from './fields.js';
 
 /**
  * Claude Code hook payloads → HookEvent.
@@ -20,7 +32,12 @@ import { ignoredEvent, optToolUseId, own, reqObject, reqPath, reqString, type Ob
  */
 
 /** The file tools and the tool_input field that names the file each one writes. */
-const WRITE_TOOLS: Readonly<Record<string, string>> = Object.freeze({ Write: 'file_path', Edit: 'file_path', MultiEdit: 'file_path', NotebookEdit: 'notebook_path' });
+const WRITE_TOOLS: Readonly<Record<string, string>> = Object.freeze({
+  Write: 'file_path',
+  Edit: 'file_path',
+  MultiEdit: 'file_path',
+  NotebookEdit: 'notebook_path',
+});
 
 /** The shell tools (PowerShell: tool_input as Bash's, per the reference). */
 function isShellTool(tool: string): boolean {
@@ -56,9 +73,24 @@ export function parseClaudeCode(p: Obj): HookEvent {
       if (!isWriteTool(tool) && !isShellTool(tool)) return ignoredEvent(p, PREFIX, notOurs(tool));
       const c = ctx();
       const toolUseId = optToolUseId(p);
-      const outcome = event === 'PermissionDenied' ? 'denied' : event === 'PostToolUseFailure' ? 'failed' : failedResponse(own(p, 'tool_response')) ? 'failed' : 'ok';
+      const outcome =
+        event === 'PermissionDenied'
+          ? 'denied'
+          : event === 'PostToolUseFailure'
+            ? 'failed'
+            : failedResponse(own(p, 'tool_response'))
+              ? 'failed'
+              : 'ok';
       const exitCode = event === 'PostToolUseFailure' ? exitCodeOf(own(p, 'error')) : undefined;
-      return { kind: 'after-tool', ...c, tool, ...(toolUseId !== undefined ? { toolUseId } : {}), outcome, ...(exitCode !== undefined ? { exitCode } : {}), ...calledWith(p, tool) };
+      return {
+        kind: 'after-tool',
+        ...c,
+        tool,
+        ...(toolUseId !== undefined ? { toolUseId } : {}),
+        outcome,
+        ...(exitCode !== undefined ? { exitCode } : {}),
+        ...calledWith(p, tool),
+      };
     }
     case 'PostToolBatch': {
       // every call of one model answer is done; a call of ours with no PostToolUse(Failure) was
@@ -87,7 +119,6 @@ export function parseClaudeCode(p: Obj): HookEvent {
       return ignoredEvent(p, PREFIX, `event ${event} is not one git-scalpel acts on`);
   }
 }
-
 
 /** A failed Bash call's exit code, from PostToolUseFailure's `error` ("Exit code 3"), when it says. */
 function exitCodeOf(error: unknown): number | undefined {

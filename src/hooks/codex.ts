@@ -1,7 +1,19 @@
 import type { HookEvent } from './events.js';
 import { applyPatchPaths, shellApplyPatch } from './apply-patch.js';
 import { ScalpelError } from '../errors/index.js';
-import { badField, ignoredEvent, optString, optToolUseId, own, reqObject, reqString, type Obj, notOurs, eventContext, turnStart } from './fields.js';
+import {
+  badField,
+  ignoredEvent,
+  optString,
+  optToolUseId,
+  own,
+  reqObject,
+  reqString,
+  type Obj,
+  notOurs,
+  eventContext,
+  turnStart,
+} from './fields.js';
 
 /**
  * OpenAI Codex CLI hook payloads → HookEvent.
@@ -58,7 +70,15 @@ export function parseCodex(p: Obj): HookEvent {
       const c = ctx();
       const toolUseId = optToolUseId(p);
       const { outcome, exitCode } = outcomeOf(tool, own(p, 'tool_response'));
-      return { kind: 'after-tool', ...c, tool, ...(toolUseId !== undefined ? { toolUseId } : {}), outcome, ...(exitCode !== undefined ? { exitCode } : {}), ...calledWith(p, tool) };
+      return {
+        kind: 'after-tool',
+        ...c,
+        tool,
+        ...(toolUseId !== undefined ? { toolUseId } : {}),
+        outcome,
+        ...(exitCode !== undefined ? { exitCode } : {}),
+        ...calledWith(p, tool),
+      };
     }
     case 'Stop':
       return { kind: 'turn-end', ...ctx(), final: true };
@@ -73,7 +93,6 @@ export function parseCodex(p: Obj): HookEvent {
       return ignoredEvent(p, PREFIX, `event ${event} is not one git-scalpel acts on`);
   }
 }
-
 
 /**
  * How a call ended, from PostToolUse's `tool_response`, a string in Codex 0.171.0: for

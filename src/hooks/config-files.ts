@@ -69,12 +69,17 @@ function jsonProblem(text: string, e: ParseError, d: JsonDialect): SyntaxProblem
         : text.charCodeAt(at) === 0xfeff
           ? 'a byte order mark'
           : JSON.stringify(text.slice(at, at + Math.min(Math.max(e.length, 1), 20)));
-  const what = printParseErrorCode(e.error).replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  const what = printParseErrorCode(e.error)
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase();
   return { offset: at, ...lineColumn(text, at), message: `${what}, found ${found}` };
 }
 
 /** The document's tree, every node with its offset and length, or its first syntax error. */
-export function parseJsonTree(text: string, d: JsonDialect): { root: JsonNode; problem?: undefined } | { root?: undefined; problem: SyntaxProblem } {
+export function parseJsonTree(
+  text: string,
+  d: JsonDialect,
+): { root: JsonNode; problem?: undefined } | { root?: undefined; problem: SyntaxProblem } {
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { disallowComments: !d.comments, allowTrailingComma: !!d.trailingCommas, allowEmptyContent: false });
   // an empty text is an error too (allowEmptyContent: false), so there is one whenever there is no root
@@ -103,7 +108,8 @@ export function valueOf(node: JsonNode): unknown {
   if (node.type === 'array') return node.children!.map(valueOf);
   if (node.type !== 'object') return node.value;
   const o: Record<string, unknown> = {};
-  for (const p of node.children!) Object.defineProperty(o, keyOf(p), { value: valueOf(valueNode(p)), enumerable: true, writable: true, configurable: true });
+  for (const p of node.children!)
+    Object.defineProperty(o, keyOf(p), { value: valueOf(valueNode(p)), enumerable: true, writable: true, configurable: true });
   return o;
 }
 
@@ -167,7 +173,9 @@ export interface NewItem {
  */
 export function insertEdit(text: string, container: JsonNode, add: readonly NewItem[], layout: Layout): Edit {
   const render = (it: NewItem, indent: string) => {
-    const body = JSON.stringify(it.value, null, layout.unit).split('\n').join(layout.nl + indent);
+    const body = JSON.stringify(it.value, null, layout.unit)
+      .split('\n')
+      .join(layout.nl + indent);
     return it.key === undefined ? body : `${JSON.stringify(it.key)}: ${body}`;
   };
   const existing = items(container);
@@ -214,7 +222,13 @@ export function removeEdits(text: string, container: JsonNode, drop: ReadonlySet
     const lineBreak = text.lastIndexOf('\n', first - 1);
     const from = text[lineBreak - 1] === '\r' ? lineBreak - 1 : lineBreak;
     // the items on lines of their own after what was inside, the close on the next line
-    if ((after === '\n' + own || after === '\r\n' + own) && from >= open && lineIndent(text, first).alone && ONE_LINE_GAP.test(text.slice(open, from))) return [cut(from, close)];
+    if (
+      (after === '\n' + own || after === '\r\n' + own) &&
+      from >= open &&
+      lineIndent(text, first).alone &&
+      ONE_LINE_GAP.test(text.slice(open, from))
+    )
+      return [cut(from, close)];
     // the items before what was inside
     return [/^\s*$/.test(text.slice(open, first)) ? cut(open, last) : cut(first, last)];
   }
@@ -249,7 +263,8 @@ export function parseToml(text: string): { doc: TomlDocument; problem?: undefine
 
 const parses = (text: string): boolean => parseToml(text).problem === undefined;
 
-export const isTomlTable = (v: unknown): v is TomlDocument => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+export const isTomlTable = (v: unknown): v is TomlDocument =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
 
 /** One `[table]` or `[[array.table]]` of a document as written. */
 export interface TomlTableText {
@@ -284,7 +299,12 @@ export function tomlTables(text: string): TomlTableText[] {
     const next = n + 1 < headers.length ? headers[n + 1].line : lineStarts.length;
     // back over trailing blank and comment lines, while what stays before them is whole statements
     let last = next - 1;
-    while (last > h.line && /^[ \t]*(#.*)?\r?\n?$/.test(text.slice(lineStarts[last], lineEnd(last))) && parses(text.slice(0, lineEnd(last - 1)))) last--;
+    while (
+      last > h.line &&
+      /^[ \t]*(#.*)?\r?\n?$/.test(text.slice(lineStarts[last], lineEnd(last))) &&
+      parses(text.slice(0, lineEnd(last - 1)))
+    )
+      last--;
     return { path: h.path, array: h.array, start: lineStarts[h.line], end: lineEnd(last) };
   });
 }

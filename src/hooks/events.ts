@@ -27,7 +27,17 @@ export type HookEvent =
    * payload says; exitCode: a shell command's, when the harness reports it), or will never run
    * (`denied`: the person or a rule refused it after its before-event)
    */
-  | { kind: 'after-tool'; session: string; cwd: string; tool: string; toolUseId?: string; outcome: 'ok' | 'failed' | 'unknown' | 'denied'; exitCode?: number; paths?: string[]; command?: string }
+  | {
+      kind: 'after-tool';
+      session: string;
+      cwd: string;
+      tool: string;
+      toolUseId?: string;
+      outcome: 'ok' | 'failed' | 'unknown' | 'denied';
+      exitCode?: number;
+      paths?: string[];
+      command?: string;
+    }
   /**
    * the tool calls of one model answer are all done (Claude Code's PostToolBatch): those whose
    * after-event never came were refused before they ran (a permission prompt, a rule)

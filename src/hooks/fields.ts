@@ -90,7 +90,8 @@ export function checkString(v: unknown, name: string, rule: StringRule = {}): st
   if (typeof v !== 'string') throw badField(name, 'wrong-type', `${name} must be a string, not ${describe(v)}`);
   if (!rule.allowEmpty && v === '') throw badField(name, 'empty', `${name} is empty`);
   if (!rule.allowNul && v.includes('\0')) throw badField(name, 'nul', `${name} contains a NUL character`);
-  if (rule.maxLength !== undefined && v.length > rule.maxLength) throw badField(name, 'too-long', `${name} is ${v.length} characters, more than ${rule.maxLength}`);
+  if (rule.maxLength !== undefined && v.length > rule.maxLength)
+    throw badField(name, 'too-long', `${name} is ${v.length} characters, more than ${rule.maxLength}`);
   return v;
 }
 
@@ -107,7 +108,8 @@ export function reqObject(o: Obj, key: string, prefix = ''): Obj {
 export function optBoolean(o: Obj, key: string, prefix = ''): boolean | undefined {
   const v = own(o, key);
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'boolean') throw badField(join(prefix, key), 'wrong-type', `${join(prefix, key)} must be true or false, not ${describe(v)}`);
+  if (typeof v !== 'boolean')
+    throw badField(join(prefix, key), 'wrong-type', `${join(prefix, key)} must be true or false, not ${describe(v)}`);
   return v;
 }
 
@@ -183,7 +185,11 @@ export function givenSession(o: Obj, key = 'session'): string {
   try {
     checkSession(s);
   } catch {
-    throw badField(key, 'invalid', `${key} '${s.length > 60 ? `${s.slice(0, 60)}...` : s}' is not a session name (letters, digits, '.', '_', '-'; at most 100; no '..', not ending in '.lock')`);
+    throw badField(
+      key,
+      'invalid',
+      `${key} '${s.length > 60 ? `${s.slice(0, 60)}...` : s}' is not a session name (letters, digits, '.', '_', '-'; at most 100; no '..', not ending in '.lock')`,
+    );
   }
   return s;
 }
@@ -213,7 +219,10 @@ export function turnLabel(text: string, empty = '(empty prompt)'): string {
   // control characters (C0, DEL, C1), bidi overrides and isolates would rewrite a terminal line
   const label = head
     .replace(/\t/g, ' ')
-    .replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
+    .replace(
+      /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+      '\ufffd',
+    )
     .trim();
   if (!cut) return label || empty;
   return `${label}…`;
@@ -233,7 +242,11 @@ function firstLine(text: string): string | null {
 }
 
 /** An event git-scalpel does not act on: the session and cwd when the payload has valid ones, else null (never an error). */
-export function ignoredEvent(o: Obj, prefix: string | null, reason: string): { kind: 'ignored'; session: string | null; cwd: string | null; reason: string } {
+export function ignoredEvent(
+  o: Obj,
+  prefix: string | null,
+  reason: string,
+): { kind: 'ignored'; session: string | null; cwd: string | null; reason: string } {
   let session: string | null = null;
   let cwd: string | null = null;
   try {

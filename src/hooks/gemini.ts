@@ -61,7 +61,6 @@ export function parseGemini(p: Obj): HookEvent {
   }
 }
 
-
 /**
  * How a call ended, from AfterTool's `tool_response` ({ llmContent, returnDisplay, error? }): an
  * `error` is a failure (a `replace` that found nothing); a shell command's exit code is only in

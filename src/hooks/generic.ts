@@ -1,5 +1,17 @@
 import type { HookEvent } from './events.js';
-import { badField, checkString, cwdField, describe, givenSession, optBoolean, optString, own, reqString, turnLabel, type Obj } from './fields.js';
+import {
+  badField,
+  checkString,
+  cwdField,
+  describe,
+  givenSession,
+  optBoolean,
+  optString,
+  own,
+  reqString,
+  turnLabel,
+  type Obj,
+} from './fields.js';
 
 /**
  * git-scalpel's own hook JSON (`git-scalpel hook generic`), for any harness or script without an
@@ -26,11 +38,24 @@ import { badField, checkString, cwdField, describe, givenSession, optBoolean, op
  * - final: turn-end's; false when only a subagent stopped (optional; default true).
  */
 
-const EVENTS = Object.freeze(['turn-start', 'before-write', 'before-shell', 'after-tool', 'turn-end', 'session-start', 'session-end'] as const);
+const EVENTS = Object.freeze([
+  'turn-start',
+  'before-write',
+  'before-shell',
+  'after-tool',
+  'turn-end',
+  'session-start',
+  'session-end',
+] as const);
 
 export function parseGeneric(p: Obj): HookEvent {
   const event = reqString(p, 'event');
-  if (!(EVENTS as readonly string[]).includes(event)) throw badField('event', 'unknown-value', `event '${event.length > 40 ? `${event.slice(0, 40)}...` : event}' is not one of ${EVENTS.join(', ')}`);
+  if (!(EVENTS as readonly string[]).includes(event))
+    throw badField(
+      'event',
+      'unknown-value',
+      `event '${event.length > 40 ? `${event.slice(0, 40)}...` : event}' is not one of ${EVENTS.join(', ')}`,
+    );
   const session = givenSession(p);
   const cwd = cwdField(p);
   const tool = () => optString(p, 'tool') ?? event;
@@ -40,19 +65,44 @@ export function parseGeneric(p: Obj): HookEvent {
   };
   switch (event) {
     case 'turn-start':
-      return { kind: 'turn-start', session, cwd, label: turnLabel(optString(p, 'label', '', { allowEmpty: true, allowNul: true }) ?? '', '(no label)') };
+      return {
+        kind: 'turn-start',
+        session,
+        cwd,
+        label: turnLabel(optString(p, 'label', '', { allowEmpty: true, allowNul: true }) ?? '', '(no label)'),
+      };
     case 'before-write':
       return { kind: 'before-write', session, cwd, paths: pathList(p, true) as string[], tool: tool(), ...toolUseId() };
     case 'before-shell':
       return { kind: 'before-shell', session, cwd, command: reqString(p, 'command', '', { allowNul: true }), tool: tool(), ...toolUseId() };
     case 'after-tool': {
       const outcome = optString(p, 'outcome');
-      if (outcome !== undefined && outcome !== 'ok' && outcome !== 'failed' && outcome !== 'denied') throw badField('outcome', 'unknown-value', `outcome must be "ok", "failed" or "denied", not '${outcome.length > 40 ? `${outcome.slice(0, 40)}...` : outcome}'`);
+      if (outcome !== undefined && outcome !== 'ok' && outcome !== 'failed' && outcome !== 'denied')
+        throw badField(
+          'outcome',
+          'unknown-value',
+          `outcome must be "ok", "failed" or "denied", not '${outcome.length > 40 ? `${outcome.slice(0, 40)}...` : outcome}'`,
+        );
       const exitCode = own(p, 'exitCode');
-      if (exitCode !== undefined && exitCode !== null && !(typeof exitCode === 'number' && Number.isInteger(exitCode) && exitCode >= 0 && exitCode <= 255)) throw badField('exitCode', 'wrong-type', 'exitCode must be a whole number from 0 to 255');
+      if (
+        exitCode !== undefined &&
+        exitCode !== null &&
+        !(typeof exitCode === 'number' && Number.isInteger(exitCode) && exitCode >= 0 && exitCode <= 255)
+      )
+        throw badField('exitCode', 'wrong-type', 'exitCode must be a whole number from 0 to 255');
       const paths = pathList(p, false);
       const command = optString(p, 'command', '', { allowNul: true });
-      return { kind: 'after-tool', session, cwd, tool: tool(), ...toolUseId(), outcome: outcome ?? 'unknown', ...(typeof exitCode === 'number' ? { exitCode } : {}), ...(paths ? { paths } : {}), ...(command !== undefined ? { command } : {}) };
+      return {
+        kind: 'after-tool',
+        session,
+        cwd,
+        tool: tool(),
+        ...toolUseId(),
+        outcome: outcome ?? 'unknown',
+        ...(typeof exitCode === 'number' ? { exitCode } : {}),
+        ...(paths ? { paths } : {}),
+        ...(command !== undefined ? { command } : {}),
+      };
     }
     case 'turn-end':
       return { kind: 'turn-end', session, cwd, final: optBoolean(p, 'final') ?? true };

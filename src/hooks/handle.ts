@@ -48,9 +48,30 @@ export async function handleHookEvent(event: HookEvent, opts: HookOptions): Prom
     if (!out.ok && (event.kind === 'before-write' || event.kind === 'before-shell')) {
       const turn = await repo.currentTurn(event.session).catch(() => null);
       const input = event.kind === 'before-write' ? { paths: event.paths } : { command: event.command };
-      const detail = { tool: event.tool, ...('command' in input ? { command: input.command } : {}), ...(event.toolUseId ? { toolUseId: event.toolUseId, call: event.toolUseId } : {}), reason: out.reason };
-      await repo.record({ event: 'tool', session: event.session, ids: turn ? [turn.id] : [], paths: 'paths' in input ? (input.paths ?? []) : [], detail: { ...detail, phase: 'before' } }).catch(() => undefined);
-      await repo.record({ event: 'tool', session: event.session, ids: turn ? [turn.id] : [], paths: [], detail: { ...detail, phase: 'after', outcome: out.block ? 'blocked' : 'unprotected' } }).catch(() => undefined);
+      const detail = {
+        tool: event.tool,
+        ...('command' in input ? { command: input.command } : {}),
+        ...(event.toolUseId ? { toolUseId: event.toolUseId, call: event.toolUseId } : {}),
+        reason: out.reason,
+      };
+      await repo
+        .record({
+          event: 'tool',
+          session: event.session,
+          ids: turn ? [turn.id] : [],
+          paths: 'paths' in input ? (input.paths ?? []) : [],
+          detail: { ...detail, phase: 'before' },
+        })
+        .catch(() => undefined);
+      await repo
+        .record({
+          event: 'tool',
+          session: event.session,
+          ids: turn ? [turn.id] : [],
+          paths: [],
+          detail: { ...detail, phase: 'after', outcome: out.block ? 'blocked' : 'unprotected' },
+        })
+        .catch(() => undefined);
     }
     return out;
   }
@@ -80,26 +101,91 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
       const { inside, outside } = await writeTargets(repo, event.cwd, event.paths);
       const call = event.toolUseId ?? repo.newCallKey();
       if (inside.length === 0) {
-        note(await repo.record({ event: 'tool', session, ids: [], paths: [], detail: { tool: event.tool, phase: 'before', call, ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}), outsideWorktree: outside } }));
+        note(
+          await repo.record({
+            event: 'tool',
+            session,
+            ids: [],
+            paths: [],
+            detail: {
+              tool: event.tool,
+              phase: 'before',
+              call,
+              ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}),
+              outsideWorktree: outside,
+            },
+          }),
+        );
         return { ok: true, action: 'outside-worktree', ignored: outside, ...(warnings.length ? { warnings } : {}) };
       }
       const s = note(await repo.snapshot(inside, { session, turn: true, call }));
-      note(await repo.record({ event: 'tool', session, ids: [s.id], paths: inside, detail: { tool: event.tool, phase: 'before', call, ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}) } }));
-      await repo.callStarted({ session, rec: { key: call, byId: event.toolUseId !== undefined, at: now().getTime(), turn: s.id, kind: 'write', tool: event.tool, paths: inside, ...(event.unreported ? { unreported: true } : {}) } });
+      note(
+        await repo.record({
+          event: 'tool',
+          session,
+          ids: [s.id],
+          paths: inside,
+          detail: { tool: event.tool, phase: 'before', call, ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}) },
+        }),
+      );
+      await repo.callStarted({
+        session,
+        rec: {
+          key: call,
+          byId: event.toolUseId !== undefined,
+          at: now().getTime(),
+          turn: s.id,
+          kind: 'write',
+          tool: event.tool,
+          paths: inside,
+          ...(event.unreported ? { unreported: true } : {}),
+        },
+      });
       return { ok: true, action: 'captured', turn: s.id, paths: inside, ignored: outside.length ? outside : undefined, warnings };
     }
     case 'before-shell': {
       // git's view of the worktree before the command: what it changes is found after it
       const call = event.toolUseId ?? repo.newCallKey();
       const taken = note(await repo.shellBefore({ session, key: call, command: event.command }));
-      note(await repo.record({ event: 'tool', session, ids: [taken.turn.id], paths: [], detail: { tool: event.tool, phase: 'before', command: event.command, call, ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}), ...(taken.ignoredDirs.length ? { notCovered: taken.ignoredDirs } : {}) } }));
-      await repo.callStarted({ session, rec: { key: call, byId: event.toolUseId !== undefined, at: now().getTime(), turn: taken.turn.id, kind: 'shell', tool: event.tool, paths: [], command: event.command } });
+      note(
+        await repo.record({
+          event: 'tool',
+          session,
+          ids: [taken.turn.id],
+          paths: [],
+          detail: {
+            tool: event.tool,
+            phase: 'before',
+            command: event.command,
+            call,
+            ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}),
+            ...(taken.ignoredDirs.length ? { notCovered: taken.ignoredDirs } : {}),
+          },
+        }),
+      );
+      await repo.callStarted({
+        session,
+        rec: {
+          key: call,
+          byId: event.toolUseId !== undefined,
+          at: now().getTime(),
+          turn: taken.turn.id,
+          kind: 'shell',
+          tool: event.tool,
+          paths: [],
+          command: event.command,
+        },
+      });
       return { ok: true, action: 'shell-captured', turn: taken.turn.id, warnings };
     }
     case 'after-tool': {
       // the call this event ends: by the harness's id, or without one by its input and order
       const paths = event.paths ? (await writeTargets(repo, event.cwd, event.paths)).inside : undefined;
-      const started = await repo.callEnded(event.toolUseId !== undefined ? { session, key: event.toolUseId } : { session, input: { ...(paths ? { paths } : {}), ...(event.command !== undefined ? { command: event.command } : {}) } });
+      const started = await repo.callEnded(
+        event.toolUseId !== undefined
+          ? { session, key: event.toolUseId }
+          : { session, input: { ...(paths ? { paths } : {}), ...(event.command !== undefined ? { command: event.command } : {}) } },
+      );
       const call = started?.key ?? event.toolUseId;
       let shell: Awaited<ReturnType<ScalpelRepository['shellAfter']>> = null;
       if (event.outcome === 'denied') {
@@ -113,24 +199,32 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
       }
       const turn = shell?.turn?.id ?? started?.turn ?? (await repo.currentTurn(session))?.id ?? null;
       const durationMs = started ? Math.max(0, now().getTime() - started.at) : undefined;
-      note(await repo.record({
-        event: 'tool',
-        session,
-        ids: turn ? [turn] : [],
-        paths: shell?.paths ?? [],
-        detail: {
-          tool: event.tool,
-          phase: 'after',
-          outcome: event.outcome,
-          ...(call !== undefined ? { call } : {}),
-          ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}),
-          ...(event.exitCode !== undefined ? { exitCode: event.exitCode } : {}),
-          ...(event.command ? { command: event.command } : {}),
-          ...(durationMs !== undefined ? { durationMs } : {}),
-          ...(started ? {} : { unpaired: true }),
-          ...(shell ? { changed: shell.paths.length, ...(shell.uncovered.length ? { uncovered: shell.uncovered } : {}), ...(shell.left.length ? { left: shell.left } : {}) } : {}),
-        },
-      }));
+      note(
+        await repo.record({
+          event: 'tool',
+          session,
+          ids: turn ? [turn] : [],
+          paths: shell?.paths ?? [],
+          detail: {
+            tool: event.tool,
+            phase: 'after',
+            outcome: event.outcome,
+            ...(call !== undefined ? { call } : {}),
+            ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}),
+            ...(event.exitCode !== undefined ? { exitCode: event.exitCode } : {}),
+            ...(event.command ? { command: event.command } : {}),
+            ...(durationMs !== undefined ? { durationMs } : {}),
+            ...(started ? {} : { unpaired: true }),
+            ...(shell
+              ? {
+                  changed: shell.paths.length,
+                  ...(shell.uncovered.length ? { uncovered: shell.uncovered } : {}),
+                  ...(shell.left.length ? { left: shell.left } : {}),
+                }
+              : {}),
+          },
+        }),
+      );
       return { ok: true, action: 'tool-recorded', turn: turn ?? undefined, warnings };
     }
     case 'calls-done': {
@@ -141,7 +235,15 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
         if (!call) continue;
         await repo.callAbandoned({ session, call: call.key });
         dropped.push(call.key);
-        note(await repo.record({ event: 'tool', session, ids: call.turn ? [call.turn] : [], paths: [], detail: { tool: call.tool, phase: 'after', outcome: 'denied', call: call.key, toolUseId: id } }));
+        note(
+          await repo.record({
+            event: 'tool',
+            session,
+            ids: call.turn ? [call.turn] : [],
+            paths: [],
+            detail: { tool: call.tool, phase: 'after', outcome: 'denied', call: call.key, toolUseId: id },
+          }),
+        );
       }
       return { ok: true, action: 'calls-done', ...(dropped.length ? { paths: dropped } : {}), ...(warnings.length ? { warnings } : {}) };
     }
@@ -153,7 +255,9 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
     }
     case 'session-start':
     case 'session-end':
-      note(await repo.record({ event: event.kind, session, ids: [], paths: [], detail: event.detail ? { detail: event.detail } : undefined }));
+      note(
+        await repo.record({ event: event.kind, session, ids: [], paths: [], detail: event.detail ? { detail: event.detail } : undefined }),
+      );
       return { ok: true, action: event.kind, ...(warnings.length ? { warnings } : {}) };
   }
 }
@@ -165,11 +269,16 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
  * relative (and a link the path named, which a tool might replace instead of writing through);
  * those outside it (another repository, /tmp) are not ours to capture, and never an error.
  */
-async function writeTargets(repo: ScalpelRepository, cwd: string, paths: readonly string[]): Promise<{ inside: string[]; outside: string[] }> {
+async function writeTargets(
+  repo: ScalpelRepository,
+  cwd: string,
+  paths: readonly string[],
+): Promise<{ inside: string[]; outside: string[] }> {
   const inside: string[] = [];
   const outside: string[] = [];
   const worktree = repo.worktree;
-  const rel = (abs: string) => (abs === worktree ? '' : isInside(worktree, abs) ? abs.slice(worktree === '/' ? 1 : worktree.length + 1) : null);
+  const rel = (abs: string) =>
+    abs === worktree ? '' : isInside(worktree, abs) ? abs.slice(worktree === '/' ? 1 : worktree.length + 1) : null;
   for (const p of paths) {
     const given = resolvePath(cwd, p);
     const { path: lands, followed } = await repo.writeTarget(given);
@@ -178,7 +287,8 @@ async function writeTargets(repo: ScalpelRepository, cwd: string, paths: readonl
     else inside.push(target);
     // the link itself, when it is the path's last part (its parents are real directories)
     const named = rel(given);
-    if (followed && named !== null && named !== target && (await repo.writeTarget(parentPath(given))).path === parentPath(given)) inside.push(named);
+    if (followed && named !== null && named !== target && (await repo.writeTarget(parentPath(given))).path === parentPath(given))
+      inside.push(named);
   }
   return { inside: [...new Set(inside)], outside };
 }
@@ -197,5 +307,10 @@ function failure(event: HookEvent, e: unknown, opts: HookOptions): HookOutcome {
   const reason = (e instanceof Error ? e.message : String(e)).split('\n')[0];
   // only a write about to happen unprotected is worth stopping the agent for
   const block = (event.kind === 'before-write' || event.kind === 'before-shell') && !opts.failOpen;
-  return { ok: false, block, reason: block ? `git-scalpel could not capture the paths before this write, so it is blocked: ${reason}` : `git-scalpel: ${reason}`, error: err ?? undefined };
+  return {
+    ok: false,
+    block,
+    reason: block ? `git-scalpel could not capture the paths before this write, so it is blocked: ${reason}` : `git-scalpel: ${reason}`,
+    error: err ?? undefined,
+  };
 }

@@ -62,7 +62,17 @@ import {
   type TomlDocument,
   type TomlTableText,
 } from './config-files.js';
-import { envDir, harnessDir, parseSettingsObject, projectBin, walkUpScript, within, type BinContext, type Env, type InstallableHarness } from './install.js';
+import {
+  envDir,
+  harnessDir,
+  parseSettingsObject,
+  projectBin,
+  walkUpScript,
+  within,
+  type BinContext,
+  type Env,
+  type InstallableHarness,
+} from './install.js';
 
 export const MCP_SERVER_NAME = 'git-scalpel';
 
@@ -139,7 +149,11 @@ export function claudeStateFile(env: Env): string {
   const d = envDir(env.CLAUDE_CONFIG_DIR);
   if (d) return within(d, '.claude.json');
   const home = envDir(env.HOME);
-  if (!home) throw new ScalpelError('UNSUPPORTED', 'cannot find the home directory for a user-level install: HOME is not set to an absolute path', { capability: 'home', reason: 'no-home' });
+  if (!home)
+    throw new ScalpelError('UNSUPPORTED', 'cannot find the home directory for a user-level install: HOME is not set to an absolute path', {
+      capability: 'home',
+      reason: 'no-home',
+    });
   return within(home, '.claude.json');
 }
 
@@ -166,10 +180,16 @@ export interface McpInstallPlan {
 
 function refuse(opts: McpInstallOptions, reason: string, message: string, extra: Record<string, unknown> = {}): never {
   const file = opts.file ?? 'the MCP configuration';
-  throw new ScalpelError('UNSUPPORTED', `${file}: ${message}; nothing was changed`, { path: opts.file, capability: 'mcp-config', reason, ...extra });
+  throw new ScalpelError('UNSUPPORTED', `${file}: ${message}; nothing was changed`, {
+    path: opts.file,
+    capability: 'mcp-config',
+    reason,
+    ...extra,
+  });
 }
 
-const sameServer = (a: McpServerCommand | null, b: McpServerCommand) => a !== null && a.command === b.command && a.args.length === b.args.length && a.args.every((x, i) => x === b.args[i]);
+const sameServer = (a: McpServerCommand | null, b: McpServerCommand) =>
+  a !== null && a.command === b.command && a.args.length === b.args.length && a.args.every((x, i) => x === b.args[i]);
 
 function asServer(v: unknown): McpServerCommand | null {
   if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
@@ -192,7 +212,13 @@ function planJson(current: string | null, opts: McpInstallOptions): McpInstallPl
   const entry = spec.entry(opts.server);
   if (current === null) {
     if (opts.uninstall) return { action: 'not-installed', changed: false, text: null, replaced: false, server: null };
-    return { action: 'installed', changed: true, text: JSON.stringify({ mcpServers: { [MCP_SERVER_NAME]: entry } }, null, 2) + '\n', replaced: false, server: opts.server };
+    return {
+      action: 'installed',
+      changed: true,
+      text: JSON.stringify({ mcpServers: { [MCP_SERVER_NAME]: entry } }, null, 2) + '\n',
+      replaced: false,
+      server: opts.server,
+    };
   }
   const parse = (text: string) => {
     const root = parseSettingsObject(text, opts.harness, (reason, message, extra) => refuse(opts, reason, message, extra));
@@ -200,7 +226,9 @@ function planJson(current: string | null, opts: McpInstallOptions): McpInstallPl
     const table = serversMember && valueNode(serversMember);
     if (table && table.type !== 'object') {
       const at = placeOf(text, table);
-      refuse(opts, 'servers-not-object', `"mcpServers" is ${kindOf(table)}, not an object mapping server names to servers (${where(at)})`, { ...at });
+      refuse(opts, 'servers-not-object', `"mcpServers" is ${kindOf(table)}, not an object mapping server names to servers (${where(at)})`, {
+        ...at,
+      });
     }
     // our members (a repeated key: JSON.parse keeps the last)
     const ours = (table?.children ?? []).flatMap((m, i) => (keyOf(m) === MCP_SERVER_NAME ? [i] : []));
@@ -238,15 +266,19 @@ function planJson(current: string | null, opts: McpInstallOptions): McpInstallPl
   // Claude Code: our "type" must be stdio (or absent: the default)
   const type = (p.value as { type?: unknown } | undefined)?.type;
   const typeOk = opts.harness !== 'claude-code' || type === undefined || type === 'stdio';
-  if (p.ours.length === 1 && sameServer(existing, opts.server) && typeOk) return { action: 'already-installed', changed: false, text: current, replaced: false, server: opts.server };
+  if (p.ours.length === 1 && sameServer(existing, opts.server) && typeOk)
+    return { action: 'already-installed', changed: false, text: current, replaced: false, server: opts.server };
 
   const base = p.ours.length ? applyEdits(current, removal(p, current)) : current;
   const q = p.ours.length ? parse(base) : p;
   const layout = detectLayout(base, q.root);
-  const edit = q.table ? insertEdit(base, q.table, [{ key: MCP_SERVER_NAME, value: entry }], layout) : insertEdit(base, q.root, [{ key: 'mcpServers', value: { [MCP_SERVER_NAME]: entry } }], layout);
+  const edit = q.table
+    ? insertEdit(base, q.table, [{ key: MCP_SERVER_NAME, value: entry }], layout)
+    : insertEdit(base, q.root, [{ key: 'mcpServers', value: { [MCP_SERVER_NAME]: entry } }], layout);
   const text = applyEdits(base, [edit]);
   const r = parse(text);
-  if (r.ours.length !== 1 || !sameServer(asServer(r.value), opts.server) || invariant(r) !== before) throw new Error('MCP install: the install plan changed more than our entry (a bug)');
+  if (r.ours.length !== 1 || !sameServer(asServer(r.value), opts.server) || invariant(r) !== before)
+    throw new Error('MCP install: the install plan changed more than our entry (a bug)');
   return { action: 'installed', changed: true, text, replaced: p.ours.length > 0, server: opts.server };
 }
 
@@ -290,11 +322,15 @@ function removeTables(text: string, tables: readonly TomlTableText[]): string {
     if (last && start <= last.end) last.end = Math.max(last.end, end);
     else cuts.push({ start, end });
   }
-  return applyEdits(text, cuts.map((c) => ({ offset: c.start, length: c.end - c.start, content: '' })));
+  return applyEdits(
+    text,
+    cuts.map((c) => ({ offset: c.start, length: c.end - c.start, content: '' })),
+  );
 }
 
 function planToml(current: string | null, opts: McpInstallOptions): McpInstallPlan {
-  const block = (nl: string) => `[mcp_servers.${MCP_SERVER_NAME}]${nl}command = ${tomlString(opts.server.command)}${nl}args = [${opts.server.args.map(tomlString).join(', ')}]${nl}`;
+  const block = (nl: string) =>
+    `[mcp_servers.${MCP_SERVER_NAME}]${nl}command = ${tomlString(opts.server.command)}${nl}args = [${opts.server.args.map(tomlString).join(', ')}]${nl}`;
   if (current === null) {
     if (opts.uninstall) return { action: 'not-installed', changed: false, text: null, replaced: false, server: null };
     return { action: 'installed', changed: true, text: block('\n'), replaced: false, server: opts.server };
@@ -306,11 +342,20 @@ function planToml(current: string | null, opts: McpInstallOptions): McpInstallPl
   }
   const doc = read.doc!;
   const servers = doc.mcp_servers;
-  if (servers !== undefined && !isTomlTable(servers)) refuse(opts, 'mcp-servers-form', `mcp_servers is ${Array.isArray(servers) ? 'an array of tables' : 'a value'}, not the table of servers Codex reads`);
+  if (servers !== undefined && !isTomlTable(servers))
+    refuse(
+      opts,
+      'mcp-servers-form',
+      `mcp_servers is ${Array.isArray(servers) ? 'an array of tables' : 'a value'}, not the table of servers Codex reads`,
+    );
   const entry = ourServer(doc);
   const ours = entry === undefined ? [] : tomlTables(current).filter((t) => under(t.path, OURS));
   if (entry !== undefined && (!isTomlTable(entry) || !ours.some((t) => t.path.length === 2 && !t.array)))
-    refuse(opts, 'mcp-server-form', `mcp_servers.${MCP_SERVER_NAME} is not written as a [mcp_servers.${MCP_SERVER_NAME}] table (but with dotted keys, as an inline table, as an array of tables or only through sub-tables); edit or remove it by hand, or write it as that table`);
+    refuse(
+      opts,
+      'mcp-server-form',
+      `mcp_servers.${MCP_SERVER_NAME} is not written as a [mcp_servers.${MCP_SERVER_NAME}] table (but with dotted keys, as an inline table, as an array of tables or only through sub-tables); edit or remove it by hand, or write it as that table`,
+    );
   const existing = asServer(entry);
   const before = withoutOurServer(doc);
   /** A text this planner made, read back: it must parse. */
@@ -324,11 +369,13 @@ function planToml(current: string | null, opts: McpInstallOptions): McpInstallPl
     if (entry === undefined) return { action: 'not-installed', changed: false, text: current, replaced: false, server: null };
     const text = removeTables(current, ours);
     const after = reread(text, 'uninstall');
-    if (ourServer(after) !== undefined || withoutOurServer(after) !== before) throw new Error('MCP install: the uninstall plan changed more than our table (a bug)');
+    if (ourServer(after) !== undefined || withoutOurServer(after) !== before)
+      throw new Error('MCP install: the uninstall plan changed more than our table (a bug)');
     return { action: 'uninstalled', changed: true, text: text === '' ? null : text, replaced: false, server: existing };
   }
 
-  if (sameServer(existing, opts.server)) return { action: 'already-installed', changed: false, text: current, replaced: false, server: opts.server };
+  if (sameServer(existing, opts.server))
+    return { action: 'already-installed', changed: false, text: current, replaced: false, server: opts.server };
   const base = ours.length ? removeTables(current, ours) : current;
   if (ours.length) reread(base, 'install');
   const nl = (base === '' ? current : base).includes('\r\n') ? '\r\n' : '\n';
@@ -337,8 +384,14 @@ function planToml(current: string | null, opts: McpInstallOptions): McpInstallPl
   const text = base + (base === '' ? '' : nl) + block(nl);
   const after = parseToml(text);
   // the file parsed and a table was appended to it: only an mcp_servers that cannot take one is in the way
-  if (after.problem) refuse(opts, 'mcp-servers-form', `mcp_servers is written as an inline table, which a [mcp_servers.${MCP_SERVER_NAME}] table cannot be added to; edit it by hand`);
+  if (after.problem)
+    refuse(
+      opts,
+      'mcp-servers-form',
+      `mcp_servers is written as an inline table, which a [mcp_servers.${MCP_SERVER_NAME}] table cannot be added to; edit it by hand`,
+    );
   const written = canonicalToml(ourServer(after.doc!));
-  if (written !== canonicalToml({ command: opts.server.command, args: opts.server.args }) || withoutOurServer(after.doc!) !== before) throw new Error('MCP install: the install plan changed more than our table (a bug)');
+  if (written !== canonicalToml({ command: opts.server.command, args: opts.server.args }) || withoutOurServer(after.doc!) !== before)
+    throw new Error('MCP install: the install plan changed more than our table (a bug)');
   return { action: 'installed', changed: true, text, replaced: ours.length > 0, server: opts.server };
 }

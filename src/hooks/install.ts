@@ -180,7 +180,15 @@ export type Env = Readonly<Record<string, string | undefined>>;
  *   GEMINI_CLI_TRUSTED_FOLDERS_PATH names the trusted-folders file itself
  *   (storage.ts `getTrustedFoldersPath`, docs/cli/trusted-folders.md).
  */
-export const HARNESS_ENV = ['HOME', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'GEMINI_CLI_TRUSTED_FOLDERS_PATH', 'GEMINI_CLI_SYSTEM_SETTINGS_PATH', 'GEMINI_CLI_TRUST_WORKSPACE'] as const;
+export const HARNESS_ENV = [
+  'HOME',
+  'CLAUDE_CONFIG_DIR',
+  'CODEX_HOME',
+  'GEMINI_CLI_HOME',
+  'GEMINI_CLI_TRUSTED_FOLDERS_PATH',
+  'GEMINI_CLI_SYSTEM_SETTINGS_PATH',
+  'GEMINI_CLI_TRUST_WORKSPACE',
+] as const;
 
 /** An absolute directory from the environment, without trailing slashes; undefined otherwise. */
 export function envDir(v: string | undefined): string | undefined {
@@ -194,7 +202,11 @@ export function within(d: string, name: string): string {
 
 function homeDir(env: Env): string {
   const home = envDir(env.HOME);
-  if (!home) throw new ScalpelError('UNSUPPORTED', 'cannot find the home directory for a user-level install: HOME is not set to an absolute path', { capability: 'home', reason: 'no-home' });
+  if (!home)
+    throw new ScalpelError('UNSUPPORTED', 'cannot find the home directory for a user-level install: HOME is not set to an absolute path', {
+      capability: 'home',
+      reason: 'no-home',
+    });
   return home;
 }
 
@@ -367,7 +379,12 @@ interface Parsed {
 
 function refuse(opts: InstallOptions, reason: string, message: string, extra: Record<string, unknown> = {}): never {
   const file = opts.file ?? 'the hook configuration';
-  throw new ScalpelError('UNSUPPORTED', `${file}: ${message}; nothing was changed`, { path: opts.file, capability: 'hook-config', reason, ...extra });
+  throw new ScalpelError('UNSUPPORTED', `${file}: ${message}; nothing was changed`, {
+    path: opts.file,
+    capability: 'hook-config',
+    reason,
+    ...extra,
+  });
 }
 
 /**
@@ -375,7 +392,11 @@ function refuse(opts: InstallOptions, reason: string, message: string, extra: Re
  * refusal through `fail`, with the place (data: offset, line, column): the hook and the MCP
  * installs both start here.
  */
-export function parseSettingsObject(text: string, harness: InstallableHarness, fail: (reason: string, message: string, extra?: Record<string, unknown>) => never): JsonNode {
+export function parseSettingsObject(
+  text: string,
+  harness: InstallableHarness,
+  fail: (reason: string, message: string, extra?: Record<string, unknown>) => never,
+): JsonNode {
   const spec = HARNESS_SPECS[harness];
   const r = parseJsonTree(text, { comments: spec.comments });
   if (r.problem) {
@@ -383,7 +404,8 @@ export function parseSettingsObject(text: string, harness: InstallableHarness, f
     const strict = spec.comments ? '' : ` (${spec.title} reads it as strict JSON: no comments, no trailing commas)`;
     return fail('invalid-json', `not valid JSON${strict}: ${message} at ${where(place)}`, { ...place });
   }
-  if (r.root.type !== 'object') fail('not-an-object', `the top-level value is ${kindOf(r.root)}, not a JSON object`, { ...placeOf(text, r.root) });
+  if (r.root.type !== 'object')
+    fail('not-an-object', `the top-level value is ${kindOf(r.root)}, not a JSON object`, { ...placeOf(text, r.root) });
   return r.root;
 }
 
@@ -410,7 +432,8 @@ function findOurs(p: Parsed, harness: InstallableHarness): Ours[] {
       if (handlers?.type !== 'array') return;
       handlers.children!.forEach((handler, handlerIndex) => {
         const cmd = handler.type === 'object' ? memberValue(handler, 'command') : undefined;
-        if (cmd?.type === 'string' && isOurCommand(cmd.value as string, harness)) out.push({ event, group, groupIndex, handler, handlerIndex });
+        if (cmd?.type === 'string' && isOurCommand(cmd.value as string, harness))
+          out.push({ event, group, groupIndex, handler, handlerIndex });
       });
     });
   }
@@ -439,7 +462,14 @@ export function ourHookEntries(text: string, harness: InstallableHarness, file?:
   return findOurs(p, harness).map((o) => {
     const m = memberValue(o.group, 'matcher');
     const handler = valueOf(o.handler) as Record<string, unknown>;
-    return { event: keyOf(o.event), ...(m?.type === 'string' ? { matcher: m.value as string } : {}), command: handler.command as string, groupIndex: o.groupIndex, handlerIndex: o.handlerIndex, handler };
+    return {
+      event: keyOf(o.event),
+      ...(m?.type === 'string' ? { matcher: m.value as string } : {}),
+      command: handler.command as string,
+      groupIndex: o.groupIndex,
+      handlerIndex: o.handlerIndex,
+      handler,
+    };
   });
 }
 
@@ -481,7 +511,8 @@ function planInsertion(text: string, p: Parsed, opts: InstallOptions): Edit[] {
   const spec = HARNESS_SPECS[opts.harness];
   const layout = detectLayout(text, p.root);
   const group = (e: HookEventSpec) => desiredGroup(spec, e, opts.command);
-  if (!p.hooks) return [insertEdit(text, p.root, [{ key: 'hooks', value: Object.fromEntries(spec.events.map((e) => [e.event, [group(e)]])) }], layout)];
+  if (!p.hooks)
+    return [insertEdit(text, p.root, [{ key: 'hooks', value: Object.fromEntries(spec.events.map((e) => [e.event, [group(e)]])) }], layout)];
   const edits: Edit[] = [];
   const added: NewItem[] = [];
   for (const e of spec.events) {
@@ -499,7 +530,10 @@ function checkEventTypes(text: string, p: Parsed, opts: InstallOptions): void {
     const groups = memberValue(p.hooks!, e.event);
     if (!groups || groups.type === 'array') continue;
     const at = placeOf(text, groups);
-    refuse(opts, 'event-not-array', `"hooks"."${e.event}" is ${kindOf(groups)}, not an array of matcher groups (${where(at)})`, { event: e.event, ...at });
+    refuse(opts, 'event-not-array', `"hooks"."${e.event}" is ${kindOf(groups)}, not an array of matcher groups (${where(at)})`, {
+      event: e.event,
+      ...at,
+    });
   }
 }
 
@@ -569,7 +603,13 @@ export function planInstall(current: string | null, opts: InstallOptions): Insta
   if (current === null) {
     if (opts.uninstall) return { action: 'not-installed', changed: false, text: null, events: [], command: opts.command };
     const hooks = Object.fromEntries(spec.events.map((e) => [e.event, [desiredGroup(spec, e, opts.command)]]));
-    return { action: 'installed', changed: true, text: JSON.stringify({ hooks }, null, 2) + '\n', events: allEvents, command: opts.command };
+    return {
+      action: 'installed',
+      changed: true,
+      text: JSON.stringify({ hooks }, null, 2) + '\n',
+      events: allEvents,
+      command: opts.command,
+    };
   }
   const parsed = parseConfig(current, opts);
   if (!opts.uninstall) checkEventTypes(current, parsed, opts);
@@ -580,10 +620,17 @@ export function planInstall(current: string | null, opts: InstallOptions): Insta
     if (ours.length === 0) return { action: 'not-installed', changed: false, text: current, events: [], command: opts.command };
     const text = applyEdits(current, planRemoval(current, parsed, ours));
     const check = parseConfig(text, opts);
-    if (findOurs(check, opts.harness).length || withoutOurs(check, []) !== invariant) throw new Error('git-scalpel install: the uninstall plan changed more than our entries (a bug)');
+    if (findOurs(check, opts.harness).length || withoutOurs(check, []) !== invariant)
+      throw new Error('git-scalpel install: the uninstall plan changed more than our entries (a bug)');
     const rank = (e: string) => (allEvents.includes(e) ? allEvents.indexOf(e) : allEvents.length);
     const events = [...new Set(ours.map((o) => keyOf(o.event)))].sort((a, b) => rank(a) - rank(b));
-    return { action: 'uninstalled', changed: true, text: isEmptyObject(text) ? null : text, events, command: valueOf(memberValue(ours[0].handler, 'command')!) as string };
+    return {
+      action: 'uninstalled',
+      changed: true,
+      text: isEmptyObject(text) ? null : text,
+      events,
+      command: valueOf(memberValue(ours[0].handler, 'command')!) as string,
+    };
   }
 
   if (isCurrent(ours, opts)) return { action: 'already-installed', changed: false, text: current, events: [], command: opts.command };
@@ -592,6 +639,7 @@ export function planInstall(current: string | null, opts: InstallOptions): Insta
   const text = applyEdits(base, planInsertion(base, p, opts));
   const check = parseConfig(text, opts);
   const mine = findOurs(check, opts.harness);
-  if (!isCurrent(mine, opts) || withoutOurs(check, mine) !== invariant) throw new Error('git-scalpel install: the install plan changed more than our entries (a bug)');
+  if (!isCurrent(mine, opts) || withoutOurs(check, mine) !== invariant)
+    throw new Error('git-scalpel install: the install plan changed more than our entries (a bug)');
   return { action: 'installed', changed: true, text, events: allEvents, command: opts.command };
 }

@@ -189,14 +189,25 @@ async function locate(fs: Fs, cwd: string): Promise<Located | null> {
   try {
     const loc = await discoverRepository(fs, cwd);
     const linked = loc.gitDir !== loc.commonDir;
-    return { worktree: loc.worktree, gitDir: loc.gitDir, mainRoot: linked && basename(loc.commonDir) === '.git' ? dirname(loc.commonDir) : null };
+    return {
+      worktree: loc.worktree,
+      gitDir: loc.gitDir,
+      mainRoot: linked && basename(loc.commonDir) === '.git' ? dirname(loc.commonDir) : null,
+    };
   } catch (e) {
     if (e instanceof ScalpelError && e.code === 'NOT_A_REPOSITORY') return null;
     throw e;
   }
 }
 
-async function harnessStatus(fs: Fs, harness: InstallableHarness, loc: Located | null, env: Env, lastEvent: LastEvent | null, bin: string): Promise<HarnessStatus> {
+async function harnessStatus(
+  fs: Fs,
+  harness: InstallableHarness,
+  loc: Located | null,
+  env: Env,
+  lastEvent: LastEvent | null,
+  bin: string,
+): Promise<HarnessStatus> {
   const spec = HARNESS_SPECS[harness];
   const hooks: HookFileStatus[] = [];
   if (loc) hooks.push(await readHookFile(fs, harness, 'project', joinPath(loc.worktree, spec.projectFile), loc.worktree, env));
@@ -207,14 +218,27 @@ async function harnessStatus(fs: Fs, harness: InstallableHarness, loc: Located |
   const mcp = await readMcp(fs, harness, loc?.worktree ?? null, env);
   const notes: string[] = [];
   if (harness === 'codex' && loc?.mainRoot && hooks.some((h) => h.scope === 'project' && h.installed)) {
-    notes.push(`this is a linked worktree: recent Codex versions read its hooks from the main checkout's ${joinPath(loc.mainRoot, spec.projectFile)} (codex-rs/config/src/loader/mod.rs, root_checkout_hooks_folder_for_dir); install them there too`);
+    notes.push(
+      `this is a linked worktree: recent Codex versions read its hooks from the main checkout's ${joinPath(loc.mainRoot, spec.projectFile)} (codex-rs/config/src/loader/mod.rs, root_checkout_hooks_folder_for_dir); install them there too`,
+    );
   }
-  for (const h of hooks) if (h.binary?.slow) notes.push(`${h.file} runs git-scalpel through npx, which costs seconds per event: run \`${bin} install ${harness}${h.scope === 'user' ? ' --user' : ''}\` again`);
+  for (const h of hooks)
+    if (h.binary?.slow)
+      notes.push(
+        `${h.file} runs git-scalpel through npx, which costs seconds per event: run \`${bin} install ${harness}${h.scope === 'user' ? ' --user' : ''}\` again`,
+      );
   const { live, summary } = liveness(harness, hooks, trust, disabled, lastEvent, bin);
   return { harness, title: spec.title, hooks, trust, disabled, mcp, lastEvent, live, summary, notes };
 }
 
-function liveness(harness: InstallableHarness, hooks: HookFileStatus[], trust: TrustStatus, disabled: string[], lastEvent: LastEvent | null, bin: string): { live: Tri; summary: string } {
+function liveness(
+  harness: InstallableHarness,
+  hooks: HookFileStatus[],
+  trust: TrustStatus,
+  disabled: string[],
+  lastEvent: LastEvent | null,
+  bin: string,
+): { live: Tri; summary: string } {
   const installed = hooks.filter((h) => h.installed);
   if (installed.length === 0) {
     const broken = hooks.find((h) => h.error);
@@ -225,12 +249,21 @@ function liveness(harness: InstallableHarness, hooks: HookFileStatus[], trust: T
   const gone = installed.find((h) => h.binary?.resolves === 'no' && !h.binary.viaPath);
   if (gone) return { live: 'no', summary: `the hook command does not resolve: ${gone.binary!.how}` };
   const since = Math.max(...installed.map((h) => (h.modifiedAt ? Date.parse(h.modifiedAt) : 0)));
-  if (lastEvent && Date.parse(lastEvent.at) >= since) return { live: 'yes', summary: `hooks run: an event arrived since they were installed` };
+  if (lastEvent && Date.parse(lastEvent.at) >= since)
+    return { live: 'yes', summary: `hooks run: an event arrived since they were installed` };
   const unresolved = installed.find((h) => h.binary?.resolves === 'no');
   if (unresolved) return { live: 'no', summary: `the hook command does not resolve: ${unresolved.binary!.how}` };
-  if (trust.trusted === 'no') return { live: 'no', summary: `not trusted: ${HARNESS_SPECS[harness].title} will not run these hooks until you trust them` };
-  if (trust.trusted === 'yes' && installed.every((h) => h.binary?.resolves === 'yes')) return { live: 'yes', summary: 'hooks installed, found and trusted; no event yet since they were installed' };
-  return { live: 'unknown', summary: trust.trusted === 'unknown' ? `installed; whether ${HARNESS_SPECS[harness].title} trusts them cannot be read here` : 'installed; whether the command resolves cannot be read here' };
+  if (trust.trusted === 'no')
+    return { live: 'no', summary: `not trusted: ${HARNESS_SPECS[harness].title} will not run these hooks until you trust them` };
+  if (trust.trusted === 'yes' && installed.every((h) => h.binary?.resolves === 'yes'))
+    return { live: 'yes', summary: 'hooks installed, found and trusted; no event yet since they were installed' };
+  return {
+    live: 'unknown',
+    summary:
+      trust.trusted === 'unknown'
+        ? `installed; whether ${HARNESS_SPECS[harness].title} trusts them cannot be read here`
+        : 'installed; whether the command resolves cannot be read here',
+  };
 }
 
 function safe<T>(f: () => T): T | null {
@@ -254,9 +287,28 @@ function mtimeMs(st: FileStat): number {
 }
 
 /** A harness's hook file: our entries, their command, whether it resolves, and when the file changed. */
-export async function readHookFile(fs: Fs, harness: InstallableHarness, scope: 'project' | 'user', file: string, root: string | null, env: Env, opts: { checkCommand?: boolean } = {}): Promise<HookFileStatus> {
+export async function readHookFile(
+  fs: Fs,
+  harness: InstallableHarness,
+  scope: 'project' | 'user',
+  file: string,
+  root: string | null,
+  env: Env,
+  opts: { checkCommand?: boolean } = {},
+): Promise<HookFileStatus> {
   const spec = HARNESS_SPECS[harness];
-  const base: HookFileStatus = { scope, file, exists: false, installed: false, events: [], missing: spec.events.map((e) => e.event), commands: [], binary: null, modifiedAt: null, entries: [] };
+  const base: HookFileStatus = {
+    scope,
+    file,
+    exists: false,
+    installed: false,
+    events: [],
+    missing: spec.events.map((e) => e.event),
+    commands: [],
+    binary: null,
+    modifiedAt: null,
+    entries: [],
+  };
   let read: { text: string; mtimeMs: number } | null;
   try {
     read = await readText(fs, file);
@@ -394,7 +446,11 @@ async function walkUp(start: string, rel: string, test: (p: string) => Promise<b
  * checked from the worktree root; any other form is `unknown`. The harness's PATH may differ from
  * this one (Codex runs hooks in a login shell): a bare name is looked up on this process's PATH.
  */
-export async function checkCommand(fs: Fs, command: string, ctx: { root: string | null; env: Env; harness: InstallableHarness }): Promise<CommandCheck> {
+export async function checkCommand(
+  fs: Fs,
+  command: string,
+  ctx: { root: string | null; env: Env; harness: InstallableHarness },
+): Promise<CommandCheck> {
   const tail = ` hook ${ctx.harness}`;
   if (!command.endsWith(tail)) return { resolves: 'unknown', how: 'not a command git-scalpel writes' };
   const vars: Record<string, string> = {};
@@ -406,23 +462,39 @@ export async function checkCommand(fs: Fs, command: string, ctx: { root: string 
   if (!words || words.length === 0) return { resolves: 'unknown', how: 'a command this check cannot read' };
   const unknownVar = words.find((w) => w.includes('\0'));
   if (unknownVar !== undefined) {
-    return { resolves: 'unknown', how: `depends on $${unknownVar.slice(unknownVar.indexOf('\0') + 1).split('/')[0]}, which the harness sets when it runs the hook${ctx.root === null ? ' (outside a repository)' : ''}` };
+    return {
+      resolves: 'unknown',
+      how: `depends on $${unknownVar.slice(unknownVar.indexOf('\0') + 1).split('/')[0]}, which the harness sets when it runs the hook${ctx.root === null ? ' (outside a repository)' : ''}`,
+    };
   }
-  const found = (binary: string, how: string, extra: Partial<CommandCheck> = {}): CommandCheck => ({ resolves: 'yes', binary, how, ...extra });
+  const found = (binary: string, how: string, extra: Partial<CommandCheck> = {}): CommandCheck => ({
+    resolves: 'yes',
+    binary,
+    how,
+    ...extra,
+  });
   const missing = (how: string, extra: Partial<CommandCheck> = {}): CommandCheck => ({ resolves: 'no', how, ...extra });
   if (words.length === 1 && words[0] === 'git-scalpel') {
     const p = await findOnPath(fs, ctx.env.PATH, 'git-scalpel');
-    return p ? found(p, `git-scalpel on PATH: ${p}`, { viaPath: true }) : missing('no git-scalpel on PATH (install it globally: npm install -g git-scalpel, or run install again from the project)', { viaPath: true });
+    return p
+      ? found(p, `git-scalpel on PATH: ${p}`, { viaPath: true })
+      : missing('no git-scalpel on PATH (install it globally: npm install -g git-scalpel, or run install again from the project)', {
+          viaPath: true,
+        });
   }
   if (words.length === 2 && words[0] === 'node') {
     const script = words[1];
     if (!script.startsWith('/')) return { resolves: 'unknown', how: `node runs ${script}, relative to the hook's directory` };
     if (!(await isFile(fs, script))) return missing(`${script} does not exist (moved or deleted: run install again)`);
     const node = await findOnPath(fs, ctx.env.PATH, 'node');
-    return node ? found(script, `node ${script}`) : { resolves: 'unknown', binary: script, how: `${script} exists, but node is not on this PATH` };
+    return node
+      ? found(script, `node ${script}`)
+      : { resolves: 'unknown', binary: script, how: `${script} exists, but node is not on this PATH` };
   }
   if (words.length === 1 && words[0].startsWith('/')) {
-    return (await isExecutable(fs, words[0])) ? found(words[0], words[0]) : missing(`${words[0]} is not an executable file (not installed? run npm install)`);
+    return (await isExecutable(fs, words[0]))
+      ? found(words[0], words[0])
+      : missing(`${words[0]} is not an executable file (not installed? run npm install)`);
   }
   if (words.length === 4 && words[0] === 'sh' && words[1] === '-c' && words[3] === 'git-scalpel') {
     const m = /exec (node )?"\$r"\/(.+) "\$@"$/.exec(words[2]);
@@ -435,7 +507,9 @@ export async function checkCommand(fs: Fs, command: string, ctx: { root: string 
   if (words.length === 3 && words[0] === 'npx' && words[1] === '--no-install' && words[2] === 'git-scalpel') {
     if (ctx.root === null) return { resolves: 'unknown', how: 'npx --no-install git-scalpel', slow: true };
     const p = await walkUp(ctx.root, 'node_modules/.bin/git-scalpel', (q) => isExecutable(fs, q));
-    return p ? found(p, `npx --no-install: ${p} (npx costs seconds per event)`, { slow: true }) : missing(`npx --no-install finds no node_modules/.bin/git-scalpel from ${ctx.root}`, { slow: true });
+    return p
+      ? found(p, `npx --no-install: ${p} (npx costs seconds per event)`, { slow: true })
+      : missing(`npx --no-install finds no node_modules/.bin/git-scalpel from ${ctx.root}`, { slow: true });
   }
   return { resolves: 'unknown', how: 'a command form this check does not know' };
 }
@@ -469,7 +543,7 @@ export async function readTrust(fs: Fs, harness: InstallableHarness, ctx: TrustC
 export async function realPath(fs: Fs, path: string): Promise<string> {
   let done = '/';
   let rest = path.split('/').filter((s) => s && s !== '.');
-  for (let hops = 0; rest.length; ) {
+  for (let hops = 0; rest.length;) {
     const seg = rest.shift()!;
     if (seg === '..') {
       done = dirname(done);
@@ -510,15 +584,25 @@ function get(o: unknown, ...keys: string[]): unknown {
 
 async function claudeTrust(fs: Fs, ctx: TrustContext): Promise<TrustStatus> {
   const file = claudeStateFile(ctx.env);
-  if (ctx.root === null) return trust('unknown', `Claude Code asks for each folder it starts in (recorded in ${file})`, ['start claude in each project and answer "Yes, I trust this folder"']);
-  const fix = [`start \`claude\` in ${ctx.root} and answer "Yes, I trust this folder": an interactive Claude Code session runs no hook in a folder not trusted (\`claude -p\` does not ask; --dangerously-skip-permissions skips the question and the hooks)`];
+  if (ctx.root === null)
+    return trust('unknown', `Claude Code asks for each folder it starts in (recorded in ${file})`, [
+      'start claude in each project and answer "Yes, I trust this folder"',
+    ]);
+  const fix = [
+    `start \`claude\` in ${ctx.root} and answer "Yes, I trust this folder": an interactive Claude Code session runs no hook in a folder not trusted (\`claude -p\` does not ask; --dangerously-skip-permissions skips the question and the hooks)`,
+  ];
   const state = await readJsonObject(fs, file, false);
   if (!state) return trust('unknown', `${file} does not exist: Claude Code has not recorded trust for any folder`, fix);
   const keys = [...new Set([ctx.root, await realPath(fs, ctx.root)])];
   for (const k of keys) {
-    if (get(state, 'projects', k, 'hasTrustDialogAccepted') === true) return trust('yes', `${file}: projects[${JSON.stringify(k)}].hasTrustDialogAccepted is true`, []);
+    if (get(state, 'projects', k, 'hasTrustDialogAccepted') === true)
+      return trust('yes', `${file}: projects[${JSON.stringify(k)}].hasTrustDialogAccepted is true`, []);
   }
-  return trust('unknown', `${file} records no accepted trust for ${ctx.root} (Claude Code does not always record it: anthropics/claude-code#90220)`, fix);
+  return trust(
+    'unknown',
+    `${file} records no accepted trust for ${ctx.root} (Claude Code does not always record it: anthropics/claude-code#90220)`,
+    fix,
+  );
 }
 
 /** Codex's config.toml (smol-toml), or an empty document when there is none. */
@@ -537,7 +621,9 @@ export function codexEventLabel(event: string): string {
 
 /** The keys Codex stores a hook's trust under (codex-rs/hooks/src/lib.rs `hook_key`), for the file's path as given and resolved. */
 export async function codexHookKeys(fs: Fs, file: string, e: OurHookEntry): Promise<string[]> {
-  return [...new Set([file, await realPath(fs, file)])].map((src) => `${src}:${codexEventLabel(e.event)}:${e.groupIndex}:${e.handlerIndex}`);
+  return [...new Set([file, await realPath(fs, file)])].map(
+    (src) => `${src}:${codexEventLabel(e.event)}:${e.groupIndex}:${e.handlerIndex}`,
+  );
 }
 
 const tomlKey = (s: string) => JSON.stringify(s);
@@ -560,9 +646,15 @@ async function codexTrust(fs: Fs, ctx: TrustContext): Promise<TrustStatus> {
     else {
       trusted = 'no';
       const root = candidates[0];
-      const why = found ? `${config} marks it ${JSON.stringify(found.level)}` : read.exists ? `${config} does not list it as a trusted project` : `${config} does not exist`;
+      const why = found
+        ? `${config} marks it ${JSON.stringify(found.level)}`
+        : read.exists
+          ? `${config} does not list it as a trusted project`
+          : `${config} does not exist`;
       how.push(`Codex loads no project-local config or hooks in ${ctx.root}: ${why}`);
-      fix.push(`trust the project: start \`codex\` in ${ctx.root} and answer yes to "Do you trust the contents of this directory?", or add to ${config}:\n[projects.${tomlKey(root)}]\ntrust_level = "trusted"`);
+      fix.push(
+        `trust the project: start \`codex\` in ${ctx.root} and answer yes to "Do you trust the contents of this directory?", or add to ${config}:\n[projects.${tomlKey(root)}]\ntrust_level = "trusted"`,
+      );
     }
   }
 
@@ -581,10 +673,16 @@ async function codexTrust(fs: Fs, ctx: TrustContext): Promise<TrustStatus> {
   }
   if (untrusted > 0) {
     trusted = 'no';
-    how.push(`${untrusted} of the ${total} hooks have no trust record in ${config} ([hooks.state."<hooks.json>:<event>:<group>:<handler>"] trusted_hash): Codex skips them without a word`);
-    fix.push(`trust the hooks: start \`codex\`${ctx.root ? ` in ${ctx.root}` : ''} and at "Hooks need review" choose "Trust all and continue" (or review them in /hooks); \`codex exec\` never asks, and runs hooks not trusted only with --dangerously-bypass-hook-trust`);
+    how.push(
+      `${untrusted} of the ${total} hooks have no trust record in ${config} ([hooks.state."<hooks.json>:<event>:<group>:<handler>"] trusted_hash): Codex skips them without a word`,
+    );
+    fix.push(
+      `trust the hooks: start \`codex\`${ctx.root ? ` in ${ctx.root}` : ''} and at "Hooks need review" choose "Trust all and continue" (or review them in /hooks); \`codex exec\` never asks, and runs hooks not trusted only with --dangerously-bypass-hook-trust`,
+    );
   } else {
-    how.push(`${config} has a trust record for each of the ${total} hooks (Codex asks again if a hook changed since: its hash is not recomputed here)`);
+    how.push(
+      `${config} has a trust record for each of the ${total} hooks (Codex asks again if a hook changed since: its hash is not recomputed here)`,
+    );
   }
   if (off > 0) {
     trusted = 'no';
@@ -602,10 +700,13 @@ function isSubpath(parent: string, child: string): boolean {
 async function geminiTrust(fs: Fs, ctx: TrustContext): Promise<TrustStatus> {
   const env = ctx.env;
   const trustFile = envDir(env.GEMINI_CLI_TRUSTED_FOLDERS_PATH) ?? within(harnessDir('gemini', env).dir, 'trustedFolders.json');
-  if (env.GEMINI_CLI_TRUST_WORKSPACE === 'true') return trust('yes', 'GEMINI_CLI_TRUST_WORKSPACE=true in this environment (if Gemini CLI runs with it too)', []);
+  if (env.GEMINI_CLI_TRUST_WORKSPACE === 'true')
+    return trust('yes', 'GEMINI_CLI_TRUST_WORKSPACE=true in this environment (if Gemini CLI runs with it too)', []);
   const root = ctx.root;
   const fix = root
-    ? [`trust the folder: start \`gemini\` in ${root} and choose "Trust folder" (or /permissions in a session), or add ${JSON.stringify(root)}: "TRUST_FOLDER" to ${trustFile}; Gemini CLI runs no hook in a folder not trusted`]
+    ? [
+        `trust the folder: start \`gemini\` in ${root} and choose "Trust folder" (or /permissions in a session), or add ${JSON.stringify(root)}: "TRUST_FOLDER" to ${trustFile}; Gemini CLI runs no hook in a folder not trusted`,
+      ]
     : ['trust each project folder in Gemini CLI ("Trust folder" when it asks, or /permissions)'];
   if (env.GEMINI_CLI_TRUST_WORKSPACE === 'false') return trust('no', 'GEMINI_CLI_TRUST_WORKSPACE=false in this environment', fix);
   const userSettings = userConfigFile('gemini', env);
@@ -623,7 +724,12 @@ async function geminiTrust(fs: Fs, ctx: TrustContext): Promise<TrustStatus> {
   if (enabled === false) return trust('yes', `folder trust is turned off (security.folderTrust.enabled is false in ${where})`, []);
   if (root === null) return trust('unknown', `Gemini CLI trusts folder by folder (${trustFile})`, fix);
   const rules = await readJsonObject(fs, trustFile, true);
-  if (!rules) return trust('no', `${trustFile} does not exist: no folder is trusted yet (Gemini CLI asks when started interactively in ${root}; a headless run exits)`, fix);
+  if (!rules)
+    return trust(
+      'no',
+      `${trustFile} does not exist: no folder is trusted yet (Gemini CLI asks when started interactively in ${root}; a headless run exits)`,
+      fix,
+    );
   const location = await realPath(fs, root);
   let best: { rule: string; level: string } | null = null;
   for (const [rule, level] of Object.entries(rules)) {
@@ -631,32 +737,53 @@ async function geminiTrust(fs: Fs, ctx: TrustContext): Promise<TrustStatus> {
     const effective = await realPath(fs, level === 'TRUST_PARENT' ? dirname(rule) : rule);
     if (isSubpath(effective.replace(/\/+$/, '') || '/', location) && (!best || rule.length > best.rule.length)) best = { rule, level };
   }
-  if (best?.level === 'TRUST_FOLDER' || best?.level === 'TRUST_PARENT') return trust('yes', `${trustFile}: ${JSON.stringify(best.rule)} is ${best.level} (an IDE's answer, when connected, comes first)`, []);
+  if (best?.level === 'TRUST_FOLDER' || best?.level === 'TRUST_PARENT')
+    return trust('yes', `${trustFile}: ${JSON.stringify(best.rule)} is ${best.level} (an IDE's answer, when connected, comes first)`, []);
   if (best?.level === 'DO_NOT_TRUST') return trust('no', `${trustFile}: ${JSON.stringify(best.rule)} is DO_NOT_TRUST`, fix);
-  return trust('no', `${trustFile} has no rule for ${root}: Gemini CLI asks when started interactively there, and a headless run exits`, fix);
+  return trust(
+    'no',
+    `${trustFile} has no rule for ${root}: Gemini CLI asks when started interactively there, and a headless run exits`,
+    fix,
+  );
 }
 
 /** Settings that turn our hooks off, each as "<setting> in <file>". */
-async function readDisabled(fs: Fs, harness: InstallableHarness, root: string | null, env: Env, hooks: HookFileStatus[]): Promise<string[]> {
+async function readDisabled(
+  fs: Fs,
+  harness: InstallableHarness,
+  root: string | null,
+  env: Env,
+  hooks: HookFileStatus[],
+): Promise<string[]> {
   if (!hooks.some((h) => h.installed)) return [];
   const out: string[] = [];
   try {
     if (harness === 'claude-code') {
-      const files = [...(root ? [joinPath(root, '.claude/settings.json'), joinPath(root, '.claude/settings.local.json')] : []), ...[safe(() => userConfigFile('claude-code', env))].filter((f): f is string => !!f)];
-      for (const f of files) if (get(await readJsonObject(fs, f, false).catch(() => null), 'disableAllHooks') === true) out.push(`disableAllHooks is true in ${f}`);
+      const files = [
+        ...(root ? [joinPath(root, '.claude/settings.json'), joinPath(root, '.claude/settings.local.json')] : []),
+        ...[safe(() => userConfigFile('claude-code', env))].filter((f): f is string => !!f),
+      ];
+      for (const f of files)
+        if (get(await readJsonObject(fs, f, false).catch(() => null), 'disableAllHooks') === true)
+          out.push(`disableAllHooks is true in ${f}`);
     } else if (harness === 'gemini') {
-      const files = [...(root ? [joinPath(root, '.gemini/settings.json')] : []), ...[safe(() => userConfigFile('gemini', env))].filter((f): f is string => !!f)];
+      const files = [
+        ...(root ? [joinPath(root, '.gemini/settings.json')] : []),
+        ...[safe(() => userConfigFile('gemini', env))].filter((f): f is string => !!f),
+      ];
       for (const f of files) {
         const s = await readJsonObject(fs, f, true).catch(() => null);
         if (get(s, 'hooksConfig', 'enabled') === false) out.push(`hooksConfig.enabled is false in ${f}`);
         for (const list of [get(s, 'hooksConfig', 'disabled'), get(s, 'hooks', 'disabled')]) {
-          if (Array.isArray(list) && list.includes('git-scalpel')) out.push(`"git-scalpel" is in the disabled hooks of ${f} (/hooks enable git-scalpel)`);
+          if (Array.isArray(list) && list.includes('git-scalpel'))
+            out.push(`"git-scalpel" is in the disabled hooks of ${f} (/hooks enable git-scalpel)`);
         }
       }
     } else {
       const config = within(harnessDir('codex', env).dir, 'config.toml');
       const { doc } = await readCodexConfig(fs, config);
-      if (get(doc, 'features', 'hooks') === false || get(doc, 'features', 'codex_hooks') === false) out.push(`[features] hooks = false in ${config}`);
+      if (get(doc, 'features', 'hooks') === false || get(doc, 'features', 'codex_hooks') === false)
+        out.push(`[features] hooks = false in ${config}`);
     }
   } catch {
     // a settings file the harness itself would reject is reported where it is read for hooks
@@ -674,7 +801,12 @@ async function readMcp(fs: Fs, harness: InstallableHarness, root: string | null,
   for (const f of files) {
     try {
       const r = await readText(fs, f.file);
-      const plan = planMcpInstall(r?.text ?? null, { harness, server: { command: 'git-scalpel', args: ['mcp'] }, uninstall: true, file: f.file });
+      const plan = planMcpInstall(r?.text ?? null, {
+        harness,
+        server: { command: 'git-scalpel', args: ['mcp'] },
+        uninstall: true,
+        file: f.file,
+      });
       out.push({ ...f, configured: plan.action === 'uninstalled' });
     } catch (e) {
       out.push({ ...f, configured: false, error: (e as Error).message.replace(/; nothing was changed$/, '') });
@@ -734,7 +866,11 @@ async function readEvent(fs: Fs, file: string, session: string, name: string): P
     if (typeof rec.at !== 'string' || typeof rec.event !== 'string') throw new Error('not a record');
     const d = rec.detail ?? {};
     const detail =
-      rec.event === 'tool' && typeof d.tool === 'string' ? `${d.tool}${typeof d.phase === 'string' ? ` (${d.phase})` : ''}` : rec.event === 'turn-start' && typeof d.label === 'string' ? JSON.stringify(d.label.length > 60 ? `${d.label.slice(0, 57)}...` : d.label) : undefined;
+      rec.event === 'tool' && typeof d.tool === 'string'
+        ? `${d.tool}${typeof d.phase === 'string' ? ` (${d.phase})` : ''}`
+        : rec.event === 'turn-start' && typeof d.label === 'string'
+          ? JSON.stringify(d.label.length > 60 ? `${d.label.slice(0, 57)}...` : d.label)
+          : undefined;
     return { at: rec.at, event: rec.event, session, ...(detail !== undefined ? { detail } : {}) };
   } catch {
     // a record cut short by a crash: its name still tells the time (2026-01-02T03-04-05-678Z-…)
@@ -762,7 +898,17 @@ export async function hookSilenceWarnings(fs: Fs, opts: StatusOptions): Promise<
     const installs: Array<{ harness: InstallableHarness; file: HookFileStatus }> = [];
     for (const harness of INSTALLABLE) {
       const quick = { checkCommand: false };
-      const files = [await readHookFile(fs, harness, 'project', joinPath(loc.worktree, HARNESS_SPECS[harness].projectFile), loc.worktree, opts.env, quick)];
+      const files = [
+        await readHookFile(
+          fs,
+          harness,
+          'project',
+          joinPath(loc.worktree, HARNESS_SPECS[harness].projectFile),
+          loc.worktree,
+          opts.env,
+          quick,
+        ),
+      ];
       const user = safe(() => userConfigFile(harness, opts.env));
       if (user) files.push(await readHookFile(fs, harness, 'user', user, loc.worktree, opts.env, quick));
       for (const f of files) if (f.installed && f.modifiedAt) installs.push({ harness, file: f });
@@ -777,7 +923,9 @@ export async function hookSilenceWarnings(fs: Fs, opts: StatusOptions): Promise<
       if (file.scope === 'user' && INSTALLABLE.some((h) => h !== harness && events[h] && Date.parse(events[h]!.at) >= since)) continue;
       warned.add(harness);
       const title = HARNESS_SPECS[harness].title;
-      out.push(`${title} hooks are installed in ${file.file} but no ${title} event has reached this worktree since ${file.modifiedAt}: is the project trusted? run ${opts.bin ?? 'git-scalpel'} status`);
+      out.push(
+        `${title} hooks are installed in ${file.file} but no ${title} event has reached this worktree since ${file.modifiedAt}: is the project trusted? run ${opts.bin ?? 'git-scalpel'} status`,
+      );
     }
     return out;
   } catch {
@@ -800,7 +948,9 @@ function age(at: string, now: Date): string {
 
 /** `status`' human output. */
 export function formatStatus(st: WorktreeStatus, now: Date = new Date()): string {
-  const lines: string[] = [st.worktree ? `git-scalpel status of ${st.worktree}` : 'git-scalpel status (outside a repository: user-level files only)'];
+  const lines: string[] = [
+    st.worktree ? `git-scalpel status of ${st.worktree}` : 'git-scalpel status (outside a repository: user-level files only)',
+  ];
   for (const h of st.harnesses) {
     lines.push('');
     const word = h.live === 'yes' ? 'protected' : h.live === 'no' ? 'NOT protected' : 'not known to be protected';
@@ -810,17 +960,28 @@ export function formatStatus(st: WorktreeStatus, now: Date = new Date()): string
       if (f.error) lines.push(`  hooks:   ${where}: unreadable: ${f.error}`);
       else if (!f.installed) lines.push(`  hooks:   ${where}: ${f.exists ? 'none of ours' : 'no file'}`);
       else {
-        lines.push(`  hooks:   ${where}: ${f.events.join(', ')}${f.missing.length ? ` (missing: ${f.missing.join(', ')})` : ''}; installed or changed ${f.modifiedAt}`);
+        lines.push(
+          `  hooks:   ${where}: ${f.events.join(', ')}${f.missing.length ? ` (missing: ${f.missing.join(', ')})` : ''}; installed or changed ${f.modifiedAt}`,
+        );
         for (const c of f.commands) lines.push(`           command: ${c}`);
-        if (f.binary) lines.push(`           binary:  ${f.binary.resolves === 'yes' ? 'found' : f.binary.resolves === 'no' ? 'NOT FOUND' : 'unknown'}: ${f.binary.how}`);
+        if (f.binary)
+          lines.push(
+            `           binary:  ${f.binary.resolves === 'yes' ? 'found' : f.binary.resolves === 'no' ? 'NOT FOUND' : 'unknown'}: ${f.binary.how}`,
+          );
       }
     }
     if (h.hooks.some((f) => f.installed)) {
       lines.push(`  trusted: ${h.trust.trusted}`, ...h.trust.reasons.map((r) => `           ${r}`));
       for (const d of h.disabled) lines.push(`  turned off: ${d}`);
     }
-    lines.push(`  mcp:     ${h.mcp.map((m) => `${m.file}: ${m.error ? `unreadable (${m.error})` : m.configured ? 'configured' : 'no'}`).join('; ') || 'no file'}`);
-    lines.push(h.lastEvent ? `  last event: ${h.lastEvent.at} (${age(h.lastEvent.at, now)}) ${h.lastEvent.event}${h.lastEvent.detail ? ` ${h.lastEvent.detail}` : ''}, session ${h.lastEvent.session}` : '  last event: none in this worktree');
+    lines.push(
+      `  mcp:     ${h.mcp.map((m) => `${m.file}: ${m.error ? `unreadable (${m.error})` : m.configured ? 'configured' : 'no'}`).join('; ') || 'no file'}`,
+    );
+    lines.push(
+      h.lastEvent
+        ? `  last event: ${h.lastEvent.at} (${age(h.lastEvent.at, now)}) ${h.lastEvent.event}${h.lastEvent.detail ? ` ${h.lastEvent.detail}` : ''}, session ${h.lastEvent.session}`
+        : '  last event: none in this worktree',
+    );
     if (h.trust.fix.length && h.live !== 'yes') {
       lines.push('  to trust:');
       h.trust.fix.forEach((f, i) => lines.push(...`${i + 1}. ${f}`.split('\n').map((l, k) => `    ${k ? '   ' : ''}${l}`)));
@@ -832,10 +993,14 @@ export function formatStatus(st: WorktreeStatus, now: Date = new Date()): string
 
 /** `install`'s lines on whether the harness will run what it just wrote, and how to make it. */
 export function formatTrust(title: string, t: TrustStatus): string[] {
-  const head = t.trusted === 'yes' ? `${title} will run these hooks` : t.trusted === 'no' ? `${title} will NOT run these hooks until you trust them` : `whether ${title} runs these hooks cannot be read here`;
+  const head =
+    t.trusted === 'yes'
+      ? `${title} will run these hooks`
+      : t.trusted === 'no'
+        ? `${title} will NOT run these hooks until you trust them`
+        : `whether ${title} runs these hooks cannot be read here`;
   const lines = [`trust:   ${head}`, ...t.reasons.map((r) => `         ${r}`)];
   if (t.fix.length) lines.push('  to trust:');
   t.fix.forEach((f, i) => lines.push(...`${i + 1}. ${f}`.split('\n').map((l, k) => `    ${k ? '   ' : ''}${l}`)));
   return lines;
 }
-

@@ -48,7 +48,8 @@ export function bytesKey(b: ArrayLike<number>, start = 0, end = b.length): strin
 
 // ---- tokens, in git's reading -------------------------------------------------------------
 
-type ClassItem = { kind: 'byte'; b: number; escaped: boolean } | { kind: 'range'; lo: number; hi: number } | { kind: 'posix'; name: string };
+type ClassItem =
+  { kind: 'byte'; b: number; escaped: boolean } | { kind: 'range'; lo: number; hi: number } | { kind: 'posix'; name: string };
 
 type Token =
   | { kind: 'lit'; b: number }

@@ -180,7 +180,8 @@ export function isGitDirName(name: string, ignoreCase: boolean): boolean {
 /** core.excludesFile and core.ignoreCase from a config (the repository's; git also reads the global ones). */
 export function ignoreOptionsFromConfig(config: GitConfig): { excludesFile: string | null | undefined; ignoreCase: boolean } {
   const v = config.get('core.excludesFile');
-  if (v === null) throw new ScalpelError('BAD_ARGUMENT', 'core.excludesFile has no value', { name: 'core.excludesFile', reason: 'no-value' });
+  if (v === null)
+    throw new ScalpelError('BAD_ARGUMENT', 'core.excludesFile has no value', { name: 'core.excludesFile', reason: 'no-value' });
   return { excludesFile: v, ignoreCase: config.getBool('core.ignoreCase', false) };
 }
 
@@ -196,7 +197,14 @@ export function excludesFilePath(opts: Pick<IgnoreOptions, 'worktree' | 'exclude
  * relative path is relative to the worktree root (where git runs). `~user/` and `%(prefix)/`
  * throw UNSUPPORTED with `capability`.
  */
-export function userFilePath(worktree: string, configured: string | null | undefined, env: { HOME?: string; XDG_CONFIG_HOME?: string }, name: string, key: string, capability: string): string | null {
+export function userFilePath(
+  worktree: string,
+  configured: string | null | undefined,
+  env: { HOME?: string; XDG_CONFIG_HOME?: string },
+  name: string,
+  key: string,
+  capability: string,
+): string | null {
   let p = configured;
   if (p === undefined) {
     if (env.XDG_CONFIG_HOME) p = `${env.XDG_CONFIG_HOME}/git/${name}`;
@@ -204,7 +212,8 @@ export function userFilePath(worktree: string, configured: string | null | undef
     else return null;
   } else if (p === null || p === '') return null;
   else if (p === '~' || p.startsWith('~/')) {
-    if (env.HOME === undefined) throw new ScalpelError('BAD_ARGUMENT', `cannot expand ${p}: HOME is not set`, { name: key, reason: 'no-home' });
+    if (env.HOME === undefined)
+      throw new ScalpelError('BAD_ARGUMENT', `cannot expand ${p}: HOME is not set`, { name: key, reason: 'no-home' });
     p = env.HOME + p.slice(1);
   } else if (p.startsWith('~') || p.startsWith('%(prefix)/')) {
     throw new ScalpelError('UNSUPPORTED', `${key} ${p}: only ~/ is expanded`, { capability, path: p });
@@ -251,7 +260,9 @@ class Rules implements IgnoreRules {
     const st = await this.fs.lstat(file);
     if (!st) return null;
     if (st.type === 'symlink') {
-      this.warnings.push(`unable to access '${dir ? dir + '/' : ''}.gitignore': Too many levels of symbolic links (git does not follow a symlinked .gitignore)`);
+      this.warnings.push(
+        `unable to access '${dir ? dir + '/' : ''}.gitignore': Too many levels of symbolic links (git does not follow a symlinked .gitignore)`,
+      );
       return null;
     }
     if (st.type !== 'file') return null;
@@ -263,7 +274,8 @@ class Rules implements IgnoreRules {
   async globalFile(file: string, kind: IgnoreMatch['kind']): Promise<PatternList | null> {
     const st = await this.fs.stat(file);
     if (!st) return null;
-    if (st.type !== 'file') throw new ScalpelError('BAD_PATH', `cannot use ${file} as an exclude file`, { path: file, reason: 'exclude-file-not-a-file' });
+    if (st.type !== 'file')
+      throw new ScalpelError('BAD_PATH', `cannot use ${file} as an exclude file`, { path: file, reason: 'exclude-file-not-a-file' });
     const bytes = await this.readOrWarn(file);
     return bytes ? this.list(file, '', bytes, kind) : null;
   }
@@ -321,7 +333,12 @@ export function splitRel(rel: string): { parent: string; name: string } {
  * else entered from `root` one name at a time (`enter(dir, name, path)`, `path` the worktree-relative
  * path of the directory entered). Shared by the ignore and the attribute rules.
  */
-export async function dirAt<D>(root: D, entered: ReadonlyMap<string, D>, rel: string, enter: (dir: D, name: string, path: string) => Promise<D>): Promise<D> {
+export async function dirAt<D>(
+  root: D,
+  entered: ReadonlyMap<string, D>,
+  rel: string,
+  enter: (dir: D, name: string, path: string) => Promise<D>,
+): Promise<D> {
   if (rel === '' || rel === '.') return root;
   const hit = entered.get(rel);
   if (hit) return hit;
@@ -458,7 +475,10 @@ export interface WalkEntry {
  * with no file beneath it (empty, or holding empty directories) is neither; an ignored
  * directory the walk did not enter (`entered` not set) counts as holding ignored files.
  */
-export function partitionIgnored(entries: Iterable<WalkEntry>, opts: { collapse?: boolean } = {}): { handKept: string[]; ignoredDirs: string[] } {
+export function partitionIgnored(
+  entries: Iterable<WalkEntry>,
+  opts: { collapse?: boolean } = {},
+): { handKept: string[]; ignoredDirs: string[] } {
   const list = [...entries];
   const dirs = new Set<string>();
   if (!opts.collapse) {

@@ -98,7 +98,14 @@ export function compileMatcher(raw: RawPattern, ignoreCase: boolean): Matcher | 
   const a = analyzePattern(body, noDir, raw.mustBeDir, ignoreCase);
   if (a.compiled === null) return null;
   if (a.compiled.length === 0) return undefined;
-  return { kind: 'wild', basename: noDir, head: fold(bytesKey(a.head), ignoreCase), tail: fold(bytesKey(a.tail), ignoreCase), compiled: a.compiled, ig: null };
+  return {
+    kind: 'wild',
+    basename: noDir,
+    head: fold(bytesKey(a.head), ignoreCase),
+    tail: fold(bytesKey(a.tail), ignoreCase),
+    compiled: a.compiled,
+    ig: null,
+  };
 }
 
 /** A package instance matching any of `compiled` (each given negated: `test().unignored` is "matches"). */
@@ -150,7 +157,6 @@ export function matcherMatches(m: Matcher, name: string, rel: string, isDir: boo
   if (m.kind === 'suffix') return fold(name, ignoreCase).endsWith(m.key);
   return fold(rel, ignoreCase) === m.key;
 }
-
 
 interface Run {
   readonly negative: boolean;
@@ -376,7 +382,17 @@ export class ListView {
 }
 
 function isEmpty(r: ViewRun): boolean {
-  return !(r.names || r.dirNames || r.exts || r.dirExts || r.suffixes.length || r.dirSuffixes.length || r.wild.length || r.pathNames || r.pathDirNames);
+  return !(
+    r.names ||
+    r.dirNames ||
+    r.exts ||
+    r.dirExts ||
+    r.suffixes.length ||
+    r.dirSuffixes.length ||
+    r.wild.length ||
+    r.pathNames ||
+    r.pathDirNames
+  );
 }
 
 function endsWithAny(s: string, suffixes: readonly string[]): boolean {

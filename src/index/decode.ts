@@ -94,7 +94,10 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): Decode
   const objectFormat = checkObjectFormat(opts.objectFormat);
   const hashLen = oidLength(objectFormat);
   if (bytes.length < 12 + hashLen) {
-    throw new ScalpelError('TRUNCATED', `index: ${bytes.length} bytes is shorter than a header and trailer`, { offset: bytes.length, need: 12 + hashLen });
+    throw new ScalpelError('TRUNCATED', `index: ${bytes.length} bytes is shorter than a header and trailer`, {
+      offset: bytes.length,
+      need: 12 + hashLen,
+    });
   }
   const sig = readU32(bytes, 0);
   if (sig !== SIG_DIRC) {
@@ -126,13 +129,24 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): Decode
     }
   }
   if (count > (bodyEnd - 12) / minEntrySize(hashLen)) {
-    throw new ScalpelError('TRUNCATED', `index: ${count} entries cannot fit in ${bodyEnd - 12} bytes`, { offset: 8, need: count * minEntrySize(hashLen) });
+    throw new ScalpelError('TRUNCATED', `index: ${count} entries cannot fit in ${bodyEnd - 12} bytes`, {
+      offset: 8,
+      need: count * minEntrySize(hashLen),
+    });
   }
 
-  const cols = { off: new Uint32Array(count), size: new Uint32Array(count), pathOff: new Uint32Array(count), pathLen: new Uint32Array(count) };
+  const cols = {
+    off: new Uint32Array(count),
+    size: new Uint32Array(count),
+    pathOff: new Uint32Array(count),
+    pathLen: new Uint32Array(count),
+  };
   // the row scans are functions of their own: a hot loop alone optimizes quickly and stays optimized
   const racySince = opts.racySince ?? NEVER;
-  const scan = version !== 4 ? scanRowsV2(bytes, count, hashLen, bodyEnd, cols.off, cols.size, cols.pathOff, cols.pathLen, racySince) : scanRowsV4(bytes, count, hashLen, bodyEnd, cols, racySince);
+  const scan =
+    version !== 4
+      ? scanRowsV2(bytes, count, hashLen, bodyEnd, cols.off, cols.size, cols.pathOff, cols.pathLen, racySince)
+      : scanRowsV4(bytes, count, hashLen, bodyEnd, cols, racySince);
   let off = scan.end;
   const emptyNames = scan.emptyNames;
   const extendedCount = scan.extended;
@@ -155,11 +169,15 @@ export function decodeIndex(bytes: Uint8Array, opts: DecodeOptions = {}): Decode
     const size = readU32(bytes, off + 4);
     const start = off + 8;
     if (size > bodyEnd - start) {
-      throw new ScalpelError('TRUNCATED', `index: extension ${JSON.stringify(s)} at byte ${off} claims ${size} bytes, ${bodyEnd - start} left`, {
-        offset: off + 4,
-        need: size,
-        signature: s,
-      });
+      throw new ScalpelError(
+        'TRUNCATED',
+        `index: extension ${JSON.stringify(s)} at byte ${off} claims ${size} bytes, ${bodyEnd - start} left`,
+        {
+          offset: off + 4,
+          need: size,
+          signature: s,
+        },
+      );
     }
     const end = start + size;
     try {
@@ -223,10 +241,18 @@ class Scan {
 /** No u32 mtime reaches it: no row is noted when DecodeOptions.racySince is not given. */
 const NEVER = 2 ** 32;
 
-
-
 /** v2/v3 rows: names in place, length from the flags (or up to the NUL when 0xFFF). */
-function scanRowsV2(bytes: Uint8Array, count: number, hashLen: number, bodyEnd: number, offs: Uint32Array, sizes: Uint32Array, pathOff: Uint32Array, pathLen: Uint32Array, racySince: number): Scan {
+function scanRowsV2(
+  bytes: Uint8Array,
+  count: number,
+  hashLen: number,
+  bodyEnd: number,
+  offs: Uint32Array,
+  sizes: Uint32Array,
+  pathOff: Uint32Array,
+  pathLen: Uint32Array,
+  racySince: number,
+): Scan {
   const fixedLen = 40 + hashLen;
   let off = 12;
   let emptyNames = 0;
@@ -369,10 +395,18 @@ export class DecodedIndex implements GitIndex {
    * V8 let the shape go and cleared what forEachEntry, entryCount and the encoder had learnt
    * about it ("Insufficient type feedback" deopts after every collection).
    */
-  static readonly shapeKeeper: DecodedIndex = new DecodedIndex(IndexEntry.shapeKeeper._t, { version: 2, objectFormat: 'sha1', extensions: [], skipHash: false, checksum: undefined }, undefined);
+  static readonly shapeKeeper: DecodedIndex = new DecodedIndex(
+    IndexEntry.shapeKeeper._t,
+    { version: 2, objectFormat: 'sha1', extensions: [], skipHash: false, checksum: undefined },
+    undefined,
+  );
 
   /** @internal */
-  constructor(rows: EntryTable, head: { version: 2 | 3 | 4; objectFormat: ObjectFormat; extensions: IndexExtension[]; skipHash: boolean; checksum: string | undefined }, dropped: DroppedExtension[] | undefined) {
+  constructor(
+    rows: EntryTable,
+    head: { version: 2 | 3 | 4; objectFormat: ObjectFormat; extensions: IndexExtension[]; skipHash: boolean; checksum: string | undefined },
+    dropped: DroppedExtension[] | undefined,
+  ) {
     this.version = head.version;
     this.objectFormat = head.objectFormat;
     this.extensions = head.extensions;
@@ -435,7 +469,14 @@ export function forEachEntry(index: GitIndex, fn: (entry: IndexEntry, i: number)
   }
 }
 
-function decodeExtension(s: string, bytes: Uint8Array, start: number, end: number, format: ObjectFormat, headerOff: number): IndexExtension {
+function decodeExtension(
+  s: string,
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  format: ObjectFormat,
+  headerOff: number,
+): IndexExtension {
   const hashLen = oidLength(format);
   switch (s) {
     case 'TREE':
@@ -474,10 +515,14 @@ function decodeExtension(s: string, bytes: Uint8Array, start: number, end: numbe
     default: {
       const c = s.charCodeAt(0);
       if (c < 0x41 || c > 0x5a) {
-        throw new ScalpelError('UNKNOWN_MANDATORY_EXTENSION', `index uses the ${JSON.stringify(s)} extension, which is required and not understood`, {
-          offset: headerOff,
-          signature: s,
-        });
+        throw new ScalpelError(
+          'UNKNOWN_MANDATORY_EXTENSION',
+          `index uses the ${JSON.stringify(s)} extension, which is required and not understood`,
+          {
+            offset: headerOff,
+            signature: s,
+          },
+        );
       }
       return { signature: s, raw: bytes.slice(start, end) };
     }

@@ -150,7 +150,13 @@ function runExtended(s: Run): boolean {
  * The decoded file whose rows the runs are, all of them in order, in the layout being written:
  * then its header and entries are written as they are (and its trailer may be reused).
  */
-function wholeSource(runs: readonly Run[], hashLen: number, version: number, index: IndexHead, blockCounts: number[] | null): EntryTable | null {
+function wholeSource(
+  runs: readonly Run[],
+  hashLen: number,
+  version: number,
+  index: IndexHead,
+  blockCounts: number[] | null,
+): EntryTable | null {
   if (runs.length !== 1) return null;
   const { t, start, end } = runs[0];
   if (!t.source || start !== 0 || end !== t.count || t.hashLen !== hashLen || t.version !== version) return null;
@@ -266,7 +272,11 @@ function sameAsSource(t: EntryTable, after: Uint8Array, entriesEnd: number): boo
 }
 
 function writeExtHeader(w: ByteWriter, sig: string, size: number): void {
-  if (sig.length !== 4) throw new ScalpelError('BAD_ARGUMENT', `extension signature must be 4 characters: ${JSON.stringify(sig)}`, { name: 'signature', value: sig });
+  if (sig.length !== 4)
+    throw new ScalpelError('BAD_ARGUMENT', `extension signature must be 4 characters: ${JSON.stringify(sig)}`, {
+      name: 'signature',
+      value: sig,
+    });
   w.bytes(asciiBytes(sig));
   w.u32(size);
 }
@@ -290,7 +300,11 @@ export function ieotCounts(blocks: readonly { count: number }[], n: number): num
 
 function badLength(t: EntryTable, row: number, i: number, hashLen: number): ScalpelError {
   const path = t.pathString(row);
-  return new ScalpelError('BAD_ARGUMENT', `entry ${i} (${path}) has a ${t.hashLen}-byte id in a ${hashLen}-byte index`, { name: 'entries', index: i, path });
+  return new ScalpelError('BAD_ARGUMENT', `entry ${i} (${path}) has a ${t.hashLen}-byte id in a ${hashLen}-byte index`, {
+    name: 'entries',
+    index: i,
+    path,
+  });
 }
 
 function emptyPath(i: number): ScalpelError {
@@ -302,7 +316,15 @@ function emptyPath(i: number): ScalpelError {
  * as they are (cut at IEOT block starts, whose offsets are recorded); rows of v4 tables are
  * re-serialised with padded names.
  */
-function writeRunsV23(out: Parts, runs: readonly Run[], n: number, hashLen: number, blockCounts: number[] | null, blockOffsets: number[], hasLink: boolean): void {
+function writeRunsV23(
+  out: Parts,
+  runs: readonly Run[],
+  n: number,
+  hashLen: number,
+  blockCounts: number[] | null,
+  blockOffsets: number[],
+  hasLink: boolean,
+): void {
   let i = 0; // entries written so far
   let nextBlock = blockCounts ? 0 : Infinity;
   let blockIdx = 0;
@@ -371,7 +393,15 @@ function writeFixed(w: ByteWriter, t: EntryTable, row: number, hashLen: number, 
 }
 
 /** v4 entries: every row re-serialised, its name prefix-compressed against the previous one. */
-function writeRowsV4(out: Parts, runs: readonly Run[], n: number, hashLen: number, blockCounts: number[] | null, blockOffsets: number[], hasLink: boolean): void {
+function writeRowsV4(
+  out: Parts,
+  runs: readonly Run[],
+  n: number,
+  hashLen: number,
+  blockCounts: number[] | null,
+  blockOffsets: number[],
+  hasLink: boolean,
+): void {
   const w = out.w; // nothing is output as a view here: the writer stays the same
   let prevBuf: Uint8Array = new Uint8Array(0);
   let prevOff = 0;
@@ -408,7 +438,13 @@ function writeRowsV4(out: Parts, runs: readonly Run[], n: number, hashLen: numbe
   }
 }
 
-function encodeExtension(w: ByteWriter, x: IndexExtension, format: ObjectFormat, blockCounts: number[] | null, blockOffsets: number[]): void {
+function encodeExtension(
+  w: ByteWriter,
+  x: IndexExtension,
+  format: ObjectFormat,
+  blockCounts: number[] | null,
+  blockOffsets: number[],
+): void {
   switch (x.signature) {
     case 'TREE': {
       const raw = untouchedCacheTree(x);
@@ -439,10 +475,12 @@ function encodeExtension(w: ByteWriter, x: IndexExtension, format: ObjectFormat,
     case 'link': {
       const v = x as Extract<IndexExtension, { signature: 'link' }>;
       const oid = fromHex(v.baseOid);
-      if (oid.length !== oidLength(format)) throw new ScalpelError('BAD_ARGUMENT', 'link extension: base id has the wrong length', { name: 'link', value: v.baseOid });
+      if (oid.length !== oidLength(format))
+        throw new ScalpelError('BAD_ARGUMENT', 'link extension: base id has the wrong length', { name: 'link', value: v.baseOid });
       w.bytes(oid);
       if (v.deleteBitmap || v.replaceBitmap) {
-        if (!v.deleteBitmap || !v.replaceBitmap) throw new ScalpelError('BAD_ARGUMENT', 'link extension needs both bitmaps or neither', { name: 'link' });
+        if (!v.deleteBitmap || !v.replaceBitmap)
+          throw new ScalpelError('BAD_ARGUMENT', 'link extension needs both bitmaps or neither', { name: 'link' });
         encodeEwah(w, v.deleteBitmap);
         encodeEwah(w, v.replaceBitmap);
       }
@@ -452,9 +490,16 @@ function encodeExtension(w: ByteWriter, x: IndexExtension, format: ObjectFormat,
       return;
     default: {
       const raw = (x as { raw?: Uint8Array }).raw;
-      if (!(raw instanceof Uint8Array)) throw new ScalpelError('BAD_ARGUMENT', `extension ${x.signature} has no raw payload`, { name: 'extensions', signature: x.signature });
+      if (!(raw instanceof Uint8Array))
+        throw new ScalpelError('BAD_ARGUMENT', `extension ${x.signature} has no raw payload`, {
+          name: 'extensions',
+          signature: x.signature,
+        });
       const c = x.signature.charCodeAt(0);
-      if (c < 0x41 || c > 0x5a) throw new ScalpelError('UNKNOWN_MANDATORY_EXTENSION', `cannot write unknown mandatory extension ${x.signature}`, { signature: x.signature });
+      if (c < 0x41 || c > 0x5a)
+        throw new ScalpelError('UNKNOWN_MANDATORY_EXTENSION', `cannot write unknown mandatory extension ${x.signature}`, {
+          signature: x.signature,
+        });
       w.bytes(raw);
     }
   }

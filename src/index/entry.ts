@@ -431,7 +431,14 @@ export class IndexEntry {
 
   /** Plain JSON-friendly view (path as string, id as hex, mode as octal text). */
   toJSON(): { path: string; oid: string; mode: string; stage: Stage; flags: EntryFlags; stat: IndexStat } {
-    return { path: this.path, oid: this.oid, mode: this.mode.toString(8).padStart(6, '0'), stage: this.stage, flags: this.flags, stat: this.stat };
+    return {
+      path: this.path,
+      oid: this.oid,
+      mode: this.mode.toString(8).padStart(6, '0'),
+      stage: this.stage,
+      flags: this.flags,
+      stat: this.stat,
+    };
   }
 }
 
@@ -447,7 +454,12 @@ function shapeTable(): EntryTable {
   b[27] = 0xa4;
   b[61] = 1; // name length 1
   b[62] = 0x78;
-  const t = new EntryTable(b, 2, 20, b, { off: Uint32Array.of(0), size: Uint32Array.of(64), pathOff: Uint32Array.of(62), pathLen: Uint32Array.of(1) });
+  const t = new EntryTable(b, 2, 20, b, {
+    off: Uint32Array.of(0),
+    size: Uint32Array.of(64),
+    pathOff: Uint32Array.of(62),
+    pathLen: Uint32Array.of(1),
+  });
   t.source = new TableSource(64, 64, 0, false, false, 2 ** 32, []); // not a whole file: only its shape is wanted
   return t;
 }

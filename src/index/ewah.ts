@@ -75,7 +75,8 @@ export function decodeEwah(
   const rlwAt = dataStart + n * 8;
   if (end - rlwAt < 4) throw bad(rlwAt, what, 'eof-before-rlw', 'eof before rlw');
   const rlw = readU32(bytes, rlwAt);
-  if (n > 0 && rlw >= n) throw bad(rlwAt, what, 'rlw-out-of-range', `rlw position ${rlw} is not below the word count ${n}`, { rlw, words: n });
+  if (n > 0 && rlw >= n)
+    throw bad(rlwAt, what, 'rlw-out-of-range', `rlw position ${rlw} is not below the word count ${n}`, { rlw, words: n });
 
   const limit = opts.limit ?? bitSize;
   const maxSetBits = opts.maxSetBits ?? DEFAULT_MAX_SET_BITS;
@@ -90,15 +91,22 @@ export function decodeEwah(
     const runLen = (lo >>> 1) + (hi & 1) * TWO31;
     const lit = hi >>> 1;
     if (lit > n - p - 1) {
-      throw bad(off, what, 'literal-overrun', `run-length word ${p} announces ${lit} literal words, only ${n - p - 1} follow`, { word: p, literals: lit });
+      throw bad(off, what, 'literal-overrun', `run-length word ${p} announces ${lit} literal words, only ${n - p - 1} follow`, {
+        word: p,
+        literals: lit,
+      });
     }
     if (runLen > 0) {
       const runBits = runLen * 64;
       if (runBit) {
         if (pos + runBits > limit) {
-          throw bad(off, what, 'bit-out-of-range', `run of ones up to bit ${pos + runBits - 1} reaches past ${limit}`, { bit: pos + runBits - 1, limit });
+          throw bad(off, what, 'bit-out-of-range', `run of ones up to bit ${pos + runBits - 1} reaches past ${limit}`, {
+            bit: pos + runBits - 1,
+            limit,
+          });
         }
-        if (bits.length + runBits > maxSetBits) throw bad(off, what, 'too-many-bits', `more than ${maxSetBits} set bits`, { max: maxSetBits });
+        if (bits.length + runBits > maxSetBits)
+          throw bad(off, what, 'too-many-bits', `more than ${maxSetBits} set bits`, { max: maxSetBits });
         for (let k = 0; k < runBits; k++) bits.push(pos + k);
       }
       pos += runBits;
@@ -129,7 +137,11 @@ export function decodeEwah(
 /** A bitmap of `bitSize` bits with the given set positions (strictly ascending, each < bitSize). */
 export function ewahFromBits(bitSize: number, bits: readonly number[]): EwahBitmap {
   if (!Number.isInteger(bitSize) || bitSize < 0 || bitSize > U32_MAX) {
-    throw new ScalpelError('BAD_ARGUMENT', `ewah bit size ${bitSize} is not a 32-bit unsigned integer`, { name: 'bitSize', reason: 'not-u32', value: bitSize });
+    throw new ScalpelError('BAD_ARGUMENT', `ewah bit size ${bitSize} is not a 32-bit unsigned integer`, {
+      name: 'bitSize',
+      reason: 'not-u32',
+      value: bitSize,
+    });
   }
   checkBits(bits);
   if (bits.length > 0 && bits[bits.length - 1] >= bitSize) {
@@ -174,7 +186,11 @@ export function encodeEwah(w: ByteWriter, bm: EwahBitmap): void {
     return;
   }
   if (!Number.isInteger(bm.bitSize) || bm.bitSize < 0 || bm.bitSize > U32_MAX) {
-    throw new ScalpelError('BAD_ARGUMENT', `ewah bit size ${bm.bitSize} is not a 32-bit unsigned integer`, { name: 'bitSize', reason: 'not-u32', value: bm.bitSize });
+    throw new ScalpelError('BAD_ARGUMENT', `ewah bit size ${bm.bitSize} is not a 32-bit unsigned integer`, {
+      name: 'bitSize',
+      reason: 'not-u32',
+      value: bm.bitSize,
+    });
   }
   checkBits(bm.bits);
   const b = new Builder();

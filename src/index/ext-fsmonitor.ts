@@ -19,7 +19,12 @@ import type { IndexExtension } from './types.js';
 export type FsmonitorExtension = Extract<IndexExtension, { signature: 'FSMN' }>;
 
 function bad(offset: number, reason: string, message: string, extra: Record<string, unknown> = {}): ScalpelError {
-  return new ScalpelError('BAD_EXTENSION', `index: FSMN extension: ${message} (byte ${offset})`, { signature: 'FSMN', offset, reason, ...extra });
+  return new ScalpelError('BAD_EXTENSION', `index: FSMN extension: ${message} (byte ${offset})`, {
+    signature: 'FSMN',
+    offset,
+    reason,
+    ...extra,
+  });
 }
 
 /**
@@ -52,11 +57,17 @@ export function decodeFsmonitor(bytes: Uint8Array, start: number, end: number, o
   const ewahSize = readU32(bytes, p);
   p += 4;
   if (ewahSize > end - p) {
-    throw bad(p - 4, 'bitmap-size-overrun', `bitmap size ${ewahSize} runs past the payload (${end - p} bytes left)`, { ewahSize, left: end - p });
+    throw bad(p - 4, 'bitmap-size-overrun', `bitmap size ${ewahSize} runs past the payload (${end - p} bytes left)`, {
+      ewahSize,
+      left: end - p,
+    });
   }
   const { bitmap, next } = decodeEwah(bytes, p, p + ewahSize, 'FSMN bitmap', opts);
   if (next !== p + ewahSize) {
-    throw bad(p - 4, 'bitmap-size-mismatch', `bitmap size says ${ewahSize} bytes, the bitmap has ${next - p}`, { ewahSize, consumed: next - p });
+    throw bad(p - 4, 'bitmap-size-mismatch', `bitmap size says ${ewahSize} bytes, the bitmap has ${next - p}`, {
+      ewahSize,
+      consumed: next - p,
+    });
   }
   const trailing = next < end ? bytes.slice(next, end) : undefined;
   if (version === 1) {
@@ -74,7 +85,10 @@ export function encodeFsmonitor(w: ByteWriter, ext: FsmonitorExtension): void {
   if (ext.version === 1) {
     const t = ext.sinceNanoseconds;
     if (typeof t !== 'bigint' || t < 0n || t > 0xffffffffffffffffn) {
-      throw new ScalpelError('BAD_ARGUMENT', `FSMN: timestamp ${String(t)} is not an unsigned 64-bit value`, { name: 'sinceNanoseconds', reason: 'not-u64' });
+      throw new ScalpelError('BAD_ARGUMENT', `FSMN: timestamp ${String(t)} is not an unsigned 64-bit value`, {
+        name: 'sinceNanoseconds',
+        reason: 'not-u64',
+      });
     }
     w.u32(1);
     w.u64(t);

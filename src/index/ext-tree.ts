@@ -19,7 +19,11 @@ export function decodeCacheTree(bytes: Uint8Array, start: number, end: number, f
   const t = scanCacheTree(bytes, start, end, format);
   const nodes: CacheTreeNode[] = new Array(t.count);
   for (let i = 0; i < t.count; i++) {
-    const node: CacheTreeNode = { name: bytes.slice(t.start[i], t.nameEnd[i]), entryCount: t.entryCount[i], subtreeCount: t.subtreeCount[i] };
+    const node: CacheTreeNode = {
+      name: bytes.slice(t.start[i], t.nameEnd[i]),
+      entryCount: t.entryCount[i],
+      subtreeCount: t.subtreeCount[i],
+    };
     if (t.entryCount[i] >= 0) node.oid = toHex(bytes, t.end[i] - hashLen, t.end[i]);
     nodes[i] = node;
   }
@@ -38,7 +42,10 @@ export function encodeCacheTree(w: ByteWriter, nodes: readonly CacheTreeNode[], 
     if (n.entryCount >= 0) {
       const oid = fromHex(n.oid ?? '');
       if (oid.length !== hashLen) {
-        throw new ScalpelError('BAD_ARGUMENT', 'valid cache-tree node without a tree id of the right length', { name: 'TREE', node: n.name });
+        throw new ScalpelError('BAD_ARGUMENT', 'valid cache-tree node without a tree id of the right length', {
+          name: 'TREE',
+          node: n.name,
+        });
       }
       w.bytes(oid);
     }
@@ -92,7 +99,8 @@ export function scanCacheTree(bytes: Uint8Array, start: number, end: number, for
     }
     starts[n] = p;
     const z = bytes.indexOf(0, p);
-    if (z < 0 || z >= end) throw new ScalpelError('TRUNCATED', `TREE extension: unterminated name at byte ${p}`, { offset: p, signature: 'TREE' });
+    if (z < 0 || z >= end)
+      throw new ScalpelError('TRUNCATED', `TREE extension: unterminated name at byte ${p}`, { offset: p, signature: 'TREE' });
     nameEnds[n] = z;
     p = z + 1;
     const ec = scanDecimal(bytes, p, end, 0x20, true);
@@ -100,7 +108,12 @@ export function scanCacheTree(bytes: Uint8Array, start: number, end: number, for
     const sc = scanDecimal(bytes, p, end, 0x0a, false);
     p = sc.next;
     if (ec.value >= 0) {
-      if (p + hashLen > end) throw new ScalpelError('TRUNCATED', `TREE extension: tree id runs past the end at byte ${p}`, { offset: p, need: hashLen, signature: 'TREE' });
+      if (p + hashLen > end)
+        throw new ScalpelError('TRUNCATED', `TREE extension: tree id runs past the end at byte ${p}`, {
+          offset: p,
+          need: hashLen,
+          signature: 'TREE',
+        });
       p += hashLen;
     }
     entries[n] = ec.value;
@@ -148,7 +161,8 @@ function scanDecimal(b: Uint8Array, pos: number, end: number, terminator: number
   if (nDigits === 0) throw bad(start, 'expected a number');
   if (nDigits > 1 && b[digitsStart] === 0x30) throw bad(start, 'number with leading zero');
   if (neg && v !== 1) throw bad(start, 'negative entry count other than -1');
-  if (pos >= end) throw new ScalpelError('TRUNCATED', `TREE extension: ends after a number at byte ${pos}`, { offset: pos, signature: 'TREE' });
+  if (pos >= end)
+    throw new ScalpelError('TRUNCATED', `TREE extension: ends after a number at byte ${pos}`, { offset: pos, signature: 'TREE' });
   if (b[pos] !== terminator) throw bad(pos, `expected ${terminator === 0x20 ? 'space' : 'newline'} after number`);
   return { value: neg ? -1 : v, next: pos + 1 };
 }
@@ -202,7 +216,7 @@ export function invalidateCacheTreeBytes(layout: CacheTreeLayout, paths: readonl
     if (runStart >= 0 && upTo > runStart) parts.push(bytes.subarray(runStart, upTo));
     runStart = -1;
   };
-  for (let i = 0; i < count; ) {
+  for (let i = 0; i < count;) {
     if (removed[i]) {
       flush(start[i]);
       i = skip[i];
@@ -217,7 +231,6 @@ export function invalidateCacheTreeBytes(layout: CacheTreeLayout, paths: readonl
   flush(layout.end[count - 1]);
   return concatBytes(parts);
 }
-
 
 /**
  * A TREE extension read from a payload: checked when made (a malformed one is a typed error at
@@ -238,7 +251,9 @@ export class DecodedCacheTree {
   /** Shared by every instance, so they share one hidden class (see DecodedIndex). */
   static readonly #NODES = lazyList<DecodedCacheTree, CacheTreeNode[]>((self, set) => {
     self.#untouched = false;
-    return set !== undefined ? (self.#nodes = set) : (self.#nodes ??= decodeCacheTree(self.#payload, 0, self.#payload.length, self.#format));
+    return set !== undefined
+      ? (self.#nodes = set)
+      : (self.#nodes ??= decodeCacheTree(self.#payload, 0, self.#payload.length, self.#format));
   });
 
   constructor(payload: Uint8Array, format: ObjectFormat) {

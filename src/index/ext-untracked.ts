@@ -26,7 +26,12 @@ import type { EwahBitmap, StatData, UntrackedCache, UntrackedDir } from './types
 const STAT_SIZE = 36;
 
 function bad(offset: number, reason: string, message: string, extra: Record<string, unknown> = {}): ScalpelError {
-  return new ScalpelError('BAD_EXTENSION', `index: UNTR extension: ${message} (byte ${offset})`, { signature: 'UNTR', offset, reason, ...extra });
+  return new ScalpelError('BAD_EXTENSION', `index: UNTR extension: ${message} (byte ${offset})`, {
+    signature: 'UNTR',
+    offset,
+    reason,
+    ...extra,
+  });
 }
 
 function readStat(b: Uint8Array, p: number): StatData {
@@ -102,7 +107,8 @@ function decodeInner(bytes: Uint8Array, start: number, end: number, format: Obje
     return cache;
   }
   // every block takes at least 3 bytes (two varints and the name's NUL)
-  if (len > r.remaining / 3) throw bad(countAt, 'bad-dir-count', `directory count ${len} cannot fit in ${r.remaining} bytes`, { count: len });
+  if (len > r.remaining / 3)
+    throw bad(countAt, 'bad-dir-count', `directory count ${len} cannot fit in ${r.remaining} bytes`, { count: len });
 
   // pre-order, iteratively (a hostile nesting depth must not overflow the JS stack)
   const dirs: UntrackedDir[] = [];
@@ -117,7 +123,8 @@ function decodeInner(bytes: Uint8Array, start: number, end: number, format: Obje
     const at = r.pos;
     if (dirs.length >= len) throw bad(at, 'dir-count-mismatch', `more directory blocks than the count ${len}`, { count: len });
     const untrackedNr = r.varint();
-    if (untrackedNr > r.remaining) throw bad(at, 'bad-untracked-count', `untracked count ${untrackedNr} cannot fit`, { count: untrackedNr });
+    if (untrackedNr > r.remaining)
+      throw bad(at, 'bad-untracked-count', `untracked count ${untrackedNr} cannot fit`, { count: untrackedNr });
     const dirCount = r.varint();
     if (dirCount > r.remaining / 3) throw bad(at, 'bad-dir-count', `subdirectory count ${dirCount} cannot fit`, { count: dirCount });
     const name = r.cstring().slice();
@@ -126,7 +133,8 @@ function decodeInner(bytes: Uint8Array, start: number, end: number, format: Obje
     dirs.push({ name, untracked, dirCount, valid: false, checkOnly: false });
     stack.push(dirCount);
   }
-  if (dirs.length !== len) throw bad(countAt, 'dir-count-mismatch', `directory count ${len}, the tree holds ${dirs.length}`, { count: len, found: dirs.length });
+  if (dirs.length !== len)
+    throw bad(countAt, 'dir-count-mismatch', `directory count ${len}, the tree holds ${dirs.length}`, { count: len, found: dirs.length });
 
   const valid = decodeEwah(bytes, r.pos, e, 'UNTR valid bitmap', { limit: len });
   const checkOnly = decodeEwah(bytes, valid.next, e, 'UNTR check_only bitmap', { limit: len });
@@ -194,7 +202,8 @@ export function encodeUntracked(w: ByteWriter, cache: UntrackedCache, format: Ob
     const stack: number[] = [1];
     for (let i = 0; i < dirs.length; i++) {
       while (stack.length > 0 && stack[stack.length - 1] === 0) stack.pop();
-      if (stack.length === 0) throw argErr('dirs', 'bad-tree', `directory ${i} is not inside the tree (dirCount values cover fewer blocks)`, { index: i });
+      if (stack.length === 0)
+        throw argErr('dirs', 'bad-tree', `directory ${i} is not inside the tree (dirCount values cover fewer blocks)`, { index: i });
       stack[stack.length - 1]--;
       const c = dirs[i].dirCount;
       if (!Number.isInteger(c) || c < 0) throw argErr('dirs', 'bad-tree', `directory ${i} has dirCount ${c}`, { index: i });
@@ -207,7 +216,8 @@ export function encodeUntracked(w: ByteWriter, cache: UntrackedCache, format: Ob
   w.bytes(cache.ident);
   writeStat(w, cache.infoExcludeStat, 'infoExcludeStat');
   writeStat(w, cache.excludesFileStat, 'excludesFileStat');
-  if (!Number.isInteger(cache.dirFlags) || cache.dirFlags < 0 || cache.dirFlags > 0xffffffff) throw argErr('dirFlags', 'not-u32', `dirFlags ${cache.dirFlags}`);
+  if (!Number.isInteger(cache.dirFlags) || cache.dirFlags < 0 || cache.dirFlags > 0xffffffff)
+    throw argErr('dirFlags', 'not-u32', `dirFlags ${cache.dirFlags}`);
   w.u32(cache.dirFlags);
   writeOid(w, cache.infoExcludeOid, hashLen, 'infoExcludeOid');
   writeOid(w, cache.excludesFileOid, hashLen, 'excludesFileOid');

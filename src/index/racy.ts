@@ -40,7 +40,10 @@ export function smudgedRows(t: EntryTable, stamp: IndexStamp): number[] {
   const src = t.source;
   // the decoder noted the rows not older than the index it read: when this stamp is not older,
   // they hold every candidate (a restore rewrites the index it read, a moment later)
-  const candidates = src && src.racySince <= stamp.mtimeSeconds ? src.racyRows : racyCandidates(t.bytes, t.off, t.count, stamp.mtimeSeconds, stamp.mtimeNanoseconds);
+  const candidates =
+    src && src.racySince <= stamp.mtimeSeconds
+      ? src.racyRows
+      : racyCandidates(t.bytes, t.off, t.count, stamp.mtimeSeconds, stamp.mtimeNanoseconds);
   const out: number[] = [];
   for (const i of candidates) if (needsSmudge(t, i, stamp)) out.push(i);
   return out;

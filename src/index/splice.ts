@@ -110,7 +110,12 @@ export function spliceIndex(base: GitIndex, edit: IndexSplice): SplicedIndex {
     if (wantFrom) from.push(-1);
   }
   emitRows(n);
-  const head: IndexHead = { version: base.version, objectFormat: base.objectFormat, extensions: spliceExtensions(base, edit, from), skipHash: base.skipHash };
+  const head: IndexHead = {
+    version: base.version,
+    objectFormat: base.objectFormat,
+    extensions: spliceExtensions(base, edit, from),
+    skipHash: base.skipHash,
+  };
   return { head, segments };
 }
 
@@ -133,7 +138,14 @@ export function encodeSplice(base: GitIndex, edit: IndexSplice, opts: EncodeOpti
  * The carried rows that are racily clean against the index file's mtime: marked SMUDGED (and
  * added to `marked`), each made a smudged entry.
  */
-function smudgeRows(t: EntryTable | null, list: readonly IndexEntry[] | null, n: number, fate: Uint8Array, stamp: IndexStamp, marked: number[]): Map<number, IndexEntry> {
+function smudgeRows(
+  t: EntryTable | null,
+  list: readonly IndexEntry[] | null,
+  n: number,
+  fate: Uint8Array,
+  stamp: IndexStamp,
+  marked: number[],
+): Map<number, IndexEntry> {
   const out = new Map<number, IndexEntry>();
   if (t) {
     // one pass over the table's bytes finds the few racy rows
@@ -210,7 +222,12 @@ function spliceExtensions(base: GitIndex, edit: IndexSplice, from: readonly numb
 const BEFORE_REUC = new Set(['IEOT', 'link', 'TREE']);
 
 /** REUC: records outside the scope kept, the scope's replaced; sorted by path; the extension dropped when empty. */
-function withResolveUndo(extensions: IndexExtension[], base: GitIndex, roots: readonly string[], scoped: readonly ResolveUndoRecord[]): IndexExtension[] {
+function withResolveUndo(
+  extensions: IndexExtension[],
+  base: GitIndex,
+  roots: readonly string[],
+  scoped: readonly ResolveUndoRecord[],
+): IndexExtension[] {
   const existing = base.extensions.find((x) => x.signature === 'REUC');
   const rootBytes = roots.map(encodePath);
   const records: ResolveUndoRecord[] = [];

@@ -27,7 +27,10 @@ export function mergeSplitIndex(split: GitIndex, shared: GitIndex): GitIndex {
     });
   }
   if (shared.objectFormat !== split.objectFormat) {
-    throw new ScalpelError('SPLIT_INDEX_MISMATCH', 'shared index has another object format', { expected: split.objectFormat, found: shared.objectFormat });
+    throw new ScalpelError('SPLIT_INDEX_MISMATCH', 'shared index has another object format', {
+      expected: split.objectFormat,
+      found: shared.objectFormat,
+    });
   }
   const base = shared.entries.slice();
   const removed = new Uint8Array(base.length);
@@ -52,7 +55,8 @@ export function mergeSplitIndex(split: GitIndex, shared: GitIndex): GitIndex {
 
   const added = own.slice(nrRep);
   for (let i = 0; i < added.length; i++) {
-    if (added[i].pathBytes.length === 0) throw mismatch(`corrupt link extension, entry ${nrRep + i} should have non-zero length name`, nrRep + i);
+    if (added[i].pathBytes.length === 0)
+      throw mismatch(`corrupt link extension, entry ${nrRep + i} should have non-zero length name`, nrRep + i);
   }
   // stable sort; already sorted in any index git wrote
   added.sort(compareEntries);

@@ -46,7 +46,12 @@ const session = z
   .describe(`Stack to use (default '${MCP_SESSION}', kept apart from a person's 'default' stack).`);
 const id = z.string().min(1).max(LIMITS.name);
 const dryRun = z.boolean().optional().describe('Only report what would change; write nothing.');
-const force = z.boolean().optional().describe('Overwrite paths changed since the seal (or commits pushed since); the current state is saved first as a new snapshot, so it can itself be restored.');
+const force = z
+  .boolean()
+  .optional()
+  .describe(
+    'Overwrite paths changed since the seal (or commits pushed since); the current state is saved first as a new snapshot, so it can itself be restored.',
+  );
 
 type Json = Record<string, unknown>;
 
@@ -67,18 +72,22 @@ function describe(s: SnapshotInfo): string {
 }
 
 function reportText(r: RestoreReport, verb: string): string {
-  const lines = [`${r.dryRun ? `would ${verb}` : verb === 'rewind' ? 'rewound' : 'restored'} ${r.restored.join(', ')} (session ${r.session})${r.savedAs ? `; the state it replaced is saved as snapshot ${r.savedAs}` : ''}`];
+  const lines = [
+    `${r.dryRun ? `would ${verb}` : verb === 'rewind' ? 'rewound' : 'restored'} ${r.restored.join(', ')} (session ${r.session})${r.savedAs ? `; the state it replaced is saved as snapshot ${r.savedAs}` : ''}`,
+  ];
   if (r.paths.length === 0) lines.push('  nothing to change');
   for (const p of r.paths) {
     if (p.worktree) lines.push(`  ${p.worktree.action} ${show(p.path)}: ${p.worktree.from} -> ${p.worktree.to}`);
     if (p.index) lines.push(`  index ${show(p.path)}: ${p.index.from} -> ${p.index.to}`);
   }
-  for (const c of r.conflicts) lines.push(`  ${r.savedAs ? 'overwritten' : 'conflict'} ${show(c.path)} (${c.part}): sealed ${c.expected}, found ${c.found}`);
+  for (const c of r.conflicts)
+    lines.push(`  ${r.savedAs ? 'overwritten' : 'conflict'} ${show(c.path)} (${c.part}): sealed ${c.expected}, found ${c.found}`);
   if (r.head) lines.push(`  HEAD moved since the snapshot (${r.head.count} commit(s)); HEAD and branches were left as they are`);
   for (const u of r.uncovered) lines.push(`  not brought back (ignored, or another repository's: never captured): ${show(u)}`);
   for (const u of r.left) lines.push(`  left in place (made inside an ignored directory that was there before): ${show(u)}`);
   for (const w of r.warnings) lines.push(`  warning: ${w}`);
-  if (r.dryRun && (r.conflicts.length || (r.head && headRefusal(r.head)))) lines.push(`a ${verb} would be refused; call ${verb} again with force: true to overwrite (the current state is saved first)`);
+  if (r.dryRun && (r.conflicts.length || (r.head && headRefusal(r.head))))
+    lines.push(`a ${verb} would be refused; call ${verb} again with force: true to overwrite (the current state is saved first)`);
   return lines.join('\n');
 }
 
@@ -86,7 +95,13 @@ function reportText(r: RestoreReport, verb: string): string {
 export function toolError(e: unknown, tool: string): CallToolResult {
   if (!(e instanceof ScalpelError)) {
     const message = e instanceof Error ? e.message : String(e);
-    return { isError: true, content: [{ type: 'text', text: `INTERNAL error in ${tool}: ${message}\nNothing is known to have been written; call list to see the stack.` }], structuredContent: { error: { code: 'INTERNAL', message, data: {} } } };
+    return {
+      isError: true,
+      content: [
+        { type: 'text', text: `INTERNAL error in ${tool}: ${message}\nNothing is known to have been written; call list to see the stack.` },
+      ],
+      structuredContent: { error: { code: 'INTERNAL', message, data: {} } },
+    };
   }
   const data = e.data;
   const lines: string[] = [];
@@ -94,25 +109,38 @@ export function toolError(e: unknown, tool: string): CallToolResult {
     const conflicts = (Array.isArray(data.conflicts) ? data.conflicts : []) as Conflict[];
     const again = `call ${tool === 'rewind' ? 'rewind' : 'restore'} again with the same arguments and force: true; the current state of those paths is saved first as a new snapshot in session '${String(data.session ?? MCP_SESSION)}', so the forced ${tool === 'rewind' ? 'rewind' : 'restore'} can be undone with restore`;
     if (conflicts.length) {
-      lines.push(`REFUSED: ${conflicts.length} path(s) changed after the snapshot was sealed (someone else wrote them). Nothing was written.`);
+      lines.push(
+        `REFUSED: ${conflicts.length} path(s) changed after the snapshot was sealed (someone else wrote them). Nothing was written.`,
+      );
       for (const c of conflicts) lines.push(`  ${show(c.path)} (${c.part}): sealed ${c.expected}, found ${c.found}`);
       lines.push(`To keep their change, do not restore these paths (tell the user). To overwrite it anyway, ${again}.`);
     } else if (data.reason === 'pushed' || data.reason === 'history-unknown') {
       const pushed = (Array.isArray(data.pushed) ? data.pushed : []) as Array<{ ref: string; commits: string[] }>;
-      lines.push(data.reason === 'pushed' ? 'REFUSED: commits made since the snapshot were pushed. Nothing was written.' : 'REFUSED: HEAD moved and whether the commits made since were pushed could not be told. Nothing was written.');
+      lines.push(
+        data.reason === 'pushed'
+          ? 'REFUSED: commits made since the snapshot were pushed. Nothing was written.'
+          : 'REFUSED: HEAD moved and whether the commits made since were pushed could not be told. Nothing was written.',
+      );
       for (const p of pushed) lines.push(`  ${p.ref}: ${p.commits.map((c) => c.slice(0, 12)).join(', ')}`);
-      lines.push(`Restoring would leave the remote holding what is undone here; ask the user. To restore the files anyway (HEAD and branches stay), ${again}.`);
+      lines.push(
+        `Restoring would leave the remote holding what is undone here; ask the user. To restore the files anyway (HEAD and branches stay), ${again}.`,
+      );
     } else lines.push(`REFUSED: ${e.message}`);
   } else {
     lines.push(`${e.code}: ${e.message}`);
     const hint = HINTS[e.code]?.(data);
     if (hint) lines.push(hint);
   }
-  return { isError: true, content: [{ type: 'text', text: lines.join('\n') }], structuredContent: json({ error: { code: e.code, message: e.code === 'REFUSED' ? lines.join('\n') : e.message, data } }) };
+  return {
+    isError: true,
+    content: [{ type: 'text', text: lines.join('\n') }],
+    structuredContent: json({ error: { code: e.code, message: e.code === 'REFUSED' ? lines.join('\n') : e.message, data } }),
+  };
 }
 
 const HINTS: Partial<Record<ScalpelError['code'], (d: Record<string, unknown>) => string>> = {
-  BAD_PATH: (d) => `Path ${JSON.stringify(d.path)} refused (${String(d.reason ?? 'bad path')}). Give paths inside the worktree (relative to it or absolute), never inside .git. Nothing was written.`,
+  BAD_PATH: (d) =>
+    `Path ${JSON.stringify(d.path)} refused (${String(d.reason ?? 'bad path')}). Give paths inside the worktree (relative to it or absolute), never inside .git. Nothing was written.`,
   BAD_ARGUMENT: (d) => `Argument '${String(d.name ?? '?')}' is invalid. Nothing was written.`,
   SNAPSHOT_NOT_FOUND: () => 'Call list (or turns) to see the snapshot ids of the session.',
   INDEX_LOCKED: (d) => `Another git process holds ${String(d.path ?? 'the index lock')}; wait for it and call again. Nothing was written.`,
@@ -120,7 +148,8 @@ const HINTS: Partial<Record<ScalpelError['code'], (d: Record<string, unknown>) =
   REF_CONFLICT: () => 'The stack changed during the call (a concurrent call); call again.',
   NOT_A_REPOSITORY: () => 'The server was started outside a git worktree; start it from inside one.',
   SPARSE_PATH: (d) => `${String(d.path)} lies inside the sparse directory ${String(d.directory)}; expand it (git sparse-checkout) first.`,
-  SNAPSHOT_CORRUPT: () => 'The stored snapshot cannot be trusted; nothing was written. Inspect it with show, or drop it from the command line.',
+  SNAPSHOT_CORRUPT: () =>
+    'The stored snapshot cannot be trusted; nothing was written. Inspect it with show, or drop it from the command line.',
 };
 
 /** The MCP server for the repository containing `opts.dir`. Connect it to a transport (stdio, or in-memory in tests). */
@@ -129,12 +158,16 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
   const open = (): Promise<ScalpelRepository> => openRepository({ fs: opts.fs, dir: opts.dir, env: opts.env });
 
   /** Run one tool: every throw becomes a tool error; the warnings of a result that does not print its own travel along. */
-  const tool = <A>(name: string, body: (repo: ScalpelRepository, args: A) => Promise<{ text: string; result: Json; warnings?: string[] }>) =>
+  const tool =
+    <A>(name: string, body: (repo: ScalpelRepository, args: A) => Promise<{ text: string; result: Json; warnings?: string[] }>) =>
     async (args: A): Promise<CallToolResult> => {
       try {
         const repo = await open();
         const { text, result, warnings = [] } = await body(repo, args);
-        return ok(warnings.length ? `${text}\n${warnings.map((w) => `warning: ${w}`).join('\n')}` : text, warnings.length ? { ...result, warnings } : result);
+        return ok(
+          warnings.length ? `${text}\n${warnings.map((w) => `warning: ${w}`).join('\n')}` : text,
+          warnings.length ? { ...result, warnings } : result,
+        );
       } catch (e) {
         return toolError(e, name);
       }
@@ -149,7 +182,11 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
         `Paths are relative to the server's directory or absolute, inside the worktree, never in .git; a path that does not exist yet is recorded as absent (restore removes it). ` +
         `Pushes a snapshot on the session's stack (default '${MCP_SESSION}'). Call seal after editing.`,
       inputSchema: {
-        paths: z.array(z.string().min(1).max(LIMITS.path)).min(1).max(LIMITS.paths).describe('Every path the edit will write, create or delete.'),
+        paths: z
+          .array(z.string().min(1).max(LIMITS.path))
+          .min(1)
+          .max(LIMITS.paths)
+          .describe('Every path the edit will write, create or delete.'),
         label: z.string().max(LIMITS.label).optional().describe('What the edit is for.'),
         session,
       },
@@ -180,7 +217,12 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
       description:
         `Put the snapshot's paths back exactly as captured (worktree and index) and pop it: the newest snapshot of the session (default '${MCP_SESSION}'), or id and every later one. ` +
         `Refuses, writing nothing, when a sealed path was changed by someone else since the seal; force: true then overwrites after saving the current state.`,
-      inputSchema: { id: id.optional().describe('Snapshot id (default: the newest); later snapshots are undone too.'), session, dry_run: dryRun, force },
+      inputSchema: {
+        id: id.optional().describe('Snapshot id (default: the newest); later snapshots are undone too.'),
+        session,
+        dry_run: dryRun,
+        force,
+      },
     },
     tool<{ id?: string; session?: string; dry_run?: boolean; force?: boolean }>('restore', async (repo, a) => {
       const r = await repo.restore({ session: a.session ?? MCP_SESSION, id: a.id, dryRun: a.dry_run, force: a.force });
@@ -197,7 +239,10 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
     },
     tool<{ session?: string }>('list', async (repo, a) => {
       const list = await repo.list({ session: a.session ?? MCP_SESSION });
-      return { text: list.length ? list.map(describe).join('\n') : `no snapshots in session '${a.session ?? MCP_SESSION}'`, result: { session: a.session ?? MCP_SESSION, snapshots: json({ l: list }).l } };
+      return {
+        text: list.length ? list.map(describe).join('\n') : `no snapshots in session '${a.session ?? MCP_SESSION}'`,
+        result: { session: a.session ?? MCP_SESSION, snapshots: json({ l: list }).l },
+      };
     }),
   );
 
@@ -210,7 +255,10 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
     },
     tool<{ id: string; session?: string }>('show', async (repo, a) => {
       const m = await repo.show({ session: a.session ?? MCP_SESSION, id: a.id });
-      return { text: `snapshot ${m.id}${m.label ? ` "${m.label}"` : ''} (session ${m.session}, ${m.seal ? 'sealed' : 'not sealed'}): ${m.captured.roots.map(show).join(', ')}`, result: json(m) };
+      return {
+        text: `snapshot ${m.id}${m.label ? ` "${m.label}"` : ''} (session ${m.session}, ${m.seal ? 'sealed' : 'not sealed'}): ${m.captured.roots.map(show).join(', ')}`,
+        result: json(m),
+      };
     }),
   );
 
@@ -224,7 +272,12 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
     tool<{ session?: string }>('turns', async (repo, a) => {
       const list = await repo.turns({ session: a.session ?? MCP_SESSION });
       const text = list.length
-        ? list.map((t) => `turn ${t.turn} ${t.id}${t.label ? ` "${t.label}"` : ''} (session ${t.session}): ${t.paths.map(show).join(', ') || 'no paths'}; rewind ${t.rewind.refused ? `refused: ${t.rewind.reasons.join('; ')}` : `changes ${t.rewind.changes} path(s)`}`).join('\n')
+        ? list
+            .map(
+              (t) =>
+                `turn ${t.turn} ${t.id}${t.label ? ` "${t.label}"` : ''} (session ${t.session}): ${t.paths.map(show).join(', ') || 'no paths'}; rewind ${t.rewind.refused ? `refused: ${t.rewind.reasons.join('; ')}` : `changes ${t.rewind.changes} path(s)`}`,
+            )
+            .join('\n')
         : `no turns in session '${a.session ?? MCP_SESSION}'`;
       return { text, result: { session: a.session ?? MCP_SESSION, turns: json({ l: list }).l } };
     }),
@@ -236,14 +289,22 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
       title: 'Undo a turn',
       description: `Undo the newest turn that changed anything (or turn, by number or id) and every later one of the session (default '${MCP_SESSION}'), with restore's refusals; force: true overwrites after saving the current state.`,
       inputSchema: {
-        turn: z.union([z.string().min(1).max(LIMITS.name), z.number().int().positive()]).optional().describe('Turn number (from turns) or snapshot id.'),
+        turn: z
+          .union([z.string().min(1).max(LIMITS.name), z.number().int().positive()])
+          .optional()
+          .describe('Turn number (from turns) or snapshot id.'),
         session,
         dry_run: dryRun,
         force,
       },
     },
     tool<{ turn?: string | number; session?: string; dry_run?: boolean; force?: boolean }>('rewind', async (repo, a) => {
-      const r = await repo.rewind({ session: a.session ?? MCP_SESSION, turn: a.turn === undefined ? undefined : String(a.turn), dryRun: a.dry_run, force: a.force });
+      const r = await repo.rewind({
+        session: a.session ?? MCP_SESSION,
+        turn: a.turn === undefined ? undefined : String(a.turn),
+        dryRun: a.dry_run,
+        force: a.force,
+      });
       return { text: reportText(r, 'rewind'), result: json(r) };
     }),
   );
@@ -256,8 +317,16 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
         `Apply a patch (git's unified diff as git diff --binary / format-patch write it, or the *** Begin Patch format) exactly as git apply would: every path it touches is snapshotted first (session default '${MCP_SESSION}'), then it is written (index: true also stages it, like git apply --index). ` +
         `A patch that does not apply writes nothing and says which file and hunk. With check (a shell command run in the worktree), a failing check rolls the patch back exactly, unless keep_on_failure: true (then fix forward; restore still undoes it).`,
       inputSchema: {
-        patch: z.string().min(1).max(LIMITS.label * 64 * 1024).describe('The patch text.'),
-        check: z.string().max(LIMITS.path).optional().describe('A shell command that must succeed after the patch is written (e.g. the tests).'),
+        patch: z
+          .string()
+          .min(1)
+          .max(LIMITS.label * 64 * 1024)
+          .describe('The patch text.'),
+        check: z
+          .string()
+          .max(LIMITS.path)
+          .optional()
+          .describe('A shell command that must succeed after the patch is written (e.g. the tests).'),
         index: z.boolean().optional().describe('Stage the result too, as git apply --index.'),
         cached: z.boolean().optional().describe('Change only the index, as git apply --cached.'),
         keep_on_failure: z.boolean().optional().describe('Keep the patch when the check fails.'),
@@ -266,7 +335,16 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
         session,
       },
     },
-    tool<{ patch: string; check?: string; index?: boolean; cached?: boolean; keep_on_failure?: boolean; dry_run?: boolean; label?: string; session?: string }>('apply', async (repo, a) => {
+    tool<{
+      patch: string;
+      check?: string;
+      index?: boolean;
+      cached?: boolean;
+      keep_on_failure?: boolean;
+      dry_run?: boolean;
+      label?: string;
+      session?: string;
+    }>('apply', async (repo, a) => {
       if (a.index && a.cached) throw new ScalpelError('BAD_ARGUMENT', 'index and cached do not go together', { name: 'cached' });
       const check = a.check;
       const r = await repo.apply(new TextEncoder().encode(a.patch), {
@@ -278,7 +356,9 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
         dryRun: a.dry_run,
       });
       const head = `${r.dryRun ? 'would apply' : 'applied'} ${r.files.length} file(s): ${r.files.map((f) => f.path).join(', ')}${r.snapshot ? ` (snapshot ${r.snapshot}; restore undoes it)` : ''}`;
-      const checked = r.check ? `\ncheck exited ${r.check.code}${r.check.code === 0 ? '' : r.rolledBack ? ': the patch was rolled back, the worktree and index are as before' : ': the patch is kept (keep_on_failure)'}${r.check.code === 0 ? '' : `\n${outputTail(r.check.output)}`}` : '';
+      const checked = r.check
+        ? `\ncheck exited ${r.check.code}${r.check.code === 0 ? '' : r.rolledBack ? ': the patch was rolled back, the worktree and index are as before' : ': the patch is kept (keep_on_failure)'}${r.check.code === 0 ? '' : `\n${outputTail(r.check.output)}`}`
+        : '';
       return { text: head + checked, result: json(r), warnings: r.warnings };
     }),
   );
@@ -292,7 +372,9 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
     },
     tool<{ session?: string }>('log', async (repo, a) => {
       const records = await repo.log({ session: a.session ?? MCP_SESSION });
-      const text = records.length ? records.map((r) => `${r.at} ${r.event} ${r.ids.join(',')} ${r.paths.map(show).join(', ')}`).join('\n') : `nothing logged in session '${a.session ?? MCP_SESSION}'`;
+      const text = records.length
+        ? records.map((r) => `${r.at} ${r.event} ${r.ids.join(',')} ${r.paths.map(show).join(', ')}`).join('\n')
+        : `nothing logged in session '${a.session ?? MCP_SESSION}'`;
       return { text, result: { session: a.session ?? MCP_SESSION, records: json({ l: records }).l } };
     }),
   );

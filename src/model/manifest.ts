@@ -3,13 +3,35 @@ import type { ObjectFormat } from '../hash/index.js';
 import { MODE_SYMLINK } from '../object/tree.js';
 import { compareRel } from './scope.js';
 import type { HeadState } from '../repo/history.js';
-import { validateManifest, type FileMode, type IndexRecord, type Manifest, type PathState, type ReucRecord, type WorktreeItem } from './state.js';
+import {
+  validateManifest,
+  type FileMode,
+  type IndexRecord,
+  type Manifest,
+  type PathState,
+  type ReucRecord,
+  type WorktreeItem,
+} from './state.js';
 
 /**
  * What a new snapshot records about itself when it is made (the pre-image `captured`, HEAD, its turn,
  * what a shell command changed that no snapshot holds); the rest of its manifest starts empty.
  */
-export type NewManifest = Pick<Manifest, 'id' | 'session' | 'worktreeId' | 'objectFormat' | 'label' | 'createdAt' | 'captured' | 'turn' | 'uncovered' | 'left' | 'provisional' | 'rewound'> & { head: HeadState };
+export type NewManifest = Pick<
+  Manifest,
+  | 'id'
+  | 'session'
+  | 'worktreeId'
+  | 'objectFormat'
+  | 'label'
+  | 'createdAt'
+  | 'captured'
+  | 'turn'
+  | 'uncovered'
+  | 'left'
+  | 'provisional'
+  | 'rewound'
+> & { head: HeadState };
 
 /**
  * The manifest of a new snapshot: not sealed. Every manifest the engine makes starts here, and
@@ -74,7 +96,12 @@ const ASSUME_VALID = 1;
 const SKIP_WORKTREE = 2;
 const INTENT_TO_ADD = 4;
 
-type StoredItem = [string, 'f', number, string, number] | [string, 'f', number, string, number, 1] | [string, 'l', string, string] | [string, 'l', string, string, 1] | [string, 'd'];
+type StoredItem =
+  | [string, 'f', number, string, number]
+  | [string, 'f', number, string, number, 1]
+  | [string, 'l', string, string]
+  | [string, 'l', string, string, 1]
+  | [string, 'd'];
 type StoredRecord = [string, number, number, string, number];
 type StoredReuc = [string, [number, number, number], [string | null, string | null, string | null]];
 
@@ -115,7 +142,12 @@ export function decodeManifest(text: string, objectFormat: ObjectFormat): Manife
       captured: decodeState(r.captured, 'captured state'),
       seal: seal && typeof seal === 'object' ? { sealedAt: seal.sealedAt, state: decodeState(seal.state, 'sealed state') } : seal,
       ...(Array.isArray(r.provisional)
-        ? { provisional: (r.provisional as Array<{ call?: unknown; state?: unknown }>).map((p) => ({ call: p?.call, state: decodeState(p?.state, 'provisional state') })) }
+        ? {
+            provisional: (r.provisional as Array<{ call?: unknown; state?: unknown }>).map((p) => ({
+              call: p?.call,
+              state: decodeState(p?.state, 'provisional state'),
+            })),
+          }
         : {}),
     };
   }
@@ -154,7 +186,8 @@ function encodeState(s: PathState): StoredState {
   for (let k = 0; k < idx.length; k++) {
     if (covered[k]) continue;
     const e = idx[k];
-    const f = (e.flags.assumeValid ? ASSUME_VALID : 0) | (e.flags.skipWorktree ? SKIP_WORKTREE : 0) | (e.flags.intentToAdd ? INTENT_TO_ADD : 0);
+    const f =
+      (e.flags.assumeValid ? ASSUME_VALID : 0) | (e.flags.skipWorktree ? SKIP_WORKTREE : 0) | (e.flags.intentToAdd ? INTENT_TO_ADD : 0);
     index.push([e.path, e.stage, e.mode, e.oid, f]);
   }
   const reuc: StoredReuc[] = s.reuc.map((r) => [r.path, [...r.modes], [...r.oids]]);
@@ -169,7 +202,14 @@ function encodeState(s: PathState): StoredState {
  */
 function decodeState(raw: unknown, what: string): PathState {
   const s = raw as StoredState;
-  if (!s || typeof s !== 'object' || !Array.isArray(s.roots) || !Array.isArray(s.items) || !Array.isArray(s.index) || !Array.isArray(s.reuc)) {
+  if (
+    !s ||
+    typeof s !== 'object' ||
+    !Array.isArray(s.roots) ||
+    !Array.isArray(s.items) ||
+    !Array.isArray(s.index) ||
+    !Array.isArray(s.reuc)
+  ) {
     throw corrupt(`${what}: missing arrays`);
   }
   const bad = (x: unknown): never => {
@@ -180,7 +220,13 @@ function decodeState(raw: unknown, what: string): PathState {
     if (!Array.isArray(t) || typeof t[0] !== 'string') return bad(t);
     const path = t[0];
     if (t[1] === 'd' && t.length === 2) return { path, kind: 'dir' };
-    if (t[1] === 'f' && (t.length === 5 || (t.length === 6 && t[5] === 1)) && typeof t[2] === 'number' && typeof t[3] === 'string' && typeof t[4] === 'number') {
+    if (
+      t[1] === 'f' &&
+      (t.length === 5 || (t.length === 6 && t[5] === 1)) &&
+      typeof t[2] === 'number' &&
+      typeof t[3] === 'string' &&
+      typeof t[4] === 'number'
+    ) {
       const it = { path, kind: 'file' as const, mode: t[2] as FileMode, oid: t[3], size: t[4] };
       if (t.length === 6) index.push(cleanRecord(path, it.mode, it.oid));
       return it;
@@ -192,14 +238,30 @@ function decodeState(raw: unknown, what: string): PathState {
     return bad(t);
   });
   for (const t of s.index) {
-    if (!Array.isArray(t) || t.length !== 5 || typeof t[0] !== 'string' || typeof t[1] !== 'number' || typeof t[2] !== 'number' || typeof t[3] !== 'string' || typeof t[4] !== 'number') bad(t);
+    if (
+      !Array.isArray(t) ||
+      t.length !== 5 ||
+      typeof t[0] !== 'string' ||
+      typeof t[1] !== 'number' ||
+      typeof t[2] !== 'number' ||
+      typeof t[3] !== 'string' ||
+      typeof t[4] !== 'number'
+    )
+      bad(t);
     const [path, stage, mode, oid, f] = t;
     if (f & ~(ASSUME_VALID | SKIP_WORKTREE | INTENT_TO_ADD)) bad(t);
-    index.push({ path, stage: stage as IndexRecord['stage'], mode, oid, flags: { assumeValid: (f & ASSUME_VALID) !== 0, skipWorktree: (f & SKIP_WORKTREE) !== 0, intentToAdd: (f & INTENT_TO_ADD) !== 0 } });
+    index.push({
+      path,
+      stage: stage as IndexRecord['stage'],
+      mode,
+      oid,
+      flags: { assumeValid: (f & ASSUME_VALID) !== 0, skipWorktree: (f & SKIP_WORKTREE) !== 0, intentToAdd: (f & INTENT_TO_ADD) !== 0 },
+    });
   }
   index.sort((a, b) => compareRel(a.path, b.path) || a.stage - b.stage);
   for (let i = 1; i < index.length; i++) {
-    if (index[i].path === index[i - 1].path && index[i].stage === index[i - 1].stage) throw corrupt(`${what}: two index records for ${JSON.stringify(index[i].path)} at stage ${index[i].stage}`);
+    if (index[i].path === index[i - 1].path && index[i].stage === index[i - 1].stage)
+      throw corrupt(`${what}: two index records for ${JSON.stringify(index[i].path)} at stage ${index[i].stage}`);
   }
   const reuc: ReucRecord[] = s.reuc.map((t): ReucRecord => {
     if (!Array.isArray(t) || t.length !== 3 || typeof t[0] !== 'string' || !Array.isArray(t[1]) || !Array.isArray(t[2])) return bad(t);

@@ -31,7 +31,14 @@ export function checkScopeRoot(rel: string, shown: string = rel): void {
   if (rel === '') return;
   // the usual path (a manifest holds thousands): ASCII without NUL, no empty, '.', '..' or .git
   // component; then it is normal and encodes (the checks below would all pass)
-  if (ASCII_NO_NUL.test(rel) && rel.charCodeAt(0) !== 0x2f && rel.charCodeAt(rel.length - 1) !== 0x2f && !rel.includes('//') && !DOT_OR_GIT_COMPONENT.test(rel)) return;
+  if (
+    ASCII_NO_NUL.test(rel) &&
+    rel.charCodeAt(0) !== 0x2f &&
+    rel.charCodeAt(rel.length - 1) !== 0x2f &&
+    !rel.includes('//') &&
+    !DOT_OR_GIT_COMPONENT.test(rel)
+  )
+    return;
   if (rel.startsWith('/') || rel.endsWith('/')) throw refuse(shown, 'not-normal', `'${shown}' is not a normalised relative path`);
   for (const c of rel.split('/')) {
     if (c === '' || c === '.' || c === '..') throw refuse(shown, 'not-normal', `'${shown}' has a '${c}' component`);
@@ -72,7 +79,7 @@ export async function checkNoSymlinkParent(fs: Fs, worktree: string, rel: string
 export async function writeTarget(fs: Fs, abs: string): Promise<{ path: string; followed: boolean }> {
   let path = normalizePath(abs);
   let followed = false;
-  for (let hops = 0; ; ) {
+  for (let hops = 0; ;) {
     const parts = path.split('/').filter((c) => c !== '');
     let cur = '';
     let redirected = false;
@@ -95,7 +102,6 @@ export async function writeTarget(fs: Fs, abs: string): Promise<{ path: string; 
     if (!redirected) return { path, followed };
   }
 }
-
 
 /** Is `dir` a proper ancestor of `path` ('' is the ancestor of every other path)? */
 export function isAncestor(dir: string, path: string): boolean {

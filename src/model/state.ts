@@ -188,7 +188,8 @@ export function validateManifest(raw: unknown, format: ObjectFormat): Manifest {
   if (m.label !== null && typeof m.label !== 'string') fail('bad label');
   const hexLen = format === 'sha256' ? 64 : 40;
   const checkState = (s: PathState, what: string) => {
-    if (!s || !Array.isArray(s.roots) || !Array.isArray(s.items) || !Array.isArray(s.index) || !Array.isArray(s.reuc)) fail(`${what}: missing arrays`);
+    if (!s || !Array.isArray(s.roots) || !Array.isArray(s.items) || !Array.isArray(s.index) || !Array.isArray(s.reuc))
+      fail(`${what}: missing arrays`);
     const inScope = (p: unknown) => {
       if (typeof p !== 'string') fail(`${what}: path is not a string`);
       try {
@@ -226,7 +227,8 @@ export function validateManifest(raw: unknown, format: ObjectFormat): Manifest {
       for (const a of s.absentParents) {
         if (!a || typeof a.root !== 'string' || typeof a.existing !== 'string') fail(`${what}: bad absentParents record`);
         if (!s.roots.includes(a.root)) fail(`${what}: absentParents names ${JSON.stringify(a.root)}, which is not a root`);
-        if (prevRoot !== null && compareRel(prevRoot, a.root) >= 0) fail(`${what}: absentParents not sorted or duplicated at ${JSON.stringify(a.root)}`);
+        if (prevRoot !== null && compareRel(prevRoot, a.root) >= 0)
+          fail(`${what}: absentParents not sorted or duplicated at ${JSON.stringify(a.root)}`);
         prevRoot = a.root;
         try {
           checkScopeRoot(a.existing);
@@ -235,7 +237,8 @@ export function validateManifest(raw: unknown, format: ObjectFormat): Manifest {
         }
         // the parent itself was absent, so the deepest existing ancestor lies above it
         const parent = a.root.slice(0, Math.max(0, a.root.lastIndexOf('/')));
-        if (!isAncestor(a.existing, parent)) fail(`${what}: ${JSON.stringify(a.existing)} is not an ancestor above the parent of ${JSON.stringify(a.root)}`);
+        if (!isAncestor(a.existing, parent))
+          fail(`${what}: ${JSON.stringify(a.existing)} is not an ancestor above the parent of ${JSON.stringify(a.root)}`);
       }
     }
     // every item's parent must be a captured directory, unless the item is a root
@@ -251,11 +254,18 @@ export function validateManifest(raw: unknown, format: ObjectFormat): Manifest {
       if (![0, 1, 2, 3].includes(e.stage)) fail(`${what}: bad stage for ${e.path}`);
       if (!MODES.has(e.mode)) fail(`${what}: bad index mode ${e.mode} for ${e.path}`);
       if (!isHex(e.oid, hexLen)) fail(`${what}: bad index id for ${e.path}`);
-      if (!e.flags || typeof e.flags.assumeValid !== 'boolean' || typeof e.flags.skipWorktree !== 'boolean' || typeof e.flags.intentToAdd !== 'boolean') fail(`${what}: bad flags for ${e.path}`);
+      if (
+        !e.flags ||
+        typeof e.flags.assumeValid !== 'boolean' ||
+        typeof e.flags.skipWorktree !== 'boolean' ||
+        typeof e.flags.intentToAdd !== 'boolean'
+      )
+        fail(`${what}: bad flags for ${e.path}`);
     }
     for (const r of s.reuc) {
       inScope(r.path);
-      if (!Array.isArray(r.modes) || r.modes.length !== 3 || !Array.isArray(r.oids) || r.oids.length !== 3) fail(`${what}: bad resolve-undo record for ${r.path}`);
+      if (!Array.isArray(r.modes) || r.modes.length !== 3 || !Array.isArray(r.oids) || r.oids.length !== 3)
+        fail(`${what}: bad resolve-undo record for ${r.path}`);
       for (let i = 0; i < 3; i++) {
         if (!Number.isInteger(r.modes[i]) || r.modes[i] < 0) fail(`${what}: bad resolve-undo mode for ${r.path}`);
         if (r.modes[i] !== 0 && !isHex(r.oids[i] ?? '', hexLen)) fail(`${what}: bad resolve-undo id for ${r.path}`);
@@ -278,7 +288,8 @@ export function validateManifest(raw: unknown, format: ObjectFormat): Manifest {
   }
   if (m.turn !== undefined) {
     const t = m.turn as TurnRecord;
-    if (!t || typeof t !== 'object' || !Number.isSafeInteger(t.number) || t.number < 1 || typeof t.ended !== 'boolean') fail('bad turn record');
+    if (!t || typeof t !== 'object' || !Number.isSafeInteger(t.number) || t.number < 1 || typeof t.ended !== 'boolean')
+      fail('bad turn record');
   }
   for (const key of ['uncovered', 'left'] as const) {
     const list = m[key];
@@ -296,7 +307,16 @@ export function validateManifest(raw: unknown, format: ObjectFormat): Manifest {
   if (m.contested !== undefined) {
     if (!Array.isArray(m.contested)) fail('bad contested list');
     for (const c of m.contested) {
-      if (!c || typeof c.path !== 'string' || !['worktree', 'index', 'resolve-undo'].includes(c.part) || typeof c.expected !== 'string' || typeof c.found !== 'string' || (c.why !== undefined && c.why !== 'unfinished') || (c.overwritten !== undefined && c.overwritten !== true)) fail('bad contested record');
+      if (
+        !c ||
+        typeof c.path !== 'string' ||
+        !['worktree', 'index', 'resolve-undo'].includes(c.part) ||
+        typeof c.expected !== 'string' ||
+        typeof c.found !== 'string' ||
+        (c.why !== undefined && c.why !== 'unfinished') ||
+        (c.overwritten !== undefined && c.overwritten !== true)
+      )
+        fail('bad contested record');
       try {
         checkScopeRoot(c.path);
       } catch (e) {
@@ -360,7 +380,12 @@ export function mergeStates(base: PathState | null, next: PathState, dirs: reado
 /** `state` with only what lies under `roots` (a subset of its roots, or paths beneath them). */
 export function restrictState(state: PathState, roots: readonly string[]): PathState {
   const inside = (p: string) => roots.some((r) => covers(r, p));
-  const out: PathState = { roots: [...roots], items: state.items.filter((i) => inside(i.path)), index: state.index.filter((e) => inside(e.path)), reuc: state.reuc.filter((r) => inside(r.path)) };
+  const out: PathState = {
+    roots: [...roots],
+    items: state.items.filter((i) => inside(i.path)),
+    index: state.index.filter((e) => inside(e.path)),
+    reuc: state.reuc.filter((r) => inside(r.path)),
+  };
   const parents = (state.absentParents ?? []).filter((a) => roots.includes(a.root));
   if (parents.length) out.absentParents = parents;
   return out;
@@ -376,7 +401,6 @@ export function spineBetween(outer: string, inner: string): string[] {
   for (let d = parentOf(inner); d !== '' && d !== inner && covers(outer, d); d = parentOf(d)) out.push(d);
   return out.reverse();
 }
-
 
 /**
  * A snapshot's pre-image `old` with `state` joined to it: paths `old` holds keep their first
@@ -397,7 +421,8 @@ export function joinCaptured(old: PathState, state: PathState, opts: { dropUnder
   // agent's write into new directories): absent then, so not part of the pre-image, unless they
   // now hold something else that joins it (someone else's note there needs them to sit in).
   const spine = new Set<string>();
-  for (const a of old.absentParents ?? []) for (let d = parentOf(a.root); d !== '' && d !== a.existing && covers(a.existing, d); d = parentOf(d)) spine.add(d);
+  for (const a of old.absentParents ?? [])
+    for (let d = parentOf(a.root); d !== '' && d !== a.existing && covers(a.existing, d); d = parentOf(d)) spine.add(d);
   const joining = state.items.filter((i) => isNew(i.path) && !wasAbsent(i.path));
   const holdsOther = (d: string) => joining.some((i) => !spine.has(i.path) && isAncestor(d, i.path));
   const captured: PathState = {
@@ -416,7 +441,12 @@ export function joinCaptured(old: PathState, state: PathState, opts: { dropUnder
  * record; a new root that took in earlier ones, whose parent was absent at their capture, takes
  * their record (the first capture wins); any other new root has what its own capture found.
  */
-function mergeAbsentParents(roots: readonly string[], oldRoots: ReadonlySet<string>, old: readonly AbsentParents[], now: readonly AbsentParents[]): AbsentParents[] {
+function mergeAbsentParents(
+  roots: readonly string[],
+  oldRoots: ReadonlySet<string>,
+  old: readonly AbsentParents[],
+  now: readonly AbsentParents[],
+): AbsentParents[] {
   const out: AbsentParents[] = [];
   for (const root of roots) {
     const rec = oldRoots.has(root)
@@ -427,11 +457,15 @@ function mergeAbsentParents(roots: readonly string[], oldRoots: ReadonlySet<stri
   return out;
 }
 
-
 /** `state` without what lies under `roots` (those paths are about to change again: unsealed). */
 export function withoutRoots(state: PathState, roots: readonly string[]): PathState {
   const gone = (p: string) => roots.some((r) => covers(r, p));
-  return { roots: state.roots.filter((r) => !gone(r)), items: state.items.filter((i) => !gone(i.path)), index: state.index.filter((e) => !gone(e.path)), reuc: state.reuc.filter((r) => !gone(r.path)) };
+  return {
+    roots: state.roots.filter((r) => !gone(r)),
+    items: state.items.filter((i) => !gone(i.path)),
+    index: state.index.filter((e) => !gone(e.path)),
+    reuc: state.reuc.filter((r) => !gone(r.path)),
+  };
 }
 
 /**
@@ -442,7 +476,11 @@ export function markOverwritten(contested: readonly Contest[], now: PathState): 
   let changed = false;
   const out = contested.map((c) => {
     if (c.overwritten || c.why === 'unfinished' || !now.roots.some((r) => covers(r, c.path))) return c;
-    const here = describePart(c.part, { item: now.items.find((i) => i.path === c.path), entries: now.index.filter((e) => e.path === c.path), reuc: now.reuc.find((r) => r.path === c.path) });
+    const here = describePart(c.part, {
+      item: now.items.find((i) => i.path === c.path),
+      entries: now.index.filter((e) => e.path === c.path),
+      reuc: now.reuc.find((r) => r.path === c.path),
+    });
     if (here === c.found) return c;
     changed = true;
     return { ...c, overwritten: true as const };
@@ -463,13 +501,16 @@ export function contests(sealed: PathState, now: PathState, scope: (p: string) =
   const [ia, ib, xa, xb, ra, rb] = [items(sealed), items(now), index(sealed), index(now), reuc(sealed), reuc(now)];
   const inScope = (p: string) => scope(p) && sealed.roots.some((r) => covers(r, p));
   for (const p of new Set([...ia.keys(), ...ib.keys()])) {
-    if (inScope(p) && !sameItem(ia.get(p), ib.get(p))) out.push({ path: p, part: 'worktree', expected: describeItem(ia.get(p)), found: describeItem(ib.get(p)) });
+    if (inScope(p) && !sameItem(ia.get(p), ib.get(p)))
+      out.push({ path: p, part: 'worktree', expected: describeItem(ia.get(p)), found: describeItem(ib.get(p)) });
   }
   for (const p of new Set([...xa.keys(), ...xb.keys()])) {
-    if (inScope(p) && !sameEntries(xa.get(p) ?? [], xb.get(p) ?? [])) out.push({ path: p, part: 'index', expected: describeEntries(xa.get(p) ?? []), found: describeEntries(xb.get(p) ?? []) });
+    if (inScope(p) && !sameEntries(xa.get(p) ?? [], xb.get(p) ?? []))
+      out.push({ path: p, part: 'index', expected: describeEntries(xa.get(p) ?? []), found: describeEntries(xb.get(p) ?? []) });
   }
   for (const p of new Set([...ra.keys(), ...rb.keys()])) {
-    if (inScope(p) && !sameReuc(ra.get(p), rb.get(p))) out.push({ path: p, part: 'resolve-undo', expected: describeReuc(ra.get(p)), found: describeReuc(rb.get(p)) });
+    if (inScope(p) && !sameReuc(ra.get(p), rb.get(p)))
+      out.push({ path: p, part: 'resolve-undo', expected: describeReuc(ra.get(p)), found: describeReuc(rb.get(p)) });
   }
   return out;
 }
@@ -488,7 +529,10 @@ export function describeReuc(r: ReucRecord | undefined): string {
 }
 
 /** One part of a path's state (worktree item, index entries, resolve-undo record), as refusals and contests name it. */
-export function describePart(part: Contest['part'], at: { item: WorktreeItem | undefined; entries: readonly IndexRecord[]; reuc: ReucRecord | undefined }): string {
+export function describePart(
+  part: Contest['part'],
+  at: { item: WorktreeItem | undefined; entries: readonly IndexRecord[]; reuc: ReucRecord | undefined },
+): string {
   return part === 'worktree' ? describeItem(at.item) : part === 'index' ? describeEntries(at.entries) : describeReuc(at.reuc);
 }
 
@@ -504,7 +548,11 @@ export function describeEntries(list: readonly IndexRecord[]): string {
   if (list.length === 0) return 'no index entry';
   return list
     .map((e) => {
-      const f = [e.flags.assumeValid ? 'assume-unchanged' : '', e.flags.skipWorktree ? 'skip-worktree' : '', e.flags.intentToAdd ? 'intent-to-add' : ''].filter(Boolean);
+      const f = [
+        e.flags.assumeValid ? 'assume-unchanged' : '',
+        e.flags.skipWorktree ? 'skip-worktree' : '',
+        e.flags.intentToAdd ? 'intent-to-add' : '',
+      ].filter(Boolean);
       return `${e.mode.toString(8).padStart(6, '0')} ${e.oid} ${e.stage}${f.length ? ` (${f.join(',')})` : ''}`;
     })
     .join('; ');
@@ -516,7 +564,12 @@ export function sameEntries(a: readonly IndexRecord[], b: readonly IndexRecord[]
     const x = a[i];
     const y = b[i];
     if (x.stage !== y.stage || x.mode !== y.mode || x.oid !== y.oid) return false;
-    if (x.flags.assumeValid !== y.flags.assumeValid || x.flags.skipWorktree !== y.flags.skipWorktree || x.flags.intentToAdd !== y.flags.intentToAdd) return false;
+    if (
+      x.flags.assumeValid !== y.flags.assumeValid ||
+      x.flags.skipWorktree !== y.flags.skipWorktree ||
+      x.flags.intentToAdd !== y.flags.intentToAdd
+    )
+      return false;
   }
   return true;
 }

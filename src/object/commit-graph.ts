@@ -78,7 +78,11 @@ function bad(reason: string, message: string, data: Record<string, unknown> = {}
 }
 
 function truncated(offset: number, need: number): ScalpelError {
-  return new ScalpelError('TRUNCATED', `commit-graph: truncated at byte ${offset} (need ${need} more bytes)`, { what: 'commit-graph', offset, need });
+  return new ScalpelError('TRUNCATED', `commit-graph: truncated at byte ${offset} (need ${need} more bytes)`, {
+    what: 'commit-graph',
+    offset,
+    need,
+  });
 }
 
 /** The chunk lookup table: id → [start, end). Errors as git's read_table_of_contents reports them. */
@@ -101,7 +105,10 @@ function readChunks(bytes: Uint8Array, chunkCount: number, hashLen: number): Map
     const end = offsetAt(p + 4 + LOOKUP_ENTRY);
     if (id === 0) throw bad('chunk-table', `chunk ${i} of ${chunkCount} has the terminating id`, { offset: p });
     if (start < tocEnd || start > dataEnd || end < start || end > dataEnd) {
-      throw bad('chunk-offset', `chunk ${chunkName(id)} spans bytes ${start}..${end} outside ${tocEnd}..${dataEnd}`, { offset: p, chunk: chunkName(id) });
+      throw bad('chunk-offset', `chunk ${chunkName(id)} spans bytes ${start}..${end} outside ${tocEnd}..${dataEnd}`, {
+        offset: p,
+        chunk: chunkName(id),
+      });
     }
     if (chunks.has(id)) throw bad('chunk-table', `chunk ${chunkName(id)} appears twice`, { offset: p, chunk: chunkName(id) });
     chunks.set(id, [start, end]);
@@ -136,11 +143,21 @@ export function parseCommitGraphLayer(bytes: Uint8Array, format: ObjectFormat, o
   const baseCount = opts.baseCount ?? 0;
   if (bytes.length < HEADER_SIZE) throw truncated(bytes.length, HEADER_SIZE - bytes.length);
   const sig = readU32(bytes, 0);
-  if (sig !== SIGNATURE) throw new ScalpelError('BAD_SIGNATURE', `commit-graph: signature ${sig.toString(16)} is not CGPH`, { what: 'commit-graph', offset: 0, found: sig });
-  if (bytes[4] !== 1) throw new ScalpelError('BAD_VERSION', `commit-graph: version ${bytes[4]} is not 1`, { what: 'commit-graph', version: bytes[4] });
+  if (sig !== SIGNATURE)
+    throw new ScalpelError('BAD_SIGNATURE', `commit-graph: signature ${sig.toString(16)} is not CGPH`, {
+      what: 'commit-graph',
+      offset: 0,
+      found: sig,
+    });
+  if (bytes[4] !== 1)
+    throw new ScalpelError('BAD_VERSION', `commit-graph: version ${bytes[4]} is not 1`, { what: 'commit-graph', version: bytes[4] });
   const hashVersion = format === 'sha256' ? 2 : 1;
   if (bytes[5] !== hashVersion) {
-    throw new ScalpelError('BAD_VERSION', `commit-graph: hash version ${bytes[5]} does not match the repository's ${format}`, { what: 'commit-graph', version: bytes[5], reason: 'hash-version' });
+    throw new ScalpelError('BAD_VERSION', `commit-graph: hash version ${bytes[5]} does not match the repository's ${format}`, {
+      what: 'commit-graph',
+      version: bytes[5],
+      reason: 'hash-version',
+    });
   }
   const chunkCount = bytes[6];
   const baseLayers = bytes[7];
@@ -150,7 +167,12 @@ export function parseCommitGraphLayer(bytes: Uint8Array, format: ObjectFormat, o
   const checksum = toHex(bytes, dataEnd, bytes.length);
   if (opts.verifyChecksum !== false) {
     const found = toHex((opts.hash ?? pureHash).create(format).update(bytes.subarray(0, dataEnd)).digest());
-    if (found !== checksum) throw new ScalpelError('CHECKSUM_MISMATCH', 'commit-graph: trailing checksum does not match the content', { what: 'commit-graph', expected: checksum, found });
+    if (found !== checksum)
+      throw new ScalpelError('CHECKSUM_MISMATCH', 'commit-graph: trailing checksum does not match the content', {
+        what: 'commit-graph',
+        expected: checksum,
+        found,
+      });
   }
 
   const need = (id: number): [number, number] => {
@@ -168,9 +190,11 @@ export function parseCommitGraphLayer(bytes: Uint8Array, format: ObjectFormat, o
   }
   const count = prev;
   const [oidl, oidlEnd] = need(CHUNK_OIDL);
-  if (oidlEnd - oidl !== count * hashLen) throw bad('chunk-size', `OIDL is ${oidlEnd - oidl} bytes for ${count} commits`, { chunk: 'OIDL' });
+  if (oidlEnd - oidl !== count * hashLen)
+    throw bad('chunk-size', `OIDL is ${oidlEnd - oidl} bytes for ${count} commits`, { chunk: 'OIDL' });
   const [cdat, cdatEnd] = need(CHUNK_CDAT);
-  if (cdatEnd - cdat !== count * (hashLen + 16)) throw bad('chunk-size', `CDAT is ${cdatEnd - cdat} bytes for ${count} commits`, { chunk: 'CDAT' });
+  if (cdatEnd - cdat !== count * (hashLen + 16))
+    throw bad('chunk-size', `CDAT is ${cdatEnd - cdat} bytes for ${count} commits`, { chunk: 'CDAT' });
   let edge = -1;
   let edgeCount = 0;
   const edgeChunk = chunks.get(CHUNK_EDGE);
@@ -182,7 +206,8 @@ export function parseCommitGraphLayer(bytes: Uint8Array, format: ObjectFormat, o
   const bases: string[] = [];
   if (baseLayers > 0) {
     const [base, baseEnd] = need(CHUNK_BASE);
-    if (baseEnd - base !== baseLayers * hashLen) throw bad('chunk-size', `BASE is ${baseEnd - base} bytes for ${baseLayers} base layers`, { chunk: 'BASE' });
+    if (baseEnd - base !== baseLayers * hashLen)
+      throw bad('chunk-size', `BASE is ${baseEnd - base} bytes for ${baseLayers} base layers`, { chunk: 'BASE' });
     for (let i = 0; i < baseLayers; i++) bases.push(toHex(bytes, base + i * hashLen, base + (i + 1) * hashLen));
   }
 
@@ -248,7 +273,8 @@ export class CommitGraph {
     let below = 0;
     layers.forEach((layer, i) => {
       if (layer.format !== layers[0].format) throw bad('base', `layer ${i} has another object format`, { layer: i });
-      if (layer.baseCount !== below) throw bad('base', `layer ${i} was parsed with ${layer.baseCount} base commits, the layers below hold ${below}`, { layer: i });
+      if (layer.baseCount !== below)
+        throw bad('base', `layer ${i} was parsed with ${layer.baseCount} base commits, the layers below hold ${below}`, { layer: i });
       if (layer.bases.length !== i || layer.bases.some((b, j) => b !== layers[j].checksum)) {
         throw bad('base', `layer ${i}'s BASE chunk does not list the ${i} layers below it`, { layer: i });
       }
@@ -284,7 +310,10 @@ export class CommitGraph {
 
   private at(pos: number): { layer: CommitGraphLayer; i: number } {
     if (!Number.isInteger(pos) || pos < 0 || pos >= this.size) {
-      throw new ScalpelError('BAD_ARGUMENT', `commit-graph: position ${pos} is outside the graph's ${this.size} commits`, { name: 'position', value: pos });
+      throw new ScalpelError('BAD_ARGUMENT', `commit-graph: position ${pos} is outside the graph's ${this.size} commits`, {
+        name: 'position',
+        value: pos,
+      });
     }
     for (let l = this.layers.length - 1; ; l--) {
       const layer = this.layers[l];

@@ -116,7 +116,8 @@ export function decodeCommit(content: Uint8Array, format?: ObjectFormat): Commit
   };
   const oidOf = (h: RawHeader, hexLen: number | undefined): string => {
     const oid = hexOid(h.value);
-    if (oid === undefined || (hexLen !== undefined && oid.length !== hexLen)) throw badCommit('bad-oid', h.offset, `"${h.key}" is not a lowercase hex object id`);
+    if (oid === undefined || (hexLen !== undefined && oid.length !== hexLen))
+      throw badCommit('bad-oid', h.offset, `"${h.key}" is not a lowercase hex object id`);
     return oid;
   };
   const treeHeader = take('tree', 'missing-tree');
@@ -142,7 +143,8 @@ function badArgument(name: string, reason: string, message: string, value?: unkn
 }
 
 function checkOidArg(name: string, oid: string, hexLen: number): void {
-  if (typeof oid !== 'string' || oid.length !== hexLen || !/^[0-9a-f]+$/.test(oid)) throw badArgument(name, 'bad-oid', `${name} is not a lowercase hex object id`, oid);
+  if (typeof oid !== 'string' || oid.length !== hexLen || !/^[0-9a-f]+$/.test(oid))
+    throw badArgument(name, 'bad-oid', `${name} is not a lowercase hex object id`, oid);
 }
 
 function checkLine(name: string, value: Uint8Array, multiLine: boolean): void {
@@ -171,7 +173,10 @@ export function encodeCommit(commit: CommitInit): Uint8Array {
   };
   header('tree', utf8Encode(commit.tree));
   for (const p of parents) header('parent', utf8Encode(p));
-  for (const [name, value] of [['author', commit.author], ['committer', commit.committer]] as const) {
+  for (const [name, value] of [
+    ['author', commit.author],
+    ['committer', commit.committer],
+  ] as const) {
     const v = textBytes(name, value);
     checkLine(name, v, false);
     header(name, v);
@@ -179,7 +184,8 @@ export function encodeCommit(commit: CommitInit): Uint8Array {
   for (const [key, value] of commit.extraHeaders ?? []) {
     if (typeof key !== 'string') throw badArgument('extraHeaders', 'bad-key', 'header keys are strings', key);
     const k = encodePath(key);
-    if (k.length === 0 || k.includes(SPACE) || k.includes(LF) || k.includes(NUL)) throw badArgument('extraHeaders', 'bad-key', `bad header key ${JSON.stringify(key)}`, key);
+    if (k.length === 0 || k.includes(SPACE) || k.includes(LF) || k.includes(NUL))
+      throw badArgument('extraHeaders', 'bad-key', `bad header key ${JSON.stringify(key)}`, key);
     const v = textBytes(`header ${key}`, value);
     checkLine(`header ${key}`, v, true);
     header(key, v);
@@ -204,7 +210,8 @@ export function formatTimezone(tz: number | string): string {
     if (!/^[+-][0-9]{4}$/.test(tz)) throw badArgument('timezone', 'bad-timezone', `timezone ${JSON.stringify(tz)} is not ±hhmm`, tz);
     return tz;
   }
-  if (!Number.isInteger(tz) || Math.abs(tz) >= 100 * 60) throw badArgument('timezone', 'bad-timezone', `timezone offset ${tz} is not a whole number of minutes under 100 hours`, tz);
+  if (!Number.isInteger(tz) || Math.abs(tz) >= 100 * 60)
+    throw badArgument('timezone', 'bad-timezone', `timezone offset ${tz} is not a whole number of minutes under 100 hours`, tz);
   const abs = Math.abs(tz);
   const hhmm = String(Math.floor(abs / 60)).padStart(2, '0') + String(abs % 60).padStart(2, '0');
   return (tz < 0 ? '-' : '+') + hhmm;
@@ -215,7 +222,8 @@ export function formatIdentity(id: { name: string; email: string; timestamp: num
   for (const key of ['name', 'email'] as const) {
     if (/[<>\n\0]/.test(id[key])) throw badArgument(key, 'bad-ident', `${key} may not contain <, >, newline or NUL`, id[key]);
   }
-  if (!Number.isSafeInteger(id.timestamp) || id.timestamp < 0) throw badArgument('timestamp', 'bad-timestamp', `timestamp ${id.timestamp} is not a non-negative integer`, id.timestamp);
+  if (!Number.isSafeInteger(id.timestamp) || id.timestamp < 0)
+    throw badArgument('timestamp', 'bad-timestamp', `timestamp ${id.timestamp} is not a non-negative integer`, id.timestamp);
   return `${id.name} <${id.email}> ${id.timestamp} ${formatTimezone(id.timezone ?? 0)}`;
 }
 
@@ -260,7 +268,8 @@ function startsAt(content: Uint8Array, pos: number, prefix: Uint8Array): boolean
 export function commitLinks(content: Uint8Array, hexLength: 40 | 64): CommitLinks {
   const oidAt = (start: number, what: string): string => {
     const end = start + hexLength;
-    if (end >= content.length || content[end] !== LF) throw badCommit('bad-oid', start, `"${what}" is not followed by an object id and a newline`);
+    if (end >= content.length || content[end] !== LF)
+      throw badCommit('bad-oid', start, `"${what}" is not followed by an object id and a newline`);
     const oid = hexOid(content.subarray(start, end));
     if (oid === undefined) throw badCommit('bad-oid', start, `"${what}" is not a lowercase hex object id`);
     return oid;

@@ -44,7 +44,11 @@ export function isObjectType(t: unknown): t is ObjectType {
 
 function checkType(type: unknown): ObjectType {
   if (!isObjectType(type)) {
-    throw new ScalpelError('BAD_ARGUMENT', `unknown object type ${JSON.stringify(type)}`, { name: 'type', value: type, reason: 'unknown-type' });
+    throw new ScalpelError('BAD_ARGUMENT', `unknown object type ${JSON.stringify(type)}`, {
+      name: 'type',
+      value: type,
+      reason: 'unknown-type',
+    });
   }
   return type;
 }
@@ -92,7 +96,8 @@ export function parseFrameHeader(bytes: Uint8Array): FrameHeader {
     }
   }
   if (nul < 0) {
-    if (bytes.length >= MAX_HEADER_LENGTH) throw badObject('header-too-long', `object header longer than ${MAX_HEADER_LENGTH} bytes`, { offset: MAX_HEADER_LENGTH });
+    if (bytes.length >= MAX_HEADER_LENGTH)
+      throw badObject('header-too-long', `object header longer than ${MAX_HEADER_LENGTH} bytes`, { offset: MAX_HEADER_LENGTH });
     throw badObject('truncated-header', 'object header is not NUL-terminated', { offset: bytes.length });
   }
   const space = bytes.subarray(0, nul).indexOf(SPACE);
@@ -211,7 +216,11 @@ export function readLooseHeader(bytes: Uint8Array, opts: { zlib?: ZlibProvider }
 
 function checkOid(oid: string, format: ObjectFormat): void {
   if (oid.length !== oidLength(format) * 2 || !/^[0-9a-f]+$/.test(oid)) {
-    throw new ScalpelError('BAD_ARGUMENT', `not a ${format} object id: ${JSON.stringify(oid)}`, { name: 'oid', value: oid, reason: 'bad-oid' });
+    throw new ScalpelError('BAD_ARGUMENT', `not a ${format} object id: ${JSON.stringify(oid)}`, {
+      name: 'oid',
+      value: oid,
+      reason: 'bad-oid',
+    });
   }
 }
 

@@ -85,7 +85,10 @@ export class ExactInflate {
 
   constructor(expected: number, opts: ExactInflateOptions = {}) {
     if (!Number.isSafeInteger(expected) || expected < 0) {
-      throw new ScalpelError('BAD_ARGUMENT', `inflate size must be a non-negative integer, got ${expected}`, { name: 'expected', value: expected });
+      throw new ScalpelError('BAD_ARGUMENT', `inflate size must be a non-negative integer, got ${expected}`, {
+        name: 'expected',
+        value: expected,
+      });
     }
     this.expected = expected;
     this.prefixMode = opts.prefix !== undefined;

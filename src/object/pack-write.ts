@@ -30,7 +30,8 @@ export function packEntryHeader(typeCode: number, size: number): Uint8Array {
   if (!Number.isInteger(typeCode) || typeCode < 1 || typeCode > 7 || typeCode === 5) {
     throw new ScalpelError('BAD_ARGUMENT', `no pack entry type ${typeCode}`, { name: 'typeCode', value: typeCode });
   }
-  if (!Number.isSafeInteger(size) || size < 0) throw new ScalpelError('BAD_ARGUMENT', `bad object size ${size}`, { name: 'size', value: size });
+  if (!Number.isSafeInteger(size) || size < 0)
+    throw new ScalpelError('BAD_ARGUMENT', `bad object size ${size}`, { name: 'size', value: size });
   const out: number[] = [];
   let c = (typeCode << 4) | (size % 16);
   let rest = Math.floor(size / 16);
@@ -53,7 +54,12 @@ export interface PackIndexEntry {
 }
 
 /** A version 2 `.idx` for a pack whose trailing checksum is `packChecksum`. `entries` in any order; ids must be distinct. */
-export function encodePackIndex(entries: readonly PackIndexEntry[], packChecksum: Uint8Array, format: ObjectFormat, hash: HashProvider = pureHash): Uint8Array {
+export function encodePackIndex(
+  entries: readonly PackIndexEntry[],
+  packChecksum: Uint8Array,
+  format: ObjectFormat,
+  hash: HashProvider = pureHash,
+): Uint8Array {
   const fmt = checkObjectFormat(format);
   const h = oidLength(fmt);
   if (!(packChecksum instanceof Uint8Array) || packChecksum.length !== h) {
@@ -62,14 +68,21 @@ export function encodePackIndex(entries: readonly PackIndexEntry[], packChecksum
   const n = entries.length;
   for (let i = 0; i < n; i++) {
     const e = entries[i];
-    if (!(e.oid instanceof Uint8Array) || e.oid.length !== h) throw new ScalpelError('BAD_ARGUMENT', `entry ${i}: id must be ${h} bytes`, { name: 'oid', index: i });
-    if (!Number.isSafeInteger(e.offset) || e.offset < 12) throw new ScalpelError('BAD_ARGUMENT', `entry ${i}: bad pack offset ${e.offset}`, { name: 'offset', index: i, value: e.offset });
-    if (!Number.isInteger(e.crc32) || e.crc32 < 0 || e.crc32 > 0xffffffff) throw new ScalpelError('BAD_ARGUMENT', `entry ${i}: bad CRC-32 ${e.crc32}`, { name: 'crc32', index: i });
+    if (!(e.oid instanceof Uint8Array) || e.oid.length !== h)
+      throw new ScalpelError('BAD_ARGUMENT', `entry ${i}: id must be ${h} bytes`, { name: 'oid', index: i });
+    if (!Number.isSafeInteger(e.offset) || e.offset < 12)
+      throw new ScalpelError('BAD_ARGUMENT', `entry ${i}: bad pack offset ${e.offset}`, { name: 'offset', index: i, value: e.offset });
+    if (!Number.isInteger(e.crc32) || e.crc32 < 0 || e.crc32 > 0xffffffff)
+      throw new ScalpelError('BAD_ARGUMENT', `entry ${i}: bad CRC-32 ${e.crc32}`, { name: 'crc32', index: i });
   }
   const sorted = entries.slice().sort((a, b) => compareIds(a.oid, b.oid, h));
   for (let i = 1; i < n; i++) {
     if (compareIds(sorted[i - 1].oid, sorted[i].oid, h) === 0) {
-      throw new ScalpelError('BAD_ARGUMENT', `object ${toHex(sorted[i].oid)} appears twice in the pack`, { name: 'entries', reason: 'duplicate-object', oid: toHex(sorted[i].oid) });
+      throw new ScalpelError('BAD_ARGUMENT', `object ${toHex(sorted[i].oid)} appears twice in the pack`, {
+        name: 'entries',
+        reason: 'duplicate-object',
+        oid: toHex(sorted[i].oid),
+      });
     }
   }
   let large = 0;
@@ -101,7 +114,13 @@ export function encodePackIndex(entries: readonly PackIndexEntry[], packChecksum
   }
   for (; bucket < 256; bucket++) writeU32(out, fanoutAt + bucket * 4, n);
   out.set(packChecksum, tailAt);
-  out.set(hash.create(fmt).update(out.subarray(0, tailAt + h)).digest(), tailAt + h);
+  out.set(
+    hash
+      .create(fmt)
+      .update(out.subarray(0, tailAt + h))
+      .digest(),
+    tailAt + h,
+  );
   return out;
 }
 
@@ -159,8 +178,10 @@ export function encodePack(objects: readonly PackObjectInput[], opts: EncodePack
   let size = 12;
   for (let i = 0; i < n; i++) {
     const { type, content } = objects[i];
-    if (!isObjectType(type)) throw new ScalpelError('BAD_ARGUMENT', `object ${i}: no object type ${JSON.stringify(type)}`, { name: 'type', index: i });
-    if (!(content instanceof Uint8Array)) throw new ScalpelError('BAD_ARGUMENT', `object ${i}: content must be a Uint8Array`, { name: 'content', index: i });
+    if (!isObjectType(type))
+      throw new ScalpelError('BAD_ARGUMENT', `object ${i}: no object type ${JSON.stringify(type)}`, { name: 'type', index: i });
+    if (!(content instanceof Uint8Array))
+      throw new ScalpelError('BAD_ARGUMENT', `object ${i}: content must be a Uint8Array`, { name: 'content', index: i });
     const known = objects[i].oid;
     if (known !== undefined && (typeof known !== 'string' || known.length !== 2 * h || !/^[0-9a-f]+$/.test(known))) {
       throw new ScalpelError('BAD_ARGUMENT', `object ${i}: not a lowercase ${fmt} id: ${JSON.stringify(known)}`, { name: 'oid', index: i });

@@ -127,7 +127,11 @@ class PackIndexView implements PackIndex {
     const h = this.hashLen;
     if (typeof oid === 'string') {
       if (oid.length !== 2 * h || !hexInto(oid, this.scratch)) {
-        throw new ScalpelError('BAD_ARGUMENT', `not a ${this.format} object id: ${JSON.stringify(oid)}`, { name: 'oid', value: oid, reason: 'bad-oid' });
+        throw new ScalpelError('BAD_ARGUMENT', `not a ${this.format} object id: ${JSON.stringify(oid)}`, {
+          name: 'oid',
+          value: oid,
+          reason: 'bad-oid',
+        });
       }
       return this.scratch;
     }
@@ -232,7 +236,8 @@ export function parsePackIndex(bytes: Uint8Array, format: ObjectFormat): PackInd
   let fanoutStart = 0;
   if (readU32(bytes, 0) === PACK_IDX_SIGNATURE) {
     const v = readU32(bytes, 4);
-    if (v !== 2) throw new ScalpelError('BAD_VERSION', `pack index version ${v} is not supported (expected 2)`, { what, version: v, offset: 4 });
+    if (v !== 2)
+      throw new ScalpelError('BAD_VERSION', `pack index version ${v} is not supported (expected 2)`, { what, version: v, offset: 4 });
     version = 2;
     fanoutStart = 8;
   }
@@ -242,7 +247,8 @@ export function parsePackIndex(bytes: Uint8Array, format: ObjectFormat): PackInd
   for (let i = 0; i < 256; i++) {
     const at = fanoutStart + i * 4;
     const v = readU32(bytes, at);
-    if (v < prev) throw bad('bad-fanout', `pack index: fanout entry ${i} (${v}) is smaller than the one before (${prev})`, { what, offset: at });
+    if (v < prev)
+      throw bad('bad-fanout', `pack index: fanout entry ${i} (${v}) is smaller than the one before (${prev})`, { what, offset: at });
     prev = v;
   }
   const count = prev;
@@ -252,13 +258,24 @@ export function parsePackIndex(bytes: Uint8Array, format: ObjectFormat): PackInd
     const maxSize = minSize + (count > 0 ? (count - 1) * 8 : 0);
     if (bytes.length < minSize) throw truncated(what, bytes.length, minSize - bytes.length);
     if (bytes.length > maxSize) {
-      throw bad('bad-size', `pack index: ${bytes.length} bytes, but ${count} objects need at most ${maxSize}`, { what, offset: maxSize, expected: maxSize, found: bytes.length });
+      throw bad('bad-size', `pack index: ${bytes.length} bytes, but ${count} objects need at most ${maxSize}`, {
+        what,
+        offset: maxSize,
+        expected: maxSize,
+        found: bytes.length,
+      });
     }
     largeCount = Math.floor((bytes.length - minSize) / 8);
   } else {
     const size = headerEnd + count * (h + 4) + 2 * h;
     if (bytes.length < size) throw truncated(what, bytes.length, size - bytes.length);
-    if (bytes.length > size) throw bad('bad-size', `pack index: ${bytes.length} bytes, but ${count} objects need ${size}`, { what, offset: size, expected: size, found: bytes.length });
+    if (bytes.length > size)
+      throw bad('bad-size', `pack index: ${bytes.length} bytes, but ${count} objects need ${size}`, {
+        what,
+        offset: size,
+        expected: size,
+        found: bytes.length,
+      });
   }
   return new PackIndexView(bytes, fmt, version, fanoutStart, count, largeCount);
 }
@@ -270,7 +287,12 @@ export function parsePackIndex(bytes: Uint8Array, format: ObjectFormat): PackInd
 export function verifyPackIndex(index: PackIndex, hash: HashProvider = pureHash): void {
   const b = index.bytes;
   const h = oidLength(index.format);
-  const found = toHex(hash.create(index.format).update(b.subarray(0, b.length - h)).digest());
+  const found = toHex(
+    hash
+      .create(index.format)
+      .update(b.subarray(0, b.length - h))
+      .digest(),
+  );
   if (found !== index.indexChecksum) {
     throw new ScalpelError('CHECKSUM_MISMATCH', `pack index checksum is ${index.indexChecksum}, content hashes to ${found}`, {
       what: 'pack index',
@@ -286,7 +308,8 @@ export function verifyPackIndex(index: PackIndex, hash: HashProvider = pureHash)
       for (let k = 0; k < h && cmp === 0; k++) cmp = prev[k] - id[k];
       if (cmp >= 0) throw bad('unsorted', `pack index: id ${i} is not greater than the one before`, { what: 'pack index', index: i });
     }
-    if (index.position(id) !== i) throw bad('bad-fanout', `pack index: id ${i} is outside its fanout bucket`, { what: 'pack index', index: i });
+    if (index.position(id) !== i)
+      throw bad('bad-fanout', `pack index: id ${i} is outside its fanout bucket`, { what: 'pack index', index: i });
     index.offsetAt(i);
     prev = id;
   }
@@ -309,7 +332,8 @@ export function parsePackHeader(bytes: Uint8Array): PackHeader {
     throw new ScalpelError('BAD_SIGNATURE', 'pack: does not start with "PACK"', { what: 'pack', offset: 0, found: toHex(bytes, 0, 4) });
   }
   const version = readU32(bytes, 4);
-  if (version !== 2 && version !== 3) throw new ScalpelError('BAD_VERSION', `pack version ${version} is not supported`, { what: 'pack', version, offset: 4 });
+  if (version !== 2 && version !== 3)
+    throw new ScalpelError('BAD_VERSION', `pack version ${version} is not supported`, { what: 'pack', version, offset: 4 });
   return { version, count: readU32(bytes, 8) };
 }
 
@@ -446,7 +470,11 @@ export function parsePackEntryHeader(bytes: Uint8Array, offset: number, format: 
     }
     const baseOffset = offset - rel;
     if (rel <= 0 || baseOffset < PACK_HEADER_SIZE) {
-      throw bad('bad-delta-base', `pack: delta at ${offset} names a base at ${baseOffset}, which is not before it`, { what: 'pack', offset, baseOffset });
+      throw bad('bad-delta-base', `pack: delta at ${offset} names a base at ${baseOffset}, which is not before it`, {
+        what: 'pack',
+        offset,
+        baseOffset,
+      });
     }
     return { offset, kind: 'ofs-delta', typeCode, size, dataOffset: offset + p, baseOffset };
   }
@@ -456,7 +484,8 @@ export function parsePackEntryHeader(bytes: Uint8Array, offset: number, format: 
     return { offset, kind: 'ref-delta', typeCode, size, dataOffset: offset + p + h, baseId };
   }
   const kind = TYPE_BY_CODE[typeCode];
-  if (kind === undefined) throw bad('bad-type', `pack: entry at ${offset} has invalid type ${typeCode}`, { what: 'pack', offset, type: typeCode });
+  if (kind === undefined)
+    throw bad('bad-type', `pack: entry at ${offset} has invalid type ${typeCode}`, { what: 'pack', offset, type: typeCode });
   return { offset, kind, typeCode, size, dataOffset: offset + p };
 }
 
@@ -499,12 +528,19 @@ export interface ApplyDeltaOptions {
 export const DEFAULT_MAX_OBJECT_SIZE = 2 ** 31;
 
 function tooLarge(size: number, max: number, data: Record<string, unknown> = {}): ScalpelError {
-  return new ScalpelError('UNSUPPORTED', `object of ${size} bytes exceeds the limit of ${max}`, { reason: 'too-large', capability: 'object-size', size, max, ...data });
+  return new ScalpelError('UNSUPPORTED', `object of ${size} bytes exceeds the limit of ${max}`, {
+    reason: 'too-large',
+    capability: 'object-size',
+    size,
+    max,
+    ...data,
+  });
 }
 
 const POPCOUNT7: Uint8Array = (() => {
   const t = new Uint8Array(128);
-  for (let i = 0; i < 128; i++) t[i] = (i & 1) + ((i >> 1) & 1) + ((i >> 2) & 1) + ((i >> 3) & 1) + ((i >> 4) & 1) + ((i >> 5) & 1) + ((i >> 6) & 1);
+  for (let i = 0; i < 128; i++)
+    t[i] = (i & 1) + ((i >> 1) & 1) + ((i >> 2) & 1) + ((i >> 3) & 1) + ((i >> 4) & 1) + ((i >> 5) & 1) + ((i >> 6) & 1);
   return t;
 })();
 
@@ -523,7 +559,12 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array, opts: ApplyDelta
   const { baseSize, resultSize, headerLength } = parseDeltaHeader(delta);
   const what = 'delta';
   if (baseSize !== base.length) {
-    throw bad('delta-base-size-mismatch', `delta: expects a base of ${baseSize} bytes, base has ${base.length}`, { what, offset: 0, expected: baseSize, found: base.length });
+    throw bad('delta-base-size-mismatch', `delta: expects a base of ${baseSize} bytes, base has ${base.length}`, {
+      what,
+      offset: 0,
+      expected: baseSize,
+      found: base.length,
+    });
   }
   if (resultSize > maxSize) throw tooLarge(resultSize, maxSize, { what });
   const end = delta.length;
@@ -547,7 +588,10 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array, opts: ApplyDelta
       if (cmd & 0x40) size |= delta[p++] << 16;
       if (size === 0) size = 0x10000;
       if (off + size > baseSize) {
-        throw bad('delta-copy-out-of-range', `delta: instruction at ${at} copies ${size} bytes from ${off}, past the base's ${baseSize}`, { what, offset: at });
+        throw bad('delta-copy-out-of-range', `delta: instruction at ${at} copies ${size} bytes from ${off}, past the base's ${baseSize}`, {
+          what,
+          offset: at,
+        });
       }
       total += size;
     } else if (cmd !== 0) {
@@ -558,11 +602,20 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array, opts: ApplyDelta
       throw bad('delta-reserved-opcode', `delta: reserved opcode 0 at ${at}`, { what, offset: at });
     }
     if (total > resultSize) {
-      throw bad('delta-size-mismatch', `delta: instructions produce more than the declared ${resultSize} bytes`, { what, offset: at, expected: resultSize });
+      throw bad('delta-size-mismatch', `delta: instructions produce more than the declared ${resultSize} bytes`, {
+        what,
+        offset: at,
+        expected: resultSize,
+      });
     }
   }
   if (total !== resultSize) {
-    throw bad('delta-size-mismatch', `delta: instructions produce ${total} bytes, ${resultSize} declared`, { what, offset: end, expected: resultSize, found: total });
+    throw bad('delta-size-mismatch', `delta: instructions produce ${total} bytes, ${resultSize} declared`, {
+      what,
+      offset: end,
+      expected: resultSize,
+      found: total,
+    });
   }
   // Pass 2: build.
   const out = new Uint8Array(resultSize);
@@ -734,14 +787,18 @@ function makeCtx(pack: PackSource, opts: ReadPackedOptions): Ctx {
 
 function* readBytes(offset: number, length: number): Gen<Uint8Array> {
   const got = yield { kind: REQ_READ, offset, length };
-  if (!(got instanceof Uint8Array)) throw new ScalpelError('BAD_ARGUMENT', 'pack source read() did not return a Uint8Array', { name: 'pack', offset });
+  if (!(got instanceof Uint8Array))
+    throw new ScalpelError('BAD_ARGUMENT', 'pack source read() did not return a Uint8Array', { name: 'pack', offset });
   if (got.length < length) throw truncated('pack', offset + got.length, length - got.length);
   return got.length === length ? got : got.subarray(0, length);
 }
 
 function* headerAt(offset: number, c: Ctx): Gen<PackEntryHeader> {
   if (!Number.isSafeInteger(offset) || offset < PACK_HEADER_SIZE || offset >= c.limit) {
-    throw bad('bad-offset', `pack: no entry can start at offset ${offset} (entries lie in ${PACK_HEADER_SIZE}..${c.limit - 1})`, { what: 'pack', offset });
+    throw bad('bad-offset', `pack: no entry can start at offset ${offset} (entries lie in ${PACK_HEADER_SIZE}..${c.limit - 1})`, {
+      what: 'pack',
+      offset,
+    });
   }
   const bytes = yield* readBytes(offset, Math.min(MAX_ENTRY_HEADER, c.limit - offset));
   return parsePackEntryHeader(bytes, offset, c.format);
@@ -769,7 +826,11 @@ function* inflateEntry(h: PackEntryHeader, c: Ctx, prefix?: number): Gen<Uint8Ar
   try {
     for (;;) {
       if (pos >= c.limit) {
-        throw new ScalpelError('BAD_ZLIB', `pack: zlib stream of the entry at ${h.offset} runs into the pack trailer`, { reason: 'truncated', what: 'pack', offset: h.offset });
+        throw new ScalpelError('BAD_ZLIB', `pack: zlib stream of the entry at ${h.offset} runs into the pack trailer`, {
+          reason: 'truncated',
+          what: 'pack',
+          offset: h.offset,
+        });
       }
       const n = Math.min(chunk, c.limit - pos);
       const bytes = yield* readBytes(pos, n);
@@ -798,7 +859,8 @@ function* unpack(offset: number, c: Ctx): Gen<PackedObject> {
   let baseOffset = -1;
   for (;;) {
     if (seen.has(cur)) throw bad('delta-cycle', `pack: delta chain from ${offset} loops back to ${cur}`, { what: 'pack', offset: cur });
-    if (chain.length > c.maxChain) throw bad('delta-chain-too-long', `pack: delta chain from ${offset} is longer than ${c.maxChain}`, { what: 'pack', offset });
+    if (chain.length > c.maxChain)
+      throw bad('delta-chain-too-long', `pack: delta chain from ${offset} is longer than ${c.maxChain}`, { what: 'pack', offset });
     seen.add(cur);
     const hit = c.cache?.get(cur);
     if (hit !== undefined) {
@@ -821,7 +883,12 @@ function* unpack(offset: number, c: Ctx): Gen<PackedObject> {
       }
       const oid = refOid(h);
       const r = (yield { kind: REQ_REF, oid }) as PackedObject | undefined;
-      if (r === undefined || r === null) throw bad('missing-delta-base', `pack: base ${oid} of the delta at ${h.offset} is not available`, { what: 'pack', offset: h.offset, base: oid });
+      if (r === undefined || r === null)
+        throw bad('missing-delta-base', `pack: base ${oid} of the delta at ${h.offset} is not available`, {
+          what: 'pack',
+          offset: h.offset,
+          base: oid,
+        });
       if (!isObjectType(r.type) || !(r.content instanceof Uint8Array)) {
         throw new ScalpelError('BAD_ARGUMENT', 'resolveRef must return { type, content }', { name: 'resolveRef', base: oid });
       }
@@ -865,7 +932,8 @@ function* unpackHeader(offset: number, c: Ctx): Gen<PackedObjectHeader> {
   let depth = 0;
   for (;;) {
     if (h.typeCode !== OBJ_OFS_DELTA && h.typeCode !== OBJ_REF_DELTA) return { type: h.kind as ObjectType, size };
-    if (++depth > c.maxChain) throw bad('delta-chain-too-long', `pack: delta chain from ${offset} is longer than ${c.maxChain}`, { what: 'pack', offset });
+    if (++depth > c.maxChain)
+      throw bad('delta-chain-too-long', `pack: delta chain from ${offset} is longer than ${c.maxChain}`, { what: 'pack', offset });
     let next: number | undefined;
     if (h.typeCode === OBJ_OFS_DELTA) next = h.baseOffset as number;
     else {
@@ -873,7 +941,12 @@ function* unpackHeader(offset: number, c: Ctx): Gen<PackedObjectHeader> {
       if (next === undefined) {
         const oid = refOid(h);
         const t = (yield { kind: REQ_REF_TYPE, oid }) as ObjectType | undefined;
-        if (!isObjectType(t)) throw bad('missing-delta-base', `pack: base ${oid} of the delta at ${h.offset} is not available`, { what: 'pack', offset: h.offset, base: oid });
+        if (!isObjectType(t))
+          throw bad('missing-delta-base', `pack: base ${oid} of the delta at ${h.offset} is not available`, {
+            what: 'pack',
+            offset: h.offset,
+            base: oid,
+          });
         return { type: t, size };
       }
     }
@@ -902,7 +975,9 @@ function answerSync(req: Req, pack: PackSource, opts: ReadPackedSyncOptions): un
   else if (req.kind === REQ_REF) v = opts.resolveRef?.(req.oid);
   else v = opts.resolveRefType ? opts.resolveRefType(req.oid) : opts.resolveRef?.(req.oid)?.type;
   if (isThenable(v)) {
-    throw new ScalpelError('BAD_ARGUMENT', 'readPackedObjectSync needs a synchronous pack source and resolvers; use readPackedObject', { name: 'pack' });
+    throw new ScalpelError('BAD_ARGUMENT', 'readPackedObjectSync needs a synchronous pack source and resolvers; use readPackedObject', {
+      name: 'pack',
+    });
   }
   return v;
 }
@@ -1005,7 +1080,11 @@ export async function verifyPackChecksum(
   const found = toHex(state.digest());
   const expected = toHex(await pack.read(end, h));
   if (found !== expected) {
-    throw new ScalpelError('CHECKSUM_MISMATCH', `pack checksum is ${expected}, content hashes to ${found}`, { what: 'pack', expected, found });
+    throw new ScalpelError('CHECKSUM_MISMATCH', `pack checksum is ${expected}, content hashes to ${found}`, {
+      what: 'pack',
+      expected,
+      found,
+    });
   }
   if (opts.index) checkPackMatchesIndex(header, expected, opts.index);
   return found;
@@ -1014,7 +1093,11 @@ export async function verifyPackChecksum(
 /** The pack's header and trailer agree with its idx (git's `open_packed_git_1` checks). */
 export function checkPackMatchesIndex(header: PackHeader, trailerHex: string, index: PackIndex): void {
   if (header.count !== index.count) {
-    throw bad('pack-index-mismatch', `pack holds ${header.count} objects, its idx ${index.count}`, { what: 'pack', expected: index.count, found: header.count });
+    throw bad('pack-index-mismatch', `pack holds ${header.count} objects, its idx ${index.count}`, {
+      what: 'pack',
+      expected: index.count,
+      found: header.count,
+    });
   }
   if (trailerHex !== index.packChecksum) {
     throw bad('pack-index-mismatch', `pack checksum ${trailerHex} differs from the one its idx records (${index.packChecksum})`, {

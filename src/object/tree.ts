@@ -144,7 +144,8 @@ function checkEntry(e: TreeEntry, i: number, hexLen: number): void {
   if (e.modeText !== undefined && (!/^[0-7]+$/.test(e.modeText) || parseInt(e.modeText, 8) !== e.mode)) {
     throw badArgument('bad-mode', i, `modeText ${JSON.stringify(e.modeText)} does not spell mode ${e.mode.toString(8)}`, e.modeText);
   }
-  if (typeof e.oid !== 'string' || e.oid.length !== hexLen || !/^[0-9a-f]+$/.test(e.oid)) throw badArgument('bad-oid', i, `bad object id ${JSON.stringify(e.oid)}`, e.oid);
+  if (typeof e.oid !== 'string' || e.oid.length !== hexLen || !/^[0-9a-f]+$/.test(e.oid))
+    throw badArgument('bad-oid', i, `bad object id ${JSON.stringify(e.oid)}`, e.oid);
 }
 
 /** Encodes entries (any order) into a tree's content, sorted as git sorts them. Duplicate names → BAD_ARGUMENT. */

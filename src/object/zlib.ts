@@ -100,7 +100,9 @@ class PakoInflateStream implements InflateStream {
       // Z_OK with room left means all input was consumed; Z_BUF_ERROR means no progress is possible without more input.
       if (status === Z_OK || status === Z_BUF_ERROR) break;
       this.failure =
-        status === Z_NEED_DICT ? zlibError('needs-dictionary', 'stream needs a preset dictionary') : zlibError('corrupt', strm.msg || `inflate returned ${status}`);
+        status === Z_NEED_DICT
+          ? zlibError('needs-dictionary', 'stream needs a preset dictionary')
+          : zlibError('corrupt', strm.msg || `inflate returned ${status}`);
       throw this.failure;
     }
     strm.input = EMPTY;

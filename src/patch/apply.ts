@@ -133,7 +133,13 @@ function applyHunks(old: Uint8Array, hunks: readonly Hunk[], path: string): Uint
     const matchEnd = h.trailing === 0;
     const pos = h.newStart ? h.newStart - 1 : 0;
     const at = findPos(img, pre, pos, matchBeginning, matchEnd);
-    if (at < 0) throw applyError(path, k + 1, 'hunk-does-not-apply', `hunk ${k + 1} (@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@) does not match the file`);
+    if (at < 0)
+      throw applyError(
+        path,
+        k + 1,
+        'hunk-does-not-apply',
+        `hunk ${k + 1} (@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@) does not match the file`,
+      );
     img.lines.splice(at, pre.length, ...post);
     img.flags.splice(at, pre.length, ...new Array<number>(post.length).fill(PATCHED));
   });
@@ -166,24 +172,47 @@ function applyBinary(old: Uint8Array, fp: FilePatch, path: string): Uint8Array {
   }
   if (fp.status !== 'add') {
     const found = blobOid(old, oldOid.length);
-    if (found !== oldOid) throw applyError(path, 0, 'binary-preimage-mismatch', `the patch applies to '${path}' (${oldOid}), which does not match the current contents (${found})`);
+    if (found !== oldOid)
+      throw applyError(
+        path,
+        0,
+        'binary-preimage-mismatch',
+        `the patch applies to '${path}' (${oldOid}), which does not match the current contents (${found})`,
+      );
   } else if (old.length) {
     throw applyError(path, 0, 'binary-preimage-mismatch', `the patch applies to an empty '${path}' but it is not empty`);
   }
   if (/^0+$/.test(newOid)) return new Uint8Array(0);
   const fwd = fp.binary?.forward ?? null;
-  if (!fwd) throw applyError(path, 0, 'binary-without-data', `the patch has no binary data for '${path}' ("Binary files differ"): make it with --binary`);
+  if (!fwd)
+    throw applyError(
+      path,
+      0,
+      'binary-without-data',
+      `the patch has no binary data for '${path}' ("Binary files differ"): make it with --binary`,
+    );
   let out: Uint8Array;
   if (fwd.kind === 'literal') out = fwd.data;
   else {
     try {
       out = applyDelta(old, fwd.data);
     } catch (e) {
-      throw applyError(path, 1, 'binary-does-not-apply', `binary patch does not apply to '${path}' (${e instanceof Error ? e.message : String(e)})`);
+      throw applyError(
+        path,
+        1,
+        'binary-does-not-apply',
+        `binary patch does not apply to '${path}' (${e instanceof Error ? e.message : String(e)})`,
+      );
     }
   }
   const got = blobOid(out, newOid.length);
-  if (got !== newOid) throw applyError(path, 1, 'binary-result-mismatch', `binary patch to '${path}' creates incorrect result (expecting ${newOid}, got ${got})`);
+  if (got !== newOid)
+    throw applyError(
+      path,
+      1,
+      'binary-result-mismatch',
+      `binary patch to '${path}' creates incorrect result (expecting ${newOid}, got ${got})`,
+    );
   return out;
 }
 
@@ -195,7 +224,7 @@ export interface FileState {
   mode: string;
 }
 
-const typeOf = (mode: string) => mode.slice(0, 2) === '12' ? 'symlink' : mode.slice(0, 2) === '16' ? 'gitlink' : 'file';
+const typeOf = (mode: string) => (mode.slice(0, 2) === '12' ? 'symlink' : mode.slice(0, 2) === '16' ? 'gitlink' : 'file');
 
 /**
  * Applies one file's patch to what the file is now (`old`: null when it does not exist) and
@@ -211,7 +240,12 @@ export function applyFilePatchResult(old: FileState | null, fp: FilePatch): File
     throw applyError(src, 0, 'missing-file', `'${src}' does not exist`);
   }
   if (old && fp.oldMode && typeOf(old.mode) !== typeOf(fp.oldMode)) {
-    throw applyError(src, 0, 'wrong-type', `'${src}' is a ${typeOf(old.mode)}, the patch expects a ${typeOf(fp.oldMode)} (mode ${fp.oldMode})`);
+    throw applyError(
+      src,
+      0,
+      'wrong-type',
+      `'${src}' is a ${typeOf(old.mode)}, the patch expects a ${typeOf(fp.oldMode)} (mode ${fp.oldMode})`,
+    );
   }
   if ((fp.newMode && typeOf(fp.newMode) === 'gitlink') || (old && typeOf(old.mode) === 'gitlink')) {
     throw applyError(path, 0, 'unsupported-submodule', `'${path}' is a submodule: not supported`);
@@ -221,14 +255,16 @@ export function applyFilePatchResult(old: FileState | null, fp: FilePatch): File
   if (fp.format === 'codex') {
     if (fp.status === 'add') content = fp.codexContent ?? new Uint8Array(0);
     else if (fp.status === 'delete') content = new Uint8Array(0);
-    else content = applyCodexChunks(before, fp.codexChunks ?? [], (reason, hunk) => {
-      throw applyError(src, hunk, 'hunk-does-not-apply', reason);
-    });
+    else
+      content = applyCodexChunks(before, fp.codexChunks ?? [], (reason, hunk) => {
+        throw applyError(src, hunk, 'hunk-does-not-apply', reason);
+      });
   } else if (fp.binary) content = applyBinary(before, fp, src);
   else content = fp.hunks.length ? applyHunks(before, fp.hunks, src) : before;
 
   if (fp.status === 'delete') {
-    if (content.length && fp.format !== 'codex') throw applyError(src, 0, 'removal-leaves-content', `removal patch leaves file contents of '${src}'`);
+    if (content.length && fp.format !== 'codex')
+      throw applyError(src, 0, 'removal-leaves-content', `removal patch leaves file contents of '${src}'`);
     return { path: src, oldPath: null, deleted: true, mode: null, content: null, removesOldPath: true };
   }
   const mode = fp.newMode ?? old?.mode ?? '100644';

@@ -42,7 +42,6 @@ export function isCodexPatch(bytes: Uint8Array): boolean {
   return true;
 }
 
-
 function checkPath(p: string, line: number): string {
   if (p === '') throw patchError('empty-path', 'a file header names no path', line);
   if (p.includes('\0')) throw patchError('nul', 'a path contains a NUL character', line);
@@ -98,7 +97,11 @@ export function parseCodexPatch(bytes: Uint8Array): FilePatch[] {
       fp.codexChunks = chunks;
       out.push(fp);
     } else {
-      throw patchError('bad-header', `'${header.slice(0, 80)}' is not a hunk header (*** Add File:, *** Delete File:, *** Update File:)`, at);
+      throw patchError(
+        'bad-header',
+        `'${header.slice(0, 80)}' is not a hunk header (*** Add File:, *** Delete File:, *** Update File:)`,
+        at,
+      );
     }
   }
   if (out.length === 0) throw patchError('no-paths', 'the patch names no file', undefined);
@@ -173,7 +176,11 @@ function seekSequence(lines: readonly string[], pattern: readonly string[], star
 }
 
 /** Codex's `derive_new_contents_from_chunks`; `fail(reason, hunk)` throws the caller's error. */
-export function applyCodexChunks(old: Uint8Array, chunks: readonly CodexChunk[], fail: (reason: string, hunk: number) => never): Uint8Array {
+export function applyCodexChunks(
+  old: Uint8Array,
+  chunks: readonly CodexChunk[],
+  fail: (reason: string, hunk: number) => never,
+): Uint8Array {
   const text = decodePath(old);
   const original = text.split('\n');
   if (original.length && original[original.length - 1] === '') original.pop();

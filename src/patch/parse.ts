@@ -206,12 +206,17 @@ function parseHunk(L: Lines, i: number, fp: FilePatch): { hunk: Hunk; next: numb
       newLeft--;
       hunk.trailing = 0;
     } else if (c === 0x5c) {
-      if (e - s < 12 || b[s + 1] !== 0x20) throw patchError('corrupt-hunk', 'a line starting with "\\" is not "\\ No newline at end of file"', j + 1);
+      if (e - s < 12 || b[s + 1] !== 0x20)
+        throw patchError('corrupt-hunk', 'a line starting with "\\" is not "\\ No newline at end of file"', j + 1);
       if (last) last.text = last.text.subarray(0, last.text.length - 1);
       last = null;
       continue;
     } else {
-      throw patchError('corrupt-hunk', `corrupt patch: unexpected line in a hunk (${oldLeft} old and ${newLeft} new lines still expected)`, j + 1);
+      throw patchError(
+        'corrupt-hunk',
+        `corrupt patch: unexpected line in a hunk (${oldLeft} old and ${newLeft} new lines still expected)`,
+        j + 1,
+      );
     }
     if (oldLeft < 0 || newLeft < 0) throw patchError('corrupt-hunk', 'a hunk has more lines than its header says', j + 1);
     hunk.lines.push(last);
@@ -250,9 +255,11 @@ function parseBinaryHunk(L: Lines, i: number): { hunk: BinaryHunk; next: number 
     if (c >= 0x41 && c <= 0x5a) byteLength = c - 0x41 + 1;
     else if (c >= 0x61 && c <= 0x7a) byteLength = c - 0x61 + 27;
     else throw patchError('bad-binary', 'corrupt binary patch: bad length character', j + 1);
-    if (b[L.ends[j] - 1] !== 10 || llen < 7 || (llen - 2) % 5) throw patchError('bad-binary', 'corrupt binary patch: bad line length', j + 1);
+    if (b[L.ends[j] - 1] !== 10 || llen < 7 || (llen - 2) % 5)
+      throw patchError('bad-binary', 'corrupt binary patch: bad line length', j + 1);
     const max = ((llen - 2) / 5) * 4;
-    if (max < byteLength || byteLength <= max - 4) throw patchError('bad-binary', 'corrupt binary patch: line length does not match', j + 1);
+    if (max < byteLength || byteLength <= max - 4)
+      throw patchError('bad-binary', 'corrupt binary patch: line length does not match', j + 1);
     const d = decode85(b.subarray(s + 1, s + llen - 1), 0, byteLength);
     if (!d) throw patchError('bad-binary', 'corrupt binary patch: bad base85 data', j + 1);
     parts.push(d);

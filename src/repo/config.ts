@@ -51,7 +51,8 @@ export class GitConfig {
     const v = this.get(name);
     if (v === undefined) return fallback;
     const n = v === null ? undefined : parseIntValue(v.toLowerCase());
-    if (n === undefined) throw new ScalpelError('BAD_ARGUMENT', `bad numeric config value '${String(v)}' for '${name}'`, { name, value: v });
+    if (n === undefined)
+      throw new ScalpelError('BAD_ARGUMENT', `bad numeric config value '${String(v)}' for '${name}'`, { name, value: v });
     return n;
   }
 }
@@ -66,7 +67,7 @@ function parseIntValue(s: string): number | undefined {
 function splitName(name: string): { section: string; subsection: string | null; key: string } {
   const first = name.indexOf('.');
   const last = name.lastIndexOf('.');
-  if (first < 0 || first === last && first === name.length - 1) {
+  if (first < 0 || (first === last && first === name.length - 1)) {
     throw new ScalpelError('BAD_ARGUMENT', `config key needs a section: ${name}`, { name });
   }
   return {
@@ -83,7 +84,8 @@ function parseConfig(text: string, source: string) {
   let section: string | null = null;
   let subsection: string | null = null;
   const n = text.length;
-  const fail = (reason: string) => new ScalpelError('BAD_ARGUMENT', `${source}: bad config line ${line}: ${reason}`, { name: source, line, reason });
+  const fail = (reason: string) =>
+    new ScalpelError('BAD_ARGUMENT', `${source}: bad config line ${line}: ${reason}`, { name: source, line, reason });
   if (text.charCodeAt(0) === 0xfeff) i = 1;
   while (i < n) {
     const c = text[i];

@@ -51,7 +51,10 @@ async function readGitFile(fs: Fs, file: string, worktree: string): Promise<stri
   if (!m) throw new ScalpelError('NOT_A_REPOSITORY', `invalid gitfile format: ${file}`, { path: file, reason: 'bad-gitfile' });
   const gitDir = resolvePath(worktree, m[1]);
   if (!(await isGitDir(fs, gitDir))) {
-    throw new ScalpelError('NOT_A_REPOSITORY', `not a git repository: ${gitDir} (named by ${file})`, { path: gitDir, reason: 'gitfile-target' });
+    throw new ScalpelError('NOT_A_REPOSITORY', `not a git repository: ${gitDir} (named by ${file})`, {
+      path: gitDir,
+      reason: 'gitfile-target',
+    });
   }
   return gitDir;
 }

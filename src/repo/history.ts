@@ -144,7 +144,8 @@ function checkTarget(name: string, path: string, target: string): string {
   try {
     checkRefName(target);
   } catch (e) {
-    if (isScalpelError(e, 'BAD_ARGUMENT')) throw badRef(name, path, `points at an invalid ref name ${JSON.stringify(target.slice(0, 200))}`);
+    if (isScalpelError(e, 'BAD_ARGUMENT'))
+      throw badRef(name, path, `points at an invalid ref name ${JSON.stringify(target.slice(0, 200))}`);
     throw e;
   }
   return target;
@@ -183,7 +184,9 @@ async function readLooseRef(repo: HistoryRepo, path: string, name: string): Prom
 function checkRefBackend(repo: HistoryRepo): void {
   const storage = repo.config.getString('extensions.refStorage');
   if (storage !== undefined && storage.toLowerCase() !== 'files') {
-    throw new ScalpelError('UNSUPPORTED', `refs stored as ${storage} cannot be read (only the files backend)`, { capability: `refStorage=${storage}` });
+    throw new ScalpelError('UNSUPPORTED', `refs stored as ${storage} cannot be read (only the files backend)`, {
+      capability: `refStorage=${storage}`,
+    });
   }
 }
 
@@ -228,7 +231,16 @@ export async function readHeadWithLog(repo: HistoryRepo): Promise<HeadState> {
 }
 
 /** Reflog messages of HEAD moves that make no commit: a switch, a reset, a fast-forward, a rebase's start and end. */
-const MOVES_ONLY = [/^checkout: /, /^reset: /, /^[^:]*: [Ff]ast-forward/, /^(pull --rebase|rebase( -i| -m)?) \((start|finish|abort|skip)\)/, /^branch: /, /^clone: /, /^fetch\b/, /^update by push/];
+const MOVES_ONLY = [
+  /^checkout: /,
+  /^reset: /,
+  /^[^:]*: [Ff]ast-forward/,
+  /^(pull --rebase|rebase( -i| -m)?) \((start|finish|abort|skip)\)/,
+  /^branch: /,
+  /^clone: /,
+  /^fetch\b/,
+  /^update by push/,
+];
 
 /**
  * The commits HEAD's reflog says were made since `then` was taken (its entries after
@@ -249,7 +261,9 @@ export async function commitsMadeSince(repo: HistoryRepo, then: HeadState): Prom
     const m = /^([0-9a-f]+) ([0-9a-f]+) [^\t]*\t?(.*)$/.exec(line);
     return m && m[1].length === hexLen && m[2].length === hexLen ? { old: m[1], new: m[2], message: m[3] } : null;
   };
-  const before = decodePath(bytes.subarray(0, then.log)).split('\n').filter((l) => l !== '');
+  const before = decodePath(bytes.subarray(0, then.log))
+    .split('\n')
+    .filter((l) => l !== '');
   const last = before.length ? parse(before[before.length - 1]) : null;
   const zero = '0'.repeat(hexLen);
   // the entry at that point must be where HEAD then was (an unborn HEAD has none)
@@ -274,7 +288,12 @@ async function readPacked(repo: HistoryRepo, name: string): Promise<string | nul
     if (isScalpelError(e, 'UNSUPPORTED')) return null;
     throw e;
   }
-  if (oid !== null && !isHex(oid, hexLengthOf(repo))) throw badRef(name, joinPath(repo.loc.commonDir, 'packed-refs'), `packed-refs holds no object id for it: ${JSON.stringify(oid.slice(0, 80))}`);
+  if (oid !== null && !isHex(oid, hexLengthOf(repo)))
+    throw badRef(
+      name,
+      joinPath(repo.loc.commonDir, 'packed-refs'),
+      `packed-refs holds no object id for it: ${JSON.stringify(oid.slice(0, 80))}`,
+    );
   return oid;
 }
 
@@ -286,7 +305,12 @@ function checkHeadState(name: string, s: unknown, hexLen: number): HeadState {
     (st.ref === null || typeof st.ref === 'string') &&
     (st.commit === null || (typeof st.commit === 'string' && st.commit.length === hexLen && /^[0-9a-f]+$/.test(st.commit))) &&
     (st.log === undefined || (Number.isSafeInteger(st.log) && st.log >= 0));
-  if (!ok) throw new ScalpelError('BAD_ARGUMENT', `${name} is not a HeadState ({ ref: string | null, commit: lowercase object id | null })`, { name, reason: 'bad-head-state', value: s });
+  if (!ok)
+    throw new ScalpelError('BAD_ARGUMENT', `${name} is not a HeadState ({ ref: string | null, commit: lowercase object id | null })`, {
+      name,
+      reason: 'bad-head-state',
+      value: s,
+    });
   return st;
 }
 
@@ -300,7 +324,10 @@ function checkHeadState(name: string, s: unknown, hexLen: number): HeadState {
  * is none, when `core.commitGraph` is false, or when the repository is shallow (git then
  * ignores the graph, whose parents would disagree with the shallow boundary).
  */
-export async function loadCommitGraph(repo: HistoryRepo, opts: { verify?: boolean } = {}): Promise<{ graph: CommitGraph | null; warnings: string[] }> {
+export async function loadCommitGraph(
+  repo: HistoryRepo,
+  opts: { verify?: boolean } = {},
+): Promise<{ graph: CommitGraph | null; warnings: string[] }> {
   const warnings: string[] = [];
   const none = { graph: null, warnings };
   let enabled = true;
@@ -356,7 +383,8 @@ export async function loadCommitGraph(repo: HistoryRepo, opts: { verify?: boolea
     }
     try {
       const layer = parseCommitGraphLayer(layerBytes, repo.objectFormat, { verifyChecksum, hash: repo.hash, baseCount: below });
-      if (layer.checksum !== name.toLowerCase()) throw new ScalpelError('BAD_OBJECT', `its checksum is ${layer.checksum}`, { reason: 'base' });
+      if (layer.checksum !== name.toLowerCase())
+        throw new ScalpelError('BAD_OBJECT', `its checksum is ${layer.checksum}`, { reason: 'base' });
       if (layer.bases.length !== layers.length || layer.bases.some((b, j) => b !== layers[j].checksum)) {
         throw new ScalpelError('BAD_OBJECT', 'its BASE chunk does not list the layers below it in the chain', { reason: 'base' });
       }
@@ -432,7 +460,7 @@ class NodeQueue {
   push(n: Node): void {
     this.nodes.push(n);
     this.seqs.push(this.seq++);
-    for (let i = this.nodes.length - 1; i > 0; ) {
+    for (let i = this.nodes.length - 1; i > 0;) {
       const up = (i - 1) >> 1;
       if (!this.before(i, up)) break;
       this.swap(i, up);
@@ -446,7 +474,7 @@ class NodeQueue {
     this.swap(0, last);
     this.nodes.pop();
     this.seqs.pop();
-    for (let i = 0; ; ) {
+    for (let i = 0; ;) {
       const l = 2 * i + 1;
       const r = l + 1;
       let best = i;
@@ -513,7 +541,8 @@ class Walker {
     const shallowPath = joinPath(this.repo.loc.commonDir, 'shallow');
     const shallow = new Set<string>();
     if (await this.repo.fs.lstat(shallowPath)) {
-      for (const line of decodePath(await this.repo.fs.readFile(shallowPath)).split('\n')) if (line.trim()) shallow.add(line.trim().toLowerCase());
+      for (const line of decodePath(await this.repo.fs.readFile(shallowPath)).split('\n'))
+        if (line.trim()) shallow.add(line.trim().toLowerCase());
     }
     this.shallow = shallow;
     return shallow;
@@ -554,7 +583,7 @@ class Walker {
     const known = this.nodes.get(oid);
     if (known) return known;
     if (this.visited >= this.maxCommits) throw new CapReached();
-    const graph = this.visited >= this.graphAfter ? await this.prepareGraph() : this.graph ?? null;
+    const graph = this.visited >= this.graphAfter ? await this.prepareGraph() : (this.graph ?? null);
     const shallow = await this.prepareShallow();
     this.visited++;
     if (graph) {
@@ -580,10 +609,12 @@ class Walker {
         if (id !== oid) this.nodes.set(oid, node);
         return node;
       }
-      if (!peel) throw new ScalpelError('BAD_OBJECT', `${oid} is a ${obj.type}, not a commit`, { oid, reason: 'not-a-commit', type: obj.type });
+      if (!peel)
+        throw new ScalpelError('BAD_OBJECT', `${oid} is a ${obj.type}, not a commit`, { oid, reason: 'not-a-commit', type: obj.type });
       if (obj.type !== 'tag' || depth >= MAX_PEEL) return null;
       const m = /^object ([0-9a-f]+)\n/.exec(decodePath(obj.content.subarray(0, 200)));
-      if (!m || m[1].length !== this.hexLen) throw new ScalpelError('BAD_OBJECT', `tag ${id} names no object`, { oid: id, reason: 'bad-tag' });
+      if (!m || m[1].length !== this.hexLen)
+        throw new ScalpelError('BAD_OBJECT', `tag ${id} names no object`, { oid: id, reason: 'bad-tag' });
       id = m[1];
       const peeled = this.nodes.get(id);
       if (peeled) return peeled;
@@ -726,7 +757,10 @@ class Walker {
         tip = await this.load(remotes.get(ref)!, true);
       } catch (e) {
         if (isScalpelError(e, 'OBJECT_NOT_FOUND')) {
-          throw new ScalpelError('OBJECT_NOT_FOUND', `remote-tracking ref ${ref} points at a missing object: ${e.message}`, { ...e.data, ref });
+          throw new ScalpelError('OBJECT_NOT_FOUND', `remote-tracking ref ${ref} points at a missing object: ${e.message}`, {
+            ...e.data,
+            ref,
+          });
         }
         throw e;
       }
@@ -775,22 +809,50 @@ async function madeNodes(walker: Walker, made: readonly string[]): Promise<Node[
  * commit, a commit on the way, or a remote-tracking ref's object is missing), BAD_OBJECT (not a
  * commit, or a commit git could not parse either), and readHead's.
  */
-export async function headMovement(repo: HistoryRepo, then: HeadState, now?: HeadState, opts: HeadMovementOptions = {}): Promise<HeadMovement | null> {
+export async function headMovement(
+  repo: HistoryRepo,
+  then: HeadState,
+  now?: HeadState,
+  opts: HeadMovementOptions = {},
+): Promise<HeadMovement | null> {
   const hexLen = hexLengthOf(repo);
   const from = checkHeadState('then', then, hexLen);
   const to = now === undefined ? await readHead(repo) : checkHeadState('now', now, hexLen);
   if (from.commit === to.commit) return null;
   const maxCommits = opts.maxCommits ?? DEFAULT_MAX_COMMITS;
-  if (!Number.isInteger(maxCommits) || maxCommits < 1) throw new ScalpelError('BAD_ARGUMENT', `maxCommits must be a positive integer, got ${maxCommits}`, { name: 'maxCommits', value: maxCommits });
-  if (opts.since !== undefined && !Number.isFinite(opts.since)) throw new ScalpelError('BAD_ARGUMENT', `since must be a number of seconds, got ${opts.since}`, { name: 'since', value: opts.since });
+  if (!Number.isInteger(maxCommits) || maxCommits < 1)
+    throw new ScalpelError('BAD_ARGUMENT', `maxCommits must be a positive integer, got ${maxCommits}`, {
+      name: 'maxCommits',
+      value: maxCommits,
+    });
+  if (opts.since !== undefined && !Number.isFinite(opts.since))
+    throw new ScalpelError('BAD_ARGUMENT', `since must be a number of seconds, got ${opts.since}`, { name: 'since', value: opts.since });
   const mode = opts.commitGraph ?? 'verify';
-  if (mode !== 'verify' && mode !== 'trust' && mode !== 'off') throw new ScalpelError('BAD_ARGUMENT', `commitGraph must be verify, trust or off, got ${String(mode)}`, { name: 'commitGraph', value: mode });
+  if (mode !== 'verify' && mode !== 'trust' && mode !== 'off')
+    throw new ScalpelError('BAD_ARGUMENT', `commitGraph must be verify, trust or off, got ${String(mode)}`, {
+      name: 'commitGraph',
+      value: mode,
+    });
 
-  const result: HeadMovement = { from, to, branchChanged: from.ref !== to.ref, newCommits: [], count: 0, complete: true, pushed: [], visited: 0, warnings: [] };
+  const result: HeadMovement = {
+    from,
+    to,
+    branchChanged: from.ref !== to.ref,
+    newCommits: [],
+    count: 0,
+    complete: true,
+    pushed: [],
+    visited: 0,
+    warnings: [],
+  };
   if (to.commit === null) return result;
 
   const graphAfter = opts.commitGraphAfter ?? DEFAULT_GRAPH_AFTER;
-  if (!Number.isInteger(graphAfter) || graphAfter < 0) throw new ScalpelError('BAD_ARGUMENT', `commitGraphAfter must be a non-negative integer, got ${graphAfter}`, { name: 'commitGraphAfter', value: graphAfter });
+  if (!Number.isInteger(graphAfter) || graphAfter < 0)
+    throw new ScalpelError('BAD_ARGUMENT', `commitGraphAfter must be a non-negative integer, got ${graphAfter}`, {
+      name: 'commitGraphAfter',
+      value: graphAfter,
+    });
   const walker = new Walker(repo, maxCommits, mode, graphAfter);
   try {
     let fromNode: Node | null = null;
@@ -799,7 +861,10 @@ export async function headMovement(repo: HistoryRepo, then: HeadState, now?: Hea
         fromNode = await walker.commit(from.commit);
       } catch (e) {
         if (isScalpelError(e, 'OBJECT_NOT_FOUND')) {
-          throw new ScalpelError('OBJECT_NOT_FOUND', `the snapshot's HEAD commit ${from.commit} is no longer in the repository`, { oid: from.commit, role: 'from' });
+          throw new ScalpelError('OBJECT_NOT_FOUND', `the snapshot's HEAD commit ${from.commit} is no longer in the repository`, {
+            oid: from.commit,
+            role: 'from',
+          });
         }
         throw e;
       }

@@ -56,7 +56,13 @@ export interface ReadIndexOptions {
 }
 
 /** Read `<gitDir>/index` (an absent file is an empty index), merging `sharedindex.<id>` when split. */
-export async function readIndexFile(fs: Fs, gitDir: string, objectFormat: ObjectFormat, hash?: HashProvider, opts: ReadIndexOptions = {}): Promise<ReadIndexResult | null> {
+export async function readIndexFile(
+  fs: Fs,
+  gitDir: string,
+  objectFormat: ObjectFormat,
+  hash?: HashProvider,
+  opts: ReadIndexOptions = {},
+): Promise<ReadIndexResult | null> {
   const path = joinPath(gitDir, 'index');
   const stat = await fs.lstat(path);
   if (!stat) return null;
@@ -70,22 +76,36 @@ export async function readIndexFile(fs: Fs, gitDir: string, objectFormat: Object
   }
   const verifyChecksum = opts.verify !== false;
   const lenient = opts.lenient === true;
-  const file = withPath(() => decodeIndex(bytes, { objectFormat, hash, verifyChecksum, lenient, latin1: opts.latin1, racySince: stat.mtimeSeconds }), path);
+  const file = withPath(
+    () => decodeIndex(bytes, { objectFormat, hash, verifyChecksum, lenient, latin1: opts.latin1, racySince: stat.mtimeSeconds }),
+    path,
+  );
   const dropped = droppedIn(file, path, []);
   const link = linkExtension(file);
   if (!link) return { index: file, file, bytes, stat, dropped };
   const sharedPath = joinPath(gitDir, `sharedindex.${link.baseOid}`);
   if (!(await fs.lstat(sharedPath))) {
-    throw new ScalpelError('SPLIT_INDEX_MISMATCH', `split index names ${sharedPath}, which does not exist`, { path: sharedPath, expected: link.baseOid });
+    throw new ScalpelError('SPLIT_INDEX_MISMATCH', `split index names ${sharedPath}, which does not exist`, {
+      path: sharedPath,
+      expected: link.baseOid,
+    });
   }
   const sharedBytes = await fs.readFile(sharedPath);
   const shared = withPath(() => decodeIndex(sharedBytes, { objectFormat, hash, verifyChecksum, lenient, latin1: opts.latin1 }), sharedPath);
   droppedIn(shared, sharedPath, dropped);
-  return { index: mergeSplitIndex(file, shared), file, bytes, stat, shared: { path: sharedPath, index: shared, bytes: sharedBytes }, dropped };
+  return {
+    index: mergeSplitIndex(file, shared),
+    file,
+    bytes,
+    stat,
+    shared: { path: sharedPath, index: shared, bytes: sharedBytes },
+    dropped,
+  };
 }
 
 function droppedIn(index: GitIndex, path: string, out: DroppedIndexExtension[]): DroppedIndexExtension[] {
-  if (index.dropped) for (const d of index.dropped) out.push({ path, signature: d.signature, offset: d.offset, code: d.code, reason: d.reason });
+  if (index.dropped)
+    for (const d of index.dropped) out.push({ path, signature: d.signature, offset: d.offset, code: d.code, reason: d.reason });
   return out;
 }
 

@@ -135,7 +135,11 @@ async function loadPackSource(fs: Fs & RandomAccessFs, pack: PackFile, format: O
     source = bufferPackSource(await fs.readFile(pack.packPath));
   }
   if (source.size < PACK_HEADER_SIZE + h) {
-    throw new ScalpelError('TRUNCATED', `pack ${pack.name}: ${source.size} bytes is too small`, { what: 'pack', offset: source.size, need: PACK_HEADER_SIZE + h - source.size });
+    throw new ScalpelError('TRUNCATED', `pack ${pack.name}: ${source.size} bytes is too small`, {
+      what: 'pack',
+      offset: source.size,
+      need: PACK_HEADER_SIZE + h - source.size,
+    });
   }
   const header = parsePackHeader(await source.read(0, PACK_HEADER_SIZE));
   const trailer = await source.read(source.size - h, h);

@@ -33,7 +33,12 @@ export async function hashBlobStream(odb: ObjectDatabase, size: number, chunks: 
 }
 
 /** Write the blob `open()` yields (called twice) as a loose object without holding it whole; returns its id. */
-export async function writeBlobStream(odb: ObjectDatabase, size: number, open: () => AsyncIterable<Uint8Array>, what: string): Promise<string> {
+export async function writeBlobStream(
+  odb: ObjectDatabase,
+  size: number,
+  open: () => AsyncIterable<Uint8Array>,
+  what: string,
+): Promise<string> {
   const oid = await hashBlobStream(odb, size, open(), what);
   if (await odb.has(oid)) return oid;
   const final = joinPath(odb.objectsDir, looseObjectPath(oid));
@@ -108,7 +113,8 @@ export async function readBlobStream(odb: ObjectDatabase, oid: string): Promise<
           continue;
         }
         const fh = parseFrameHeader(joined.subarray(0, z + 1));
-        if (fh.type !== 'blob' || fh.size !== header.size) throw new ScalpelError('BAD_OBJECT', `${oid}: header changed while reading`, { oid, reason: 'header' });
+        if (fh.type !== 'blob' || fh.size !== header.size)
+          throw new ScalpelError('BAD_OBJECT', `${oid}: header changed while reading`, { oid, reason: 'header' });
         out = joined.subarray(z + 1);
         headerDone = true;
       }
@@ -119,7 +125,10 @@ export async function readBlobStream(odb: ObjectDatabase, oid: string): Promise<
     }
     inflate.finish();
     if (n !== header.size || toHex(h.digest()) !== oid) {
-      throw new ScalpelError('BAD_OBJECT', `object ${oid} is corrupt: its content does not hash to its id`, { oid, reason: 'oid-mismatch' });
+      throw new ScalpelError('BAD_OBJECT', `object ${oid} is corrupt: its content does not hash to its id`, {
+        oid,
+        reason: 'oid-mismatch',
+      });
     }
     if (held) yield held;
   }

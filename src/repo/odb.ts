@@ -27,7 +27,14 @@ import { settleAll } from '../fs/settle.js';
 import type { Fs } from '../fs/types.js';
 import { checkObjectFormat, pureHash, oidLength, type HashProvider, type ObjectFormat } from '../hash/index.js';
 import { encodeLooseObject, objectId, type ObjectType } from '../object/loose.js';
-import { DeltaBaseCache, parsePackIndex, readPackedHeader, readPackedObject, type PackedObject, type PackedObjectHeader } from '../object/pack.js';
+import {
+  DeltaBaseCache,
+  parsePackIndex,
+  readPackedHeader,
+  readPackedObject,
+  type PackedObject,
+  type PackedObjectHeader,
+} from '../object/pack.js';
 import { encodePack } from '../object/pack-write.js';
 import { checkLevel, pakoZlib, LOOSE_COMPRESSION_DEFAULT, type ZlibProvider } from '../object/zlib.js';
 import { findAlternates } from './alternates.js';
@@ -80,7 +87,8 @@ function notFound(oid: string): ScalpelError {
 }
 
 function checkPositive(name: string, v: number): number {
-  if (typeof v !== 'number' || !(v >= 1)) throw new ScalpelError('BAD_ARGUMENT', `${name} must be at least 1, got ${v}`, { name, value: v });
+  if (typeof v !== 'number' || !(v >= 1))
+    throw new ScalpelError('BAD_ARGUMENT', `${name} must be at least 1, got ${v}`, { name, value: v });
   return v;
 }
 
@@ -261,7 +269,11 @@ export class ObjectDatabase implements ObjectWriter, BatchTarget {
 
   private checkOid(oid: string): string {
     if (typeof oid !== 'string' || oid.length !== this.hexLength || !/^[0-9a-fA-F]+$/.test(oid)) {
-      throw new ScalpelError('BAD_ARGUMENT', `not a ${this.format} object id: ${JSON.stringify(oid)}`, { name: 'oid', value: oid, reason: 'bad-oid' });
+      throw new ScalpelError('BAD_ARGUMENT', `not a ${this.format} object id: ${JSON.stringify(oid)}`, {
+        name: 'oid',
+        value: oid,
+        reason: 'bad-oid',
+      });
     }
     return oid.toLowerCase();
   }
@@ -269,7 +281,12 @@ export class ObjectDatabase implements ObjectWriter, BatchTarget {
   private findPacked(oid: string): Array<{ pack: PackFile; offset: number }> {
     // parsed once, not once per pack (a whole-tree snapshot asks about hundreds of trees)
     const key = this.oidKey;
-    if (!hexInto(oid, key)) throw new ScalpelError('BAD_ARGUMENT', `not a ${this.format} object id: ${JSON.stringify(oid)}`, { name: 'oid', value: oid, reason: 'bad-oid' });
+    if (!hexInto(oid, key))
+      throw new ScalpelError('BAD_ARGUMENT', `not a ${this.format} object id: ${JSON.stringify(oid)}`, {
+        name: 'oid',
+        value: oid,
+        reason: 'bad-oid',
+      });
     return findPacked(this.dirs, key);
   }
 
@@ -288,11 +305,21 @@ export class ObjectDatabase implements ObjectWriter, BatchTarget {
    * pack vanished) is skipped for the next; when none reads, the first failure is thrown.
    */
   private readAny(oid: string, resolving: Set<string>): Promise<PackedObject | undefined> {
-    return this.lookup(oid, resolving, (pack, offset) => this.readFromPack(pack, offset, oid, resolving), (dir) => readLoose(this.fs, dir, oid, this));
+    return this.lookup(
+      oid,
+      resolving,
+      (pack, offset) => this.readFromPack(pack, offset, oid, resolving),
+      (dir) => readLoose(this.fs, dir, oid, this),
+    );
   }
 
   private headerAny(oid: string, resolving: Set<string>): Promise<ObjectHeader | undefined> {
-    return this.lookup(oid, resolving, (pack, offset) => this.headerFromPack(pack, offset, resolving), (dir) => readLooseObjectHeader(this.fs, dir, oid, this.zlib));
+    return this.lookup(
+      oid,
+      resolving,
+      (pack, offset) => this.headerFromPack(pack, offset, resolving),
+      (dir) => readLooseObjectHeader(this.fs, dir, oid, this.zlib),
+    );
   }
 
   private async lookup<T>(
@@ -396,7 +423,12 @@ export class ObjectDatabase implements ObjectWriter, BatchTarget {
 
   private async scan(): Promise<void> {
     // adds (never removes) the directories the alternates files name, recursively as git does
-    if (this.followAlternates) for (const path of await findAlternates(this.fs, this.dirs.map((d) => d.path))) this.dirs.push({ path, packs: [] });
+    if (this.followAlternates)
+      for (const path of await findAlternates(
+        this.fs,
+        this.dirs.map((d) => d.path),
+      ))
+        this.dirs.push({ path, packs: [] });
     for (const d of this.dirs) d.packs = await scanPacks(this.fs, d, this.format, this.baseCache);
   }
 
@@ -410,7 +442,7 @@ export class ObjectDatabase implements ObjectWriter, BatchTarget {
     const packPath = await this.files.writePack(name, enc.pack, enc.index);
     await this.ensureScanned();
     const home = this.dirs[0];
-    if (!home.packs.some((p) => p.name === name)) home.packs.push(packFile(name, packPath, parsePackIndex(enc.index, this.format), this.baseCache));
+    if (!home.packs.some((p) => p.name === name))
+      home.packs.push(packFile(name, packPath, parsePackIndex(enc.index, this.format), this.baseCache));
   }
 }
-

@@ -34,7 +34,11 @@ export class RefStore {
       if (text.startsWith('ref:')) {
         throw new ScalpelError('UNSUPPORTED', `ref ${name} is symbolic (${text}); git-scalpel refs are direct`, { ref: name });
       }
-      if (!isHex(text, this.oidHexLength)) throw new ScalpelError('BAD_OBJECT', `ref ${name} holds no object id: ${JSON.stringify(text.slice(0, 80))}`, { ref: name, reason: 'bad-ref' });
+      if (!isHex(text, this.oidHexLength))
+        throw new ScalpelError('BAD_OBJECT', `ref ${name} holds no object id: ${JSON.stringify(text.slice(0, 80))}`, {
+          ref: name,
+          reason: 'bad-ref',
+        });
       return text.toLowerCase();
     }
     if (st && st.type === 'directory') return null;
@@ -198,7 +202,11 @@ export interface RefTransaction {
 }
 
 function conflict(name: string, expected: string | null, found: string | null): ScalpelError {
-  return new ScalpelError('REF_CONFLICT', `ref ${name} moved: expected ${expected ?? '(none)'}, found ${found ?? '(none)'}`, { ref: name, expected, found });
+  return new ScalpelError('REF_CONFLICT', `ref ${name} moved: expected ${expected ?? '(none)'}, found ${found ?? '(none)'}`, {
+    ref: name,
+    expected,
+    found,
+  });
 }
 
 /** A subset of git's check_refname_format, enough for the refs this tool writes and reads. */

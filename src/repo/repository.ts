@@ -105,7 +105,15 @@ export class Repository {
   /** Where git's global files are (RepositoryOptions.env). */
   readonly env: RepositoryEnv;
 
-  private constructor(fs: Fs, loc: RepoLocation, config: GitConfig, platform: Platform, packThreshold: number | undefined, env: RepositoryEnv, streamThreshold: number | undefined) {
+  private constructor(
+    fs: Fs,
+    loc: RepoLocation,
+    config: GitConfig,
+    platform: Platform,
+    packThreshold: number | undefined,
+    env: RepositoryEnv,
+    streamThreshold: number | undefined,
+  ) {
     const { hash, zlib, proc } = platform;
     this.fs = fs;
     this.streamThreshold = streamThreshold ?? 16 << 20;
@@ -165,7 +173,11 @@ export class Repository {
    * engine works wherever git does; `lenient: false` reads strictly, as `index --verify` does.
    */
   readIndex(opts: IndexReadOptions = {}): Promise<ReadIndexResult | null> {
-    return readIndexFile(this.fs, this.loc.gitDir, this.objectFormat, this.hash, { verify: opts.verify, lenient: opts.lenient !== false, latin1: this.platform.latin1 });
+    return readIndexFile(this.fs, this.loc.gitDir, this.objectFormat, this.hash, {
+      verify: opts.verify,
+      lenient: opts.lenient !== false,
+      latin1: this.platform.latin1,
+    });
   }
 
   /**
@@ -185,7 +197,12 @@ export class Repository {
           buffer = b;
         },
       };
-      const read = await readIndexFile(this.fs, this.loc.gitDir, this.objectFormat, this.hash, { verify: opts.verify, lenient: opts.lenient !== false, scratch, latin1: this.platform.latin1 });
+      const read = await readIndexFile(this.fs, this.loc.gitDir, this.objectFormat, this.hash, {
+        verify: opts.verify,
+        lenient: opts.lenient !== false,
+        scratch,
+        latin1: this.platform.latin1,
+      });
       return await fn(read);
     } finally {
       if (buffer) this.indexBuffers.give(buffer);

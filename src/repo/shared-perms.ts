@@ -32,12 +32,18 @@ export function parseSharedRepository(value: string | boolean | null | undefined
   }
   if (v === 'true' || v === 'yes' || v === 'on' || v === '') return v === '' ? 'umask' : 'group';
   if (v === 'false' || v === 'no' || v === 'off') return 'umask';
-  throw new ScalpelError('BAD_ARGUMENT', `bad core.sharedRepository value ${JSON.stringify(value)}`, { name: 'core.sharedRepository', value });
+  throw new ScalpelError('BAD_ARGUMENT', `bad core.sharedRepository value ${JSON.stringify(value)}`, {
+    name: 'core.sharedRepository',
+    value,
+  });
 }
 
 function checkShared(n: number): number {
   if (!Number.isInteger(n) || n < 0 || n > 0o7777 || (n & 0o600) !== 0o600) {
-    throw new ScalpelError('BAD_ARGUMENT', `shared repository mode ${n.toString(8)} must give the owner read and write`, { name: 'sharedRepository', value: n });
+    throw new ScalpelError('BAD_ARGUMENT', `shared repository mode ${n.toString(8)} must give the owner read and write`, {
+      name: 'sharedRepository',
+      value: n,
+    });
   }
   return n & 0o666;
 }

@@ -54,7 +54,15 @@ export async function apply(ctx: EngineContext, patch: Uint8Array | string, opts
     ({ snap, plan } = await ctx.repo.withIndex({ verify: false }, async (read) => {
       const batch = ctx.repo.odb.batch();
       const p = await planApply(ctx.repo, read, files, roots, to, batch);
-      const s = await capture(ctx, roots, read, { session, label: opts.label ?? `apply: ${files.map((f) => f.newPath ?? f.oldPath).join(', ').slice(0, 100)}` });
+      const s = await capture(ctx, roots, read, {
+        session,
+        label:
+          opts.label ??
+          `apply: ${files
+            .map((f) => f.newPath ?? f.oldPath)
+            .join(', ')
+            .slice(0, 100)}`,
+      });
       await batch.flush();
       const stack = stackOf(ctx, session);
       const manifest = withCaptured((await stack.load(s.commit)).manifest, p.target);
@@ -68,7 +76,15 @@ export async function apply(ctx: EngineContext, patch: Uint8Array | string, opts
   }
   const warnings = [...(snap.warnings ?? [])];
   await appendLog(ctx, { event: 'apply', session, ids: [snap.id], paths: roots, detail: { to, files: plan.files.length } }, warnings);
-  const done = (check: ApplyReport['check'], rolledBack: boolean): ApplyReport => ({ session, snapshot: snap.id, dryRun: false, files: summary(plan), check, rolledBack, ...(warnings.length ? { warnings: unique(warnings) } : {}) });
+  const done = (check: ApplyReport['check'], rolledBack: boolean): ApplyReport => ({
+    session,
+    snapshot: snap.id,
+    dryRun: false,
+    files: summary(plan),
+    check,
+    rolledBack,
+    ...(warnings.length ? { warnings: unique(warnings) } : {}),
+  });
   if (!opts.check) return done(null, false);
   const check = await opts.check();
   if (check.code === 0 || opts.keepOnFailure) return done(check, false);

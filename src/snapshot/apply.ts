@@ -38,13 +38,23 @@ const MODE_TEXT: Record<number, string> = { [MODE_FILE]: '100644', [MODE_EXECUTA
  * What the patch's paths hold now, for the applier: the worktree's files (and, with `index`, a
  * check that each matches its index entry, as `git apply --index` requires), or the index's blobs.
  */
-async function currentFiles(repo: Repository, index: GitIndex | null, paths: readonly string[], to: ApplyTo): Promise<Map<string, FileState | null>> {
+async function currentFiles(
+  repo: Repository,
+  index: GitIndex | null,
+  paths: readonly string[],
+  to: ApplyTo,
+): Promise<Map<string, FileState | null>> {
   const out = new Map<string, FileState | null>();
   const rows = index ? rowsOf(index) : null;
   const entryOf = (p: string) => {
     if (!rows) return null;
     const at = rowsAt(rows, p).map((i) => rows.entry(i));
-    if (at.some((e) => e.stage !== 0)) throw new ScalpelError('BAD_ARGUMENT', `${p}: needs merge (it has conflict stages in the index)`, { name: 'patch', path: p, reason: 'unmerged' });
+    if (at.some((e) => e.stage !== 0))
+      throw new ScalpelError('BAD_ARGUMENT', `${p}: needs merge (it has conflict stages in the index)`, {
+        name: 'patch',
+        path: p,
+        reason: 'unmerged',
+      });
     return at[0] ?? null;
   };
   for (const p of paths) {
@@ -65,8 +75,12 @@ async function currentFiles(repo: Repository, index: GitIndex | null, paths: rea
     else if (st?.type === 'file') state = { content: await repo.fs.readFile(abs), mode: MODE_TEXT[fileModeOf(st.mode)] };
     if (to === 'index') {
       const e = entryOf(p);
-      const same = state === null ? e === null : e !== null && MODE_TEXT[e.mode] === state.mode && e.oid === objectId('blob', state.content, repo.objectFormat, repo.hash);
-      if (!same) throw new ScalpelError('BAD_ARGUMENT', `${p}: does not match index`, { name: 'patch', path: p, reason: 'does-not-match-index' });
+      const same =
+        state === null
+          ? e === null
+          : e !== null && MODE_TEXT[e.mode] === state.mode && e.oid === objectId('blob', state.content, repo.objectFormat, repo.hash);
+      if (!same)
+        throw new ScalpelError('BAD_ARGUMENT', `${p}: does not match index`, { name: 'patch', path: p, reason: 'does-not-match-index' });
     }
     out.set(p, state);
   }
@@ -85,7 +99,14 @@ export interface ApplyPlan {
  * the roots (new contents stored through `writer`). Throws BAD_ARGUMENT (data.name 'patch',
  * data.path, data.hunk) when the patch does not apply: nothing is written then.
  */
-export async function planApply(repo: Repository, read: { index: GitIndex; stat: FileStat } | null, files: readonly FilePatch[], roots: string[], to: ApplyTo, writer: ObjectWriter | null): Promise<ApplyPlan> {
+export async function planApply(
+  repo: Repository,
+  read: { index: GitIndex; stat: FileStat } | null,
+  files: readonly FilePatch[],
+  roots: string[],
+  to: ApplyTo,
+  writer: ObjectWriter | null,
+): Promise<ApplyPlan> {
   const index = read?.index ?? null;
   const paths = [...new Set(files.flatMap((f) => [f.oldPath, f.newPath]).filter((p): p is string => p !== null))];
   const now = await currentFiles(repo, index, paths, to);
@@ -99,7 +120,10 @@ export async function planApply(repo: Repository, read: { index: GitIndex; stat:
     if (state) {
       const oid = writer ? await writer.write('blob', state.content) : objectId('blob', state.content, repo.objectFormat, repo.hash);
       const mode = state.mode === '120000' ? MODE_SYMLINK : state.mode === '100755' ? MODE_EXECUTABLE : MODE_FILE;
-      item = mode === MODE_SYMLINK ? { path: p, kind: 'symlink', target: decodePath(state.content), oid } : { path: p, kind: 'file', mode, oid, size: state.content.length };
+      item =
+        mode === MODE_SYMLINK
+          ? { path: p, kind: 'symlink', target: decodePath(state.content), oid }
+          : { path: p, kind: 'file', mode, oid, size: state.content.length };
       record = { path: p, stage: 0, mode, oid, flags: { assumeValid: false, skipWorktree: false, intentToAdd: false } };
     }
     if (to !== 'cached') {

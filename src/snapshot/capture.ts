@@ -137,7 +137,12 @@ function splitRel(rel: string): [string, string] {
  * A file whose stat data matches its clean, not racily clean, stage-0 index entry is not read:
  * its id is the entry's, as git's own refresh decides (`ie_match_stat`).
  */
-export async function captureState(repo: Repository, index: GitIndex | null, roots: readonly string[], opts: CaptureOptions): Promise<PathState> {
+export async function captureState(
+  repo: Repository,
+  index: GitIndex | null,
+  roots: readonly string[],
+  opts: CaptureOptions,
+): Promise<PathState> {
   return (await captureScope(repo, index, roots, opts)).state;
 }
 
@@ -145,7 +150,12 @@ export async function captureState(repo: Repository, index: GitIndex | null, roo
  * captureState, and the directories of the scope that hold a repository of their own (`.git`),
  * sorted: what a restore must not remove (it would take that repository's files with it).
  */
-export async function captureScope(repo: Repository, index: GitIndex | null, roots: readonly string[], opts: CaptureOptions): Promise<{ state: PathState; nestedRepos: string[] }> {
+export async function captureScope(
+  repo: Repository,
+  index: GitIndex | null,
+  roots: readonly string[],
+  opts: CaptureOptions,
+): Promise<{ state: PathState; nestedRepos: string[] }> {
   const w = new Walk(repo, opts, new Limiter(IN_FLIGHT), index, roots);
   let absentParents: AbsentParents[] | undefined;
   for (const root of roots) {
@@ -164,7 +174,12 @@ export async function captureScope(repo: Repository, index: GitIndex | null, roo
   }
   await readConverted(w, index);
   const items = sortByPath(w.out);
-  const state: PathState = { roots: [...roots], items, index: index ? indexRecordsUnder(index, roots) : [], reuc: index ? reucUnder(index, roots) : [] };
+  const state: PathState = {
+    roots: [...roots],
+    items,
+    index: index ? indexRecordsUnder(index, roots) : [],
+    reuc: index ? reucUnder(index, roots) : [],
+  };
   // roots come sorted (minimalRoots), so the records are too
   if (absentParents) state.absentParents = absentParents;
   return { state, nestedRepos: w.nested.sort(compareRel) };
@@ -225,9 +240,7 @@ async function visit(w: Walk, rel: string): Promise<void> {
     w.nested.push(rel);
     return;
   }
-  await Promise.all(
-    names.filter((n) => !isDotGit(n)).map((n) => visit(w, rel === '' ? n : `${rel}/${n}`)),
-  );
+  await Promise.all(names.filter((n) => !isDotGit(n)).map((n) => visit(w, rel === '' ? n : `${rel}/${n}`)));
 }
 
 function absPath(worktree: string, rel: string): string {
@@ -238,7 +251,13 @@ function absPath(worktree: string, rel: string): string {
  * visit() with synchronous calls: directories and stat-matched files are recorded as found;
  * anything whose content must be read is left in `rest`. The same items as visit() finds.
  */
-function walkSync(w: Walk, root: string, lstat: (p: string) => FileStat | null, readdir: (p: string) => string[], rest: Array<{ rel: string; abs: string; st: FileStat }>): void {
+function walkSync(
+  w: Walk,
+  root: string,
+  lstat: (p: string) => FileStat | null,
+  readdir: (p: string) => string[],
+  rest: Array<{ rel: string; abs: string; st: FileStat }>,
+): void {
   // three parallel stacks (path, name, the rows of its directory): no object per entry
   const [rootDir, rootName] = splitRel(root);
   const rels = [root];
@@ -320,13 +339,22 @@ function fileMode(st: FileStat): typeof MODE_FILE | typeof MODE_EXECUTABLE {
 }
 
 /** An item from its content: a link read, a file read and hashed (and written when opts.writeObjects). */
-export async function readItem(repo: Repository, rel: string, abs: string, st: FileStat, opts: CaptureOptions, w?: Walk): Promise<WorktreeItem> {
+export async function readItem(
+  repo: Repository,
+  rel: string,
+  abs: string,
+  st: FileStat,
+  opts: CaptureOptions,
+  w?: Walk,
+): Promise<WorktreeItem> {
   const run = <T>(f: () => Promise<T>) => (w ? w.limit.run(f) : f());
   if (st.type === 'directory') return { path: rel, kind: 'dir' };
   if (st.type === 'symlink') {
     const target = await run(() => repo.fs.readlink(abs));
     const bytes = encodePath(target);
-    const oid = opts.writeObjects ? await run(() => (opts.writer ?? repo.odb).write('blob', bytes)) : objectId('blob', bytes, repo.objectFormat, repo.hash);
+    const oid = opts.writeObjects
+      ? await run(() => (opts.writer ?? repo.odb).write('blob', bytes))
+      : objectId('blob', bytes, repo.objectFormat, repo.hash);
     return { path: rel, kind: 'symlink', target, oid };
   }
   const mode = fileMode(st);
@@ -334,22 +362,32 @@ export async function readItem(repo: Repository, rel: string, abs: string, st: F
     // large: never held whole — hashed, then deflated to a loose object, piece by piece
     const fs = repo.fs;
     const open = () => (fs.readChunks as NonNullable<typeof fs.readChunks>)(abs, CHUNK);
-    const oid = opts.writeObjects ? await writeBlobStream(repo.odb, st.size, open, rel) : await hashBlobStream(repo.odb, st.size, open(), rel);
+    const oid = opts.writeObjects
+      ? await writeBlobStream(repo.odb, st.size, open, rel)
+      : await hashBlobStream(repo.odb, st.size, open(), rel);
     return { path: rel, kind: 'file', mode, oid, size: st.size };
   }
   if (st.type === 'file') {
     const bytes = await run(() => repo.fs.readFile(abs));
-    const oid = opts.writeObjects ? await run(() => (opts.writer ?? repo.odb).write('blob', bytes)) : objectId('blob', bytes, repo.objectFormat, repo.hash);
+    const oid = opts.writeObjects
+      ? await run(() => (opts.writer ?? repo.odb).write('blob', bytes))
+      : objectId('blob', bytes, repo.objectFormat, repo.hash);
     return { path: rel, kind: 'file', mode, oid, size: bytes.length };
   }
-  throw new ScalpelError('UNSUPPORTED', `cannot capture '${rel}': not a regular file, symbolic link or directory`, { path: rel, capability: 'file-type' });
+  throw new ScalpelError('UNSUPPORTED', `cannot capture '${rel}': not a regular file, symbolic link or directory`, {
+    path: rel,
+    capability: 'file-type',
+  });
 }
 
 export function toRecord(e: IndexEntry): IndexRecord {
   const path = e.path;
   // a NUL byte decodes to U+0000, and only a NUL byte does
   if (path.indexOf('\0') >= 0) {
-    throw new ScalpelError('BAD_ENTRY', `index entry '${path.replace(/\0/g, '\\0')}' has a NUL byte in its path`, { path, reason: 'nul-in-path' });
+    throw new ScalpelError('BAD_ENTRY', `index entry '${path.replace(/\0/g, '\\0')}' has a NUL byte in its path`, {
+      path,
+      reason: 'nul-in-path',
+    });
   }
   return { path, stage: e.stage, mode: e.mode, oid: e.oid, flags: e.flags };
 }
@@ -370,7 +408,11 @@ export function reucUnder(index: GitIndex, roots: readonly string[]): ReucRecord
     for (const r of x.records) {
       const p = decodePath(r.path);
       if (!roots.some((root) => root === '' || p === root || p.startsWith(root + '/'))) continue;
-      out.push({ path: p, modes: [...r.modes] as [number, number, number], oids: r.oids.map((o) => o ?? null) as [string | null, string | null, string | null] });
+      out.push({
+        path: p,
+        modes: [...r.modes] as [number, number, number],
+        oids: r.oids.map((o) => o ?? null) as [string | null, string | null, string | null],
+      });
     }
   }
   return out.sort((a, b) => compareRel(a.path, b.path));

@@ -34,7 +34,13 @@ export interface EngineContext {
 }
 
 export function engineContext(repo: Repository, now: () => Date): EngineContext {
-  return Object.freeze({ repo, now, events: new EventLog(repo.fs, repo.stateDir, now), calls: new CallsInFlight(repo.fs, repo.stateDir), baselines: new ShellBaselines(repo) });
+  return Object.freeze({
+    repo,
+    now,
+    events: new EventLog(repo.fs, repo.stateDir, now),
+    calls: new CallsInFlight(repo.fs, repo.stateDir),
+    baselines: new ShellBaselines(repo),
+  });
 }
 
 export const DEFAULT_SESSION = 'default';
@@ -47,12 +53,38 @@ export function stackOf(ctx: EngineContext, session = DEFAULT_SESSION): Snapshot
 /** The sessions of this worktree (names of their refs). */
 export async function sessionsOf(ctx: EngineContext): Promise<string[]> {
   const prefix = `refs/scalpel/${ctx.repo.worktreeId}/`;
-  return [...(await ctx.repo.refs.list(prefix)).keys()].map((r) => r.slice(prefix.length)).filter((s) => !s.includes('/')).sort();
+  return [...(await ctx.repo.refs.list(prefix)).keys()]
+    .map((r) => r.slice(prefix.length))
+    .filter((s) => !s.includes('/'))
+    .sort();
 }
 
 /** The manifest of a new snapshot of `session` in this worktree, made now. */
-export function newSnapshot(ctx: EngineContext, session: string, label: string | null, captured: PathState, head: HeadState, more: { turn?: TurnRecord; uncovered?: string[]; left?: string[]; provisional?: Manifest['provisional']; rewound?: Manifest['rewound'] } = {}): Manifest {
-  return newManifest({ id: randomHex(4), session, worktreeId: ctx.repo.worktreeId, objectFormat: ctx.repo.objectFormat, label, createdAt: ctx.now().toISOString(), captured, head, ...more });
+export function newSnapshot(
+  ctx: EngineContext,
+  session: string,
+  label: string | null,
+  captured: PathState,
+  head: HeadState,
+  more: {
+    turn?: TurnRecord;
+    uncovered?: string[];
+    left?: string[];
+    provisional?: Manifest['provisional'];
+    rewound?: Manifest['rewound'];
+  } = {},
+): Manifest {
+  return newManifest({
+    id: randomHex(4),
+    session,
+    worktreeId: ctx.repo.worktreeId,
+    objectFormat: ctx.repo.objectFormat,
+    label,
+    createdAt: ctx.now().toISOString(),
+    captured,
+    head,
+    ...more,
+  });
 }
 
 /**
@@ -60,8 +92,14 @@ export function newSnapshot(ctx: EngineContext, session: string, label: string |
  * read it (an operation that captures twice reads the index once), or as read now (what that
  * read left out goes to `warnings`, the calling operation's).
  */
-export function captureNow(ctx: EngineContext, roots: readonly string[], warnings: string[], index?: { read: ReadIndexResult | null }): Promise<PathState> {
-  const capture = (read: ReadIndexResult | null) => captureState(ctx.repo, read?.index ?? null, roots, { writeObjects: false, indexStat: read?.stat ?? null });
+export function captureNow(
+  ctx: EngineContext,
+  roots: readonly string[],
+  warnings: string[],
+  index?: { read: ReadIndexResult | null },
+): Promise<PathState> {
+  const capture = (read: ReadIndexResult | null) =>
+    captureState(ctx.repo, read?.index ?? null, roots, { writeObjects: false, indexStat: read?.stat ?? null });
   if (index) return capture(index.read);
   return ctx.repo.withIndex({ verify: false }, (read) => {
     warnings.push(...readPast(read));

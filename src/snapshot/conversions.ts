@@ -21,7 +21,10 @@ import type { Repository } from '../repo/repository.js';
  */
 export async function globalConfigs(repo: Repository): Promise<GitConfig[]> {
   const env = repo.env;
-  const files = [env.XDG_CONFIG_HOME ? joinPath(env.XDG_CONFIG_HOME, 'git', 'config') : env.HOME ? joinPath(env.HOME, '.config', 'git', 'config') : null, env.HOME ? joinPath(env.HOME, '.gitconfig') : null];
+  const files = [
+    env.XDG_CONFIG_HOME ? joinPath(env.XDG_CONFIG_HOME, 'git', 'config') : env.HOME ? joinPath(env.HOME, '.config', 'git', 'config') : null,
+    env.HOME ? joinPath(env.HOME, '.gitconfig') : null,
+  ];
   const out: GitConfig[] = [];
   for (const file of files) {
     if (!file) continue;

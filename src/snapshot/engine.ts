@@ -18,7 +18,17 @@ import * as shell from './shell-steps.js';
 import * as verbs from './stack-verbs.js';
 import * as calls from './tool-calls.js';
 import * as turns from './turns.js';
-import { OUTSIDE_PROMPT, type OpenOptions, type SnapshotOptions, type SnapshotInfo, type RestoreOptions, type RestoreReport, type TurnInfo, type ApplyOptions, type ApplyReport } from './types.js';
+import {
+  OUTSIDE_PROMPT,
+  type OpenOptions,
+  type SnapshotOptions,
+  type SnapshotInfo,
+  type RestoreOptions,
+  type RestoreReport,
+  type TurnInfo,
+  type ApplyOptions,
+  type ApplyReport,
+} from './types.js';
 
 /*
  * The public entry of the snapshot engine: openRepository and ScalpelRepository, whose every
@@ -39,7 +49,18 @@ import { OUTSIDE_PROMPT, type OpenOptions, type SnapshotOptions, type SnapshotIn
  */
 
 export { OUTSIDE_PROMPT };
-export type { OpenOptions, SnapshotOptions, SnapshotInfo, RestoreOptions, RestoreReport, TurnInfo, ApplyOptions, ApplyReport, LogRecord, StackEntry };
+export type {
+  OpenOptions,
+  SnapshotOptions,
+  SnapshotInfo,
+  RestoreOptions,
+  RestoreReport,
+  TurnInfo,
+  ApplyOptions,
+  ApplyReport,
+  LogRecord,
+  StackEntry,
+};
 
 /** Open the repository containing `dir` for snapshots and restores. */
 export async function openRepository(opts: OpenOptions): Promise<ScalpelRepository> {
@@ -50,7 +71,17 @@ export async function openRepository(opts: OpenOptions): Promise<ScalpelReposito
     const loc = await discoverRepository(await toFs(opts.fs), opts.dir);
     fs = await probedFs(opts.fs, joinPath(loc.gitDir, 'scalpel', 'probe'), opts.cache);
   }
-  const repo = await Repository.open({ fs, dir: opts.dir, platform: opts.platform, hash: opts.hash, zlib: opts.zlib, proc: opts.proc, streamThreshold: opts.streamThreshold, packThreshold: opts.packThreshold, env: opts.env });
+  const repo = await Repository.open({
+    fs,
+    dir: opts.dir,
+    platform: opts.platform,
+    hash: opts.hash,
+    zlib: opts.zlib,
+    proc: opts.proc,
+    streamThreshold: opts.streamThreshold,
+    packThreshold: opts.packThreshold,
+    env: opts.env,
+  });
   return new ScalpelRepository(repo, opts.now ?? (() => new Date()));
 }
 
@@ -255,7 +286,11 @@ export class ScalpelRepository {
    * index; clean tracked files cost a stat), under `key` (the tool call's id). Opens a turn when
    * none is. shellAfter then adds to the turn what the command changed.
    */
-  shellBefore(opts: { session: string; key: string; command: string }): Promise<{ turn: SnapshotInfo; ignoredDirs: string[]; warnings: string[] }> {
+  shellBefore(opts: {
+    session: string;
+    key: string;
+    command: string;
+  }): Promise<{ turn: SnapshotInfo; ignoredDirs: string[]; warnings: string[] }> {
     return shell.shellBefore(this.ctx, opts);
   }
 
@@ -264,7 +299,10 @@ export class ScalpelRepository {
    * state from before the command (the first capture of a path in a turn wins). Null when no
    * baseline was taken (no before-shell event reached us).
    */
-  shellAfter(opts: { session: string; key: string }): Promise<{ turn: SnapshotInfo | null; paths: string[]; uncovered: string[]; left: string[]; warnings: string[] } | null> {
+  shellAfter(opts: {
+    session: string;
+    key: string;
+  }): Promise<{ turn: SnapshotInfo | null; paths: string[]; uncovered: string[]; left: string[]; warnings: string[] } | null> {
     return shell.shellAfter(this.ctx, opts);
   }
 

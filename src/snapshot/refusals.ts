@@ -44,12 +44,16 @@ export function pushedRefusal(h: HeadMovement, session: string, verb: 'restore' 
     ? `${h.pushed.length === 1 ? 'a remote-tracking ref holds' : `${h.pushed.length} remote-tracking refs hold`} commits made since the snapshot:\n${lines.join('\n')}\n` +
       'Putting the files back here would leave the remote holding the version being undone; that is for the people sharing the branch to decide (git revert, or rewriting the remote).'
     : `HEAD moved from ${h.from.commit ? short(h.from.commit) : 'an unborn branch'} to ${h.to.commit ? short(h.to.commit) : 'an unborn branch'} and the commits in between could not all be examined (${h.warnings[0] ?? 'the walk stopped at its limit'}), so whether they were pushed is unknown.`;
-  return new ScalpelError('REFUSED', `${verb} refused: ${why}\nNothing was written. To restore the paths anyway (HEAD and branches stay where they are), ${verb} again with force; ${savedWhere(session, verb)}`, {
-    overridable: true,
-    reason: h.complete ? 'pushed' : 'history-unknown',
-    pushed: h.pushed,
-    head: { from: h.from, to: h.to, count: h.count },
-    session,
-    conflicts: [],
-  });
+  return new ScalpelError(
+    'REFUSED',
+    `${verb} refused: ${why}\nNothing was written. To restore the paths anyway (HEAD and branches stay where they are), ${verb} again with force; ${savedWhere(session, verb)}`,
+    {
+      overridable: true,
+      reason: h.complete ? 'pushed' : 'history-unknown',
+      pushed: h.pushed,
+      head: { from: h.from, to: h.to, count: h.count },
+      session,
+      conflicts: [],
+    },
+  );
 }

@@ -35,7 +35,12 @@ export async function restore(ctx: EngineContext, opts: RestoreOptions = {}): Pr
  * what it replaces on the worktree's rewind stack, sealed with what it leaves once done, so
  * `rewind --undo` can bring it back.
  */
-export async function restoreOn(ctx: EngineContext, stack: SnapshotStack, opts: RestoreOptions, how: { rewind?: boolean }): Promise<RestoreReport> {
+export async function restoreOn(
+  ctx: EngineContext,
+  stack: SnapshotStack,
+  opts: RestoreOptions,
+  how: { rewind?: boolean },
+): Promise<RestoreReport> {
   const session = stack.session;
   if (opts.dryRun) {
     const chain = await restoreChain(stack, opts.id, await stack.head());
@@ -51,7 +56,20 @@ export async function restoreOn(ctx: EngineContext, stack: SnapshotStack, opts: 
       })
       .finally(() => dryLock.release());
     if (head) warnings.push(...head.warnings);
-    return { session, restored: chain.map((e) => e.manifest.id), dryRun: true, savedAs: null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten: false, warnings, head, uncovered: listOf(chain, 'uncovered'), left: listOf(chain, 'left') };
+    return {
+      session,
+      restored: chain.map((e) => e.manifest.id),
+      dryRun: true,
+      savedAs: null,
+      paths: plan.paths,
+      pruned: plan.pruned,
+      conflicts: plan.conflicts,
+      indexWritten: false,
+      warnings,
+      head,
+      uncovered: listOf(chain, 'uncovered'),
+      left: listOf(chain, 'left'),
+    };
   }
   return stack.locked(async (tx) => {
     const chain = await restoreChain(stack, opts.id, tx.current);
@@ -60,20 +78,35 @@ export async function restoreOn(ctx: EngineContext, stack: SnapshotStack, opts: 
     const lock = await ctx.repo.lockIndex().catch(async (e: unknown) => {
       if (e instanceof ScalpelError && e.code === 'INDEX_LOCKED') {
         // the refusal is the outcome: a log record that could not be written goes unsaid
-        await appendLog(ctx, { event: 'refused', session, ids, paths: oldest.manifest.captured.roots, detail: { reason: 'index-locked' } }, []);
+        await appendLog(
+          ctx,
+          { event: 'refused', session, ids, paths: oldest.manifest.captured.roots, detail: { reason: 'index-locked' } },
+          [],
+        );
       }
       throw e;
     });
     try {
       // read as git reads it (its trailer unchecked, unless asked): verifying is before anything is planned, let alone written
-      return await ctx.repo.withIndex({ verify: opts.verifyIndex === true }, (read) => restoreLocked(ctx, stack, tx, chain, lock, read, opts, how));
+      return await ctx.repo.withIndex({ verify: opts.verifyIndex === true }, (read) =>
+        restoreLocked(ctx, stack, tx, chain, lock, read, opts, how),
+      );
     } finally {
       await lock.release();
     }
   });
 }
 
-async function restoreLocked(ctx: EngineContext, stack: SnapshotStack, tx: RefTransaction, chain: StackEntry[], lock: Lock, read: ReadIndexResult | null, opts: RestoreOptions, how: { rewind?: boolean }): Promise<RestoreReport> {
+async function restoreLocked(
+  ctx: EngineContext,
+  stack: SnapshotStack,
+  tx: RefTransaction,
+  chain: StackEntry[],
+  lock: Lock,
+  read: ReadIndexResult | null,
+  opts: RestoreOptions,
+  how: { rewind?: boolean },
+): Promise<RestoreReport> {
   const session = stack.session;
   const ids = chain.map((e) => e.manifest.id);
   const oldest = chain[chain.length - 1];
@@ -84,12 +117,32 @@ async function restoreLocked(ctx: EngineContext, stack: SnapshotStack, tx: RefTr
   const head = await headCheck(ctx, oldest);
   if (head) warnings.push(...head.warnings);
   if (head && headRefusal(head) && !opts.force) {
-    await appendLog(ctx, { event: 'refused', session, ids, paths: oldest.manifest.captured.roots, detail: { reason: head.complete ? 'pushed' : 'history-unknown', head: logHead(head), ...logWarnings(warnings) } }, []);
+    await appendLog(
+      ctx,
+      {
+        event: 'refused',
+        session,
+        ids,
+        paths: oldest.manifest.captured.roots,
+        detail: { reason: head.complete ? 'pushed' : 'history-unknown', head: logHead(head), ...logWarnings(warnings) },
+      },
+      [],
+    );
     throw pushedRefusal(head, session, verb);
   }
   const plan = await planRestore(ctx.repo, chain, read, indexStat);
   if (plan.conflicts.length && !opts.force) {
-    await appendLog(ctx, { event: 'refused', session, ids, paths: plan.conflicts.map((c) => c.path), detail: { conflicts: plan.conflicts, ...logWarnings(warnings) } }, []);
+    await appendLog(
+      ctx,
+      {
+        event: 'refused',
+        session,
+        ids,
+        paths: plan.conflicts.map((c) => c.path),
+        detail: { conflicts: plan.conflicts, ...logWarnings(warnings) },
+      },
+      [],
+    );
     throw refusal(plan.conflicts, session, verb);
   }
   let saved: Manifest | null = null;
@@ -102,8 +155,12 @@ async function restoreLocked(ctx: EngineContext, stack: SnapshotStack, tx: RefTr
     const state = await captureState(ctx.repo, read?.index ?? null, plan.roots, { writeObjects: true, indexStat, writer: batch });
     if (how.rewind) {
       const turns = chain.filter((e) => e.manifest.turn).map((e) => (e.manifest.turn as TurnRecord).number);
-      const what = turns.length ? `turn${turns.length > 1 ? 's' : ''} ${[...turns].reverse().join(', ')} of ${session}` : `${ids.join(', ')} of ${session}`;
-      saved = newSnapshot(ctx, REWINDS, `before the rewind of ${what}`, state, await readHeadWithLog(ctx.repo), { rewound: { session, from: tx.current, to: oldest.parent } });
+      const what = turns.length
+        ? `turn${turns.length > 1 ? 's' : ''} ${[...turns].reverse().join(', ')} of ${session}`
+        : `${ids.join(', ')} of ${session}`;
+      saved = newSnapshot(ctx, REWINDS, `before the rewind of ${what}`, state, await readHeadWithLog(ctx.repo), {
+        rewound: { session, from: tx.current, to: oldest.parent },
+      });
       undo = await pushRewind(ctx, saved, batch);
     } else {
       saved = newSnapshot(ctx, session, `state before forced restore of ${ids.join(', ')}`, state, await readHeadWithLog(ctx.repo));
@@ -116,8 +173,38 @@ async function restoreLocked(ctx: EngineContext, stack: SnapshotStack, tx: RefTr
   // the rewind's undo is sealed with what the rewind left: `rewind --undo` refuses when someone changed it since
   const later: string[] = [];
   if (undo) await sealRewind(ctx, undo, plan.roots, later);
-  await appendLog(ctx, { event: 'restore', session, ids, paths: plan.roots, detail: { savedAs: saved?.id ?? null, ...(how.rewind ? { rewind: true } : {}), changed: plan.paths.map((p) => p.path), pruned: plan.pruned, ...(head ? { head: logHead(head) } : {}), ...logWarnings(warnings) } }, later);
-  return { session, restored: ids, dryRun: false, savedAs: saved?.id ?? null, paths: plan.paths, pruned: plan.pruned, conflicts: plan.conflicts, indexWritten, warnings: unique([...warnings, ...later]), head, uncovered: listOf(chain, 'uncovered'), left: listOf(chain, 'left') };
+  await appendLog(
+    ctx,
+    {
+      event: 'restore',
+      session,
+      ids,
+      paths: plan.roots,
+      detail: {
+        savedAs: saved?.id ?? null,
+        ...(how.rewind ? { rewind: true } : {}),
+        changed: plan.paths.map((p) => p.path),
+        pruned: plan.pruned,
+        ...(head ? { head: logHead(head) } : {}),
+        ...logWarnings(warnings),
+      },
+    },
+    later,
+  );
+  return {
+    session,
+    restored: ids,
+    dryRun: false,
+    savedAs: saved?.id ?? null,
+    paths: plan.paths,
+    pruned: plan.pruned,
+    conflicts: plan.conflicts,
+    indexWritten,
+    warnings: unique([...warnings, ...later]),
+    head,
+    uncovered: listOf(chain, 'uncovered'),
+    left: listOf(chain, 'left'),
+  };
 }
 
 /**
@@ -137,13 +224,26 @@ export async function headCheck(ctx: EngineContext, oldest: StackEntry): Promise
     if (!(isScalpelError(e, 'OBJECT_NOT_FOUND') && e.data.role === 'from')) throw e;
     const to = await readHead(ctx.repo);
     const remotes = (await ctx.repo.refs.list('refs/remotes/')).size;
-    return { from: then, to, branchChanged: then.ref !== to.ref, newCommits: [], count: 0, complete: remotes === 0, pushed: [], visited: 0, warnings: [e.message] };
+    return {
+      from: then,
+      to,
+      branchChanged: then.ref !== to.ref,
+      newCommits: [],
+      count: 0,
+      complete: remotes === 0,
+      pushed: [],
+      visited: 0,
+      warnings: [e.message],
+    };
   }
 }
 
 async function restoreChain(stack: SnapshotStack, id: string | undefined, head: string | null): Promise<StackEntry[]> {
   const chain = id ? await stack.downTo(id, head) : await stack.walk(() => true, head);
-  if (chain.length === 0) throw new ScalpelError('SNAPSHOT_NOT_FOUND', `nothing to restore: session '${stack.session}' has no snapshots`, { session: stack.session });
+  if (chain.length === 0)
+    throw new ScalpelError('SNAPSHOT_NOT_FOUND', `nothing to restore: session '${stack.session}' has no snapshots`, {
+      session: stack.session,
+    });
   return chain;
 }
 

@@ -17,7 +17,23 @@ import type { ReadIndexResult } from '../repo/index-file.js';
 import type { StackEntry } from '../store/stack.js';
 import { captureScope, sparseDirContaining } from './capture.js';
 import { checkNoSymlinkParent, compareRel, covers, isAncestor, minimalRoots, parentOf } from '../model/scope.js';
-import { describeEntries, describeItem, describePart, describeReuc, sameEntries, sameItem, sameReuc, sealCovers, shallowestAbsent, type Contest, type Manifest, type IndexRecord, type PathState, type ReucRecord, type WorktreeItem } from '../model/state.js';
+import {
+  describeEntries,
+  describeItem,
+  describePart,
+  describeReuc,
+  sameEntries,
+  sameItem,
+  sameReuc,
+  sealCovers,
+  shallowestAbsent,
+  type Contest,
+  type Manifest,
+  type IndexRecord,
+  type PathState,
+  type ReucRecord,
+  type WorktreeItem,
+} from '../model/state.js';
 
 /**
  * A restore in three steps. GATHER (gatherRestoreFacts) reads what the plan needs from the
@@ -106,8 +122,18 @@ export interface RestoreFacts {
  * (absent when it covered the path but found nothing). Validates everything a restore needs —
  * paths, parents, blobs, sparse directories — and finds conflicts with seals, without writing.
  */
-export async function planRestore(repo: Repository, chain: StackEntry[], read: ReadIndexResult | null, indexStat: FileStat | null = null): Promise<RestorePlan> {
-  const facts = await gatherRestoreFacts(repo, chain.map((s) => s.manifest), read?.index ?? null, indexStat);
+export async function planRestore(
+  repo: Repository,
+  chain: StackEntry[],
+  read: ReadIndexResult | null,
+  indexStat: FileStat | null = null,
+): Promise<RestorePlan> {
+  const facts = await gatherRestoreFacts(
+    repo,
+    chain.map((s) => s.manifest),
+    read?.index ?? null,
+    indexStat,
+  );
   const plan = planFromFacts(facts);
   return { ...plan, work: { ...plan.work, blobs: await readContent(repo, plan.work.creations) } };
 }
@@ -116,7 +142,12 @@ export async function planRestore(repo: Repository, chain: StackEntry[], read: R
  * GATHER: the facts planFromFacts needs. Refuses here what makes the scope unreadable: a root
  * beneath a symlinked directory, or inside a sparse-index directory entry.
  */
-export async function gatherRestoreFacts(repo: Repository, chain: readonly Manifest[], index: GitIndex | null, indexStat: FileStat | null): Promise<RestoreFacts> {
+export async function gatherRestoreFacts(
+  repo: Repository,
+  chain: readonly Manifest[],
+  index: GitIndex | null,
+  indexStat: FileStat | null,
+): Promise<RestoreFacts> {
   const fs = repo.fs;
   const roots = minimalRoots(chain.flatMap((m) => m.captured.roots));
   for (const r of roots) {
@@ -161,7 +192,16 @@ export async function gatherRestoreFacts(repo: Repository, chain: readonly Manif
     const st = await fs.lstat(at);
     listings.set(d, st && st.type === 'directory' ? await fs.readdir(at) : null);
   }
-  return { chain, roots, current, nestedRepos: new Set(nestedRepos), blockedParents, indexEntriesAbove, listings, fs: { name: fs.name, symlinks: fs.capabilities.symlinks } };
+  return {
+    chain,
+    roots,
+    current,
+    nestedRepos: new Set(nestedRepos),
+    blockedParents,
+    indexEntriesAbove,
+    listings,
+    fs: { name: fs.name, symlinks: fs.capabilities.symlinks },
+  };
 }
 
 /**
@@ -239,7 +279,14 @@ export function planFromFacts(facts: RestoreFacts): RestorePlan {
     if (seal && !sameItem(cur, tgt)) {
       const sealed = itemsOf(seal.state).get(p);
       if (!sameItem(cur, sealed)) {
-        conflicts.push({ path: p, part: 'worktree', expected: describeItem(sealed), found: describeItem(cur), restoring: describeItem(tgt), snapshot: (newest(p) as Manifest).id });
+        conflicts.push({
+          path: p,
+          part: 'worktree',
+          expected: describeItem(sealed),
+          found: describeItem(cur),
+          restoring: describeItem(tgt),
+          snapshot: (newest(p) as Manifest).id,
+        });
       }
     }
     if (sameItem(cur, tgt)) continue;
@@ -272,22 +319,30 @@ export function planFromFacts(facts: RestoreFacts): RestorePlan {
   for (const c of creations) {
     const blocked = roots.includes(c.path) ? facts.blockedParents.get(c.path) : undefined;
     if (!blocked) continue;
-    throw new ScalpelError('REFUSED', `cannot restore '${c.path}': its parent '${blocked.dir}' is now a ${blocked.type}, outside the snapshot's paths`, {
-      path: c.path,
-      parent: blocked.dir,
-      reason: 'parent-not-directory',
-      conflicts: [],
-    });
+    throw new ScalpelError(
+      'REFUSED',
+      `cannot restore '${c.path}': its parent '${blocked.dir}' is now a ${blocked.type}, outside the snapshot's paths`,
+      {
+        path: c.path,
+        parent: blocked.dir,
+        reason: 'parent-not-directory',
+        conflicts: [],
+      },
+    );
   }
 
   // a filesystem without symlinks cannot restore one: refuse now, not halfway (git would need core.symlinks=false)
   if (!facts.fs.symlinks) {
     const link = creations.find((c) => c.item.kind === 'symlink');
     if (link) {
-      throw new ScalpelError('UNSUPPORTED', `cannot restore the symbolic link '${link.path}': this filesystem (${facts.fs.name}) has no symlinks`, {
-        path: link.path,
-        capability: 'symlinks',
-      });
+      throw new ScalpelError(
+        'UNSUPPORTED',
+        `cannot restore the symbolic link '${link.path}': this filesystem (${facts.fs.name}) has no symlinks`,
+        {
+          path: link.path,
+          capability: 'symlinks',
+        },
+      );
     }
   }
 
@@ -311,14 +366,30 @@ export function planFromFacts(facts: RestoreFacts): RestorePlan {
       planFor(p).index = { from: describeEntries(cur), to: describeEntries(tgt) };
       if (seal) {
         const sealed = indexOf(seal.state).get(p) ?? [];
-        if (!sameEntries(cur, sealed)) conflicts.push({ path: p, part: 'index', expected: describeEntries(sealed), found: describeEntries(cur), restoring: describeEntries(tgt), snapshot: n.id });
+        if (!sameEntries(cur, sealed))
+          conflicts.push({
+            path: p,
+            part: 'index',
+            expected: describeEntries(sealed),
+            found: describeEntries(cur),
+            restoring: describeEntries(tgt),
+            snapshot: n.id,
+          });
       }
     }
     if (!sameReuc(curR, tgtR)) {
       planFor(p).resolveUndo = { from: describeReucFull(curR), to: describeReucFull(tgtR) };
       if (seal) {
         const sealed = reucOf(seal.state).get(p);
-        if (!sameReuc(curR, sealed)) conflicts.push({ path: p, part: 'resolve-undo', expected: describeReucFull(sealed), found: describeReucFull(curR), restoring: describeReucFull(tgtR), snapshot: n.id });
+        if (!sameReuc(curR, sealed))
+          conflicts.push({
+            path: p,
+            part: 'resolve-undo',
+            expected: describeReucFull(sealed),
+            found: describeReucFull(curR),
+            restoring: describeReucFull(tgtR),
+            snapshot: n.id,
+          });
       }
     }
   }
@@ -327,12 +398,16 @@ export function planFromFacts(facts: RestoreFacts): RestorePlan {
     if ((targetIndex.get(p) ?? []).length === 0) continue;
     for (let dir = parentOf(p); dir !== '' && !inScope(dir); dir = parentOf(dir)) {
       if (!facts.indexEntriesAbove.has(dir)) continue;
-      throw new ScalpelError('REFUSED', `cannot restore the index entry of '${p}': '${dir}' is now a file in the index, outside the snapshot's paths`, {
-        path: p,
-        parent: dir,
-        reason: 'parent-not-directory',
-        conflicts: [],
-      });
+      throw new ScalpelError(
+        'REFUSED',
+        `cannot restore the index entry of '${p}': '${dir}' is now a file in the index, outside the snapshot's paths`,
+        {
+          path: p,
+          parent: dir,
+          reason: 'parent-not-directory',
+          conflicts: [],
+        },
+      );
     }
   }
 
@@ -340,7 +415,8 @@ export function planFromFacts(facts: RestoreFacts): RestorePlan {
   // refused like a sealed path changed after the seal, where the restore would change it, unless
   // the path holds the agent's last write again (the other change was undone since: nothing of
   // anyone else's is there to lose), and no later call of the agent went over that change
-  const currentPart = (c: Contest): string => describePart(c.part, { item: curItems.get(c.path), entries: curIndex.get(c.path) ?? [], reuc: curReuc.get(c.path) });
+  const currentPart = (c: Contest): string =>
+    describePart(c.part, { item: curItems.get(c.path), entries: curIndex.get(c.path) ?? [], reuc: curReuc.get(c.path) });
   for (const m of chain) {
     for (const c of m.contested ?? []) {
       const plan = plans.get(c.path);
@@ -349,11 +425,21 @@ export function planFromFacts(facts: RestoreFacts): RestorePlan {
       // exiting 0 would claim the turn undone, and that change of someone else's is not back
       if (c.overwritten && roots.some((r) => covers(r, c.path))) {
         if (conflicts.some((x) => x.path === c.path && x.part === c.part)) continue;
-        conflicts.push({ path: c.path, part: c.part, expected: `${c.expected} (the agent's write)`, found: `${c.found} (someone else's, then gone under a later call of the turn)`, restoring: part ? part.to : currentPart(c), snapshot: m.id });
+        conflicts.push({
+          path: c.path,
+          part: c.part,
+          expected: `${c.expected} (the agent's write)`,
+          found: `${c.found} (someone else's, then gone under a later call of the turn)`,
+          restoring: part ? part.to : currentPart(c),
+          snapshot: m.id,
+        });
         continue;
       }
       if (!part || currentPart(c) === c.expected) continue;
-      const expected = c.why === 'unfinished' ? `${c.expected} (before a tool call whose end was never reported: it may have run, or someone else changed it)` : `${c.expected} (the agent's last write)`;
+      const expected =
+        c.why === 'unfinished'
+          ? `${c.expected} (before a tool call whose end was never reported: it may have run, or someone else changed it)`
+          : `${c.expected} (the agent's last write)`;
       // the seal's own refusal of the path says what it found; the contest says what the agent left
       const sealSays = conflicts.find((x) => x.path === c.path && x.part === c.part);
       if (sealSays) {
@@ -379,7 +465,19 @@ export function planFromFacts(facts: RestoreFacts): RestorePlan {
     pruned: prune,
     conflicts,
     indexChanged: changedIndexPaths.length > 0 || paths.some((x) => x.resolveUndo),
-    work: { removals, creations, prune, blobs: new Map(), targetIndex, targetReuc, currentIndex: curIndex, ixPaths: sortedIx, changedIndexPaths, changedWorktreePaths, current },
+    work: {
+      removals,
+      creations,
+      prune,
+      blobs: new Map(),
+      targetIndex,
+      targetReuc,
+      currentIndex: curIndex,
+      ixPaths: sortedIx,
+      changedIndexPaths,
+      changedWorktreePaths,
+      current,
+    },
   };
 }
 
@@ -412,11 +510,20 @@ export async function readContent(repo: Repository, creations: PlanWork['creatio
       } catch (e) {
         throw missingObject(c.path, it.oid, e);
       }
-      if (obj.type !== 'blob') throw new ScalpelError('SNAPSHOT_CORRUPT', `snapshot names ${it.oid} for '${c.path}', which is a ${obj.type}`, { path: c.path, oid: it.oid, reason: 'not-a-blob' });
+      if (obj.type !== 'blob')
+        throw new ScalpelError('SNAPSHOT_CORRUPT', `snapshot names ${it.oid} for '${c.path}', which is a ${obj.type}`, {
+          path: c.path,
+          oid: it.oid,
+          reason: 'not-a-blob',
+        });
       blobs.set(it.oid, obj.content);
     } else if (it.kind === 'symlink') {
       if (objectId('blob', encodePath(it.target), repo.objectFormat, repo.hash) !== it.oid) {
-        throw new ScalpelError('SNAPSHOT_CORRUPT', `snapshot's symlink target for '${c.path}' does not match its id`, { path: c.path, oid: it.oid, reason: 'symlink-mismatch' });
+        throw new ScalpelError('SNAPSHOT_CORRUPT', `snapshot's symlink target for '${c.path}' does not match its id`, {
+          path: c.path,
+          oid: it.oid,
+          reason: 'symlink-mismatch',
+        });
       }
     }
   }
@@ -424,11 +531,15 @@ export async function readContent(repo: Repository, creations: PlanWork['creatio
 }
 
 function missingObject(path: string, oid: string, e: unknown): ScalpelError {
-  return new ScalpelError('SNAPSHOT_CORRUPT', `snapshot is incomplete: the content of '${path}' (${oid}) cannot be read: ${(e as Error).message}`, {
-    path,
-    oid,
-    reason: 'missing-object',
-  });
+  return new ScalpelError(
+    'SNAPSHOT_CORRUPT',
+    `snapshot is incomplete: the content of '${path}' (${oid}) cannot be read: ${(e as Error).message}`,
+    {
+      path,
+      oid,
+      reason: 'missing-object',
+    },
+  );
 }
 
 /**
@@ -437,7 +548,13 @@ function missingObject(path: string, oid: string, e: unknown): ScalpelError {
  * holds. Entries for paths whose file this restore wrote, and whose bytes hash to the entry's id,
  * get a fresh lstat; other restored entries get zero stat data so git compares content.
  */
-export async function applyRestore(repo: Repository, plan: RestorePlan, read: ReadIndexResult | null, lock: Lock | null, indexStat: FileStat | null): Promise<{ indexWritten: boolean }> {
+export async function applyRestore(
+  repo: Repository,
+  plan: RestorePlan,
+  read: ReadIndexResult | null,
+  lock: Lock | null,
+  indexStat: FileStat | null,
+): Promise<{ indexWritten: boolean }> {
   const fs = repo.fs;
   const w = plan.work;
   const abs = (p: string) => (p === '' ? repo.worktree : joinPath(repo.worktree, p));
@@ -513,7 +630,13 @@ function execMode(mode: number, exec: boolean): number {
  * The new index, as the parts of the file: the scope's entries spliced into the index read
  * (index/splice.ts), every other entry carried over as it was (smudged when racily clean).
  */
-function newIndex(repo: Repository, plan: RestorePlan, read: ReadIndexResult | null, written: Map<string, { item: WorktreeItem; stat: FileStat | null }>, indexStat: FileStat | null): Uint8Array[] {
+function newIndex(
+  repo: Repository,
+  plan: RestorePlan,
+  read: ReadIndexResult | null,
+  written: Map<string, { item: WorktreeItem; stat: FileStat | null }>,
+  indexStat: FileStat | null,
+): Uint8Array[] {
   const w = plan.work;
   const base: GitIndex = read?.index ?? { version: 2, objectFormat: repo.objectFormat, entries: [], extensions: [], skipHash: false };
   const keep: string[] = [];
@@ -529,10 +652,19 @@ function newIndex(repo: Repository, plan: RestorePlan, read: ReadIndexResult | n
     resolveUndo = [];
     for (const p of w.ixPaths) {
       const r = w.targetReuc.get(p);
-      if (r) resolveUndo.push({ path: encodePath(r.path), modes: [...r.modes] as [number, number, number], oids: r.oids.map((o) => o ?? undefined) as [string | undefined, string | undefined, string | undefined] });
+      if (r)
+        resolveUndo.push({
+          path: encodePath(r.path),
+          modes: [...r.modes] as [number, number, number],
+          oids: r.oids.map((o) => o ?? undefined) as [string | undefined, string | undefined, string | undefined],
+        });
     }
   }
-  return encodeSplice(base, { roots: plan.roots, entries, keep, stamp: indexStat, changed: w.changedIndexPaths, touched, resolveUndo }, { hash: repo.hash });
+  return encodeSplice(
+    base,
+    { roots: plan.roots, entries, keep, stamp: indexStat, changed: w.changedIndexPaths, touched, resolveUndo },
+    { hash: repo.hash },
+  );
 }
 
 /**
@@ -601,7 +733,12 @@ export function pruneCandidates(chain: readonly Manifest[], inScope: (p: string)
  * A directory that holds anything (a person's file, an ignored file, a nested repository) stays
  * with what it holds; so does one above something the restore leaves or puts back in the scope.
  */
-function prunableDirs(chain: readonly Manifest[], targets: Map<string, WorktreeItem | undefined>, inScope: (p: string) => boolean, listings: RestoreFacts['listings']): string[] {
+function prunableDirs(
+  chain: readonly Manifest[],
+  targets: Map<string, WorktreeItem | undefined>,
+  inScope: (p: string) => boolean,
+  listings: RestoreFacts['listings'],
+): string[] {
   const candidates = pruneCandidates(chain, inScope);
   if (candidates.length === 0) return [];
   const held = new Set<string>();
@@ -660,7 +797,13 @@ function betweenSnapshots(
       ];
       for (const [part, expected, got] of parts) {
         if (expected === got || named.has(part)) continue;
-        out.push({ path: p, part, expected: `${expected} (as snapshot ${older.id} left it)`, found: `${got} (what snapshot ${newer.id} found)`, snapshot: newer.id });
+        out.push({
+          path: p,
+          part,
+          expected: `${expected} (as snapshot ${older.id} left it)`,
+          found: `${got} (what snapshot ${newer.id} found)`,
+          snapshot: newer.id,
+        });
         named.add(part);
       }
     }
@@ -701,8 +844,12 @@ function describeReucFull(r: ReucRecord | undefined): string {
 }
 
 function sparse(path: string, dir: string): ScalpelError {
-  return new ScalpelError('SPARSE_PATH', `'${path}' lies inside the sparse-index directory entry '${dir}'; expand it first (git sparse-checkout add ${dir.slice(0, -1)})`, {
-    path,
-    directory: dir,
-  });
+  return new ScalpelError(
+    'SPARSE_PATH',
+    `'${path}' lies inside the sparse-index directory entry '${dir}'; expand it first (git sparse-checkout add ${dir.slice(0, -1)})`,
+    {
+      path,
+      directory: dir,
+    },
+  );
 }

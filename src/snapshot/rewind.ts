@@ -18,7 +18,10 @@ import type { RestoreReport, SnapshotInfo } from './types.js';
  * (REFUSED) when a path it restored changed since, unless `force`, which first saves what is
  * there now (a second `rewindUndo` undoes the forced one).
  */
-export async function rewindUndo(ctx: EngineContext, opts: { dryRun?: boolean; force?: boolean; verifyIndex?: boolean } = {}): Promise<RestoreReport & { turnsBack: boolean }> {
+export async function rewindUndo(
+  ctx: EngineContext,
+  opts: { dryRun?: boolean; force?: boolean; verifyIndex?: boolean } = {},
+): Promise<RestoreReport & { turnsBack: boolean }> {
   const stack = rewinds(ctx);
   const head = await stack.head();
   if (!head) throw new ScalpelError('SNAPSHOT_NOT_FOUND', 'nothing to undo: no rewind of this worktree is kept', { session: null });
@@ -35,13 +38,25 @@ export async function rewindUndo(ctx: EngineContext, opts: { dryRun?: boolean; f
       return true;
     });
     await ctx.repo.refs.remove(rewoundRef(ctx, top.manifest.id));
-    await appendLog(ctx, { event: 'restore', session: r.session, ids: [top.manifest.id], paths: top.manifest.captured.roots, detail: { undoRewind: true, turnsBack } }, warnings);
+    await appendLog(
+      ctx,
+      {
+        event: 'restore',
+        session: r.session,
+        ids: [top.manifest.id],
+        paths: top.manifest.captured.roots,
+        detail: { undoRewind: true, turnsBack },
+      },
+      warnings,
+    );
   }
   return { ...report, warnings: unique(warnings), turnsBack };
 }
 
 /** The rewinds `rewindUndo` can undo, newest first. */
-export async function undoableRewinds(ctx: EngineContext): Promise<Array<SnapshotInfo & { rewound: NonNullable<Manifest['rewound']> | null }>> {
+export async function undoableRewinds(
+  ctx: EngineContext,
+): Promise<Array<SnapshotInfo & { rewound: NonNullable<Manifest['rewound']> | null }>> {
   return (await rewinds(ctx).walk()).map((e) => ({ ...info(e.manifest, e.commit), rewound: e.manifest.rewound ?? null }));
 }
 
@@ -51,11 +66,19 @@ export async function undoableRewinds(ctx: EngineContext): Promise<Array<Snapsho
  * worktree's newest such turn (a harness may give a conversation a new id after a resume).
  * Restore's semantics and refusals.
  */
-export async function rewind(ctx: EngineContext, opts: { session?: string; turn?: string; dryRun?: boolean; force?: boolean; verifyIndex?: boolean } = {}): Promise<RestoreReport> {
+export async function rewind(
+  ctx: EngineContext,
+  opts: { session?: string; turn?: string; dryRun?: boolean; force?: boolean; verifyIndex?: boolean } = {},
+): Promise<RestoreReport> {
   const session = opts.session ?? (await newestTurnSession(ctx));
   const chain = await stackOf(ctx, session).walk();
   const target = rewindTarget(chain, session, opts.turn);
-  return restoreOn(ctx, stackOf(ctx, session), { session, id: target.manifest.id, dryRun: opts.dryRun, force: opts.force, verifyIndex: opts.verifyIndex }, { rewind: true });
+  return restoreOn(
+    ctx,
+    stackOf(ctx, session),
+    { session, id: target.manifest.id, dryRun: opts.dryRun, force: opts.force, verifyIndex: opts.verifyIndex },
+    { rewind: true },
+  );
 }
 
 async function newestTurnSession(ctx: EngineContext): Promise<string> {
@@ -68,7 +91,11 @@ async function newestTurnSession(ctx: EngineContext): Promise<string> {
   }
   if (!best) {
     const undoable = (await rewinds(ctx).head()) !== null;
-    throw new ScalpelError('SNAPSHOT_NOT_FOUND', `nothing to rewind: no turn of this worktree changed anything${undoable ? ' (the newest rewind can be undone: rewind --undo)' : ''}`, { session: null });
+    throw new ScalpelError(
+      'SNAPSHOT_NOT_FOUND',
+      `nothing to rewind: no turn of this worktree changed anything${undoable ? ' (the newest rewind can be undone: rewind --undo)' : ''}`,
+      { session: null },
+    );
   }
   return best.session;
 }

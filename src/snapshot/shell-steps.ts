@@ -21,7 +21,10 @@ import { OUTSIDE_PROMPT, type SnapshotInfo } from './types.js';
  * index; clean tracked files cost a stat), under `key` (the tool call's id). Opens a turn when
  * none is. shellAfter then adds to the turn what the command changed.
  */
-export async function shellBefore(ctx: EngineContext, opts: { session: string; key: string; command: string }): Promise<{ turn: SnapshotInfo; ignoredDirs: string[]; warnings: string[] }> {
+export async function shellBefore(
+  ctx: EngineContext,
+  opts: { session: string; key: string; command: string },
+): Promise<{ turn: SnapshotInfo; ignoredDirs: string[]; warnings: string[] }> {
   checkSession(opts.session);
   const warnings: string[] = [];
   await recordContests(ctx, opts.session, warnings);
@@ -30,10 +33,22 @@ export async function shellBefore(ctx: EngineContext, opts: { session: string; k
   const batch = ctx.repo.odb.batch();
   const taken = await ctx.repo.withIndex({ verify: false }, async (read) => {
     warnings.push(...readPast(read));
-    const t = await takeBaseline(ctx.repo, read, { session: opts.session, command: opts.command, held: turn.paths, writer: batch, now: ctx.now() });
+    const t = await takeBaseline(ctx.repo, read, {
+      session: opts.session,
+      command: opts.command,
+      held: turn.paths,
+      writer: batch,
+      now: ctx.now(),
+    });
     // the pre-images and every object the index names are reachable from a ref before the command runs
     const blobs = t.baseline.entries.flatMap((e) => (e[1] === 'l' ? [e[3]] : e[3] !== null ? [e[3]] : []));
-    await ctx.baselines.save(opts.session, opts.key, { json: encodeBaseline(t.baseline), index: t.indexBytes }, { blobs, index: read?.index ?? null }, batch);
+    await ctx.baselines.save(
+      opts.session,
+      opts.key,
+      { json: encodeBaseline(t.baseline), index: t.indexBytes },
+      { blobs, index: read?.index ?? null },
+      batch,
+    );
     return t;
   });
   // what the ignore rules could not read first, as the hooks have always listed them
@@ -45,7 +60,10 @@ export async function shellBefore(ctx: EngineContext, opts: { session: string; k
  * state from before the command (the first capture of a path in a turn wins). Null when no
  * baseline was taken (no before-shell event reached us).
  */
-export async function shellAfter(ctx: EngineContext, opts: { session: string; key: string }): Promise<{ turn: SnapshotInfo | null; paths: string[]; uncovered: string[]; left: string[]; warnings: string[] } | null> {
+export async function shellAfter(
+  ctx: EngineContext,
+  opts: { session: string; key: string },
+): Promise<{ turn: SnapshotInfo | null; paths: string[]; uncovered: string[]; left: string[]; warnings: string[] } | null> {
   checkSession(opts.session);
   const stored = await ctx.baselines.load(opts.session, opts.key);
   if (!stored) return null;
@@ -67,7 +85,10 @@ export async function shellAfter(ctx: EngineContext, opts: { session: string; ke
       // the turn ended while the command ran: the command's changes open one of their own
       const head = await readHeadWithLog(ctx.repo);
       const prev = tx.current ? await stack.load(tx.current) : null;
-      const manifest = newSnapshot(ctx, opts.session, OUTSIDE_PROMPT, changes.state, head, { turn: { number: (prev?.manifest.turn?.number ?? 0) + 1, ended: false }, ...shell });
+      const manifest = newSnapshot(ctx, opts.session, OUTSIDE_PROMPT, changes.state, head, {
+        turn: { number: (prev?.manifest.turn?.number ?? 0) + 1, ended: false },
+        ...shell,
+      });
       const commit = await stack.writeCommit(manifest, tx.current, undefined, batch);
       await batch.flush();
       await tx.set(commit);
@@ -81,7 +102,8 @@ export async function shellAfter(ctx: EngineContext, opts: { session: string; ke
   const open = (await openTurnOf(stackOf(ctx, opts.session)))?.manifest;
   const contestedPaths = (open?.contested ?? []).map((c) => c.path);
   const sealedBefore = (open?.seal?.state.roots ?? []).filter((r) => !contestedPaths.some((c) => covers(r, c) || covers(c, r)));
-  if (changes.paths.length || sealedBefore.length) warnings.push(...(await sealPaths(ctx, { session: opts.session, paths: [...changes.paths, ...sealedBefore] })).warnings);
+  if (changes.paths.length || sealedBefore.length)
+    warnings.push(...(await sealPaths(ctx, { session: opts.session, paths: [...changes.paths, ...sealedBefore] })).warnings);
   await ctx.baselines.remove(opts.session, opts.key);
   return { turn, paths: changes.paths, uncovered: changes.uncovered, left: changes.left, warnings: unique(warnings) };
 }

@@ -49,8 +49,7 @@ type Visit = (rel: string, st: FileStat, handKept: boolean, attrs: DirAttributes
 /** One entry of a baseline that is not a clean tracked file: its state before the command. */
 type BaselineEntry =
   /** [path, 'f', mode, oid | null (not read: the turn holds it already), size, stat key] */
-  | [string, 'f', number, string | null, number, string]
-  | [string, 'l', string, string, string];
+  [string, 'f', number, string | null, number, string] | [string, 'l', string, string, string];
 
 export interface ShellBaseline {
   format: 'git-scalpel-shell/2';
@@ -115,7 +114,13 @@ async function rulesOf(repo: Repository): Promise<IgnoreRules> {
  * the patterns say), a directory holding `.git` (a nested repository, a submodule's checkout) not.
  * Files go to `visit` as they are found: a 100,000-file tree is not held as stat objects.
  */
-async function walk(repo: Repository, index: TrackedPaths, rules: IgnoreRules, visit: Visit, attributes: AttributeRules | null = null): Promise<WalkResult> {
+async function walk(
+  repo: Repository,
+  index: TrackedPaths,
+  rules: IgnoreRules,
+  visit: Visit,
+  attributes: AttributeRules | null = null,
+): Promise<WalkResult> {
   const fs = repo.fs;
   const out: WalkResult = { dirs: new Set(), ignoredDirs: [], nested: [] };
   const root = repo.worktree;
@@ -123,7 +128,9 @@ async function walk(repo: Repository, index: TrackedPaths, rules: IgnoreRules, v
   const lstat = fs.lstatSync ? (fs.lstatSync.bind(fs) as (p: string) => FileStat | null) : null;
   const readdir = fs.readdirSync ? (fs.readdirSync.bind(fs) as (p: string) => string[]) : null;
   // a directory's attribute rules are entered when it is listed (its listing says whether it has a .gitattributes)
-  const stack: Array<{ rel: string; rules: DirRules; parentAttrs: DirAttributes | null; name: string }> = [{ rel: '', rules: rules.root, parentAttrs: null, name: '' }];
+  const stack: Array<{ rel: string; rules: DirRules; parentAttrs: DirAttributes | null; name: string }> = [
+    { rel: '', rules: rules.root, parentAttrs: null, name: '' },
+  ];
   while (stack.length > 0) {
     const { rel, rules: here, parentAttrs, name: dirName } = stack.pop() as (typeof stack)[number];
     const names = readdir ? readdir(abs(rel)) : await fs.readdir(abs(rel));
@@ -131,7 +138,15 @@ async function walk(repo: Repository, index: TrackedPaths, rules: IgnoreRules, v
       out.nested.push(rel);
       continue;
     }
-    const attrs = attributes === null ? null : parentAttrs === null ? attributes.root : await parentAttrs.enter(dirName, names.some((n) => isAttributesName(n, rules.ignoreCase)));
+    const attrs =
+      attributes === null
+        ? null
+        : parentAttrs === null
+          ? attributes.root
+          : await parentAttrs.enter(
+              dirName,
+              names.some((n) => isAttributesName(n, rules.ignoreCase)),
+            );
     for (const name of names) {
       if (isGitDirName(name, rules.ignoreCase)) continue;
       const child = rel === '' ? name : `${rel}/${name}`;
@@ -209,7 +224,11 @@ export interface BaselineOptions {
 }
 
 /** Record the baseline before a shell command: returns it, with the index bytes to keep beside it. */
-export async function takeBaseline(repo: Repository, read: { index: GitIndex; bytes: Uint8Array; stat: FileStat } | null, opts: BaselineOptions): Promise<{ baseline: ShellBaseline; indexBytes: Uint8Array | null; warnings: string[] }> {
+export async function takeBaseline(
+  repo: Repository,
+  read: { index: GitIndex; bytes: Uint8Array; stat: FileStat } | null,
+  opts: BaselineOptions,
+): Promise<{ baseline: ShellBaseline; indexBytes: Uint8Array | null; warnings: string[] }> {
   const rules = await rulesOf(repo);
   const idx = trackedPaths(read?.index ?? null);
   const max = Math.max(0, repo.config.getInt('scalpel.shellIgnoredMax', 1 << 20));
@@ -221,14 +240,26 @@ export async function takeBaseline(repo: Repository, read: { index: GitIndex; by
   const found = new Uint8Array(idx.table?.count ?? 0);
   // a stat-clean file is its index blob only where no eol conversion or filter applies (DESIGN I10)
   const attributes = read ? await conversionRules(repo, read.index) : null;
-  const w = await walk(repo, idx, rules, (rel, st, handKept, attrs, name) => {
-    const row = idx.rows.get(rel);
-    if (row !== undefined) found[row] = 1;
-    const z = idx.zero.get(rel);
-    if (z !== undefined && idx.table && cleanOid(idx.table.entry(z), st, read?.stat ?? null) && (attrs === null || attrs.none || !attrs.mayConvert(name))) return;
-    if (handKept && st.type === 'file' && st.size > max) tooLarge.push(rel);
-    else if (st.type === 'file' || st.type === 'symlink') toRead.push({ rel, st });
-  }, attributes);
+  const w = await walk(
+    repo,
+    idx,
+    rules,
+    (rel, st, handKept, attrs, name) => {
+      const row = idx.rows.get(rel);
+      if (row !== undefined) found[row] = 1;
+      const z = idx.zero.get(rel);
+      if (
+        z !== undefined &&
+        idx.table &&
+        cleanOid(idx.table.entry(z), st, read?.stat ?? null) &&
+        (attrs === null || attrs.none || !attrs.mayConvert(name))
+      )
+        return;
+      if (handKept && st.type === 'file' && st.size > max) tooLarge.push(rel);
+      else if (st.type === 'file' || st.type === 'symlink') toRead.push({ rel, st });
+    },
+    attributes,
+  );
   const entries: BaselineEntry[] = [];
   for (const { rel, st } of toRead) {
     const abs = joinPath(repo.worktree, rel);
@@ -287,7 +318,11 @@ function absentTracked(idx: TrackedPaths, found: Uint8Array): string[] {
  * What ignored directory `dir` holds, by path and stat key ('d' for a directory), walked until
  * `max` entries; past that, only the directory's own stat key (it is too large to list).
  */
-async function listIgnored(repo: Repository, dir: string, max: number): Promise<[string, Array<[string, string]>] | [string, null, string]> {
+async function listIgnored(
+  repo: Repository,
+  dir: string,
+  max: number,
+): Promise<[string, Array<[string, string]>] | [string, null, string]> {
   const fs = repo.fs;
   const abs = (rel: string) => joinPath(repo.worktree, rel);
   const self = await fs.lstat(abs(dir));
@@ -328,11 +363,24 @@ export function decodeBaseline(bytes: Uint8Array): ShellBaseline {
     throw new ScalpelError('SNAPSHOT_CORRUPT', `shell baseline is not JSON: ${(e as Error).message}`, { reason: 'baseline-json' });
   }
   const format = (b as { format?: unknown } | null)?.format;
-  if (!b || (format !== 'git-scalpel-shell/2' && format !== 'git-scalpel-shell/1') || !Array.isArray(b.entries) || !Array.isArray(b.dirs) || !Array.isArray(b.ignoredDirs)) {
+  if (
+    !b ||
+    (format !== 'git-scalpel-shell/2' && format !== 'git-scalpel-shell/1') ||
+    !Array.isArray(b.entries) ||
+    !Array.isArray(b.dirs) ||
+    !Array.isArray(b.ignoredDirs)
+  ) {
     throw new ScalpelError('SNAPSHOT_CORRUPT', 'shell baseline is malformed', { reason: 'baseline-shape' });
   }
   // a baseline an older version took before the command (it knew no absent paths, listed nothing)
-  return { ...b, format: 'git-scalpel-shell/2', absent: Array.isArray(b.absent) ? b.absent : [], tooLarge: Array.isArray(b.tooLarge) ? b.tooLarge : [], nested: Array.isArray(b.nested) ? b.nested : [], ignoredListings: Array.isArray(b.ignoredListings) ? b.ignoredListings : [] };
+  return {
+    ...b,
+    format: 'git-scalpel-shell/2',
+    absent: Array.isArray(b.absent) ? b.absent : [],
+    tooLarge: Array.isArray(b.tooLarge) ? b.tooLarge : [],
+    nested: Array.isArray(b.nested) ? b.nested : [],
+    ignoredListings: Array.isArray(b.ignoredListings) ? b.ignoredListings : [],
+  };
 }
 
 /**
@@ -365,7 +413,14 @@ function indexDiff(a: GitIndex | null, b: GitIndex | null, out: Set<string>): vo
       out.add(y.path);
       j++;
     } else {
-      if (x.mode !== y.mode || x.flagsWord !== y.flagsWord || x.skipWorktree !== y.skipWorktree || x.intentToAdd !== y.intentToAdd || !equalBytes(x.oidBytes, y.oidBytes)) out.add(x.path);
+      if (
+        x.mode !== y.mode ||
+        x.flagsWord !== y.flagsWord ||
+        x.skipWorktree !== y.skipWorktree ||
+        x.intentToAdd !== y.intentToAdd ||
+        !equalBytes(x.oidBytes, y.oidBytes)
+      )
+        out.add(x.path);
       i++;
       j++;
     }
@@ -383,9 +438,16 @@ function indexDiff(a: GitIndex | null, b: GitIndex | null, out: Set<string>): vo
  * touched. A tracked path that held nothing before (a person's unstaged deletion) and holds
  * nothing now did not change, whatever the index says of it.
  */
-export async function shellChanges(repo: Repository, baseline: ShellBaseline, oldIndexBytes: Uint8Array | null, now: { index: GitIndex; stat: FileStat } | null): Promise<ShellChanges> {
+export async function shellChanges(
+  repo: Repository,
+  baseline: ShellBaseline,
+  oldIndexBytes: Uint8Array | null,
+  now: { index: GitIndex; stat: FileStat } | null,
+): Promise<ShellChanges> {
   const fs: Fs = repo.fs;
-  const old = oldIndexBytes ? decodeIndex(oldIndexBytes, { objectFormat: repo.objectFormat, verifyChecksum: false, lenient: true, hash: repo.hash }) : null;
+  const old = oldIndexBytes
+    ? decodeIndex(oldIndexBytes, { objectFormat: repo.objectFormat, verifyChecksum: false, lenient: true, hash: repo.hash })
+    : null;
   const oldIdx = trackedPaths(old);
   const rules = await rulesOf(repo);
   const before = new Map(baseline.entries.map((e) => [e[0], e] as const));
@@ -468,7 +530,8 @@ export async function shellChanges(repo: Repository, baseline: ShellBaseline, ol
   // directory: not the command's, nor what it held (told below, as for any ignored directory)
   for (const d of w.dirs) if (!dirsBefore.has(d) && !ignoredBefore(d) && !ignoredThen.has(d)) changed.add(d);
   // one made ignored is gone from the walk, not from the disk
-  for (const d of dirsBefore) if (!w.dirs.has(d) && !(ignoredNow(d) && (await fs.lstat(joinPath(repo.worktree, d)))?.type === 'directory')) changed.add(d);
+  for (const d of dirsBefore)
+    if (!w.dirs.has(d) && !(ignoredNow(d) && (await fs.lstat(joinPath(repo.worktree, d)))?.type === 'directory')) changed.add(d);
   // an ignored directory the command made from nothing (a build's `dist/`) is the turn's: the
   // rewind removes it; one that was there is not captured, what happened in it is told below
   for (const d of w.ignoredDirs) if (!ignoredThen.has(d) && !dirsBefore.has(d) && !ignoredBefore(d)) changed.add(d);
@@ -541,13 +604,22 @@ async function stateBefore(repo: Repository, baseline: ShellBaseline, old: GitIn
       for (const i of rowsUnder(rows, r)) {
         const e = rows.entry(i);
         const p = e.path;
-        if (e.stage !== 0 || seen.has(p) || absent.has(p) || e.skipWorktree || e.mode === MODE_GITLINK || baseline.ignoredDirs.some((d) => covers(d, p))) continue;
+        if (
+          e.stage !== 0 ||
+          seen.has(p) ||
+          absent.has(p) ||
+          e.skipWorktree ||
+          e.mode === MODE_GITLINK ||
+          baseline.ignoredDirs.some((d) => covers(d, p))
+        )
+          continue;
         if (p !== r && !dirs.has(parentOf(p))) continue; // its directory was not there: it was not either
         seen.add(p);
         if (e.mode === MODE_SYMLINK) {
           const blob = await repo.odb.read(e.oid);
           items.push({ path: p, kind: 'symlink', target: utf8Decode(blob.content), oid: e.oid });
-        } else if (e.mode === MODE_FILE || e.mode === MODE_EXECUTABLE) items.push({ path: p, kind: 'file', mode: e.mode, oid: e.oid, size: e.cachedSize });
+        } else if (e.mode === MODE_FILE || e.mode === MODE_EXECUTABLE)
+          items.push({ path: p, kind: 'file', mode: e.mode, oid: e.oid, size: e.cachedSize });
       }
     }
   }
@@ -560,7 +632,8 @@ async function stateBefore(repo: Repository, baseline: ShellBaseline, old: GitIn
   // roots the command created in directories that were not there: the deepest ancestor that was
   // (a file counts: nothing was beneath it, and it is not a directory a restore would remove)
   const files = new Set(baseline.entries.map((e) => e[0]));
-  const oldFiles = old && roots.some((r) => parentOf(r) !== '' && !dirs.has(parentOf(r))) ? trackedPaths(old).zero : new Map<string, number>();
+  const oldFiles =
+    old && roots.some((r) => parentOf(r) !== '' && !dirs.has(parentOf(r))) ? trackedPaths(old).zero : new Map<string, number>();
   const existed = (p: string) => dirs.has(p) || files.has(p) || (oldFiles.has(p) && !absent.has(p));
   const absentParents: AbsentParents[] = [];
   for (const r of roots) {

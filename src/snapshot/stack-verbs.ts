@@ -30,7 +30,8 @@ export async function snapshot(ctx: EngineContext, paths: readonly string[], opt
     // the usual tool call of a turn writes a path the turn already holds: nothing to capture
     // (looked at without the lock; the capture below decides again under it)
     const top = await openTurnOf(stackOf(ctx, session));
-    if (top && roots.every((r) => top.manifest.captured.roots.some((o) => covers(o, r)) && !sealTouches(top.manifest.seal, r))) return info(top.manifest, top.commit);
+    if (top && roots.every((r) => top.manifest.captured.roots.some((o) => covers(o, r)) && !sealTouches(top.manifest.seal, r)))
+      return info(top.manifest, top.commit);
   }
   // Read as git reads it, trailer unchecked: a snapshot writes no index, and restore checks the
   // trailer of the index it is about to rewrite. Structural damage is still a typed error here.
@@ -38,13 +39,23 @@ export async function snapshot(ctx: EngineContext, paths: readonly string[], opt
 }
 
 /** A snapshot of `roots` from the index as `read`; its warnings are what the read left out and a log record that could not be written. */
-export async function capture(ctx: EngineContext, roots: string[], read: ReadIndexResult | null, opts: SnapshotOptions): Promise<SnapshotInfo> {
+export async function capture(
+  ctx: EngineContext,
+  roots: string[],
+  read: ReadIndexResult | null,
+  opts: SnapshotOptions,
+): Promise<SnapshotInfo> {
   const session = opts.session ?? DEFAULT_SESSION;
   const indexStat = read ? read.stat : null;
   if (read) {
     for (const r of roots) {
       const d = sparseDirContaining(read.index, r);
-      if (d) throw new ScalpelError('SPARSE_PATH', `'${r}' lies inside the sparse-index directory entry '${d}'; expand it first (git sparse-checkout add ${d.slice(0, -1)})`, { path: r, directory: d });
+      if (d)
+        throw new ScalpelError(
+          'SPARSE_PATH',
+          `'${r}' lies inside the sparse-index directory entry '${d}'; expand it first (git sparse-checkout add ${d.slice(0, -1)})`,
+          { path: r, directory: d },
+        );
     }
   }
   // the snapshot's objects are stored together, before the ref names them (one pack when many)
@@ -55,7 +66,12 @@ export async function capture(ctx: EngineContext, roots: string[], read: ReadInd
   const warnings = [...past];
   if (opts.into) {
     const into = opts.into;
-    return withWarnings(await stack.locked(async (tx) => extendSnapshot(ctx, stack, tx, await stack.downTo(into, tx.current), state, opts.label, batch, past, warnings)), warnings);
+    return withWarnings(
+      await stack.locked(async (tx) =>
+        extendSnapshot(ctx, stack, tx, await stack.downTo(into, tx.current), state, opts.label, batch, past, warnings),
+      ),
+      warnings,
+    );
   }
   const head = await readHeadWithLog(ctx.repo);
   // for a scope of a few files, writing their trees costs less than mapping the index's cache tree
@@ -67,11 +83,19 @@ export async function capture(ctx: EngineContext, roots: string[], read: ReadInd
     if (opts.turn) {
       // the decision and the write under one lock: parallel tool calls of a turn join one snapshot
       const top = tx.current ? await stack.load(tx.current) : null;
-      if (top && top.manifest.turn && !top.manifest.turn.ended) return { joined: await extendTurn(ctx, stack, tx, top, state, batch, { call: opts.call, logged: past }, warnings) };
+      if (top && top.manifest.turn && !top.manifest.turn.ended)
+        return { joined: await extendTurn(ctx, stack, tx, top, state, batch, { call: opts.call, logged: past }, warnings) };
       turn = { number: (top?.manifest.turn?.number ?? 0) + 1, ended: false };
     }
     const provisional = opts.turn && opts.call !== undefined;
-    const manifest = newSnapshot(ctx, session, opts.label ?? (opts.turn ? OUTSIDE_PROMPT : null), provisional ? emptyState() : state, head, { turn, ...(provisional ? { provisional: [{ call: opts.call as string, state }] } : {}) });
+    const manifest = newSnapshot(
+      ctx,
+      session,
+      opts.label ?? (opts.turn ? OUTSIDE_PROMPT : null),
+      provisional ? emptyState() : state,
+      head,
+      { turn, ...(provisional ? { provisional: [{ call: opts.call as string, state }] } : {}) },
+    );
     const commit = await stack.writeCommit(manifest, tx.current, cacheTree, batch);
     await batch.flush();
     await tx.set(commit);
@@ -79,7 +103,17 @@ export async function capture(ctx: EngineContext, roots: string[], read: ReadInd
   });
   if ('joined' in done) return withWarnings(done.joined, warnings);
   const { manifest, commit } = done;
-  await appendLog(ctx, { event: 'snapshot', session, ids: [manifest.id], paths: roots, detail: { label: manifest.label, ...(manifest.turn ? { turn: manifest.turn.number } : {}), ...logWarnings(past) } }, warnings);
+  await appendLog(
+    ctx,
+    {
+      event: 'snapshot',
+      session,
+      ids: [manifest.id],
+      paths: roots,
+      detail: { label: manifest.label, ...(manifest.turn ? { turn: manifest.turn.number } : {}), ...logWarnings(past) },
+    },
+    warnings,
+  );
   return withWarnings(info(manifest, commit), warnings);
 }
 
@@ -88,7 +122,17 @@ export async function capture(ctx: EngineContext, roots: string[], read: ReadInd
  * already holds keep their first capture, what lay in a directory absent at its first capture
  * was absent then too. A person's `snapshot --into`: the seal goes (it is of other paths).
  */
-async function extendSnapshot(ctx: EngineContext, stack: SnapshotStack, tx: RefTransaction, chain: StackEntry[], state: PathState, label: string | undefined, batch: ObjectBatch, logged: string[], warnings: string[]): Promise<SnapshotInfo> {
+async function extendSnapshot(
+  ctx: EngineContext,
+  stack: SnapshotStack,
+  tx: RefTransaction,
+  chain: StackEntry[],
+  state: PathState,
+  label: string | undefined,
+  batch: ObjectBatch,
+  logged: string[],
+  warnings: string[],
+): Promise<SnapshotInfo> {
   const target = chain[chain.length - 1];
   const captured = joinCaptured(target.manifest.captured, state, { dropUnderAbsent: true });
   const manifest: Manifest = { ...withCaptured(target.manifest, captured), label: label ?? target.manifest.label };
@@ -103,11 +147,15 @@ export async function seal(ctx: EngineContext, opts: { session?: string; id?: st
   return stack.locked(async (tx) => {
     const chain = opts.id ? await stack.downTo(opts.id, tx.current) : await stack.walk(() => true, tx.current);
     const target = chain[chain.length - 1];
-    if (!target) throw new ScalpelError('SNAPSHOT_NOT_FOUND', `no snapshot to seal in session '${stack.session}'`, { session: stack.session });
+    if (!target)
+      throw new ScalpelError('SNAPSHOT_NOT_FOUND', `no snapshot to seal in session '${stack.session}'`, { session: stack.session });
     let past: string[] = [];
     const state = await ctx.repo.withIndex({ verify: false }, (read) => {
       past = readPast(read);
-      return captureState(ctx.repo, read?.index ?? null, target.manifest.captured.roots, { writeObjects: false, indexStat: read?.stat ?? null });
+      return captureState(ctx.repo, read?.index ?? null, target.manifest.captured.roots, {
+        writeObjects: false,
+        indexStat: read?.stat ?? null,
+      });
     });
     const manifest = sealed(target.manifest, ctx.now().toISOString(), state);
     const { commit } = await stack.replace(tx, chain, target, manifest);
@@ -149,7 +197,8 @@ export async function drop(ctx: EngineContext, opts: { session?: string; id?: st
 
 /** Keep the newest `keep` snapshots of the session; drop the older ones. */
 export async function prune(ctx: EngineContext, opts: { session?: string; keep: number }): Promise<string[]> {
-  if (!Number.isInteger(opts.keep) || opts.keep < 0) throw new ScalpelError('BAD_ARGUMENT', `keep must be a whole number, got ${opts.keep}`, { name: 'keep' });
+  if (!Number.isInteger(opts.keep) || opts.keep < 0)
+    throw new ScalpelError('BAD_ARGUMENT', `keep must be a whole number, got ${opts.keep}`, { name: 'keep' });
   const stack = stackOf(ctx, opts.session);
   return stack.locked(async (tx) => {
     const all = await stack.walk(undefined, tx.current);

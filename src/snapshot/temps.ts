@@ -40,7 +40,8 @@ export class TempLedger {
     const removed: string[] = [];
     for (const d of dirs) {
       // the directory may have been replaced since (by a link, say): only ever list a real one
-      if (await this.realDirectory(d)) removed.push(...(await removeStaleTemps(this.fs, d === '' ? this.worktree : joinPath(this.worktree, d))));
+      if (await this.realDirectory(d))
+        removed.push(...(await removeStaleTemps(this.fs, d === '' ? this.worktree : joinPath(this.worktree, d))));
     }
     await this.fs.unlink(this.file);
     return removed;

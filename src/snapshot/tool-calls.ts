@@ -12,7 +12,16 @@ import { checkSession } from '../store/stack.js';
 import { CallsInFlight, type CallInput, type CallRecord } from '../store/calls.js';
 import { covers, isAncestor, minimalRoots } from '../model/scope.js';
 import { sealed } from '../model/manifest.js';
-import { contests, joinCaptured, markOverwritten, mergeStates, restrictState, spineBetween, type Manifest, type PathState } from '../model/state.js';
+import {
+  contests,
+  joinCaptured,
+  markOverwritten,
+  mergeStates,
+  restrictState,
+  spineBetween,
+  type Manifest,
+  type PathState,
+} from '../model/state.js';
 import { captureNow, readPast, stackOf, type EngineContext } from './context.js';
 import { appendLog } from './log-ops.js';
 import { openTurnOf, withLists } from './turns.js';
@@ -37,7 +46,10 @@ export async function callStarted(ctx: EngineContext, opts: { session: string; r
  * command, or the same paths); null when none is kept. A shell after-event that names no
  * call its input matches takes the one shell call in flight, when there is exactly one.
  */
-export async function callEnded(ctx: EngineContext, opts: { session: string; key?: string; input?: CallInput }): Promise<CallRecord | null> {
+export async function callEnded(
+  ctx: EngineContext,
+  opts: { session: string; key?: string; input?: CallInput },
+): Promise<CallRecord | null> {
   checkSession(opts.session);
   if (opts.key !== undefined) return ctx.calls.end(opts.session, opts.key);
   const input = opts.input ?? {};
@@ -54,7 +66,10 @@ export async function callEnded(ctx: EngineContext, opts: { session: string; key
  * change by someone else is then told apart (contested, or refused after the turn). Nothing
  * when no turn is open.
  */
-export async function callFinished(ctx: EngineContext, opts: { session: string; call?: string; paths: readonly string[] }): Promise<{ warnings: string[] }> {
+export async function callFinished(
+  ctx: EngineContext,
+  opts: { session: string; call?: string; paths: readonly string[] },
+): Promise<{ warnings: string[] }> {
   checkSession(opts.session);
   const stack = stackOf(ctx, opts.session);
   const warnings: string[] = [];
@@ -69,7 +84,10 @@ export async function callFinished(ctx: EngineContext, opts: { session: string; 
       const mine = opts.call === undefined ? undefined : m.provisional?.find((p) => p.call === opts.call);
       if (mine) {
         // what the call did not change is not the turn's (a failed replace, a write of the same bytes)
-        const fresh = restrictState(mine.state, mine.state.roots.filter((r) => !m.captured.roots.some((o) => covers(o, r))));
+        const fresh = restrictState(
+          mine.state,
+          mine.state.roots.filter((r) => !m.captured.roots.some((o) => covers(o, r))),
+        );
         const changed = fresh.roots.length ? await changedRoots(ctx, fresh, warnings, index) : [];
         const captured = changed.length ? joinCaptured(m.captured, restrictState(fresh, changed), { dropUnderAbsent: false }) : m.captured;
         m = withLists({ ...m, captured }, { provisional: (m.provisional ?? []).filter((p) => p !== mine) });
@@ -88,7 +106,12 @@ export async function callFinished(ctx: EngineContext, opts: { session: string; 
 }
 
 /** The roots of `state` whose paths hold something else now (worktree, index entries, resolve-undo). Unreadable ones (beneath a symlink now) count as changed. */
-async function changedRoots(ctx: EngineContext, state: PathState, warnings: string[], index?: { read: ReadIndexResult | null }): Promise<string[]> {
+async function changedRoots(
+  ctx: EngineContext,
+  state: PathState,
+  warnings: string[],
+  index?: { read: ReadIndexResult | null },
+): Promise<string[]> {
   let now: PathState;
   try {
     now = await captureNow(ctx, state.roots, warnings, index);
@@ -105,7 +128,13 @@ async function changedRoots(ctx: EngineContext, state: PathState, warnings: stri
  * them, or the paths beneath its roots), and what was captured for it (`fresh`); null when
  * none is the turn's or they cannot be read.
  */
-async function sealOf(ctx: EngineContext, m: Manifest, paths: readonly string[], warnings: string[], index?: { read: ReadIndexResult | null }): Promise<{ state: PathState; fresh: PathState } | null> {
+async function sealOf(
+  ctx: EngineContext,
+  m: Manifest,
+  paths: readonly string[],
+  warnings: string[],
+  index?: { read: ReadIndexResult | null },
+): Promise<{ state: PathState; fresh: PathState } | null> {
   const roots = minimalRoots(paths.filter((p) => m.captured.roots.some((r) => covers(r, p))));
   if (roots.length === 0) return null;
   const { roots: scope, dirs } = await sealScope(ctx, roots, m.seal);
@@ -124,7 +153,12 @@ async function sealOf(ctx: EngineContext, m: Manifest, paths: readonly string[],
     if (one) readable.push(one);
   }
   if (readable.length === 0) return null;
-  const some = await captureNow(ctx, readable.flatMap((x) => x.roots), warnings, index);
+  const some = await captureNow(
+    ctx,
+    readable.flatMap((x) => x.roots),
+    warnings,
+    index,
+  );
   const spine = dirs.filter((d) => some.roots.some((r) => isAncestor(d, r)));
   return { state: mergeStates(m.seal?.state ?? null, some, spine), fresh: some };
 }
@@ -134,7 +168,11 @@ async function sealOf(ctx: EngineContext, m: Manifest, paths: readonly string[],
  * `src`, sealed absent after `rm -rf src`) with the directories between them, which must be
  * directories now; where one is not, the sealed root is captured again whole.
  */
-async function sealScope(ctx: EngineContext, roots: readonly string[], seal: Manifest['seal']): Promise<{ roots: string[]; dirs: string[] }> {
+async function sealScope(
+  ctx: EngineContext,
+  roots: readonly string[],
+  seal: Manifest['seal'],
+): Promise<{ roots: string[]; dirs: string[] }> {
   const out: string[] = [];
   const dirs: string[] = [];
   for (const r of roots) {
@@ -178,7 +216,12 @@ export async function callAbandoned(ctx: EngineContext, opts: { session: string;
   await stack.locked(async (tx) => {
     const top = await openTurnOf(stack, tx.current);
     if (!top?.manifest.provisional?.some((p) => p.call === opts.call)) return;
-    await stack.replace(tx, [top], top, withLists(top.manifest, { provisional: (top.manifest.provisional ?? []).filter((p) => p.call !== opts.call) }));
+    await stack.replace(
+      tx,
+      [top],
+      top,
+      withLists(top.manifest, { provisional: (top.manifest.provisional ?? []).filter((p) => p.call !== opts.call) }),
+    );
   });
 }
 
@@ -196,7 +239,24 @@ export async function finishUnreported(ctx: EngineContext, opts: { session: stri
     if (!call) continue;
     warnings.push(...(await callFinished(ctx, { session: opts.session, call: call.key, paths: call.paths })).warnings);
     // it ran; how it ended the harness does not say
-    await appendLog(ctx, { event: 'tool', session: opts.session, ids: call.turn ? [call.turn] : [], paths: [], detail: { tool: call.tool, phase: 'after', outcome: 'unknown', call: call.key, ...(call.byId ? { toolUseId: call.key } : {}), durationMs: Math.max(0, ctx.now().getTime() - call.at) } }, warnings);
+    await appendLog(
+      ctx,
+      {
+        event: 'tool',
+        session: opts.session,
+        ids: call.turn ? [call.turn] : [],
+        paths: [],
+        detail: {
+          tool: call.tool,
+          phase: 'after',
+          outcome: 'unknown',
+          call: call.key,
+          ...(call.byId ? { toolUseId: call.key } : {}),
+          durationMs: Math.max(0, ctx.now().getTime() - call.at),
+        },
+      },
+      warnings,
+    );
   }
   return { warnings };
 }

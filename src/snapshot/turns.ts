@@ -17,7 +17,19 @@ import type { ObjectBatch } from '../repo/object-batch.js';
 import { checkSession, type SnapshotStack, type StackEntry } from '../store/stack.js';
 import { compareRel, covers } from '../model/scope.js';
 import { sealed } from '../model/manifest.js';
-import { contests, emptyState, joinCaptured, mergeStates, restrictState, withoutRoots, type Contest, type Manifest, type PathState, type Provisional, type TurnRecord } from '../model/state.js';
+import {
+  contests,
+  emptyState,
+  joinCaptured,
+  mergeStates,
+  restrictState,
+  withoutRoots,
+  type Contest,
+  type Manifest,
+  type PathState,
+  type Provisional,
+  type TurnRecord,
+} from '../model/state.js';
 import { captureNow, info, newSnapshot, sessionsOf, stackOf, withWarnings, type EngineContext } from './context.js';
 import { appendLog, logDetail, logWarnings, readLog } from './log-ops.js';
 import { planRestore } from './restore.js';
@@ -56,14 +68,20 @@ export async function openTurn(ctx: EngineContext, opts: { session: string; labe
       parent = await stack.writeCommit(closed, top.parent, undefined, batch);
       ended = top.manifest.id;
     }
-    const m = newSnapshot(ctx, session, opts.label, emptyState(), head, { turn: { number: (top?.manifest.turn?.number ?? 0) + 1, ended: false } });
+    const m = newSnapshot(ctx, session, opts.label, emptyState(), head, {
+      turn: { number: (top?.manifest.turn?.number ?? 0) + 1, ended: false },
+    });
     const c = await stack.writeCommit(m, parent, undefined, batch);
     await batch.flush();
     await tx.set(c);
     return { manifest: m, commit: c, ended };
   });
   if (ended) await appendLog(ctx, { event: 'turn-end', session, ids: [ended], paths: [], detail: { reason: 'next prompt' } }, warnings);
-  await appendLog(ctx, { event: 'turn-start', session, ids: [manifest.id], paths: [], detail: { label: manifest.label, turn: manifest.turn?.number } }, warnings);
+  await appendLog(
+    ctx,
+    { event: 'turn-start', session, ids: [manifest.id], paths: [], detail: { label: manifest.label, turn: manifest.turn?.number } },
+    warnings,
+  );
   await keepTurns(ctx, stack, (manifest.turn as TurnRecord).number, warnings);
   await dropIdleSessions(ctx, session, warnings);
   return withWarnings(info(manifest, commit), warnings);
@@ -87,7 +105,11 @@ export async function closeTurn(ctx: EngineContext, opts: { session: string; fin
     return info(manifest, commit);
   });
   if (!done) return null;
-  await appendLog(ctx, { event: 'turn-end', session: opts.session, ids: [done.id], paths: done.paths, detail: { final: opts.final } }, warnings);
+  await appendLog(
+    ctx,
+    { event: 'turn-end', session: opts.session, ids: [done.id], paths: done.paths, detail: { final: opts.final } },
+    warnings,
+  );
   return withWarnings(done, warnings);
 }
 
@@ -122,12 +144,18 @@ async function settleUnfinished(ctx: EngineContext, m: Manifest, warnings: strin
   let captured = m.captured;
   let contested = m.contested ?? [];
   for (const p of m.provisional ?? []) {
-    const fresh = restrictState(p.state, p.state.roots.filter((r) => !captured.roots.some((o) => covers(o, r))));
+    const fresh = restrictState(
+      p.state,
+      p.state.roots.filter((r) => !captured.roots.some((o) => covers(o, r))),
+    );
     if (fresh.roots.length === 0) continue;
     const changed = contests(fresh, await captureNow(ctx, fresh.roots, warnings));
     if (changed.length === 0) continue;
     captured = joinCaptured(captured, fresh, { dropUnderAbsent: false });
-    contested = mergeContests(contested, changed.map((c) => ({ ...c, why: 'unfinished' as const })));
+    contested = mergeContests(
+      contested,
+      changed.map((c) => ({ ...c, why: 'unfinished' as const })),
+    );
   }
   return withLists({ ...m, captured }, { provisional: [], contested });
 }
@@ -167,7 +195,8 @@ async function keepTurns(ctx: EngineContext, stack: SnapshotStack, number: numbe
   if (number <= keep || (number - keep) % slack !== 0) return;
   await stack.locked(async (tx) => {
     const dropped = await stack.truncate(tx, keep);
-    if (dropped > 0) await appendLog(ctx, { event: 'prune', session: stack.session, ids: [], paths: [], detail: { keepTurns: keep, dropped } }, warnings);
+    if (dropped > 0)
+      await appendLog(ctx, { event: 'prune', session: stack.session, ids: [], paths: [], detail: { keepTurns: keep, dropped } }, warnings);
   });
 }
 
@@ -211,7 +240,16 @@ export async function currentTurn(ctx: EngineContext, session: string): Promise<
  * captured just before this call, is not the sealed one) is recorded as contested. The seal
  * stays until the call finishes and seals its paths again.
  */
-export async function extendTurn(ctx: EngineContext, stack: SnapshotStack, tx: RefTransaction, top: StackEntry, state: PathState, batch: ObjectBatch, more: { call?: string; shell?: { uncovered: string[]; left: string[] }; logged?: string[] }, warnings: string[]): Promise<SnapshotInfo> {
+export async function extendTurn(
+  ctx: EngineContext,
+  stack: SnapshotStack,
+  tx: RefTransaction,
+  top: StackEntry,
+  state: PathState,
+  batch: ObjectBatch,
+  more: { call?: string; shell?: { uncovered: string[]; left: string[] }; logged?: string[] },
+  warnings: string[],
+): Promise<SnapshotInfo> {
   let m = top.manifest;
   let contested = m.contested ?? [];
   if (m.seal && !more.shell) {
@@ -228,7 +266,10 @@ export async function extendTurn(ctx: EngineContext, stack: SnapshotStack, tx: R
   let provisional = m.provisional ?? [];
   if (more.call !== undefined) {
     // only what the turn does not hold yet waits for the call; the rest keeps its first capture
-    const fresh = restrictState(state, state.roots.filter((r) => !captured.roots.some((o) => covers(o, r))));
+    const fresh = restrictState(
+      state,
+      state.roots.filter((r) => !captured.roots.some((o) => covers(o, r))),
+    );
     if (fresh.roots.length > 0) {
       const call = more.call;
       const mine = provisional.find((p) => p.call === call);
@@ -236,13 +277,25 @@ export async function extendTurn(ctx: EngineContext, stack: SnapshotStack, tx: R
       provisional = [...provisional.filter((p) => p.call !== call), { call, state: joined }];
     }
   } else captured = joinCaptured(captured, state, { dropUnderAbsent: false });
-  const union = (a: readonly string[] | undefined, b: readonly string[] | undefined) => [...new Set([...(a ?? []), ...(b ?? [])])].sort(compareRel);
+  const union = (a: readonly string[] | undefined, b: readonly string[] | undefined) =>
+    [...new Set([...(a ?? []), ...(b ?? [])])].sort(compareRel);
   const uncovered = union(m.uncovered, more.shell?.uncovered);
   const left = union(m.left, more.shell?.left);
   const manifest = withLists({ ...m, captured }, { uncovered, left, contested, provisional });
   const { commit } = await stack.replace(tx, [top], top, manifest, batch);
   const logged = more.logged ?? [];
-  await appendLog(ctx, { event: 'extend', session: stack.session, ids: [manifest.id], paths: state.roots, ...logDetail(logged), ...(more.call !== undefined ? { detail: { call: more.call, ...logWarnings(logged) } } : {}) }, warnings);
+  await appendLog(
+    ctx,
+    {
+      event: 'extend',
+      session: stack.session,
+      ids: [manifest.id],
+      paths: state.roots,
+      ...logDetail(logged),
+      ...(more.call !== undefined ? { detail: { call: more.call, ...logWarnings(logged) } } : {}),
+    },
+    warnings,
+  );
   return info(manifest, commit);
 }
 
@@ -259,7 +312,10 @@ function mergeContests(a: readonly Contest[], b: readonly Contest[]): Contest[] 
 }
 
 /** `m` with these lists set, each left out when empty (a manifest holds no empty optional list). */
-export function withLists(m: Manifest, lists: { uncovered?: string[]; left?: string[]; contested?: Contest[]; provisional?: Provisional[] }): Manifest {
+export function withLists(
+  m: Manifest,
+  lists: { uncovered?: string[]; left?: string[]; contested?: Contest[]; provisional?: Provisional[] },
+): Manifest {
   const out: Manifest = { ...m };
   for (const [key, list] of Object.entries(lists) as Array<[keyof typeof lists, unknown[] | undefined]>) {
     if (list === undefined) continue;
@@ -352,7 +408,8 @@ export function rewindTarget(chain: readonly StackEntry[], session: string, whic
     return found;
   }
   const found = chain.find((e) => e.manifest.turn && e.manifest.captured.roots.length > 0);
-  if (!found) throw new ScalpelError('SNAPSHOT_NOT_FOUND', `nothing to rewind: session '${session}' has no turn that changed anything`, { session });
+  if (!found)
+    throw new ScalpelError('SNAPSHOT_NOT_FOUND', `nothing to rewind: session '${session}' has no turn that changed anything`, { session });
   return found;
 }
 
@@ -376,7 +433,15 @@ export async function listTurns(ctx: EngineContext, opts: { session?: string } =
     chain.forEach((e, k) => {
       const t = e.manifest.turn;
       if (!t) return;
-      out.push({ ...info(e.manifest, e.commit), turn: t.number, ended: t.ended, tools: tools.get(e.manifest.id) ?? [], uncovered: e.manifest.uncovered ?? [], left: e.manifest.left ?? [], rewind: previews[k] as TurnInfo['rewind'] });
+      out.push({
+        ...info(e.manifest, e.commit),
+        turn: t.number,
+        ended: t.ended,
+        tools: tools.get(e.manifest.id) ?? [],
+        uncovered: e.manifest.uncovered ?? [],
+        left: e.manifest.left ?? [],
+        rewind: previews[k] as TurnInfo['rewind'],
+      });
     });
   }
   return out.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.turn - a.turn));
@@ -397,6 +462,11 @@ async function preview(ctx: EngineContext, chain: StackEntry[], read: ReadIndexR
     reasons.push(e.message.split('\n')[0]);
   }
   const head = await headCheck(ctx, chain[chain.length - 1]);
-  if (head && headRefusal(head)) reasons.push(head.complete ? `commits made since were pushed (${head.pushed.map((p) => p.ref).join(', ')})` : 'HEAD moved and whether its new commits were pushed is unknown');
+  if (head && headRefusal(head))
+    reasons.push(
+      head.complete
+        ? `commits made since were pushed (${head.pushed.map((p) => p.ref).join(', ')})`
+        : 'HEAD moved and whether its new commits were pushed is unknown',
+    );
   return { refused: reasons.length > 0, reasons, changes, pruned, headMoved: head !== null };
 }

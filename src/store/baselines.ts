@@ -46,7 +46,13 @@ export class ShellBaselines {
    * stored; `index`, the index as read), then its files. `out` is the batch the baseline's blobs
    * went into: it is flushed here, before the ref names them.
    */
-  async save(session: string, key: string, stored: StoredBaseline, keep: { blobs: readonly string[]; index: GitIndex | null }, out: ObjectWriter & { flush(): Promise<void> }): Promise<void> {
+  async save(
+    session: string,
+    key: string,
+    stored: StoredBaseline,
+    keep: { blobs: readonly string[]; index: GitIndex | null },
+    out: ObjectWriter & { flush(): Promise<void> },
+  ): Promise<void> {
     const entries: TreeEntry[] = [];
     const blobs = await this.flatTree(keep.blobs, out);
     if (blobs) entries.push({ mode: MODE_TREE, name: utf8Encode('b'), oid: blobs });
@@ -54,7 +60,10 @@ export class ShellBaselines {
     if (indexTree) entries.push({ mode: MODE_TREE, name: utf8Encode('i'), oid: indexTree });
     const tree = await out.write('tree', encodeTree(entries, this.repo.objectFormat));
     const ident = formatIdentity({ name: 'git-scalpel', email: 'git-scalpel@localhost', timestamp: Math.floor(Date.now() / 1000) });
-    const commit = await out.write('commit', encodeCommit({ tree, parents: [], author: ident, committer: ident, message: `git-scalpel shell baseline ${session} ${key}\n` }));
+    const commit = await out.write(
+      'commit',
+      encodeCommit({ tree, parents: [], author: ident, committer: ident, message: `git-scalpel shell baseline ${session} ${key}\n` }),
+    );
     await out.flush();
     const ref = this.refPrefix(session) + callFileName(key);
     const tx = await this.repo.refs.transaction(ref);
@@ -114,7 +123,13 @@ export class ShellBaselines {
   private async flatTree(oids: readonly string[], out: ObjectWriter): Promise<string | null> {
     const unique = [...new Set(oids)];
     if (unique.length === 0) return null;
-    return out.write('tree', encodeTree(unique.map((oid) => ({ mode: MODE_FILE, name: utf8Encode(oid), oid })), this.repo.objectFormat));
+    return out.write(
+      'tree',
+      encodeTree(
+        unique.map((oid) => ({ mode: MODE_FILE, name: utf8Encode(oid), oid })),
+        this.repo.objectFormat,
+      ),
+    );
   }
 
   /**
@@ -125,10 +140,14 @@ export class ShellBaselines {
   private async indexTree(index: GitIndex, bytes: Uint8Array, out: ObjectWriter): Promise<string | null> {
     const hashLen = this.repo.objectFormat === 'sha256' ? 32 : 20;
     const trailer = bytes.subarray(Math.max(0, bytes.length - hashLen));
-    const sum = trailer.some((b) => b !== 0) ? toHex(trailer) : toHex(hashBytes(this.repo.objectFormat, bytes.subarray(0, Math.max(0, bytes.length - hashLen)), this.repo.hash));
+    const sum = trailer.some((b) => b !== 0)
+      ? toHex(trailer)
+      : toHex(hashBytes(this.repo.objectFormat, bytes.subarray(0, Math.max(0, bytes.length - hashLen)), this.repo.hash));
     const cacheFile = joinPath(this.repo.stateDir, 'shell', 'index-objects');
     try {
-      const [k, oid] = utf8Decode(await this.repo.fs.readFile(cacheFile)).trim().split(' ');
+      const [k, oid] = utf8Decode(await this.repo.fs.readFile(cacheFile))
+        .trim()
+        .split(' ');
       if (k === sum && oid && (await out.has(oid))) return oid;
     } catch {
       // none kept yet, or unreadable: written again

@@ -12,7 +12,20 @@ import { checkSession } from './stack.js';
 
 export interface LogRecord {
   at: string;
-  event: 'snapshot' | 'extend' | 'seal' | 'restore' | 'refused' | 'drop' | 'prune' | 'turn-start' | 'turn-end' | 'tool' | 'session-start' | 'session-end' | 'apply';
+  event:
+    | 'snapshot'
+    | 'extend'
+    | 'seal'
+    | 'restore'
+    | 'refused'
+    | 'drop'
+    | 'prune'
+    | 'turn-start'
+    | 'turn-end'
+    | 'tool'
+    | 'session-start'
+    | 'session-end'
+    | 'apply';
   session: string;
   ids: string[];
   paths: string[];

@@ -33,7 +33,10 @@ const SESSION_RE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}$/;
 
 export function checkSession(session: string): void {
   if (!SESSION_RE.test(session) || session.endsWith('.lock') || session.includes('..')) {
-    throw new ScalpelError('BAD_ARGUMENT', `invalid session name '${session}' (letters, digits, '.', '_', '-'; at most 100)`, { name: 'session', value: session });
+    throw new ScalpelError('BAD_ARGUMENT', `invalid session name '${session}' (letters, digits, '.', '_', '-'; at most 100)`, {
+      name: 'session',
+      value: session,
+    });
   }
 }
 
@@ -130,7 +133,12 @@ export class SnapshotStack {
    * captured directory whose files are exactly its index entries, unchanged, has that tree
    * already: its id is used instead of writing the same tree again (as git reuses its cache tree).
    */
-  async writeCommit(manifest: Manifest, parent: string | null, cacheTree: Map<string, CacheTreeNode> | undefined, out: ObjectWriter): Promise<string> {
+  async writeCommit(
+    manifest: Manifest,
+    parent: string | null,
+    cacheTree: Map<string, CacheTreeNode> | undefined,
+    out: ObjectWriter,
+  ): Promise<string> {
     const fmt = this.repo.objectFormat;
     const manifestOid = await out.write('blob', utf8Encode(encodeManifest(manifest)));
     const root: TreeEntry[] = [{ mode: MODE_FILE, name: utf8Encode('manifest.json'), oid: manifestOid }];
@@ -139,11 +147,21 @@ export class SnapshotStack {
     const ix = await this.indexTree(manifest.captured, out);
     if (ix) root.push({ mode: MODE_TREE, name: utf8Encode('index'), oid: ix });
     // what unfinished tool calls captured (Manifest.provisional) is kept as reachable as the rest
-    const pv = manifest.provisional?.length ? await this.keepTree(manifest.provisional.map((p) => p.state), new Set(), out) : null;
+    const pv = manifest.provisional?.length
+      ? await this.keepTree(
+          manifest.provisional.map((p) => p.state),
+          new Set(),
+          out,
+        )
+      : null;
     if (pv) root.push({ mode: MODE_TREE, name: utf8Encode('provisional'), oid: pv });
     const tree = await out.write('tree', encodeTree(root, fmt));
     const when = Math.floor(Date.parse(manifest.createdAt) / 1000);
-    const ident = formatIdentity({ name: 'git-scalpel', email: 'git-scalpel@localhost', timestamp: Number.isFinite(when) && when >= 0 ? when : 0 });
+    const ident = formatIdentity({
+      name: 'git-scalpel',
+      email: 'git-scalpel@localhost',
+      timestamp: Number.isFinite(when) && when >= 0 ? when : 0,
+    });
     const label = manifest.label ? `: ${manifest.label.replace(/\n/g, ' ')}` : '';
     const message = `git-scalpel ${this.session} ${manifest.id}${label}\n\n${manifest.captured.roots.map((r) => `  ${r || '.'}`).join('\n')}\n`;
     return out.write('commit', encodeCommit({ tree, parents: parent ? [parent] : [], author: ident, committer: ident, message }));
@@ -155,9 +173,16 @@ export class SnapshotStack {
    * Returns the replacement's commit and the new head. The objects go into `batch` (which may
    * already hold a capture's blobs), flushed before the head moves.
    */
-  async replace(tx: RefTransaction, chain: StackEntry[], target: StackEntry, manifest: Manifest, batch = this.repo.odb.batch()): Promise<{ commit: string; head: string }> {
+  async replace(
+    tx: RefTransaction,
+    chain: StackEntry[],
+    target: StackEntry,
+    manifest: Manifest,
+    batch = this.repo.odb.batch(),
+  ): Promise<{ commit: string; head: string }> {
     const at = chain.indexOf(target);
-    if (at < 0 || chain[0].commit !== tx.current) throw new ScalpelError('BAD_ARGUMENT', 'snapshot is not in the locked chain', { name: 'target' });
+    if (at < 0 || chain[0].commit !== tx.current)
+      throw new ScalpelError('BAD_ARGUMENT', 'snapshot is not in the locked chain', { name: 'target' });
     const commit = await this.writeCommit(manifest, target.parent, undefined, batch);
     let head = commit;
     for (let i = at - 1; i >= 0; i--) head = await this.writeCommit(chain[i].manifest, head, undefined, batch);
@@ -209,7 +234,8 @@ export class SnapshotStack {
   /** Remove `target` from `chain` (newest first, from the locked head), re-parenting what was above it. */
   async remove(tx: RefTransaction, chain: StackEntry[], target: StackEntry): Promise<string | null> {
     const at = chain.indexOf(target);
-    if (at < 0 || chain[0].commit !== tx.current) throw new ScalpelError('BAD_ARGUMENT', 'snapshot is not in the locked chain', { name: 'target' });
+    if (at < 0 || chain[0].commit !== tx.current)
+      throw new ScalpelError('BAD_ARGUMENT', 'snapshot is not in the locked chain', { name: 'target' });
     let head = target.parent;
     const batch = this.repo.odb.batch();
     for (let i = at - 1; i >= 0; i--) head = await this.writeCommit(chain[i].manifest, head, undefined, batch);
@@ -218,7 +244,11 @@ export class SnapshotStack {
     return head;
   }
 
-  private async worktreeTree(state: PathState, cacheTree: Map<string, CacheTreeNode> | undefined, out: ObjectWriter): Promise<string | null> {
+  private async worktreeTree(
+    state: PathState,
+    cacheTree: Map<string, CacheTreeNode> | undefined,
+    out: ObjectWriter,
+  ): Promise<string | null> {
     const files: Array<{ path: string; mode: number; oid: string }> = [];
     for (const it of state.items) {
       if (it.kind === 'file') files.push({ path: it.path, mode: it.mode, oid: it.oid });
@@ -276,7 +306,11 @@ export class SnapshotStack {
     return entries.length ? out.write('tree', encodeTree(entries, this.repo.objectFormat)) : null;
   }
 
-  private async writeNested(files: Array<{ path: string; mode: number; oid: string }>, reuse: Map<string, string>, out: ObjectWriter): Promise<string> {
+  private async writeNested(
+    files: Array<{ path: string; mode: number; oid: string }>,
+    reuse: Map<string, string>,
+    out: ObjectWriter,
+  ): Promise<string> {
     interface Dir {
       files: TreeEntry[];
       dirs: Map<string, Dir>;
@@ -334,7 +368,8 @@ export class SnapshotStack {
       const known = reuse.get(path);
       if (known) return known;
       const entries = [...d.files];
-      for (const [name, sub] of d.dirs) entries.push({ mode: MODE_TREE, name: encodePath(name), oid: await write(sub, path ? `${path}/${name}` : name) });
+      for (const [name, sub] of d.dirs)
+        entries.push({ mode: MODE_TREE, name: encodePath(name), oid: await write(sub, path ? `${path}/${name}` : name) });
       return out.write('tree', encodeTree(entries, this.repo.objectFormat));
     };
     return write(root, '');
@@ -346,7 +381,11 @@ export class SnapshotStack {
  * node to show for it: every captured file beneath matches its stage-0 index record (mode and id),
  * and their number is the node's entry count (so no index entry beneath is missing either).
  */
-function reusableTrees(files: Array<{ path: string; mode: number; oid: string }>, state: PathState, cacheTree: Map<string, CacheTreeNode>): Map<string, string> {
+function reusableTrees(
+  files: Array<{ path: string; mode: number; oid: string }>,
+  state: PathState,
+  cacheTree: Map<string, CacheTreeNode>,
+): Map<string, string> {
   // per directory: files directly in it, and whether one of them differs from the index…
   const count = new Map<string, number>();
   const dirty = new Set<string>();

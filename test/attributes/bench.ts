@@ -31,7 +31,22 @@ import { prng } from '../helpers/prng.js';
 const FILES = benchArg('files', 100_000);
 const DIRS = benchArg('dirs', 2_000);
 
-const TOP = ['src', 'lib', 'test', 'docs', 'packages', 'tools', 'vendor', 'apps', 'internal', 'scripts', 'examples', 'assets', 'dist', 'coverage'];
+const TOP = [
+  'src',
+  'lib',
+  'test',
+  'docs',
+  'packages',
+  'tools',
+  'vendor',
+  'apps',
+  'internal',
+  'scripts',
+  'examples',
+  'assets',
+  'dist',
+  'coverage',
+];
 const EXTS = ['ts', 'ts', 'ts', 'js', 'js', 'tsx', 'json', 'md', 'css', 'png', 'svg', 'txt', 'sh', 'py', 'bat', 'jpg'];
 
 /** A typical root .gitattributes (the common part of the gitattributes templates). */
@@ -118,7 +133,11 @@ function cpuMs(): number {
   return (u.user + u.system) / 1000;
 }
 
-async function walk(fs: Fs, tree: Tree, opts: Partial<AttributeOptions>): Promise<{ ms: number; enterMs: number; askMs: number; askCpuMs: number; enterCpuMs: number; yes: number; asked: number }> {
+async function walk(
+  fs: Fs,
+  tree: Tree,
+  opts: Partial<AttributeOptions>,
+): Promise<{ ms: number; enterMs: number; askMs: number; askCpuMs: number; enterCpuMs: number; yes: number; asked: number }> {
   const c0 = cpuMs();
   const t0 = performance.now();
   const rules = await loadAttributeRules(fs, { worktree: '/w', gitDir: '/w/.git', env: {}, systemFile: null, ...opts });
@@ -147,7 +166,10 @@ async function walk(fs: Fs, tree: Tree, opts: Partial<AttributeOptions>): Promis
 
 /** What this machine takes for a name's extension looked up in a Map (lastIndexOf, slice, get): the scale the per-file numbers are on. */
 function calibrate(tree: Tree): number {
-  const m = new Map([['ts', true], ['png', false]]);
+  const m = new Map([
+    ['ts', true],
+    ['png', false],
+  ]);
   const t0 = performance.now();
   let y = 0;
   for (const f of tree.files) {
@@ -207,10 +229,13 @@ async function main(): Promise<void> {
   }
   const paths = ['src/api/client/a.ts', 'lib/core/b.sh', 'assets/c.png'];
   const mem = memWorktree(tree, ROOT, NESTED);
-  for (const d of ['src/api/client', 'lib/core', 'assets']) (mem as unknown as { volume: { mkdirSync: (p: string, o: object) => void } }).volume.mkdirSync('/w/' + d, { recursive: true });
+  for (const d of ['src/api/client', 'lib/core', 'assets'])
+    (mem as unknown as { volume: { mkdirSync: (p: string, o: object) => void } }).volume.mkdirSync('/w/' + d, { recursive: true });
   await onePath(mem, '/w', paths, 50);
   const m = await onePath(mem, '/w', paths, 500);
-  console.log(`one path (memfs): load the rules ${m.loadUs.toFixed(1)} µs, then ${m.askUs.toFixed(1)} µs a path (3 paths, 3 directories deep, each directory's .gitattributes lstat'ed)`);
+  console.log(
+    `one path (memfs): load the rules ${m.loadUs.toFixed(1)} µs, then ${m.askUs.toFixed(1)} µs a path (3 paths, 3 directories deep, each directory's .gitattributes lstat'ed)`,
+  );
   if (process.argv.includes('--disk')) {
     const root = mkdtempSync(join(tmpdir(), 'scalpel-attr-bench-'));
     try {

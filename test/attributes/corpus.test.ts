@@ -31,7 +31,14 @@ async function optionsOf(repo: string, env: NodeJS.ProcessEnv = {}, extra: Parti
     if (st) configs.push(GitConfig.parse(await fs.readFile(f), f));
   }
   configs.push(await readRepoConfig(fs, await discoverRepository(fs, repo)));
-  return { worktree: repo, gitDir: join(repo, '.git'), env: e, systemFile: null, ...attributeOptionsFromConfig(configs, { complete: true }), ...extra };
+  return {
+    worktree: repo,
+    gitDir: join(repo, '.git'),
+    env: e,
+    systemFile: null,
+    ...attributeOptionsFromConfig(configs, { complete: true }),
+    ...extra,
+  };
 }
 
 async function check(repo: string, env: NodeJS.ProcessEnv = {}, extra: Partial<AttributeOptions> = {}, extraPaths: string[] = []) {
@@ -112,14 +119,76 @@ describe('attribute corpus against git check-attr -a', () => {
     git(repo, ['config', 'core.attributesFile', join(globalDir, 'attributes')]);
 
     const files = [
-      'a.txt', 'A.TXT', 'b.bin', 'c.conv', 'd.nest', 'e.off', 'f.noconv', 'g.unspec', 'last.x', 'both.x', 'h.val', 'i.bad', 'j.neg', 'negated', '!negated',
-      'quoted name.q', 'octAl.q', 'oct\\101l.q', '"bad\\q.q"', 'bad\\q.q', 'rootonly.r', 'x/rootonly.r', 'dir/a.d', 'dir/x/a.d', 'other/dir/a.d', 'dir/f',
-      'deep/a.g', 'x/deep/a.g', 'x/y/deep/a.g', 'deep/x/a.g', 'aglob', 'a/glob', 'axy/z/glob',
-      'acls.c', 'dcls.c', 'yneg.c', 'xneg.c', 'm.c', 'm.h', 'm.cc', `caf${raw(0xe9)}.x`, 'caf\u00e9.x', 'u\u00e9v', `u${raw(0xc3)}v`, 'uev',
-      '!lit', 'sp\\', 'sp ace', 'ws', 'z.crlf',
-      'sub/a.txt', 'sub/b.sub', 'sub/local.x', 'sub/q/local.x', 'sub/anch.x', 'sub/q/anch.x', 'anch.x', 'sub/inner/a.i', 'sub/inner/q/a.i', 'sub/x.i',
-      'sub/inner/bom.x', 'sub/inner/a.txt', 'sub/inner/last',
-      'linkdir/a', 'dirattr/a', 'x.info', 'over.txt', 'sub/over.txt', 'k.glob', 'k.fg',
+      'a.txt',
+      'A.TXT',
+      'b.bin',
+      'c.conv',
+      'd.nest',
+      'e.off',
+      'f.noconv',
+      'g.unspec',
+      'last.x',
+      'both.x',
+      'h.val',
+      'i.bad',
+      'j.neg',
+      'negated',
+      '!negated',
+      'quoted name.q',
+      'octAl.q',
+      'oct\\101l.q',
+      '"bad\\q.q"',
+      'bad\\q.q',
+      'rootonly.r',
+      'x/rootonly.r',
+      'dir/a.d',
+      'dir/x/a.d',
+      'other/dir/a.d',
+      'dir/f',
+      'deep/a.g',
+      'x/deep/a.g',
+      'x/y/deep/a.g',
+      'deep/x/a.g',
+      'aglob',
+      'a/glob',
+      'axy/z/glob',
+      'acls.c',
+      'dcls.c',
+      'yneg.c',
+      'xneg.c',
+      'm.c',
+      'm.h',
+      'm.cc',
+      `caf${raw(0xe9)}.x`,
+      'caf\u00e9.x',
+      'u\u00e9v',
+      `u${raw(0xc3)}v`,
+      'uev',
+      '!lit',
+      'sp\\',
+      'sp ace',
+      'ws',
+      'z.crlf',
+      'sub/a.txt',
+      'sub/b.sub',
+      'sub/local.x',
+      'sub/q/local.x',
+      'sub/anch.x',
+      'sub/q/anch.x',
+      'anch.x',
+      'sub/inner/a.i',
+      'sub/inner/q/a.i',
+      'sub/x.i',
+      'sub/inner/bom.x',
+      'sub/inner/a.txt',
+      'sub/inner/last',
+      'linkdir/a',
+      'dirattr/a',
+      'x.info',
+      'over.txt',
+      'sub/over.txt',
+      'k.glob',
+      'k.fg',
     ];
     for (const f of files) writeRaw(repo, f, 'x\n');
     const rules = await check(repo, {}, {}, ['dir', 'never/written.txt']);
@@ -139,9 +208,42 @@ describe('attribute corpus against git check-attr -a', () => {
   it('core.ignoreCase=true: patterns fold ASCII only', async () => {
     const repo = makeTempRepo();
     git(repo, ['config', 'core.ignoreCase', 'true']);
-    writeRaw(repo, '.gitattributes', ['*.TXT text', 'Name ident', 'x[A] text', 'y[a] text', 'v\\A text', '[[:upper:]]up text', 'Dir/*.d eol=crlf', '\u00c9t\u00e9 text', ''].join('\n'));
+    writeRaw(
+      repo,
+      '.gitattributes',
+      [
+        '*.TXT text',
+        'Name ident',
+        'x[A] text',
+        'y[a] text',
+        'v\\A text',
+        '[[:upper:]]up text',
+        'Dir/*.d eol=crlf',
+        '\u00c9t\u00e9 text',
+        '',
+      ].join('\n'),
+    );
     writeRaw(repo, 'Sub/.gitattributes', '*.s ident\n');
-    const files = ['a.txt', 'b.TXT', 'c.Txt', 'name', 'NAME', 'xA', 'xa', 'ya', 'yA', 'vA', 'va', 'Aup', 'aup', 'Dir/x.d', 'dir/x.d', '\u00c9t\u00e9', '\u00e9t\u00e9', 'Sub/a.s'];
+    const files = [
+      'a.txt',
+      'b.TXT',
+      'c.Txt',
+      'name',
+      'NAME',
+      'xA',
+      'xa',
+      'ya',
+      'yA',
+      'vA',
+      'va',
+      'Aup',
+      'aup',
+      'Dir/x.d',
+      'dir/x.d',
+      '\u00c9t\u00e9',
+      '\u00e9t\u00e9',
+      'Sub/a.s',
+    ];
     for (const f of files) writeRaw(repo, f, 'x\n');
     await check(repo);
   });
@@ -170,7 +272,13 @@ describe('attribute corpus against git check-attr -a', () => {
     writeRaw(repo, '.git/info/attributes', '*.x text\n');
     writeRaw(linked, 'b.x', 'x\n');
     const loc = await discoverRepository(fs, linked);
-    const opts: AttributeOptions = { worktree: linked, gitDir: loc.commonDir, env: envOf(), systemFile: null, ...attributeOptionsFromConfig(await readRepoConfig(fs, loc), { complete: true }) };
+    const opts: AttributeOptions = {
+      worktree: linked,
+      gitDir: loc.commonDir,
+      env: envOf(),
+      systemFile: null,
+      ...attributeOptionsFromConfig(await readRepoConfig(fs, loc), { complete: true }),
+    };
     const rules = await loadAttributeRules(fs, opts);
     await expectAgreesWithGit(fs, linked, rules, () => loadAttributeRules(fs, opts));
     expect(await rules.mayConvert('b.x')).toBe(true);
@@ -271,7 +379,12 @@ for (const autocrlf of [null, 'true', 'input']) for (const eol of [null, 'lf', '
 
 function conversionRepo(cfg: { autocrlf: string | null; eol: string | null }): string {
   const repo = makeTempRepo();
-  const root = ['[attr]conv text eol=crlf', '[attr]textmacro -text', ...CASES.filter(([, s]) => s !== '').map(([k, s]) => `${k}.* ${s}`), ''].join('\n');
+  const root = [
+    '[attr]conv text eol=crlf',
+    '[attr]textmacro -text',
+    ...CASES.filter(([, s]) => s !== '').map(([k, s]) => `${k}.* ${s}`),
+    '',
+  ].join('\n');
   writeRaw(repo, '.gitattributes', root);
   writeRaw(repo, 'sub/.gitattributes', 'k33.* -text\nk00.* -text\n');
   writeRaw(repo, '.git/info/attributes', 'k35.* -text\n[attr]textmacro text\n');
@@ -287,35 +400,47 @@ function conversionRepo(cfg: { autocrlf: string | null; eol: string | null }): s
 }
 
 describe('the final answer against real checkouts', () => {
-  it.each(CONFIGS)('core.autocrlf=$autocrlf core.eol=$eol: may differ exactly when git add or a checkout changes some variant', async (cfg) => {
-    const repo = conversionRepo(cfg);
-    const opts = await optionsOf(repo);
-    const rules = await loadAttributeRules(fs, opts);
-    await expectAgreesWithGit(fs, repo, rules, () => loadAttributeRules(fs, opts));
-    const walked = await walkAnswers(fs, repo, rules);
-    const real = gitConverts(repo);
-    const wrong: unknown[] = [];
-    for (const dir of ['', 'sub/']) {
-      for (const [k, states] of CASES) {
-        const answers = VARIANTS.map(([v]) => walked.get(`${dir}${k}.${v}`)!.mayConvert);
-        expect(new Set(answers).size).toBe(1);
-        const byVariant = Object.fromEntries(VARIANTS.map(([v]) => [v, real.get(`${dir}${k}.${v}`)]));
-        const gitDiffers = Object.values(byVariant).some((r) => r!.checkin || r!.checkout);
-        if (answers[0] !== gitDiffers) wrong.push({ file: `${dir}${k}`, states, ours: answers[0], reasons: (await rules.conversion(`${dir}${k}.lf`)).reasons, git: byVariant });
+  it.each(CONFIGS)(
+    'core.autocrlf=$autocrlf core.eol=$eol: may differ exactly when git add or a checkout changes some variant',
+    async (cfg) => {
+      const repo = conversionRepo(cfg);
+      const opts = await optionsOf(repo);
+      const rules = await loadAttributeRules(fs, opts);
+      await expectAgreesWithGit(fs, repo, rules, () => loadAttributeRules(fs, opts));
+      const walked = await walkAnswers(fs, repo, rules);
+      const real = gitConverts(repo);
+      const wrong: unknown[] = [];
+      for (const dir of ['', 'sub/']) {
+        for (const [k, states] of CASES) {
+          const answers = VARIANTS.map(([v]) => walked.get(`${dir}${k}.${v}`)!.mayConvert);
+          expect(new Set(answers).size).toBe(1);
+          const byVariant = Object.fromEntries(VARIANTS.map(([v]) => [v, real.get(`${dir}${k}.${v}`)]));
+          const gitDiffers = Object.values(byVariant).some((r) => r!.checkin || r!.checkout);
+          if (answers[0] !== gitDiffers)
+            wrong.push({
+              file: `${dir}${k}`,
+              states,
+              ours: answers[0],
+              reasons: (await rules.conversion(`${dir}${k}.lf`)).reasons,
+              git: byVariant,
+            });
+        }
       }
-    }
-    expect(wrong).toEqual([]);
-    // both answers occur, and for the reasons the table says
-    const yes = CASES.filter(([k]) => walked.get(`${k}.lf`)!.mayConvert).map(([k]) => k);
-    if (process.env.ATTR_CORPUS_PRINT) console.log(JSON.stringify(cfg), 'may differ:', yes.join(' '));
-    for (const k of ['k15', 'k17', 'k18', 'k19', 'k22', 'k04', 'k06', 'k25', 'k43']) expect(yes).toContain(k);
-    for (const k of ['k01', 'k10', 'k12', 'k13', 'k14', 'k20', 'k21', 'k23', 'k35', 'k36', 'k37', 'k41', 'k42']) expect(yes).not.toContain(k);
-    // no attribute, or only an unset macro: the config decides
-    expect(yes.includes('k34')).toBe(cfg.autocrlf !== null);
-    expect(yes.includes('k26')).toBe(cfg.autocrlf !== null);
-    // the conservative default: a filter no config names is taken as converting
-    const conservative = await loadAttributeRules(fs, { ...opts, filterConverts: undefined });
-    expect(await conservative.mayConvert('k20.lf')).toBe(true);
-    expect(await rules.mayConvert('k20.lf')).toBe(false);
-  }, 60_000);
+      expect(wrong).toEqual([]);
+      // both answers occur, and for the reasons the table says
+      const yes = CASES.filter(([k]) => walked.get(`${k}.lf`)!.mayConvert).map(([k]) => k);
+      if (process.env.ATTR_CORPUS_PRINT) console.log(JSON.stringify(cfg), 'may differ:', yes.join(' '));
+      for (const k of ['k15', 'k17', 'k18', 'k19', 'k22', 'k04', 'k06', 'k25', 'k43']) expect(yes).toContain(k);
+      for (const k of ['k01', 'k10', 'k12', 'k13', 'k14', 'k20', 'k21', 'k23', 'k35', 'k36', 'k37', 'k41', 'k42'])
+        expect(yes).not.toContain(k);
+      // no attribute, or only an unset macro: the config decides
+      expect(yes.includes('k34')).toBe(cfg.autocrlf !== null);
+      expect(yes.includes('k26')).toBe(cfg.autocrlf !== null);
+      // the conservative default: a filter no config names is taken as converting
+      const conservative = await loadAttributeRules(fs, { ...opts, filterConverts: undefined });
+      expect(await conservative.mayConvert('k20.lf')).toBe(true);
+      expect(await rules.mayConvert('k20.lf')).toBe(false);
+    },
+    60_000,
+  );
 });

@@ -29,7 +29,13 @@ export function gitCheckAttrAll(repo: string, paths: readonly string[], env?: No
   for (const p of paths) res.set(p, {});
   if (paths.length === 0) return res;
   const input = Buffer.concat(paths.flatMap((p) => [Buffer.from(encodePath(p)), Buffer.from([0])]));
-  const out = execFileSync('git', ['check-attr', '-a', '-z', '--stdin'], { cwd: repo, env: gitEnv(env), input, stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: 1 << 30 });
+  const out = execFileSync('git', ['check-attr', '-a', '-z', '--stdin'], {
+    cwd: repo,
+    env: gitEnv(env),
+    input,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    maxBuffer: 1 << 30,
+  });
   const parts = splitNul(out);
   const raw = new Map<string, Array<[string, string]>>();
   for (let i = 0; i + 2 < parts.length; i += 3) {
@@ -90,7 +96,14 @@ export async function walkAnswers(fs: Fs, worktree: string, rules: AttributeRule
  * answer = a one-path query's = the conversion git's own attribute values give. Returns the
  * walk's answers.
  */
-export async function expectAgreesWithGit(fs: Fs, repo: string, rules: AttributeRules, fresh: () => Promise<AttributeRules>, env?: NodeJS.ProcessEnv, extraPaths: readonly string[] = []): Promise<Map<string, WalkAnswer>> {
+export async function expectAgreesWithGit(
+  fs: Fs,
+  repo: string,
+  rules: AttributeRules,
+  fresh: () => Promise<AttributeRules>,
+  env?: NodeJS.ProcessEnv,
+  extraPaths: readonly string[] = [],
+): Promise<Map<string, WalkAnswer>> {
   const files = listFiles(repo);
   const paths = [...files, ...extraPaths];
   const theirs = gitCheckAttrAll(repo, paths, env);
@@ -108,8 +121,19 @@ export async function expectAgreesWithGit(fs: Fs, repo: string, rules: Attribute
     // check-attr prints `x=set` as it prints `x`: where the printed forms agreed (checked above),
     // our value says which one it is
     const mine = await rules.check(p);
-    const get = (k: string): AttrValue | null => (t[k] === undefined ? null : t[k] === 'set' || t[k] === 'unset' ? (mine.get(k) ?? null) : t[k]);
-    const expected = conversionOf({ text: get('text'), crlf: get('crlf'), eol: get('eol'), filter: get('filter'), ident: get('ident'), 'working-tree-encoding': get('working-tree-encoding') }, rules.config).mayDiffer;
+    const get = (k: string): AttrValue | null =>
+      t[k] === undefined ? null : t[k] === 'set' || t[k] === 'unset' ? (mine.get(k) ?? null) : t[k];
+    const expected = conversionOf(
+      {
+        text: get('text'),
+        crlf: get('crlf'),
+        eol: get('eol'),
+        filter: get('filter'),
+        ident: get('ident'),
+        'working-tree-encoding': get('working-tree-encoding'),
+      },
+      rules.config,
+    ).mayDiffer;
     const w = walked.get(p);
     const single = await one.mayConvert(p);
     const conv = await rules.conversion(p);
@@ -125,7 +149,11 @@ export async function expectAgreesWithGit(fs: Fs, repo: string, rules: Attribute
  * against its staged blob (checkin), then every file deleted and checked out again, against the
  * blob (checkout). The worktree is left as the checkout wrote it.
  */
-export function gitConverts(repo: string, env?: NodeJS.ProcessEnv, only?: readonly string[]): Map<string, { checkin: boolean; checkout: boolean }> {
+export function gitConverts(
+  repo: string,
+  env?: NodeJS.ProcessEnv,
+  only?: readonly string[],
+): Map<string, { checkin: boolean; checkout: boolean }> {
   const files = only ? [...only] : listFiles(repo).filter((p) => lstatSync(Buffer.from(encodePath(`${repo}/${p}`))).isFile());
   if (files.length === 0) return new Map();
   const before = new Map(files.map((p) => [p, readFileSync(Buffer.from(encodePath(`${repo}/${p}`)))]));
@@ -144,7 +172,11 @@ export function gitConverts(repo: string, env?: NodeJS.ProcessEnv, only?: readon
   const checkedOut = files.filter((p) => !p.endsWith('.gitattributes'));
   for (const p of checkedOut) rmSync(Buffer.from(encodePath(`${repo}/${p}`)));
   if (only) {
-    if (checkedOut.length) git(repo, ['checkout', '--pathspec-from-file=-', '--pathspec-file-nul'], { env, input: Buffer.concat(checkedOut.flatMap((p) => [Buffer.from(encodePath(p)), Buffer.from([0])])) });
+    if (checkedOut.length)
+      git(repo, ['checkout', '--pathspec-from-file=-', '--pathspec-file-nul'], {
+        env,
+        input: Buffer.concat(checkedOut.flatMap((p) => [Buffer.from(encodePath(p)), Buffer.from([0])])),
+      });
   } else git(repo, ['checkout', '--', '.'], { env });
   const out = new Map<string, { checkin: boolean; checkout: boolean }>();
   for (const p of files) {
@@ -161,7 +193,8 @@ export function indexAttributeBlobs(repo: string, env?: NodeJS.ProcessEnv): Map<
   for (const rec of splitNul(git(repo, ['ls-files', '-s', '-z'], { encoding: 'buffer', env }))) {
     const tab = rec.indexOf(9);
     const path = decodePath(rec.subarray(tab + 1));
-    if (path === '.gitattributes' || path.endsWith('/.gitattributes')) entries.push([path, rec.subarray(0, tab).toString('latin1').split(' ')[1]]);
+    if (path === '.gitattributes' || path.endsWith('/.gitattributes'))
+      entries.push([path, rec.subarray(0, tab).toString('latin1').split(' ')[1]]);
   }
   const objs = catObjects(
     repo,

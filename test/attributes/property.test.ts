@@ -31,14 +31,54 @@ const fs = nodeFs();
 
 // ---- lines ---------------------------------------------------------------------------------
 
-const ATTRS = ['text', 'crlf', 'eol', 'filter', 'ident', 'working-tree-encoding', 'diff', 'merge', 'binary', 'conv', 'm1', 'm2', 'foo', 'Text', 'a.b_c-d'];
-const VALUES = ['auto', 'input', 'lf', 'crlf', 'LF', 'up', 'nodriver', 'UTF-16LE', 'utf8', 'UTF-8', 'utf-8', 'latin1', '', 'true', 'a=b', 'set', 'unset', `x${raw(0xe9)}`];
+const ATTRS = [
+  'text',
+  'crlf',
+  'eol',
+  'filter',
+  'ident',
+  'working-tree-encoding',
+  'diff',
+  'merge',
+  'binary',
+  'conv',
+  'm1',
+  'm2',
+  'foo',
+  'Text',
+  'a.b_c-d',
+];
+const VALUES = [
+  'auto',
+  'input',
+  'lf',
+  'crlf',
+  'LF',
+  'up',
+  'nodriver',
+  'UTF-16LE',
+  'utf8',
+  'UTF-8',
+  'utf-8',
+  'latin1',
+  '',
+  'true',
+  'a=b',
+  'set',
+  'unset',
+  `x${raw(0xe9)}`,
+];
 const MACROS = ['conv', 'm1', 'm2', 'binary', 'text', 'foo', 'eol'];
 
 const state = (attrs: readonly string[], values: readonly string[], forms: readonly string[]) =>
-  fc.tuple(fc.constantFrom(...forms), fc.constantFrom(...attrs), fc.constantFrom(...values)).map(([f, n, v]) => f.replace('%N', n).replace('%V', v));
+  fc
+    .tuple(fc.constantFrom(...forms), fc.constantFrom(...attrs), fc.constantFrom(...values))
+    .map(([f, n, v]) => f.replace('%N', n).replace('%V', v));
 const FORMS = ['%N', '%N', '-%N', '!%N', '%N=%V', '%N=%V', '-%N=%V', '!%N=%V'];
-const anyState = fc.oneof({ weight: 30, arbitrary: state(ATTRS, VALUES, FORMS) }, { weight: 1, arbitrary: fc.constantFrom('bad@', '-', '=x', '--x', '!', 'x!y', '-=v', `n${raw(0xe9)}`) });
+const anyState = fc.oneof(
+  { weight: 30, arbitrary: state(ATTRS, VALUES, FORMS) },
+  { weight: 1, arbitrary: fc.constantFrom('bad@', '-', '=x', '--x', '!', 'x!y', '-=v', `n${raw(0xe9)}`) },
+);
 const sep = fc.constantFrom(' ', ' ', ' ', '\t', '  ', ' \t');
 const statesOf = (st: fc.Arbitrary<string>) => fc.array(fc.tuple(st, sep), { maxLength: 4 }).map((a) => a.map(([s, w]) => w + s).join(''));
 
@@ -58,17 +98,41 @@ function cQuote(p: string): string {
 const plainPattern = fc.oneof(
   { weight: 4, arbitrary: ignorePattern },
   { weight: 4, arbitrary: fc.constantFrom(...NAMES) },
-  { weight: 3, arbitrary: fc.constantFrom('*', '*.log', '*.LOG', 'x.*', '*/*', 'sub/*', '/a', 'a/**', '**/b', '**', '*.[ab]', '[ab]*', 'sub/', 'd/a', '/sub/*.log') },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      '*',
+      '*.log',
+      '*.LOG',
+      'x.*',
+      '*/*',
+      'sub/*',
+      '/a',
+      'a/**',
+      '**/b',
+      '**',
+      '*.[ab]',
+      '[ab]*',
+      'sub/',
+      'd/a',
+      '/sub/*.log',
+    ),
+  },
 );
 const patternField = fc.tuple(plainPattern, fc.nat(9)).map(([p, q]) => (q < 3 ? cQuote(p) : q === 3 ? `"${p}` : p));
 
 const patternLine = (st: fc.Arbitrary<string>) =>
-  fc.tuple(fc.constantFrom('', '', '', ' ', '\t'), patternField, statesOf(st), fc.constantFrom('', '', '', ' ', '\t', '\r')).map(([lead, p, s, trail]) => lead + p + s + trail);
-const macroLine = (st: fc.Arbitrary<string>) => fc.tuple(fc.constantFrom(...MACROS, 'bad@'), statesOf(st)).map(([m, s]) => `[attr]${m}${s}`);
+  fc
+    .tuple(fc.constantFrom('', '', '', ' ', '\t'), patternField, statesOf(st), fc.constantFrom('', '', '', ' ', '\t', '\r'))
+    .map(([lead, p, s, trail]) => lead + p + s + trail);
+const macroLine = (st: fc.Arbitrary<string>) =>
+  fc.tuple(fc.constantFrom(...MACROS, 'bad@'), statesOf(st)).map(([m, s]) => `[attr]${m}${s}`);
 const otherLine = fc.constantFrom('', '# comment', '   # indented', '\t', `x${'y'.repeat(2100)} text`);
 
-const lineOf = (st: fc.Arbitrary<string>) => fc.oneof({ weight: 8, arbitrary: patternLine(st) }, { weight: 2, arbitrary: macroLine(st) }, { weight: 1, arbitrary: otherLine });
-const fileOf = (st: fc.Arbitrary<string>) => fc.record({ lines: fc.array(lineOf(st), { minLength: 1, maxLength: 6 }), crlf: fc.boolean(), bom: fc.nat(5).map((n) => n === 0) });
+const lineOf = (st: fc.Arbitrary<string>) =>
+  fc.oneof({ weight: 8, arbitrary: patternLine(st) }, { weight: 2, arbitrary: macroLine(st) }, { weight: 1, arbitrary: otherLine });
+const fileOf = (st: fc.Arbitrary<string>) =>
+  fc.record({ lines: fc.array(lineOf(st), { minLength: 1, maxLength: 6 }), crlf: fc.boolean(), bom: fc.nat(5).map((n) => n === 0) });
 type AttrFileSpec = { lines: string[]; crlf: boolean; bom: boolean };
 
 function fileBytes(f: AttrFileSpec): Buffer {
@@ -81,7 +145,8 @@ type DirSpec = SpecDir<AttrFileSpec>;
 
 const TREE_NAMES = NAMES.filter((n) => n !== '.Git');
 
-const dirSpec = (depth: number, file: fc.Arbitrary<AttrFileSpec>, minLength = 0) => specDir(depth, { names: TREE_NAMES, fileWeight: 4, maxLength: 5, file, symlinkOdds: 8 }, minLength);
+const dirSpec = (depth: number, file: fc.Arbitrary<AttrFileSpec>, minLength = 0) =>
+  specDir(depth, { names: TREE_NAMES, fileWeight: 4, maxLength: 5, file, symlinkOdds: 8 }, minLength);
 
 /** Content every conversion changes: CRLF, a lone LF, an $Id$, a Latin-1 byte; even length (UTF-16LE). */
 const MIXED = Buffer.from([...Buffer.from('a\r\nb\n$Id$\n'), 0xe9, 0x0a]);
@@ -122,7 +187,13 @@ function writeConfig(repo: string, outside: string, c: { ignoreCase: boolean; au
 
 async function optionsOf(repo: string): Promise<AttributeOptions> {
   const config = await readRepoConfig(fs, await discoverRepository(fs, repo));
-  return { worktree: repo, gitDir: join(repo, '.git'), env: {}, systemFile: null, ...attributeOptionsFromConfig(config, { complete: true }) };
+  return {
+    worktree: repo,
+    gitDir: join(repo, '.git'),
+    env: {},
+    systemFile: null,
+    ...attributeOptionsFromConfig(config, { complete: true }),
+  };
 }
 
 const seedOpts = (pathVar: string) => ({
@@ -136,76 +207,84 @@ const stats = { paths: 0, withAttrs: 0, yes: 0, realFiles: 0, realYes: 0 };
 const CHECKOUT_RUNS = Number(process.env.ATTR_PROPERTY_CHECKOUT_RUNS ?? 40);
 
 describe('attributes: random trees and files against git', () => {
-  it('every path: our attributes = git check-attr -a; the walk, a one-path query and the conversion = what git’s values give', async () => {
-    const repo = makeTempRepo();
-    const outside = makeTempDir('scalpel-attr-');
-    const file = fileOf(anyState);
-    const scenario = fc.record({
-      tree: fc.oneof({ weight: 3, arbitrary: dirSpec(2, file, 1) }, { weight: 1, arbitrary: dirSpec(3, file, 1) }),
-      info: fc.option(file, { freq: 2 }),
-      global: fc.option(file, { freq: 2 }),
-      config: configArb,
-    });
-    await fc.assert(
-      fc.asyncProperty(scenario, async (s) => {
-        resetRepo(repo, outside);
-        const files: string[] = [];
-        writeSpecTree(repo, '', s.tree, GITATTRIBUTES, Buffer.from('x\n'), files);
-        if (s.info) writeRaw(repo, '.git/info/attributes', fileBytes(s.info));
-        if (s.global) writeFileSync(join(outside, 'attributes'), fileBytes(s.global));
-        writeConfig(repo, outside, s.config);
-        const opts = await optionsOf(repo);
-        const rules = await loadAttributeRules(fs, opts);
-        const walked = await expectAgreesWithGit(fs, repo, rules, () => loadAttributeRules(fs, opts), {}, dirsOf(s.tree));
-        for (const [p, w] of walked) {
-          stats.paths++;
-          if ((await rules.check(p)).size > 0) stats.withAttrs++;
-          if (w.mayConvert) stats.yes++;
-        }
-      }),
-      { numRuns: RUNS, ...seedOpts('ATTR_PROPERTY_PATH') },
-    );
-  }, Math.max(120_000, RUNS * 1_500));
+  it(
+    'every path: our attributes = git check-attr -a; the walk, a one-path query and the conversion = what git’s values give',
+    async () => {
+      const repo = makeTempRepo();
+      const outside = makeTempDir('scalpel-attr-');
+      const file = fileOf(anyState);
+      const scenario = fc.record({
+        tree: fc.oneof({ weight: 3, arbitrary: dirSpec(2, file, 1) }, { weight: 1, arbitrary: dirSpec(3, file, 1) }),
+        info: fc.option(file, { freq: 2 }),
+        global: fc.option(file, { freq: 2 }),
+        config: configArb,
+      });
+      await fc.assert(
+        fc.asyncProperty(scenario, async (s) => {
+          resetRepo(repo, outside);
+          const files: string[] = [];
+          writeSpecTree(repo, '', s.tree, GITATTRIBUTES, Buffer.from('x\n'), files);
+          if (s.info) writeRaw(repo, '.git/info/attributes', fileBytes(s.info));
+          if (s.global) writeFileSync(join(outside, 'attributes'), fileBytes(s.global));
+          writeConfig(repo, outside, s.config);
+          const opts = await optionsOf(repo);
+          const rules = await loadAttributeRules(fs, opts);
+          const walked = await expectAgreesWithGit(fs, repo, rules, () => loadAttributeRules(fs, opts), {}, dirsOf(s.tree));
+          for (const [p, w] of walked) {
+            stats.paths++;
+            if ((await rules.check(p)).size > 0) stats.withAttrs++;
+            if (w.mayConvert) stats.yes++;
+          }
+        }),
+        { numRuns: RUNS, ...seedOpts('ATTR_PROPERTY_PATH') },
+      );
+    },
+    Math.max(120_000, RUNS * 1_500),
+  );
 
-  it('real conversions: our answer is true exactly when git add or a checkout changes the file', async () => {
-    const repo = makeTempRepo();
-    const outside = makeTempDir('scalpel-attr-');
-    // only what git can add and check out: no set/unset working-tree-encoding, no encoding iconv does not know
-    const convState = fc.oneof(
-      state(['text', 'crlf', 'eol', 'ident', 'binary', 'conv', 'm1', 'foo'], ['auto', 'input', 'lf', 'crlf', 'x', ''], FORMS),
-      state(['filter'], ['up', 'nodriver', 'empty', ''], ['%N=%V', '%N', '-%N', '!%N']),
-      state(['working-tree-encoding'], ['UTF-16LE', 'utf8', 'ISO-8859-1', ''], ['%N=%V', '!%N']),
-    );
-    const file = fileOf(convState);
-    const scenario = fc.record({
-      tree: dirSpec(2, file, 1),
-      info: fc.option(file, { freq: 2 }),
-      // core.ignoreCase on a case-sensitive filesystem makes git stage `aB/x` and `ab/x` as one path
-      config: configArb.map((c) => ({ ...c, ignoreCase: false })),
-    });
-    await fc.assert(
-      fc.asyncProperty(scenario, async (s) => {
-        resetRepo(repo, outside);
-        const files: string[] = [];
-        writeSpecTree(repo, '', s.tree, GITATTRIBUTES, MIXED, files);
-        if (s.info) writeRaw(repo, '.git/info/attributes', fileBytes(s.info));
-        writeConfig(repo, outside, s.config);
-        const opts = await optionsOf(repo);
-        const rules = await loadAttributeRules(fs, opts);
-        const walked = await walkAnswers(fs, repo, rules);
-        const real = gitConverts(repo, { GIT_LITERAL_PATHSPECS: '1' }, files);
-        const wrong: unknown[] = [];
-        for (const p of files) {
-          const r = real.get(p)!;
-          const ours = walked.get(p)!.mayConvert;
-          stats.realFiles++;
-          if (ours) stats.realYes++;
-          if (ours !== (r.checkin || r.checkout)) wrong.push({ path: p, ours, git: r, attrs: Object.fromEntries(await rules.check(p)) });
-        }
-        expect(wrong).toEqual([]);
-      }),
-      { numRuns: CHECKOUT_RUNS, ...seedOpts('ATTR_PROPERTY_CHECKOUT_PATH') },
-    );
-    if (process.env.ATTR_PROPERTY_STATS) console.log(JSON.stringify(stats));
-  }, Math.max(120_000, CHECKOUT_RUNS * 3_000));
+  it(
+    'real conversions: our answer is true exactly when git add or a checkout changes the file',
+    async () => {
+      const repo = makeTempRepo();
+      const outside = makeTempDir('scalpel-attr-');
+      // only what git can add and check out: no set/unset working-tree-encoding, no encoding iconv does not know
+      const convState = fc.oneof(
+        state(['text', 'crlf', 'eol', 'ident', 'binary', 'conv', 'm1', 'foo'], ['auto', 'input', 'lf', 'crlf', 'x', ''], FORMS),
+        state(['filter'], ['up', 'nodriver', 'empty', ''], ['%N=%V', '%N', '-%N', '!%N']),
+        state(['working-tree-encoding'], ['UTF-16LE', 'utf8', 'ISO-8859-1', ''], ['%N=%V', '!%N']),
+      );
+      const file = fileOf(convState);
+      const scenario = fc.record({
+        tree: dirSpec(2, file, 1),
+        info: fc.option(file, { freq: 2 }),
+        // core.ignoreCase on a case-sensitive filesystem makes git stage `aB/x` and `ab/x` as one path
+        config: configArb.map((c) => ({ ...c, ignoreCase: false })),
+      });
+      await fc.assert(
+        fc.asyncProperty(scenario, async (s) => {
+          resetRepo(repo, outside);
+          const files: string[] = [];
+          writeSpecTree(repo, '', s.tree, GITATTRIBUTES, MIXED, files);
+          if (s.info) writeRaw(repo, '.git/info/attributes', fileBytes(s.info));
+          writeConfig(repo, outside, s.config);
+          const opts = await optionsOf(repo);
+          const rules = await loadAttributeRules(fs, opts);
+          const walked = await walkAnswers(fs, repo, rules);
+          const real = gitConverts(repo, { GIT_LITERAL_PATHSPECS: '1' }, files);
+          const wrong: unknown[] = [];
+          for (const p of files) {
+            const r = real.get(p)!;
+            const ours = walked.get(p)!.mayConvert;
+            stats.realFiles++;
+            if (ours) stats.realYes++;
+            if (ours !== (r.checkin || r.checkout)) wrong.push({ path: p, ours, git: r, attrs: Object.fromEntries(await rules.check(p)) });
+          }
+          expect(wrong).toEqual([]);
+        }),
+        { numRuns: CHECKOUT_RUNS, ...seedOpts('ATTR_PROPERTY_CHECKOUT_PATH') },
+      );
+      if (process.env.ATTR_PROPERTY_STATS) console.log(JSON.stringify(stats));
+    },
+    Math.max(120_000, CHECKOUT_RUNS * 3_000),
+  );
 });

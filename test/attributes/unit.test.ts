@@ -24,13 +24,21 @@ const enc = (s: string) => new TextEncoder().encode(s);
 
 function lines(text: string | Uint8Array, opts: { macros?: boolean; from?: 'file' | 'blob' } = {}) {
   const warnings: string[] = [];
-  const rules = parseAttributesBuffer(typeof text === 'string' ? enc(text) : text, { macros: opts.macros ?? true, source: 'f', from: opts.from }, (m) => warnings.push(m));
+  const rules = parseAttributesBuffer(
+    typeof text === 'string' ? enc(text) : text,
+    { macros: opts.macros ?? true, source: 'f', from: opts.from },
+    (m) => warnings.push(m),
+  );
   return {
     warnings,
     rules: rules.map((r) => ({
       line: r.line,
       ...(r.macro !== null ? { macro: r.macro } : { pattern: decodePath(r.pattern!.body) + (r.pattern!.mustBeDir ? '/' : '') }),
-      states: r.states.map((s) => (s.value === true ? s.name : s.value === false ? `-${s.name}` : s.value === null ? `!${s.name}` : `${s.name}=${s.value}`)).join(' '),
+      states: r.states
+        .map((s) =>
+          s.value === true ? s.name : s.value === false ? `-${s.name}` : s.value === null ? `!${s.name}` : `${s.name}=${s.value}`,
+        )
+        .join(' '),
     })),
   };
 }
@@ -108,7 +116,13 @@ describe('parseAttributesBuffer (attr.c parse_attr_line)', () => {
   });
 });
 
-const cfg = (c: Partial<ConversionConfig> = {}): ConversionConfig => ({ autocrlf: false, eol: undefined, nativeEol: 'lf', filterConverts: (n) => n === 'lfs', ...c });
+const cfg = (c: Partial<ConversionConfig> = {}): ConversionConfig => ({
+  autocrlf: false,
+  eol: undefined,
+  nativeEol: 'lf',
+  filterConverts: (n) => n === 'lfs',
+  ...c,
+});
 
 describe('conversionOf (convert.c convert_attrs, output_eol)', () => {
   it('the crlf action and the checkout eol', () => {
@@ -157,15 +171,25 @@ describe('attributeOptionsFromConfig', () => {
   it('a later config wins; autocrlf input/true/bare; core.eol; ignoreCase', () => {
     const sys = GitConfig.parse('[core]\n\tautocrlf = true\n\teol = crlf\n');
     const repo = GitConfig.parse('[core]\n\tautocrlf = Input\n\tignorecase\n');
-    expect(attributeOptionsFromConfig([sys, repo])).toMatchObject({ autocrlf: 'input', eol: 'crlf', ignoreCase: true, attributesFile: undefined });
-    expect(attributeOptionsFromConfig(GitConfig.parse('[core]\n\tautocrlf\n\teol = bogus\n'))).toMatchObject({ autocrlf: true, eol: undefined });
+    expect(attributeOptionsFromConfig([sys, repo])).toMatchObject({
+      autocrlf: 'input',
+      eol: 'crlf',
+      ignoreCase: true,
+      attributesFile: undefined,
+    });
+    expect(attributeOptionsFromConfig(GitConfig.parse('[core]\n\tautocrlf\n\teol = bogus\n'))).toMatchObject({
+      autocrlf: true,
+      eol: undefined,
+    });
     expect(attributeOptionsFromConfig()).toMatchObject({ autocrlf: false, eol: undefined, ignoreCase: false });
     expect(() => attributeOptionsFromConfig(GitConfig.parse('[core]\n\tattributesFile\n'))).toThrow(/no value/);
     expect(() => attributeOptionsFromConfig(GitConfig.parse('[core]\n\tautocrlf = maybe\n'))).toThrow(/bad boolean/);
   });
 
   it('a filter converts when it has a non-empty clean, smudge or process command, or is required', () => {
-    const c = GitConfig.parse('[filter "lfs"]\n\tclean = git-lfs clean -- %f\n[filter "s"]\n\tsmudge = x\n[filter "p"]\n\tprocess = y\n[filter "e"]\n\tclean =\n[filter "r"]\n\trequired = true\n[filter "n"]\n\tother = 1\n[filter "a.b"]\n\tclean = z\n');
+    const c = GitConfig.parse(
+      '[filter "lfs"]\n\tclean = git-lfs clean -- %f\n[filter "s"]\n\tsmudge = x\n[filter "p"]\n\tprocess = y\n[filter "e"]\n\tclean =\n[filter "r"]\n\trequired = true\n[filter "n"]\n\tother = 1\n[filter "a.b"]\n\tclean = z\n',
+    );
     const f = attributeOptionsFromConfig(c, { complete: true }).filterConverts!;
     expect(['lfs', 's', 'p', 'r', 'a.b'].every(f)).toBe(true);
     expect(['e', 'n', 'LFS', 'none', ''].some(f)).toBe(false);
@@ -206,7 +230,13 @@ function memTree(files: Record<string, string>, wrap: Partial<Fs> = {}) {
   return { fs, mem, calls };
 }
 
-const base = (o: Partial<AttributeOptions> = {}): AttributeOptions => ({ worktree: '/w', gitDir: '/w/.git', env: {}, systemFile: null, ...o });
+const base = (o: Partial<AttributeOptions> = {}): AttributeOptions => ({
+  worktree: '/w',
+  gitDir: '/w/.git',
+  env: {},
+  systemFile: null,
+  ...o,
+});
 
 describe('loadAttributeRules: sources, costs, flags', () => {
   it('nothing anywhere: none everywhere, and a walk that saw no .gitattributes touches no file', async () => {
@@ -221,7 +251,11 @@ describe('loadAttributeRules: sources, costs, flags', () => {
   });
 
   it('a one-path query lstats the .gitattributes of each directory above it once', async () => {
-    const { fs, calls } = memTree({ '.gitattributes': '*.md linguist-documentation\n', 'a/.gitattributes': '*.sh eol=lf\n', 'a/b/c.sh': 'x' });
+    const { fs, calls } = memTree({
+      '.gitattributes': '*.md linguist-documentation\n',
+      'a/.gitattributes': '*.sh eol=lf\n',
+      'a/b/c.sh': 'x',
+    });
     const rules = await loadAttributeRules(fs, base());
     // the root's line sets nothing git's conversion reads
     expect(rules.none).toBe(true);
@@ -253,7 +287,11 @@ describe('loadAttributeRules: sources, costs, flags', () => {
   });
 
   it('the system file: /etc/gitattributes unless GIT_ATTR_NOSYSTEM; the global file; info/attributes above all', async () => {
-    const { fs } = memTree({ '/etc/gitattributes': '*.s text\n', '/h/.config/git/attributes': '*.g text\n*.i text\n', '.git/info/attributes': '*.i -text\n' });
+    const { fs } = memTree({
+      '/etc/gitattributes': '*.s text\n',
+      '/h/.config/git/attributes': '*.g text\n*.i text\n',
+      '.git/info/attributes': '*.i -text\n',
+    });
     const on = await loadAttributeRules(fs, { worktree: '/w', gitDir: '/w/.git', env: { HOME: '/h' } });
     expect([await on.mayConvert('a.s'), await on.mayConvert('a.g'), await on.mayConvert('a.i')]).toEqual([true, true, false]);
     const off = await loadAttributeRules(fs, { worktree: '/w', gitDir: '/w/.git', env: { HOME: '/h', GIT_ATTR_NOSYSTEM: 'true' } });
@@ -261,7 +299,10 @@ describe('loadAttributeRules: sources, costs, flags', () => {
   });
 
   it('macros: recursive definitions end; a macro set expands, unset does not; the highest definition wins', async () => {
-    const { fs } = memTree({ '.gitattributes': '[attr]m1 m2 ident\n[attr]m2 m1 text\n[attr]t text\n*.a m1\n*.b -m2\n*.c t\n', '.git/info/attributes': '[attr]t -text\n' });
+    const { fs } = memTree({
+      '.gitattributes': '[attr]m1 m2 ident\n[attr]m2 m1 text\n[attr]t text\n*.a m1\n*.b -m2\n*.c t\n',
+      '.git/info/attributes': '[attr]t -text\n',
+    });
     const rules = await loadAttributeRules(fs, base());
     expect(Object.fromEntries(await rules.check('x.a'))).toEqual({ m1: true, m2: true, ident: true, text: true });
     expect(await rules.mayConvert('x.b')).toBe(false);
@@ -273,16 +314,23 @@ describe('loadAttributeRules: sources, costs, flags', () => {
     const eacces = (p: string) => Promise.reject(Object.assign(new Error(`EACCES: ${p}`), { code: 'EACCES' }));
     const files = { '.gitattributes': '* -text\n', 'sub/.gitattributes': '* -text\n' };
     const { mem } = memTree(files);
-    const fs2: Fs = Object.assign(Object.create(mem) as Fs, { readFile: (p: string) => (p.endsWith('sub/.gitattributes') ? eacces(p) : mem.readFile(p)) });
+    const fs2: Fs = Object.assign(Object.create(mem) as Fs, {
+      readFile: (p: string) => (p.endsWith('sub/.gitattributes') ? eacces(p) : mem.readFile(p)),
+    });
     const rules = await loadAttributeRules(fs2, base());
-    await expect(rules.mayConvert('sub/a')).rejects.toMatchObject({ code: 'UNREADABLE', data: { path: '/w/sub/.gitattributes', cause: 'EACCES' } });
+    await expect(rules.mayConvert('sub/a')).rejects.toMatchObject({
+      code: 'UNREADABLE',
+      data: { path: '/w/sub/.gitattributes', cause: 'EACCES' },
+    });
     const lenient = await loadAttributeRules(fs2, base({ onUnreadable: 'converts' }));
     expect(await lenient.mayConvert('a')).toBe(false);
     expect(await lenient.mayConvert('sub/a')).toBe(true);
     expect(await lenient.mayConvert('sub/deeper/a')).toBe(true);
     expect((await lenient.conversion('sub/a')).reasons).toContain('unknown');
     expect(lenient.warnings.join()).toMatch(/EACCES/);
-    const fs3: Fs = Object.assign(Object.create(mem) as Fs, { readFile: (p: string) => (p.endsWith('info/attributes') ? eacces(p) : mem.readFile(p)) });
+    const fs3: Fs = Object.assign(Object.create(mem) as Fs, {
+      readFile: (p: string) => (p.endsWith('info/attributes') ? eacces(p) : mem.readFile(p)),
+    });
     await mem.writeFile('/w/.git/info/attributes', new TextEncoder().encode('x text\n'));
     await expect(loadAttributeRules(fs3, base())).rejects.toMatchObject({ code: 'UNREADABLE' });
     expect((await loadAttributeRules(fs3, base({ onUnreadable: 'converts' }))).none).toBe(false);

@@ -19,7 +19,7 @@ describe('unquoteC (git unquote_c_style)', () => {
     expect(unq('""')).toEqual({ text: '', end: 2 });
   });
 
-  it('stops at the closing quote and says where: what follows is the caller\'s', () => {
+  it("stops at the closing quote and says where: what follows is the caller's", () => {
     expect(unq('"a b" "c"')).toEqual({ text: 'a b', end: 5 });
     expect(unq('x "a\\"b"\tz', 2)).toEqual({ text: 'a"b', end: 8 });
   });

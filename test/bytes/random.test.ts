@@ -21,7 +21,9 @@ describe('random bytes for temp names', () => {
   });
 
   it('Math.random, their source, is seeded per process (fresh Node.js processes draw different names)', () => {
-    const draws = Array.from({ length: 4 }, () => execFileSync(process.execPath, ['-e', 'process.stdout.write(String(Math.random()) + String(Math.random()))'], { encoding: 'utf8' }));
+    const draws = Array.from({ length: 4 }, () =>
+      execFileSync(process.execPath, ['-e', 'process.stdout.write(String(Math.random()) + String(Math.random()))'], { encoding: 'utf8' }),
+    );
     expect(new Set(draws).size).toBe(4);
   });
 });

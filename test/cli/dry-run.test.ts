@@ -32,14 +32,22 @@ function copy(dir: string): string {
 /** What a dry run must not change: the worktree (with mtimes), the index file, no lock left. */
 function frozen(dir: string) {
   const index = join(dir, '.git/index');
-  return { tree: worktreeView(dir, { mtimes: true }), index: existsSync(index) ? readFileSync(index).toString('base64') : null, lock: existsSync(join(dir, '.git/index.lock')) ? readFileSync(join(dir, '.git/index.lock'), 'utf8') : null };
+  return {
+    tree: worktreeView(dir, { mtimes: true }),
+    index: existsSync(index) ? readFileSync(index).toString('base64') : null,
+    lock: existsSync(join(dir, '.git/index.lock')) ? readFileSync(join(dir, '.git/index.lock'), 'utf8') : null,
+  };
 }
 
 /**
  * The dry run of `command` (args + --dry-run) on one copy of `dir` and the command on another:
  * the same decision; on success the same plan. Returns both outcomes.
  */
-async function sameDecision(dir: string, command: string[], o: { stdin?: string; want: { exit: number; code: string } }): Promise<{ dry: Outcome; real: Outcome }> {
+async function sameDecision(
+  dir: string,
+  command: string[],
+  o: { stdin?: string; want: { exit: number; code: string } },
+): Promise<{ dry: Outcome; real: Outcome }> {
   const a = copy(dir);
   const b = copy(dir);
   const before = frozen(a);
@@ -59,7 +67,9 @@ async function sameDecision(dir: string, command: string[], o: { stdin?: string;
     expect(dry.data.restored).toEqual(real.data.restored);
   } else if (real.code === 'REFUSED') {
     // the refusal names the same paths and states
-    expect(dry.data.conflicts.map((c: { path: string }) => c.path)).toEqual((real.data.conflicts as Array<{ path: string }>).map((c) => c.path));
+    expect(dry.data.conflicts.map((c: { path: string }) => c.path)).toEqual(
+      (real.data.conflicts as Array<{ path: string }>).map((c) => c.path),
+    );
   }
   return { dry, real };
 }
@@ -90,7 +100,10 @@ const damage = {
   /** A TREE whose payload does not parse: git drops it (and so does the read, with a warning). */
   badTree(dir: string) {
     const p = join(dir, '.git/index');
-    writeFileSync(p, withPayload(readFileSync(p), 'sha1', 'TREE', () => new TextEncoder().encode('not a cache tree')));
+    writeFileSync(
+      p,
+      withPayload(readFileSync(p), 'sha1', 'TREE', () => new TextEncoder().encode('not a cache tree')),
+    );
   },
   /** An extension with a lowercase signature no reader knows: git refuses the index. */
   unknownMandatory(dir: string) {
@@ -115,7 +128,7 @@ describe('restore --dry-run decides as restore does', () => {
     await sameDecision(await edited(), ['restore'], { want: OK });
   });
 
-  it("a bad index trailer: both go on (git checks it only in fsck); with --verify-index both refuse it", async () => {
+  it('a bad index trailer: both go on (git checks it only in fsck); with --verify-index both refuse it', async () => {
     const dir = await edited();
     damage.trailer(dir);
     await sameDecision(dir, ['restore'], { want: OK });
@@ -163,10 +176,20 @@ describe('restore --dry-run decides as restore does', () => {
 
 /** A Claude Code turn through the hooks (in-process): a prompt, a Write of a new file and an Edit, the stop. */
 async function turn(dir: string, n: number): Promise<void> {
-  const common = (event: string) => ({ session_id: 'c0ffee00-1111-4222-8333-444455556666', transcript_path: '/tmp/t.jsonl', cwd: dir, permission_mode: 'default', hook_event_name: event });
-  const hook = async (payload: object) => expect((await cli(dir, ['hook', 'claude-code'], new TextEncoder().encode(JSON.stringify(payload)))).code).toBe(0);
+  const common = (event: string) => ({
+    session_id: 'c0ffee00-1111-4222-8333-444455556666',
+    transcript_path: '/tmp/t.jsonl',
+    cwd: dir,
+    permission_mode: 'default',
+    hook_event_name: event,
+  });
+  const hook = async (payload: object) =>
+    expect((await cli(dir, ['hook', 'claude-code'], new TextEncoder().encode(JSON.stringify(payload)))).code).toBe(0);
   await hook({ ...common('UserPromptSubmit'), prompt: `turn ${n}` });
-  for (const [tool, file, content] of [['Write', `gen/t${n}/out.ts`, `turn ${n}\n`], ['Edit', 'src/app.ts', `agent ${n}\n`]] as const) {
+  for (const [tool, file, content] of [
+    ['Write', `gen/t${n}/out.ts`, `turn ${n}\n`],
+    ['Edit', 'src/app.ts', `agent ${n}\n`],
+  ] as const) {
     const id = `toolu_${n}_${tool}`;
     const input = { file_path: join(dir, file), content };
     await hook({ ...common('PreToolUse'), tool_name: tool, tool_input: input, tool_use_id: id });
@@ -186,7 +209,7 @@ describe('rewind --dry-run and rewind --undo --dry-run decide as they do', () =>
     return dir;
   }
 
-  it('undamaged, a bad trailer (and --verify-index), a foreign index.lock, a person\'s edit after the turn', async () => {
+  it("undamaged, a bad trailer (and --verify-index), a foreign index.lock, a person's edit after the turn", async () => {
     await sameDecision(await turns(), ['rewind'], { want: OK });
     await sameDecision(await turns(), ['rewind', '1'], { want: OK });
     const bad = await turns();
@@ -216,7 +239,8 @@ describe('rewind --dry-run and rewind --undo --dry-run decide as they do', () =>
 });
 
 describe('apply --dry-run decides as apply does', () => {
-  const patch = (from: string, to: string) => `diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1,4 +1,4 @@\n # project\n \n-${from}\n+${to}\n line 2\n`;
+  const patch = (from: string, to: string) =>
+    `diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1,4 +1,4 @@\n # project\n \n-${from}\n+${to}\n line 2\n`;
   it('a patch that applies, one that does not, a foreign index.lock, a bad trailer', async () => {
     const dir = personRepo();
     git(dir, ['config', 'scalpel.lockTimeout', '0']);

@@ -9,8 +9,10 @@ import { makeTempDir } from '../helpers/git.js';
 
 const BIN = fileURLToPath(new URL('../../dist/git-scalpel.cjs', import.meta.url));
 const CLI = fileURLToPath(new URL('../../dist/cli.cjs', import.meta.url));
-const VERSION = (JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { version: string }).version;
-const run = (file: string, args: string[]) => spawnSync(process.execPath, [file, ...args], { encoding: 'utf8', env: { ...process.env, GIT_SCALPEL_CODE_CACHE: '0' } });
+const VERSION = (JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { version: string })
+  .version;
+const run = (file: string, args: string[]) =>
+  spawnSync(process.execPath, [file, ...args], { encoding: 'utf8', env: { ...process.env, GIT_SCALPEL_CODE_CACHE: '0' } });
 
 async function inProcess(args: string[], cwd = makeTempDir()): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -21,7 +23,12 @@ async function inProcess(args: string[], cwd = makeTempDir()): Promise<{ code: n
 
 describe('--help', () => {
   it('the binary prints the command reference itself, as the command line does, with the same exit codes', () => {
-    for (const [args, code] of [[['--help'], 0], [['-h'], 0], [['help'], 0], [[], 2]] as const) {
+    for (const [args, code] of [
+      [['--help'], 0],
+      [['-h'], 0],
+      [['help'], 0],
+      [[], 2],
+    ] as const) {
       const fast = run(BIN, [...args]);
       const full = run(CLI, [...args]);
       expect([fast.status, fast.stdout, fast.stderr]).toEqual([code, USAGE, '']);
@@ -29,11 +36,15 @@ describe('--help', () => {
     }
   });
 
-  it('<command> -h|--help and help <command> print that command\'s usage and options, exit 0, from the loader and the command line alike', () => {
+  it("<command> -h|--help and help <command> print that command's usage and options, exit 0, from the loader and the command line alike", () => {
     for (const name of COMMAND_NAMES) {
       const page = commandHelp(name);
       expect(page.startsWith(usageLines(name))).toBe(true);
-      for (const args of [[name, '--help'], [name, '-h'], ['help', name]]) {
+      for (const args of [
+        [name, '--help'],
+        [name, '-h'],
+        ['help', name],
+      ]) {
         const fast = run(BIN, args);
         expect([fast.status, fast.stdout, fast.stderr], args.join(' ')).toEqual([0, page, '']);
       }
@@ -48,7 +59,9 @@ describe('--help', () => {
   it('every command of the reference has a page whose usage lines the reference shows', () => {
     for (const name of COMMAND_NAMES) {
       expect(USAGE).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
-      const first = usageLines(name).split('\n')[0].replace(/^usage: git-scalpel (\[-C DIR\] )?/, '');
+      const first = usageLines(name)
+        .split('\n')[0]
+        .replace(/^usage: git-scalpel (\[-C DIR\] )?/, '');
       // the reference aligns its columns; the words are the same
       expect(USAGE.replace(/ +/g, ' ')).toContain(first.replace(/ +/g, ' '));
     }
@@ -83,10 +96,15 @@ describe('usage errors', () => {
     const r = await inProcess(['restore', '--frce']);
     expect(r.code).toBe(2);
     expect(r.out).toBe('');
-    expect(r.err).toBe(`git-scalpel restore: unknown option --frce\n${usageLines('restore')}(git-scalpel restore --help for the options)\n`);
+    expect(r.err).toBe(
+      `git-scalpel restore: unknown option --frce\n${usageLines('restore')}(git-scalpel restore --help for the options)\n`,
+    );
     expect(r.err.split('\n').length).toBeLessThan(6);
     const unknown = await inProcess(['frob']);
-    expect([unknown.code, unknown.err]).toEqual([2, `git-scalpel: 'frob' is not a git-scalpel command\nusage: git-scalpel [-C DIR] <command> [options]\n(git-scalpel --help for the options)\n`]);
+    expect([unknown.code, unknown.err]).toEqual([
+      2,
+      `git-scalpel: 'frob' is not a git-scalpel command\nusage: git-scalpel [-C DIR] <command> [options]\n(git-scalpel --help for the options)\n`,
+    ]);
     const missing = await inProcess(['show']);
     expect(missing.err).toContain('git-scalpel show: show takes one snapshot id\nusage: git-scalpel [-C DIR] show');
   });
@@ -94,6 +112,8 @@ describe('usage errors', () => {
   it('the binary says the same', () => {
     const r = run(BIN, ['rewind', '--bogus']);
     expect(r.status).toBe(2);
-    expect(r.stderr).toBe(`git-scalpel rewind: unknown option --bogus\n${usageLines('rewind')}(git-scalpel rewind --help for the options)\n`);
+    expect(r.stderr).toBe(
+      `git-scalpel rewind: unknown option --bogus\n${usageLines('rewind')}(git-scalpel rewind --help for the options)\n`,
+    );
   });
 });

@@ -3,7 +3,11 @@ import { ScalpelError } from '../../src/errors/index.js';
 import { cliHint, withCliHint } from '../../src/cli/hints.js';
 
 describe('the command line names its flags where the library says what would help', () => {
-  const refused = new ScalpelError('REFUSED', 'restore refused: ...\nNothing was written. To overwrite them anyway, restore again with force; ...', { conflicts: [], session: 's', overridable: true });
+  const refused = new ScalpelError(
+    'REFUSED',
+    'restore refused: ...\nNothing was written. To overwrite them anyway, restore again with force; ...',
+    { conflicts: [], session: 's', overridable: true },
+  );
 
   it('a refusal force overrides: restore and rewind name --force, with the same code and data', () => {
     for (const cmd of ['restore', 'rewind']) {
@@ -19,7 +23,9 @@ describe('the command line names its flags where the library says what would hel
 
   it('the command to run is the same command line with --force, quoted for a shell, as this person runs git-scalpel', () => {
     const argv = ['-C', 'my dir', 'restore', '--session', "agent's", '--dry-run', 'abcd1234'];
-    expect(cliHint(refused, { command: 'restore', argv, bin: 'npx git-scalpel' })).toBe(`To do that: npx git-scalpel -C 'my dir' restore --session 'agent'\\''s' abcd1234 --force`);
+    expect(cliHint(refused, { command: 'restore', argv, bin: 'npx git-scalpel' })).toBe(
+      `To do that: npx git-scalpel -C 'my dir' restore --session 'agent'\\''s' abcd1234 --force`,
+    );
     expect(cliHint(refused, { command: 'rewind', argv: ['rewind', '2', '--force'] })).toBe('To do that: git-scalpel rewind 2 --force');
   });
 

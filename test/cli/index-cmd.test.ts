@@ -158,7 +158,10 @@ describe('git-scalpel index', () => {
     expect(readFileSync(join(cache, readdirSync(cache)[0])).length).toBeGreaterThan(1000);
     // without a cache (GIT_SCALPEL_CODE_CACHE=0) it runs the same and writes none
     const none = makeTempDir('scalpel-cache-');
-    const p = spawnSync(process.execPath, [join(at, 'git-scalpel.cjs'), '-C', dir, 'index'], { encoding: 'utf8', env: { ...env, GIT_SCALPEL_CACHE_DIR: none, GIT_SCALPEL_CODE_CACHE: '0' } });
+    const p = spawnSync(process.execPath, [join(at, 'git-scalpel.cjs'), '-C', dir, 'index'], {
+      encoding: 'utf8',
+      env: { ...env, GIT_SCALPEL_CACHE_DIR: none, GIT_SCALPEL_CODE_CACHE: '0' },
+    });
     expect(p.status).toBe(0);
     expect(readdirSync(none)).toEqual([]);
   });

@@ -6,7 +6,7 @@ import { bold, useColour } from '../../src/cli/colour.js';
 import { nodeFs } from '../../src/node.js';
 import { makeTempDir } from '../helpers/git.js';
 
-describe('the command a person runs again (hints, install\'s next: lines)', () => {
+describe("the command a person runs again (hints, install's next: lines)", () => {
   it('a project install (devDependency, npx) is `npx git-scalpel`; the one on PATH is `git-scalpel`', () => {
     expect(personCommand({ script: '/work/app/node_modules/.bin/git-scalpel', onPath: false })).toBe('npx git-scalpel');
     expect(personCommand({ script: '/work/app/node_modules/git-scalpel/dist/git-scalpel.cjs', onPath: false })).toBe('npx git-scalpel');

@@ -29,7 +29,11 @@ describe('--json: one JSON object on stdout on every exit path', () => {
     const dry = await outcome(dir, ['restore', '--dry-run', '--json']);
     expect(dry.code).toBe('OK');
     const app = dry.data.paths.find((p: { path: string }) => p.path === 'src/app.ts');
-    expect(app.worktree).toEqual({ action: 'write', from: { kind: 'file', mode: '100644', oid: expect.stringMatching(/^[0-9a-f]{40}$/) }, to: { kind: 'file', mode: '100644', oid: expect.stringMatching(/^[0-9a-f]{40}$/) } });
+    expect(app.worktree).toEqual({
+      action: 'write',
+      from: { kind: 'file', mode: '100644', oid: expect.stringMatching(/^[0-9a-f]{40}$/) },
+      to: { kind: 'file', mode: '100644', oid: expect.stringMatching(/^[0-9a-f]{40}$/) },
+    });
     const made = dry.data.paths.find((p: { path: string }) => p.path === 'gen/new.ts');
     expect(made.worktree).toMatchObject({ action: 'delete', to: { kind: 'absent' } });
     const r = await outcome(dir, ['restore', '--json']);
@@ -39,7 +43,7 @@ describe('--json: one JSON object on stdout on every exit path', () => {
     expect(list).toMatchObject({ code: 'OK', exit: 0, message: '0 snapshot(s)', data: [] });
   });
 
-  it('refusal (3): the refusal\'s code, message (with the command to run) and data, conflicts as fields; the same for a dry run that would be refused', async () => {
+  it("refusal (3): the refusal's code, message (with the command to run) and data, conflicts as fields; the same for a dry run that would be refused", async () => {
     const dir = personRepo();
     expect((await cli(dir, ['snapshot', 'README.md'])).code).toBe(0);
     w(dir, 'README.md', 'agent\n');
@@ -49,7 +53,14 @@ describe('--json: one JSON object on stdout on every exit path', () => {
     expect(real).toMatchObject({ code: 'REFUSED', exit: 3, data: { overridable: true, session: 'default' } });
     expect(real.message).toContain('To do that: git-scalpel restore --json --force');
     expect(real.data.conflicts).toEqual([
-      { path: 'README.md', part: 'worktree', snapshot: expect.any(String), expected: { kind: 'file', mode: '100644', oid: expect.any(String) }, found: { kind: 'file', mode: '100644', oid: expect.any(String) }, restoring: { kind: 'file', mode: '100644', oid: expect.any(String) } },
+      {
+        path: 'README.md',
+        part: 'worktree',
+        snapshot: expect.any(String),
+        expected: { kind: 'file', mode: '100644', oid: expect.any(String) },
+        found: { kind: 'file', mode: '100644', oid: expect.any(String) },
+        restoring: { kind: 'file', mode: '100644', oid: expect.any(String) },
+      },
     ]);
     // stderr still carries the text for people
     expect(real.err).toContain('git-scalpel: refused [REFUSED]: restore refused');
@@ -60,24 +71,39 @@ describe('--json: one JSON object on stdout on every exit path', () => {
     expect(await outcome(dir, ['restore', '--dry-run', '--force', '--json'])).toMatchObject({ code: 'OK', exit: 0 });
   });
 
-  it('error (1): outside a repository, the library error\'s code and data', async () => {
+  it("error (1): outside a repository, the library error's code and data", async () => {
     const o = await outcome(makeTempDir(), ['list', '--json']);
     expect(o).toMatchObject({ code: 'NOT_A_REPOSITORY', exit: 1 });
     expect(o.err).toContain('git-scalpel: error [NOT_A_REPOSITORY]');
     const dir = personRepo();
-    const bad = await outcome(dir, ['apply', '--json', '-'], new TextEncoder().encode('diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-not what is there\n+x\n'));
+    const bad = await outcome(
+      dir,
+      ['apply', '--json', '-'],
+      new TextEncoder().encode(
+        'diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-not what is there\n+x\n',
+      ),
+    );
     expect(bad).toMatchObject({ code: 'BAD_ARGUMENT', exit: 1, data: { name: 'patch' } });
   });
 
   it('usage error (2): code USAGE with the command and its usage line, even when the options did not parse', async () => {
     const dir = personRepo();
     const o = await outcome(dir, ['restore', '--frce', '--json']);
-    expect(o).toMatchObject({ code: 'USAGE', exit: 2, message: 'unknown option --frce', data: { command: 'restore', usage: expect.stringMatching(/^usage: git-scalpel \[-C DIR\] restore /) } });
+    expect(o).toMatchObject({
+      code: 'USAGE',
+      exit: 2,
+      message: 'unknown option --frce',
+      data: { command: 'restore', usage: expect.stringMatching(/^usage: git-scalpel \[-C DIR\] restore /) },
+    });
     expect(await outcome(dir, ['--json', 'frob'])).toMatchObject({ code: 'USAGE', exit: 2, data: { command: null } });
     expect(await outcome(dir, ['show', '--json'])).toMatchObject({ code: 'USAGE', exit: 2, message: 'show takes one snapshot id' });
     expect(await outcome(dir, ['prune', '--keep', 'x', '--json'])).toMatchObject({ code: 'USAGE', exit: 2 });
     // -C to a directory that is not there
-    expect(await outcome(dir, ['-C', join(dir, 'nope'), 'list', '--json'])).toMatchObject({ code: 'BAD_ARGUMENT', exit: 2, data: { name: '-C', reason: 'not-found' } });
+    expect(await outcome(dir, ['-C', join(dir, 'nope'), 'list', '--json'])).toMatchObject({
+      code: 'BAD_ARGUMENT',
+      exit: 2,
+      data: { name: '-C', reason: 'not-found' },
+    });
     // after `--`, --json is a path: no JSON
     const path = await cli(dir, ['snapshot', '--', '--json']);
     expect(path.code).toBe(0);
@@ -89,7 +115,12 @@ describe('--json: one JSON object on stdout on every exit path', () => {
     const patch = new TextEncoder().encode(git(dir, ['diff', 'README.md']).replace(/^(\+line 1 edited by the person)$/m, '+patched'));
     git(dir, ['checkout', '--', 'README.md']);
     const o = await outcome(dir, ['apply', '--check', 'exit 3', '--json', '-'], patch);
-    expect(o).toMatchObject({ code: 'CHECK_FAILED', exit: 4, message: 'check: exit 3; the patch was rolled back', data: { rolledBack: true, check: { code: 3 } } });
+    expect(o).toMatchObject({
+      code: 'CHECK_FAILED',
+      exit: 4,
+      message: 'check: exit 3; the patch was rolled back',
+      data: { rolledBack: true, check: { code: 3 } },
+    });
   });
 
   it('the binary prints it too; hook speaks its harness protocol, not this', () => {
@@ -97,7 +128,12 @@ describe('--json: one JSON object on stdout on every exit path', () => {
     const p = spawnSync(process.execPath, [BIN, 'restore', '--json'], { cwd: dir, encoding: 'utf8', env: gitEnv() });
     expect(p.status).toBe(1);
     expect(JSON.parse(p.stdout)).toMatchObject({ code: 'SNAPSHOT_NOT_FOUND', exit: 1 });
-    const h = spawnSync(process.execPath, [BIN, 'hook', 'claude-code', '--json'], { cwd: dir, input: '{}', encoding: 'utf8', env: gitEnv() });
+    const h = spawnSync(process.execPath, [BIN, 'hook', 'claude-code', '--json'], {
+      cwd: dir,
+      input: '{}',
+      encoding: 'utf8',
+      env: gitEnv(),
+    });
     expect(h.stdout).toBe('');
   });
 });

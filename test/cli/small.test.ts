@@ -73,7 +73,8 @@ describe('hints name the command as the person runs it', () => {
     writeFileSync(join(dir, '.gitignore'), 'node_modules/\n');
     return { dir, bin: join(dir, 'node_modules/.bin/git-scalpel') };
   }
-  const env = (extra: NodeJS.ProcessEnv = {}) => gitEnv({ PATH: `${join(process.execPath, '..')}:/usr/bin:/bin`, HOME: makeTempDir(), ...extra });
+  const env = (extra: NodeJS.ProcessEnv = {}) =>
+    gitEnv({ PATH: `${join(process.execPath, '..')}:/usr/bin:/bin`, HOME: makeTempDir(), ...extra });
 
   it("after a project install: npx git-scalpel in install's next: lines, in turns, in a refusal's command", () => {
     const { dir, bin } = project();
@@ -101,7 +102,11 @@ describe('hints name the command as the person runs it', () => {
     const { dir } = project();
     const global = makeTempDir();
     symlinkSync(join(process.cwd(), 'dist/git-scalpel.cjs'), join(global, 'git-scalpel'));
-    const r = spawnSync(join(global, 'git-scalpel'), ['turns'], { cwd: dir, encoding: 'utf8', env: env({ PATH: `${global}:${join(process.execPath, '..')}:/usr/bin:/bin` }) });
+    const r = spawnSync(join(global, 'git-scalpel'), ['turns'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: env({ PATH: `${global}:${join(process.execPath, '..')}:/usr/bin:/bin` }),
+    });
     expect(r.stdout).toContain('no turns (install the hooks: git-scalpel install');
   });
 

@@ -14,7 +14,13 @@ import { git, makeTempDir, makeTempRepo } from '../helpers/git.js';
 import { runConformance, runCase, firstDifference, type CorpusSource } from '../../src/conformance/runner.js';
 import { scalpelAdapter } from '../../src/conformance/adapter-scalpel.js';
 import { isomorphicGitAdapter } from '../../src/conformance/adapter-isomorphic-git.js';
-import { ERROR_CLASSES, type CaseAnswers, type ConformanceAdapter, type ConformanceReport, type Manifest } from '../../src/conformance/types.js';
+import {
+  ERROR_CLASSES,
+  type CaseAnswers,
+  type ConformanceAdapter,
+  type ConformanceReport,
+  type Manifest,
+} from '../../src/conformance/types.js';
 import { decodeIndex, mergeSplitIndex, linkExtension, IndexEntry, checkEntryOrder, type GitIndex } from '../../src/index/index.js';
 import { formatStageDebug, inMemoryFlags, CE_FSMONITOR_VALID } from '../../src/index/format.js';
 import { isScalpelError } from '../../src/errors/index.js';
@@ -59,7 +65,9 @@ describe('the corpus', () => {
 
   it('follows its JSON schemas (conformance/schema/)', async () => {
     // ajv is not a dependency of its own here: it comes with the MCP SDK
-    const { default: Ajv2020 } = (await import('ajv/dist/2020.js')) as unknown as { default: new (o: object) => { addSchema(s: object): void; getSchema(id: string): ((d: unknown) => boolean) & { errors?: unknown } } };
+    const { default: Ajv2020 } = (await import('ajv/dist/2020.js')) as unknown as {
+      default: new (o: object) => { addSchema(s: object): void; getSchema(id: string): ((d: unknown) => boolean) & { errors?: unknown } };
+    };
     const ajv = new Ajv2020({ allErrors: false, strict: false });
     const schema = (f: string) => JSON.parse(readFileSync(join(ROOT, 'schema', f), 'utf8')) as { $id: string };
     const answers = schema('answers.schema.json');
@@ -77,14 +85,41 @@ describe('the corpus', () => {
 
   it('covers every index shape the issue lists and every error class', () => {
     const features = new Set(manifest.cases.flatMap((c) => c.features ?? []));
-    for (const f of ['v2', 'v3', 'v4', 'sha1', 'sha256', 'TREE', 'REUC', 'UNTR', 'FSMN', 'EOIE', 'IEOT', 'link', 'sdir', 'conflicts', 'intent-to-add', 'skip-worktree', 'assume-unchanged', 'executable', 'symlink', 'gitlink', 'sparse-directory', 'long-path', 'non-utf8-path', 'skipHash']) {
+    for (const f of [
+      'v2',
+      'v3',
+      'v4',
+      'sha1',
+      'sha256',
+      'TREE',
+      'REUC',
+      'UNTR',
+      'FSMN',
+      'EOIE',
+      'IEOT',
+      'link',
+      'sdir',
+      'conflicts',
+      'intent-to-add',
+      'skip-worktree',
+      'assume-unchanged',
+      'executable',
+      'symlink',
+      'gitlink',
+      'sparse-directory',
+      'long-path',
+      'non-utf8-path',
+      'skipHash',
+    ]) {
       expect(features, f).toContain(f);
     }
     const classes = new Set(manifest.cases.map((c) => c.class).filter(Boolean));
     expect([...classes].sort()).toEqual([...ERROR_CLASSES].sort());
     expect(Object.keys(manifest.classes).sort()).toEqual([...ERROR_CLASSES].sort());
     // every stage of a conflict occurs
-    const stages = new Set(manifest.cases.filter((c) => c.kind === 'written').flatMap((c) => answersOf(c.name).index!.entries.map((e) => e.stage)));
+    const stages = new Set(
+      manifest.cases.filter((c) => c.kind === 'written').flatMap((c) => answersOf(c.name).index!.entries.map((e) => e.stage)),
+    );
     expect([...stages].sort()).toEqual([0, 1, 2, 3]);
   });
 
@@ -93,9 +128,12 @@ describe('the corpus', () => {
       const a = answersOf(c.name);
       const file = decodeIndex(bytesOf(c.name), { objectFormat: c.objectFormat });
       const link = linkExtension(file);
-      const index: GitIndex = link ? mergeSplitIndex(file, decodeIndex(bytesOf(c.name, a.files.sharedIndex!), { objectFormat: c.objectFormat })) : file;
+      const index: GitIndex = link
+        ? mergeSplitIndex(file, decodeIndex(bytesOf(c.name, a.files.sharedIndex!), { objectFormat: c.objectFormat }))
+        : file;
       const mem = inMemoryFlags(index);
-      const strip = (s: string) => s.replace(/flags: ([0-9a-f]+)/g, (_m, h: string) => `flags: ${(parseInt(h, 16) & ~CE_FSMONITOR_VALID).toString(16)}`);
+      const strip = (s: string) =>
+        s.replace(/flags: ([0-9a-f]+)/g, (_m, h: string) => `flags: ${(parseInt(h, 16) & ~CE_FSMONITOR_VALID).toString(16)}`);
       const listed = index.entries.map((e, i) => formatStageDebug(e, mem[i])).join('');
       // git lists a sparse index expanded unless asked with --sparse
       const want = c.features?.includes('sdir') ? a.git.sparseStageDebug! : a.git.lsFiles.stageDebug!;
@@ -104,7 +142,9 @@ describe('the corpus', () => {
       const undo: string[] = [];
       if (reuc && 'records' in reuc) {
         for (const r of [...reuc.records].sort((x, y) => Buffer.compare(Buffer.from(x.path), Buffer.from(y.path)))) {
-          for (let s = 0; s < 3; s++) if (r.modes[s]) undo.push(`${r.modes[s].toString(8).padStart(6, '0')} ${r.oids[s]} ${s + 1}\t${Buffer.from(r.path).toString('latin1')}\n`);
+          for (let s = 0; s < 3; s++)
+            if (r.modes[s])
+              undo.push(`${r.modes[s].toString(8).padStart(6, '0')} ${r.oids[s]} ${s + 1}\t${Buffer.from(r.path).toString('latin1')}\n`);
         }
       }
       // (paths here are plain ASCII in every case with resolve-undo records)
@@ -114,13 +154,18 @@ describe('the corpus', () => {
 
   it('git 2.39 lists the shipped files as the answers say (git ls-files -s --debug with GIT_INDEX_FILE)', () => {
     const repos = { sha1: makeTempRepo(), sha256: makeTempRepo({ objectFormat: 'sha256' }) };
-    const strip = (s: string) => s.replace(/flags: ([0-9a-f]+)/g, (_m, h: string) => `flags: ${(parseInt(h, 16) & ~CE_FSMONITOR_VALID).toString(16)}`);
+    const strip = (s: string) =>
+      s.replace(/flags: ([0-9a-f]+)/g, (_m, h: string) => `flags: ${(parseInt(h, 16) & ~CE_FSMONITOR_VALID).toString(16)}`);
     // a sparse index is not listed without the trees of its sparse directories (git reads them
     // even for --sparse outside a sparse checkout): those three are checked above from the bytes
-    for (const c of manifest.cases.filter((x) => (x.kind === 'written' || (x.kind === 'foreign' && !x.class)) && !x.features?.includes('sdir'))) {
+    for (const c of manifest.cases.filter(
+      (x) => (x.kind === 'written' || (x.kind === 'foreign' && !x.class)) && !x.features?.includes('sdir'),
+    )) {
       const a = answersOf(c.name);
       // the split index's shared index is looked up beside the file
-      const out = git(repos[c.objectFormat], ['ls-files', '-s', '--debug'], { env: { GIT_INDEX_FILE: join(ROOT, 'cases', c.name, 'index') } });
+      const out = git(repos[c.objectFormat], ['ls-files', '-s', '--debug'], {
+        env: { GIT_INDEX_FILE: join(ROOT, 'cases', c.name, 'index') },
+      });
       expect(strip(out), c.name).toBe(strip(a.git.lsFiles.stageDebug!));
     }
   });
@@ -143,7 +188,12 @@ describe('the git-scalpel adapter', () => {
     const adapter = scalpelAdapter();
     for (const c of manifest.cases.filter((x) => x.class)) {
       const a = answersOf(c.name);
-      const out = await adapter.decode({ name: c.name, bytes: bytesOf(c.name), objectFormat: c.objectFormat, ...(a.files.sharedIndex ? { sharedIndex: bytesOf(c.name, a.files.sharedIndex) } : {}) });
+      const out = await adapter.decode({
+        name: c.name,
+        bytes: bytesOf(c.name),
+        objectFormat: c.objectFormat,
+        ...(a.files.sharedIndex ? { sharedIndex: bytesOf(c.name, a.files.sharedIndex) } : {}),
+      });
       expect('error' in out && out.error.class, `${c.name}: ${'error' in out ? out.error.message : 'read'}`).toBe(c.class);
     }
   });
@@ -182,7 +232,11 @@ describe('the runner', () => {
       },
       encode: (input) => ({ bytes: input.bytes.subarray(0, input.bytes.length - 1) }),
     };
-    const r = await runConformance({ corpus, adapter: tamper, cases: ['v2-basic', 'empty', 'damaged-order-swapped', 'v4-basic', 'reuc', 'derived-unknown-optional'] });
+    const r = await runConformance({
+      corpus,
+      adapter: tamper,
+      cases: ['v2-basic', 'empty', 'damaged-order-swapped', 'v4-basic', 'reuc', 'derived-unknown-optional'],
+    });
     const by = new Map(r.cases.map((c) => [c.name, c]));
     expect(by.get('v2-basic')).toMatchObject({ status: 'fail', aspects: { entries: 'fail', extensions: 'pass', roundTrip: 'fail' } });
     expect(by.get('v2-basic')!.reason).toMatch(/^entries\[2\]\.stat\.mtimeSeconds: expected \d+, got \d+$/);
@@ -222,10 +276,17 @@ describe('the isomorphic-git adapter', () => {
   it('runs isomorphic-git itself when it is installed: reads v2, drops extensions when it writes, does not do v4', async () => {
     const adapter = await isomorphicGitAdapter(async (s) => require(s));
     expect(adapter.description).toMatch(/^isomorphic-git \d/);
-    const r = await runConformance({ corpus, adapter, cases: ['empty', 'v2-basic', 'v4-basic', 'damaged-signature', 'damaged-order-swapped', 'odd-names'] });
+    const r = await runConformance({
+      corpus,
+      adapter,
+      cases: ['empty', 'v2-basic', 'v4-basic', 'damaged-signature', 'damaged-order-swapped', 'odd-names'],
+    });
     const by = new Map(r.cases.map((c) => [c.name, c]));
     expect(by.get('empty')!.status).toBe('pass');
-    expect(by.get('v2-basic')).toMatchObject({ status: 'fail', aspects: { entries: 'pass', extensions: 'unsupported', roundTrip: 'fail' } });
+    expect(by.get('v2-basic')).toMatchObject({
+      status: 'fail',
+      aspects: { entries: 'pass', extensions: 'unsupported', roundTrip: 'fail' },
+    });
     expect(by.get('v2-basic')!.reason).toMatch(/\(TREE extension: expected 0x54/);
     expect(by.get('v4-basic')!.status).toBe('unsupported');
     expect(by.get('damaged-signature')!.status).toBe('pass');
@@ -250,11 +311,24 @@ describe('git-scalpel conformance', () => {
     expect([outcome.code, outcome.exit]).toEqual(['OK', 0]);
     const r = outcome.data;
     expect(Object.keys(r)).toEqual(['adapter', 'corpus', 'summary', 'cases']);
-    expect(r.adapter).toMatchObject({ name: 'git-scalpel', capabilities: { versions: [2, 3, 4], objectFormats: ['sha1', 'sha256'], extensions: 'all', encode: true } });
+    expect(r.adapter).toMatchObject({
+      name: 'git-scalpel',
+      capabilities: { versions: [2, 3, 4], objectFormats: ['sha1', 'sha256'], extensions: 'all', encode: true },
+    });
     expect(r.corpus).toEqual({ gitVersion: manifest.gitVersion, cases: 2, path: ROOT.replace(/\/$/, '') });
     expect(r.summary).toEqual({ pass: 2, fail: 0, unsupported: 0 });
-    expect(r.cases[0]).toEqual({ name: 'v2-basic', kind: 'written', status: 'pass', aspects: { error: 'n/a', entries: 'pass', extensions: 'pass', roundTrip: 'pass' } });
-    expect(r.cases[1]).toEqual({ name: 'damaged-signature', kind: 'damaged', status: 'pass', aspects: { error: 'pass', entries: 'n/a', extensions: 'n/a', roundTrip: 'n/a' } });
+    expect(r.cases[0]).toEqual({
+      name: 'v2-basic',
+      kind: 'written',
+      status: 'pass',
+      aspects: { error: 'n/a', entries: 'pass', extensions: 'pass', roundTrip: 'pass' },
+    });
+    expect(r.cases[1]).toEqual({
+      name: 'damaged-signature',
+      kind: 'damaged',
+      status: 'pass',
+      aspects: { error: 'pass', entries: 'n/a', extensions: 'n/a', roundTrip: 'n/a' },
+    });
   });
 
   it('finds the corpus beside the package when not told, prints a line a case, exits 1 when a case fails', async () => {
@@ -267,7 +341,18 @@ describe('git-scalpel conformance', () => {
   });
 
   it('loads a third-party adapter from a module path', async () => {
-    const { code, out } = await cli(makeTempDir(), ['conformance', '--corpus', ROOT, '--adapter', EXAMPLE, '--json', 'empty', 'damaged-signature', 'damaged-order-swapped', 'sha256-v2']);
+    const { code, out } = await cli(makeTempDir(), [
+      'conformance',
+      '--corpus',
+      ROOT,
+      '--adapter',
+      EXAMPLE,
+      '--json',
+      'empty',
+      'damaged-signature',
+      'damaged-order-swapped',
+      'sha256-v2',
+    ]);
     const outcome = JSON.parse(out) as { code: string; exit: number; data: ConformanceReport };
     expect([outcome.code, outcome.exit]).toEqual(['CONFORMANCE_FAILED', 1]);
     const r = outcome.data;
@@ -296,7 +381,10 @@ describe('git-scalpel conformance', () => {
 
   it('the built binary finds the corpus it ships with', () => {
     const bin = fileURLToPath(new URL('../../dist/git-scalpel.cjs', import.meta.url));
-    const r = spawnSync(process.execPath, [bin, 'conformance', '--json', 'all-extensions', 'damaged-split-wrong-shared'], { encoding: 'utf8', cwd: makeTempDir() });
+    const r = spawnSync(process.execPath, [bin, 'conformance', '--json', 'all-extensions', 'damaged-split-wrong-shared'], {
+      encoding: 'utf8',
+      cwd: makeTempDir(),
+    });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect((JSON.parse(r.stdout) as { data: ConformanceReport }).data.summary).toEqual({ pass: 2, fail: 0, unsupported: 0 });

@@ -11,7 +11,6 @@ import { cli } from '../helpers/cli.js';
  * repository gives the same worktree and index; a failing check rolls the patch back exactly.
  */
 
-
 const view = (dir: string) => ({ git: gitView(dir), tree: worktreeView(dir) });
 
 /** A repository with a committed base, and a patch git wrote for an edit of every kind on top of it. */
@@ -112,7 +111,9 @@ describe('apply, against git apply', () => {
     git(dir, ['commit', '-qm', 'a']);
     const before = view(dir);
     for (const target of ['../escape.txt', '.git/hooks/pre-commit', '/etc/x']) {
-      const patch = Buffer.from(`diff --git a/${target} b/${target}\nnew file mode 100644\n--- /dev/null\n+++ b/${target}\n@@ -0,0 +1 @@\n+x\n`);
+      const patch = Buffer.from(
+        `diff --git a/${target} b/${target}\nnew file mode 100644\n--- /dev/null\n+++ b/${target}\n@@ -0,0 +1 @@\n+x\n`,
+      );
       const r = await cli(dir, ['apply', '-'], patch);
       expect(r.code, target).not.toBe(0);
       expect(view(dir)).toEqual(before);
@@ -128,7 +129,22 @@ describe('apply, against git apply', () => {
     git(dir, ['commit', '-qm', 'base']);
     const before = view(dir);
     const patch = Buffer.from(
-      ['*** Begin Patch', '*** Add File: gen/new.ts', '+export const x = 1;', '*** Update File: src/app.ts', '@@', '-export const a = 1;', '+export const a = 11;', '*** Delete File: gone.ts', '*** Update File: README.md', '*** Move to: docs/README.md', '@@', ' # r', '*** End Patch', ''].join('\n'),
+      [
+        '*** Begin Patch',
+        '*** Add File: gen/new.ts',
+        '+export const x = 1;',
+        '*** Update File: src/app.ts',
+        '@@',
+        '-export const a = 1;',
+        '+export const a = 11;',
+        '*** Delete File: gone.ts',
+        '*** Update File: README.md',
+        '*** Move to: docs/README.md',
+        '@@',
+        ' # r',
+        '*** End Patch',
+        '',
+      ].join('\n'),
     );
     const r = await cli(dir, ['apply', '-'], patch);
     expect(r.code, r.err).toBe(0);

@@ -128,7 +128,10 @@ describe('crash safety of restore', () => {
     const { rmSync } = await import('node:fs');
     rmSync(join(dir, '.git/index.lock'));
     mkdirSync(join(dir, '.git/scalpel/journal'), { recursive: true });
-    writeFileSync(join(dir, `.git/scalpel/journal/${deadPid}.json`), JSON.stringify({ pid: deadPid, startedAt: '', locks: [{ path: join(dir, '.git/index.lock'), dev: st.dev, ino: st.ino }] }));
+    writeFileSync(
+      join(dir, `.git/scalpel/journal/${deadPid}.json`),
+      JSON.stringify({ pid: deadPid, startedAt: '', locks: [{ path: join(dir, '.git/index.lock'), dev: st.dev, ino: st.ino }] }),
+    );
     writeFileSync(join(dir, '.git/tmp-filler'), 'takes the old inode number if the fs reuses it');
     writeFileSync(join(dir, '.git/index.lock'), 'git holds this');
     if (statSync(join(dir, '.git/index.lock')).ino === st.ino) return; // the fs reused the inode: nothing to tell apart
@@ -151,7 +154,11 @@ function checkPacks(dir: string): { orphanIdx: string[]; packs: number } {
 }
 
 /** Edit every kind of path in the scope (content, index, deletion, type change), restore, and expect the state before. */
-async function editAndRestore(dir: string, before: { tree: ReturnType<typeof worktreeView>; git: ReturnType<typeof gitView> }, what: string): Promise<void> {
+async function editAndRestore(
+  dir: string,
+  before: { tree: ReturnType<typeof worktreeView>; git: ReturnType<typeof gitView> },
+  what: string,
+): Promise<void> {
   w(dir, 'src/app.ts', 'agent rewrote this\n');
   rm(dir, 'src/lib/data.bin');
   w(dir, 'newdir/deep/two.ts', 'new\n');
@@ -203,7 +210,10 @@ describe('crash safety of snapshot', () => {
           // completed (the fault hit a call after the ref moved, e.g. the log): listed, and restorable
           expect(scalpelRefs, what).toContain(outcome.commit);
           const listed = await (await openRepository({ fs: nodeFs(), dir })).list();
-          expect(listed.map((s) => s.id), what).toEqual([outcome.id]);
+          expect(
+            listed.map((s) => s.id),
+            what,
+          ).toEqual([outcome.id]);
           await editAndRestore(dir, before, what);
           continue;
         }
@@ -212,7 +222,10 @@ describe('crash safety of snapshot', () => {
         // a rerun (a new process) on a working fs snapshots, and a restore right after brings it all back
         const again = await openRepository({ fs: nodeFs(), dir });
         const info = await again.snapshot(scope);
-        expect((await again.list()).map((s) => s.id), what).toEqual([info.id]);
+        expect(
+          (await again.list()).map((s) => s.id),
+          what,
+        ).toEqual([info.id]);
         expect(checkPacks(dir).orphanIdx, what).toEqual([]);
         await editAndRestore(dir, before, `rerun after ${what}`);
         expect(git(dir, ['for-each-ref', 'refs/scalpel']), what).toBe('');

@@ -13,7 +13,6 @@ import { cli } from '../helpers/cli.js';
  * the edit created, when they are empty afterwards, and never one that existed or holds anything.
  */
 
-
 /** The agent adds a module three directories deep in a new package, stages it, and edits the person's half-staged file. */
 const newPackage = (d: string) => {
   w(d, 'platform/schemas/currency/map.py', 'CURRENCIES = {}\n');
@@ -146,7 +145,9 @@ describe('directories an edit created to hold a declared path are removed by the
     expect(existsSync(join(dir, 'pkg/other/debug.log'))).toBe(true);
     expect(report.pruned).toEqual(['pkg/other/deep']);
     expect(git(dir, ['ls-files', 'pkg'])).toBe('');
-    expect(git(dir, ['status', '--porcelain', '--untracked-files=all', '--ignored', 'pkg'])).toBe('?? pkg/new/NOTES.md\n!! pkg/other/debug.log\n');
+    expect(git(dir, ['status', '--porcelain', '--untracked-files=all', '--ignored', 'pkg'])).toBe(
+      '?? pkg/new/NOTES.md\n!! pkg/other/debug.log\n',
+    );
   });
 
   it('a nested repository created in the new directory stays, with everything in it', async () => {
@@ -241,7 +242,11 @@ describe('directories an edit created to hold a declared path are removed by the
     const dry = await cli(dir, ['restore', '--dry-run', '--json']);
     expect(dry.code).toBe(0);
     const report = JSON.parse(dry.out).data as { pruned: string[]; paths: Array<{ path: string; worktree: { action: string } | null }> };
-    expect(report.paths.filter((p) => p.worktree?.action === 'prune').map((p) => p.path)).toEqual(['platform', 'platform/schemas', 'platform/schemas/currency']);
+    expect(report.paths.filter((p) => p.worktree?.action === 'prune').map((p) => p.path)).toEqual([
+      'platform',
+      'platform/schemas',
+      'platform/schemas/currency',
+    ]);
     expect(report.pruned).toEqual(['platform/schemas/currency', 'platform/schemas', 'platform']);
     expect(existsSync(join(dir, 'platform/schemas/currency/map.py'))).toBe(true);
     const human = await cli(dir, ['restore', '--dry-run']);

@@ -12,12 +12,17 @@ import { cli } from '../helpers/cli.js';
  * reachable from a remote-tracking ref), the restore refuses and writes nothing.
  */
 
-
 const rev = (dir: string, what = 'HEAD') => git(dir, ['rev-parse', what]).trim();
 const refs = (dir: string) => git(dir, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/remotes', 'refs/tags']);
 
 function frozen(dir: string) {
-  return { git: gitView(dir), tree: worktreeView(dir, { mtimes: true }), index: readFileSync(join(dir, '.git/index')), refs: refs(dir), head: readFileSync(join(dir, '.git/HEAD'), 'utf8') };
+  return {
+    git: gitView(dir),
+    tree: worktreeView(dir, { mtimes: true }),
+    index: readFileSync(join(dir, '.git/index')),
+    refs: refs(dir),
+    head: readFileSync(join(dir, '.git/HEAD'), 'utf8'),
+  };
 }
 
 /** A person's repository with a bare remote that has its main branch. */
@@ -51,8 +56,19 @@ describe('HEAD moved since the snapshot', () => {
     const r = await cli(dir, ['restore', '--json']);
     expect(r.code, r.err).toBe(0);
     const report = JSON.parse(r.out).data;
-    expect(report.head).toMatchObject({ from: { ref: 'refs/heads/main', commit: base }, to: { ref: 'refs/heads/main', commit: tip }, count: 2, branchChanged: false, complete: true, pushed: [] });
-    expect(report.head.newCommits).toEqual(git(dir, ['rev-list', tip, `^${base}`]).trim().split('\n'));
+    expect(report.head).toMatchObject({
+      from: { ref: 'refs/heads/main', commit: base },
+      to: { ref: 'refs/heads/main', commit: tip },
+      count: 2,
+      branchChanged: false,
+      complete: true,
+      pushed: [],
+    });
+    expect(report.head.newCommits).toEqual(
+      git(dir, ['rev-list', tip, `^${base}`])
+        .trim()
+        .split('\n'),
+    );
     expect(readFileSync(join(dir, 'README.md')).equals(readme)).toBe(true);
     expect(rev(dir)).toBe(tip);
     expect(rev(dir, 'refs/heads/main')).toBe(tip);
@@ -60,7 +76,9 @@ describe('HEAD moved since the snapshot', () => {
     expect((await cli(dir, ['snapshot', 'README.md'])).code).toBe(0);
     agentCommits(dir, 1);
     const human = await cli(dir, ['restore']);
-    expect(human.out).toContain(`HEAD     moved since the snapshot: main at ${tip.slice(0, 12)} -> main at ${rev(dir).slice(0, 12)} (1 commit made since)`);
+    expect(human.out).toContain(
+      `HEAD     moved since the snapshot: main at ${tip.slice(0, 12)} -> main at ${rev(dir).slice(0, 12)} (1 commit made since)`,
+    );
     expect(human.out).toContain(`git reset --soft ${tip}`);
     const log = JSON.parse((await cli(dir, ['log', '--json'])).out).data as Array<{ event: string; detail?: { head?: { count: number } } }>;
     expect(log.filter((x) => x.event === 'restore').map((x) => x.detail?.head?.count)).toEqual([2, 1]);
@@ -110,7 +128,13 @@ describe('HEAD moved since the snapshot', () => {
     w(dir, 'src/app.ts', 'on the feature branch\n');
     git(dir, ['commit', '-qm', 'feature work', '--', 'src/app.ts']);
     const r = await repo.restore();
-    expect(r.head).toMatchObject({ from: { ref: 'refs/heads/main', commit: base }, to: { ref: 'refs/heads/feature' }, branchChanged: true, count: 1, pushed: [] });
+    expect(r.head).toMatchObject({
+      from: { ref: 'refs/heads/main', commit: base },
+      to: { ref: 'refs/heads/feature' },
+      branchChanged: true,
+      count: 1,
+      pushed: [],
+    });
     expect(git(dir, ['symbolic-ref', 'HEAD']).trim()).toBe('refs/heads/feature');
   });
 
@@ -136,7 +160,10 @@ describe('HEAD moved since the snapshot', () => {
     agentCommits(dir, 1);
     git(dir, ['push', '-q', 'origin', 'HEAD:refs/heads/agent']);
     git(dir, ['fetch', '-q', 'origin']);
-    await expect(repo.restore()).rejects.toMatchObject({ code: 'REFUSED', data: { reason: 'pushed', pushed: [{ ref: 'refs/remotes/origin/agent' }] } });
+    await expect(repo.restore()).rejects.toMatchObject({
+      code: 'REFUSED',
+      data: { reason: 'pushed', pushed: [{ ref: 'refs/remotes/origin/agent' }] },
+    });
     const r = await repo.restore({ force: true });
     expect(r.head).toMatchObject({ from: { ref: 'refs/heads/main' }, to: { ref: null }, branchChanged: true });
   });
@@ -162,7 +189,9 @@ describe('HEAD moved since the snapshot', () => {
     // 10,000 commits on top of the base, written by fast-import
     const marks: string[] = [];
     for (let i = 1; i <= 10_000; i++) {
-      marks.push(`commit refs/heads/main\ncommitter C <c@example.com> ${1700000000 + i} +0000\ndata 2\nc\n${i === 1 ? `from ${rev(big)}\n` : ''}`);
+      marks.push(
+        `commit refs/heads/main\ncommitter C <c@example.com> ${1700000000 + i} +0000\ndata 2\nc\n${i === 1 ? `from ${rev(big)}\n` : ''}`,
+      );
     }
     git(big, ['fast-import', '--quiet'], { input: marks.join('\n') + '\n' });
     git(big, ['reset', '-q', '--soft', 'main']);
@@ -182,7 +211,7 @@ function someoneElsePushes(remote: string): void {
 }
 
 describe("which commits are the edit's: HEAD's reflog, not dates", () => {
-  it('the agent only pulled (a fast-forward to someone else\'s pushed commits): no refusal, the report names the move and no commit made', async () => {
+  it("the agent only pulled (a fast-forward to someone else's pushed commits): no refusal, the report names the move and no commit made", async () => {
     const { dir, remote } = withRemote();
     // someone else pushes to the remote
     someoneElsePushes(remote);
@@ -202,10 +231,15 @@ describe("which commits are the edit's: HEAD's reflog, not dates", () => {
     const repo = await open(dir);
     await repo.snapshot(['README.md']);
     w(dir, 'README.md', 'the agent\n');
-    git(dir, ['commit', '-qm', 'skewed', '--', 'README.md'], { env: { GIT_COMMITTER_DATE: '946684800 +0000', GIT_AUTHOR_DATE: '946684800 +0000' } });
+    git(dir, ['commit', '-qm', 'skewed', '--', 'README.md'], {
+      env: { GIT_COMMITTER_DATE: '946684800 +0000', GIT_AUTHOR_DATE: '946684800 +0000' },
+    });
     const skewed = rev(dir);
     git(dir, ['push', '-q', 'origin', 'main']);
-    await expect(repo.restore()).rejects.toMatchObject({ code: 'REFUSED', data: { reason: 'pushed', pushed: [{ ref: 'refs/remotes/origin/main', commits: [skewed] }] } });
+    await expect(repo.restore()).rejects.toMatchObject({
+      code: 'REFUSED',
+      data: { reason: 'pushed', pushed: [{ ref: 'refs/remotes/origin/main', commits: [skewed] }] },
+    });
   });
 
   it('a pull that merges (a merge commit made here) and is pushed: refused for the merge commit alone', async () => {
@@ -220,7 +254,10 @@ describe("which commits are the edit's: HEAD's reflog, not dates", () => {
     git(dir, ['pull', '-q', '--no-rebase', '--no-edit', 'origin', 'main']);
     const merge = rev(dir);
     git(dir, ['push', '-q', 'origin', 'main']);
-    const refused = await repo.restore().then(() => null, (e: { data: { pushed: Array<{ commits: string[] }> } }) => e);
+    const refused = await repo.restore().then(
+      () => null,
+      (e: { data: { pushed: Array<{ commits: string[] }> } }) => e,
+    );
     expect(refused?.data.pushed[0].commits.sort()).toEqual([merge, mine].sort());
   });
 });

@@ -82,7 +82,8 @@ describe('a restore killed at every moment', () => {
 
     const child = join(makeTempDir(), 'child.mjs');
     writeFileSync(child, CHILD);
-    const run = (dir: string, at: number, torn = false) => spawnSync(process.execPath, [child, dir, String(at), torn ? 'torn' : ''], { env: gitEnv(), encoding: 'utf8' });
+    const run = (dir: string, at: number, torn = false) =>
+      spawnSync(process.execPath, [child, dir, String(at), torn ? 'torn' : ''], { env: gitEnv(), encoding: 'utf8' });
     // how many mutating calls a whole restore makes
     const probe = copyRepo(template);
     const full = run(probe, 0);
@@ -109,7 +110,10 @@ describe('a restore killed at every moment', () => {
       expect(worktreeView(dir), `killed before call ${at}`).toEqual(target);
       expect(gitView(dir), `killed before call ${at}`).toEqual(targetGit);
       expect(strays(join(dir, '.git')), `killed before call ${at}`).toEqual([]);
-      expect(strays(dir).filter((p) => !p.startsWith('.git/')), `killed before call ${at}`).toEqual([]);
+      expect(
+        strays(dir).filter((p) => !p.startsWith('.git/')),
+        `killed before call ${at}`,
+      ).toEqual([]);
     }
   }, 600_000);
 });

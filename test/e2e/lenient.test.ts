@@ -14,7 +14,6 @@ import { cli } from '../helpers/cli.js';
  * restore; it is named as a warning, and the index a restore writes leaves it out, as git would.
  */
 
-
 /** A TREE whose counts are written with a leading zero ("00"), as a non-git writer may: git's strtol reads it. */
 function treeLeadingZero(p: Uint8Array, fmt: Format): Uint8Array {
   return serializeTree(parseTree(p, fmt).map((n, i) => (i === 0 ? { ...n, subtreeCount: `0${n.subtreeCount}` } : n)));
@@ -29,7 +28,12 @@ function withoutGitsComplaint<T>(view: T): T {
   return JSON.parse(JSON.stringify(view).replace(complaint, '')) as T;
 }
 
-const damages: Array<{ name: string; signature: string; setup: (dir: string) => void; damage: (p: Uint8Array, fmt: Format) => Uint8Array }> = [
+const damages: Array<{
+  name: string;
+  signature: string;
+  setup: (dir: string) => void;
+  damage: (p: Uint8Array, fmt: Format) => Uint8Array;
+}> = [
   {
     name: 'a TREE with CRLF line ends',
     signature: 'TREE',
@@ -75,9 +79,14 @@ describe('an optional index cache git would discard does not stop a snapshot or 
       const indexPath = join(dir, '.git/index');
       const good = new Uint8Array(readFileSync(indexPath));
       expect(decodeIndex(good).extensions.map((x) => x.signature)).toContain(d.signature);
-      writeFileSync(indexPath, withPayload(good, 'sha1', d.signature, (p) => d.damage(p, 'sha1')));
+      writeFileSync(
+        indexPath,
+        withPayload(good, 'sha1', d.signature, (p) => d.damage(p, 'sha1')),
+      );
       // git reads it (strict decoding does not)
-      expect(() => decodeIndex(new Uint8Array(readFileSync(indexPath)))).toThrow(expect.objectContaining({ data: expect.objectContaining({ signature: d.signature }) }));
+      expect(() => decodeIndex(new Uint8Array(readFileSync(indexPath)))).toThrow(
+        expect.objectContaining({ data: expect.objectContaining({ signature: d.signature }) }),
+      );
       const before = { git: withoutGitsComplaint(gitView(dir)), tree: worktreeView(dir) };
       expect(before.git.fsck.startsWith('0\n')).toBe(true);
 
@@ -114,7 +123,10 @@ describe('an optional index cache git would discard does not stop a snapshot or 
     // a valid cache tree, then damaged: git's own writes have already dropped the damaged one it read
     git(dir, ['write-tree']);
     const good = new Uint8Array(readFileSync(indexPath));
-    writeFileSync(indexPath, withPayload(good, 'sha1', 'TREE', (p) => serializeTree(parseTree(p, 'sha1'), '\r\n')));
+    writeFileSync(
+      indexPath,
+      withPayload(good, 'sha1', 'TREE', (p) => serializeTree(parseTree(p, 'sha1'), '\r\n')),
+    );
     const r = await cli(dir, ['restore', '--json']);
     expect(r.code, r.err).toBe(0);
     const report = JSON.parse(r.out).data as { warnings: string[]; indexWritten: boolean };
@@ -140,7 +152,12 @@ describe('an optional index cache git would discard does not stop a snapshot or 
     damaged[flagsAt] |= 0x40;
     damaged[flagsAt + 2] = 0x01;
     const { createHash } = await import('node:crypto');
-    damaged.set(createHash('sha1').update(damaged.subarray(0, damaged.length - 20)).digest(), damaged.length - 20);
+    damaged.set(
+      createHash('sha1')
+        .update(damaged.subarray(0, damaged.length - 20))
+        .digest(),
+      damaged.length - 20,
+    );
     writeFileSync(indexPath, damaged);
     const r = await cli(dir, ['snapshot', 'README.md']);
     expect(r.code).toBe(1);

@@ -6,7 +6,6 @@ import { gitView, worktreeView } from '../helpers/view.js';
 import { open, personRepo, w } from './scenario.js';
 import { cli } from '../helpers/cli.js';
 
-
 function frozen(dir: string) {
   return { git: gitView(dir), tree: worktreeView(dir, { mtimes: true }), index: readFileSync(join(dir, '.git/index')) };
 }
@@ -95,7 +94,16 @@ describe('refusals: nothing is written', () => {
     const outside = makeTempDir();
     symlinkSync(outside, join(dir, 'escape'));
     mkdirSync(join(dir, 'sub/.git'), { recursive: true });
-    for (const p of ['../outside.txt', '/etc/passwd', '.git/config', '.git', 'sub/.git/x', 'src/../../x', 'escape/file.txt', '.GIT/config']) {
+    for (const p of [
+      '../outside.txt',
+      '/etc/passwd',
+      '.git/config',
+      '.git',
+      'sub/.git/x',
+      'src/../../x',
+      'escape/file.txt',
+      '.GIT/config',
+    ]) {
       const r = await cli(dir, ['snapshot', '--', p]);
       expect(r.code, p).toBe(3);
       expect(r.err, p).toMatch(/refusing path/);
@@ -211,7 +219,11 @@ describe('CLI', () => {
     const before = worktreeView(dir);
     // relative to the directory given with -C
     const spec = Buffer.concat([latin, Buffer.from('\0app.ts\0')]);
-    const s = await cli('/', ['-C', join(dir, 'src'), 'snapshot', '--pathspec-from-file=-', '--pathspec-file-nul', '--json'], new Uint8Array(spec));
+    const s = await cli(
+      '/',
+      ['-C', join(dir, 'src'), 'snapshot', '--pathspec-from-file=-', '--pathspec-file-nul', '--json'],
+      new Uint8Array(spec),
+    );
     expect(s.code).toBe(0);
     expect(JSON.parse(s.out).data.paths).toEqual(['src/app.ts', 'src/r\udce9sum\udce9.txt']);
     const { unlinkSync } = await import('node:fs');

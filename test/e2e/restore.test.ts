@@ -177,14 +177,18 @@ describe('snapshot → edit → restore against real git', () => {
     });
     const { decodePath } = await import('../../src/bytes/text.js');
     const latinName = dir + '/' + decodePath(new Uint8Array(latin));
-    await roundTrip(dir, [latinName, join(dir, 'new\nline.txt'), join(dir, ' lead space'), join(dir, '-dash'), join(dir, 'tab\there'), join(dir, 'ünïcödé')], (d) => {
-      unlinkSync(Buffer.concat([Buffer.from(d + '/'), latin]));
-      w(d, 'new\nline.txt', 'changed\n');
-      rm(d, ' lead space');
-      w(d, '-dash', 'changed\n');
-      rm(d, 'ünïcödé');
-      git(d, ['add', '-A', '--', ':(literal)new\nline.txt', ':(literal) lead space', ':(literal)-dash', 'ünïcödé', 'caf?.txt']);
-    });
+    await roundTrip(
+      dir,
+      [latinName, join(dir, 'new\nline.txt'), join(dir, ' lead space'), join(dir, '-dash'), join(dir, 'tab\there'), join(dir, 'ünïcödé')],
+      (d) => {
+        unlinkSync(Buffer.concat([Buffer.from(d + '/'), latin]));
+        w(d, 'new\nline.txt', 'changed\n');
+        rm(d, ' lead space');
+        w(d, '-dash', 'changed\n');
+        rm(d, 'ünïcödé');
+        git(d, ['add', '-A', '--', ':(literal)new\nline.txt', ':(literal) lead space', ':(literal)-dash', 'ünïcödé', 'caf?.txt']);
+      },
+    );
     expect(readFileSync(Buffer.concat([Buffer.from(dir + '/'), latin]), 'utf8')).toBe('latin-1 name\n');
   });
 
@@ -216,7 +220,9 @@ describe('large files are streamed, never held whole', () => {
     const s = await repo.snapshot(['data']);
     const oid = git(dir, ['hash-object', 'data/big.bin']).trim();
     expect(git(dir, ['cat-file', '-s', oid]).trim()).toBe(String(big.length));
-    expect(git(dir, ['show', `refs/scalpel/main/default:worktree/data/big.bin`], { encoding: 'buffer' }).equals(Buffer.from(big))).toBe(true);
+    expect(git(dir, ['show', `refs/scalpel/main/default:worktree/data/big.bin`], { encoding: 'buffer' }).equals(Buffer.from(big))).toBe(
+      true,
+    );
     const other = big.slice();
     other[4242] ^= 1;
     w(dir, 'data/big.bin', other);

@@ -56,7 +56,12 @@ export async function openWatched(dir: string): Promise<{ repo: ScalpelRepositor
 }
 
 /** Snapshot `paths`, run the edit, restore; git's view and the worktree must be what they were. */
-export async function roundTrip(dir: string, paths: string[], edit: (dir: string) => void | Promise<void>, opts: { seal?: boolean } = {}): Promise<void> {
+export async function roundTrip(
+  dir: string,
+  paths: string[],
+  edit: (dir: string) => void | Promise<void>,
+  opts: { seal?: boolean } = {},
+): Promise<void> {
   const beforeGit = gitView(dir);
   const beforeTree = worktreeView(dir);
   const repo = await open(dir);

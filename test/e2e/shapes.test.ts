@@ -6,7 +6,11 @@ import { decodeIndex, encodeIndex } from '../../src/index.js';
 import { personRepo, roundTrip, w } from './scenario.js';
 
 /** The index git sees after the restore re-encodes byte-identically, and carries the extensions named. */
-function indexHas(dir: string, gitDir: string, opts: { objectFormat?: 'sha1' | 'sha256'; version?: number; extensions?: string[]; absent?: string[] }) {
+function indexHas(
+  dir: string,
+  gitDir: string,
+  opts: { objectFormat?: 'sha1' | 'sha256'; version?: number; extensions?: string[]; absent?: string[] },
+) {
   const bytes = new Uint8Array(readFileSync(join(gitDir, 'index')));
   const idx = decodeIndex(bytes, { objectFormat: opts.objectFormat ?? 'sha1' });
   expect(Buffer.from(encodeIndex(idx)).equals(Buffer.from(bytes))).toBe(true);

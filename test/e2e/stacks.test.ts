@@ -94,7 +94,9 @@ describe('snapshot stacks', () => {
     const bin = join(process.cwd(), 'dist/git-scalpel.cjs');
     const runOne = (i: number) =>
       new Promise<string>((resolve) => {
-        const p = spawn(process.execPath, [bin, '-C', dir, 'snapshot', '--label', `p${i}`, `file-${i}.txt`], { stdio: ['ignore', 'ignore', 'pipe'] });
+        const p = spawn(process.execPath, [bin, '-C', dir, 'snapshot', '--label', `p${i}`, `file-${i}.txt`], {
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
         let err = '';
         p.stderr.on('data', (d: Buffer) => (err += d.toString()));
         p.on('close', (code) => resolve(code === 0 ? 'ok' : `exit ${code}: ${err.trim()}`));
@@ -153,7 +155,9 @@ describe('snapshot stacks', () => {
     w(dir, 'README.md', 'agent\n');
     git(dir, ['add', 'README.md']);
     // git show can display a pre-image
-    expect(git(dir, ['show', 'refs/scalpel/main/default:worktree/src/app.ts'])).toBe('export const a = 1;\nexport const b = 2;\nexport const c = 3;\n');
+    expect(git(dir, ['show', 'refs/scalpel/main/default:worktree/src/app.ts'])).toBe(
+      'export const a = 1;\nexport const b = 2;\nexport const c = 3;\n',
+    );
     await (await open(dir)).restore();
     expect({ git: gitView(dir), tree: worktreeView(dir) }).toEqual(v0);
     expect(git(dir, ['fsck', '--no-dangling', '--strict'])).toBe('');
@@ -246,7 +250,14 @@ function treesWritten(inner: Repository): string[] & { stop(): void } {
 describe("symbolic links named as git's own files", () => {
   it('are kept by id, not at their path (git fsck reports them in any tree): fsck --strict says nothing, gc keeps them, restore brings them back', async () => {
     const dir = personRepo();
-    const links: Array<[string, string]> = [['.gitmodules', 'a'], ['sub/.gitignore', 'b'], ['.GitAttributes', 'c'], ['sub/.mailmap', 'd'], ['GITMOD~1', 'e'], ['.gitignore.', 'f']];
+    const links: Array<[string, string]> = [
+      ['.gitmodules', 'a'],
+      ['sub/.gitignore', 'b'],
+      ['.GitAttributes', 'c'],
+      ['sub/.mailmap', 'd'],
+      ['GITMOD~1', 'e'],
+      ['.gitignore.', 'f'],
+    ];
     for (const [p, target] of links) {
       mkdirSync(join(dir, p, '..'), { recursive: true });
       symlinkSync(`target-${target}`, join(dir, p));

@@ -16,13 +16,20 @@ const ROOT = process.cwd();
 
 /** A fresh Node process running an ES module snippet inside the package (so `git-scalpel` resolves to dist/). */
 function run(code: string, env: NodeJS.ProcessEnv) {
-  const p = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env } });
+  const p = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
   expect(p.stderr).toBe('');
   expect(p.status).toBe(0);
   return p.stdout.trim();
 }
 
-const caches = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.v8')).sort();
+const caches = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.v8'))
+    .sort();
 const generation = (name: string) => Number(/-g(\d+)\.v8$/.exec(name)?.[1]);
 
 describe('the code cache of the Node entry', () => {
@@ -93,7 +100,10 @@ describe('the code cache of the Node entry', () => {
   it('CommonJS can require the entry (require of an ES module, Node ≥ 20.19), and gets the same classes', () => {
     const out = execFileSync(
       process.execPath,
-      ['-e', `const a = require('git-scalpel'); const b = require('git-scalpel/node'); console.log(typeof a.openRepository, a.ScalpelError === b.ScalpelError)`],
+      [
+        '-e',
+        `const a = require('git-scalpel'); const b = require('git-scalpel/node'); console.log(typeof a.openRepository, a.ScalpelError === b.ScalpelError)`,
+      ],
       { cwd: ROOT, encoding: 'utf8', env: { ...process.env, GIT_SCALPEL_CACHE_DIR: makeTempDir('scalpel-cache-') } },
     );
     expect(out.trim()).toBe('function true');

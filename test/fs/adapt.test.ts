@@ -105,7 +105,8 @@ describe.each(SUBJECTS)('toFs + probe: $name', (subject) => {
     expect(st.type).toBe('file');
     expect(st.mode & 0o170000).toBe(0o100000);
     expect(st.size).toBe(5);
-    for (const v of Object.values(st)) if (typeof v === 'number') expect(Number.isInteger(v) && v >= 0 && v <= 0xffffffff, String(v)).toBe(true);
+    for (const v of Object.values(st))
+      if (typeof v === 'number') expect(Number.isInteger(v) && v >= 0 && v <= 0xffffffff, String(v)).toBe(true);
     expect(st.mtimeNanoseconds).toBeLessThan(1e9);
     expect(Math.abs(st.mtimeSeconds - Date.now() / 1000)).toBeLessThan(60);
     const d = (await fs.lstat(`${root}/.git`))!;
@@ -309,7 +310,13 @@ describe('toFs inputs', () => {
     const dir = makeTempDir();
     const probed = await toFs(fs, { probeDir: `${dir}/p` });
     expect(probed).not.toBe(fs);
-    expect(probed.capabilities).toEqual({ symlinks: true, modes: true, exclusiveCreate: true, renameFollowsSymlinks: false, renameReplaces: true });
+    expect(probed.capabilities).toEqual({
+      symlinks: true,
+      modes: true,
+      exclusiveCreate: true,
+      renameFollowsSymlinks: false,
+      renameReplaces: true,
+    });
     await probed.writeFile(`${dir}/a`, enc('a'));
     expect(nodefs.readdirSync(dir)).toEqual(['a']);
   });
@@ -335,8 +342,20 @@ describe('toFs inputs', () => {
 
   it('guesses safely without a probe', async () => {
     const fs = await toFs(rawMemfs());
-    expect(fs.capabilities).toEqual({ symlinks: true, modes: true, exclusiveCreate: false, renameFollowsSymlinks: true, renameReplaces: false });
-    expect((await toFs(lightningLikeFs())).capabilities).toEqual({ symlinks: false, modes: false, exclusiveCreate: false, renameFollowsSymlinks: true, renameReplaces: false });
+    expect(fs.capabilities).toEqual({
+      symlinks: true,
+      modes: true,
+      exclusiveCreate: false,
+      renameFollowsSymlinks: true,
+      renameReplaces: false,
+    });
+    expect((await toFs(lightningLikeFs())).capabilities).toEqual({
+      symlinks: false,
+      modes: false,
+      exclusiveCreate: false,
+      renameFollowsSymlinks: true,
+      renameReplaces: false,
+    });
   });
 
   it('forced capabilities win over probes', async () => {
@@ -361,14 +380,52 @@ describe('toFs inputs', () => {
 
 describe('convertStat', () => {
   it('truncates to 32 bits like git and never produces NaN', () => {
-    const s = convertStat({ mode: 0o644, size: 3, dev: 2 ** 40 + 5, ino: 2n ** 64n - 1n, uid: -1, gid: 2 ** 32 + 7, mtimeMs: NaN, ctimeMs: undefined, isFile: () => true, isDirectory: () => false, isSymbolicLink: () => false });
-    expect(s).toMatchObject({ type: 'file', mode: 0o100644, dev: 5, ino: 0xffffffff, uid: 0xffffffff, gid: 7, mtimeSeconds: 0, mtimeNanoseconds: 0, ctimeSeconds: 0, ctimeNanoseconds: 0 });
+    const s = convertStat({
+      mode: 0o644,
+      size: 3,
+      dev: 2 ** 40 + 5,
+      ino: 2n ** 64n - 1n,
+      uid: -1,
+      gid: 2 ** 32 + 7,
+      mtimeMs: NaN,
+      ctimeMs: undefined,
+      isFile: () => true,
+      isDirectory: () => false,
+      isSymbolicLink: () => false,
+    });
+    expect(s).toMatchObject({
+      type: 'file',
+      mode: 0o100644,
+      dev: 5,
+      ino: 0xffffffff,
+      uid: 0xffffffff,
+      gid: 7,
+      mtimeSeconds: 0,
+      mtimeNanoseconds: 0,
+      ctimeSeconds: 0,
+      ctimeNanoseconds: 0,
+    });
   });
 
   it('prefers nanosecond bigint times, then ms, then Date', () => {
-    expect(convertStat({ type: 'file', mtimeNs: 1_700_000_000_123_456_789n, ctimeNs: 5n, mtimeMs: 1 })).toMatchObject({ mtimeSeconds: 1_700_000_000, mtimeNanoseconds: 123_456_789, ctimeSeconds: 0, ctimeNanoseconds: 5 });
-    expect(convertStat({ type: 'file', mtimeMs: 1_700_000_000_123.5 })).toMatchObject({ mtimeSeconds: 1_700_000_000, mtimeNanoseconds: 123_500_000, ctimeSeconds: 1_700_000_000 });
-    expect(convertStat({ type: 'dir', mtime: new Date(2_000_500), ctime: new Date(NaN) })).toMatchObject({ type: 'directory', mode: 0o040000, mtimeSeconds: 2000, mtimeNanoseconds: 500_000_000, ctimeSeconds: 2000 });
+    expect(convertStat({ type: 'file', mtimeNs: 1_700_000_000_123_456_789n, ctimeNs: 5n, mtimeMs: 1 })).toMatchObject({
+      mtimeSeconds: 1_700_000_000,
+      mtimeNanoseconds: 123_456_789,
+      ctimeSeconds: 0,
+      ctimeNanoseconds: 5,
+    });
+    expect(convertStat({ type: 'file', mtimeMs: 1_700_000_000_123.5 })).toMatchObject({
+      mtimeSeconds: 1_700_000_000,
+      mtimeNanoseconds: 123_500_000,
+      ctimeSeconds: 1_700_000_000,
+    });
+    expect(convertStat({ type: 'dir', mtime: new Date(2_000_500), ctime: new Date(NaN) })).toMatchObject({
+      type: 'directory',
+      mode: 0o040000,
+      mtimeSeconds: 2000,
+      mtimeNanoseconds: 500_000_000,
+      ctimeSeconds: 2000,
+    });
     expect(convertStat({ type: 'symlink', mode: 0o666 })).toMatchObject({ type: 'symlink', mode: 0o120666 });
     expect(convertStat({ mode: 0o100755 }).type).toBe('file');
   });
@@ -403,7 +460,11 @@ describe('buildTree / dumpTree', () => {
     expect(dumps[0]).toEqual(dumps[1]);
     expect(dumps[0].map((e) => e.path)).toEqual(['a.txt', 'bin', 'bin/run', 'dangling', 'deep', 'deep/er', 'deep/er/x', 'empty', 'link']);
     expect(dumps[0].find((e) => e.path === 'bin/run')).toMatchObject({ type: 'file', mode: 0o755 });
-    expect(dumps[0].find((e) => e.path === 'a.txt')).toMatchObject({ mode: 0o644, size: 6, sha1: 'f572d396fae9206628714fb2ce00f72e94f2258f' });
+    expect(dumps[0].find((e) => e.path === 'a.txt')).toMatchObject({
+      mode: 0o644,
+      size: 6,
+      sha1: 'f572d396fae9206628714fb2ce00f72e94f2258f',
+    });
     expect(dumps[0].find((e) => e.path === 'dangling')).toEqual({ path: 'dangling', type: 'symlink', target: 'nowhere' });
     expect(dumps[0].find((e) => e.path === 'deep/er/x')?.bytes).toEqual(new Uint8Array([0, 255]));
   });

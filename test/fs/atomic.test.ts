@@ -45,9 +45,21 @@ const ENVS: Array<[string, () => Promise<Env>]> = [
       return { fs: await toFs(nodeFs(), { probeDir: `${root}/.probe` }), root };
     },
   ],
-  ['memfs', async () => ({ fs: await toFs(rawMemfs(), { probeDir: '/.probe' }).then(async (fs) => (await fs.mkdir('/w'), fs)), root: '/w' })],
-  ['lightning-like', async () => ({ fs: await toFs(lightningLikeFs(), { probeDir: '/.probe' }).then(async (fs) => (await fs.mkdir('/w'), fs)), root: '/w' })],
-  ['lightning-like with symlinks', async () => ({ fs: await toFs(lightningLikeFs({ symlinks: true }), { probeDir: '/.probe' }).then(async (fs) => (await fs.mkdir('/w'), fs)), root: '/w' })],
+  [
+    'memfs',
+    async () => ({ fs: await toFs(rawMemfs(), { probeDir: '/.probe' }).then(async (fs) => (await fs.mkdir('/w'), fs)), root: '/w' }),
+  ],
+  [
+    'lightning-like',
+    async () => ({ fs: await toFs(lightningLikeFs(), { probeDir: '/.probe' }).then(async (fs) => (await fs.mkdir('/w'), fs)), root: '/w' }),
+  ],
+  [
+    'lightning-like with symlinks',
+    async () => ({
+      fs: await toFs(lightningLikeFs({ symlinks: true }), { probeDir: '/.probe' }).then(async (fs) => (await fs.mkdir('/w'), fs)),
+      root: '/w',
+    }),
+  ],
 ];
 
 async function text(fs: Fs, p: string): Promise<string | null> {
@@ -58,7 +70,11 @@ async function text(fs: Fs, p: string): Promise<string | null> {
 }
 
 /** How many mutating calls `scenario` makes (a dry run with a fault that never fires). */
-async function countSteps(make: () => Promise<Env>, scenario: (fs: Fs, root: string) => Promise<void>, ops?: FaultPlan['ops']): Promise<number> {
+async function countSteps(
+  make: () => Promise<Env>,
+  scenario: (fs: Fs, root: string) => Promise<void>,
+  ops?: FaultPlan['ops'],
+): Promise<number> {
   const { fs, root } = await make();
   const dry = faultyFs(fs, { failAt: 0, ops });
   await scenario(dry, root);
@@ -100,7 +116,7 @@ describe.each(ENVS)('atomic helpers on %s', (_name, make) => {
   const prepare = async (env: Env) => env.fs.writeFile(`${env.root}/f`, enc('old content'));
 
   it.each(['throw', 'torn'] as const)('writeFileAtomic: a failure (%s) at any step leaves the old file and no temp file', async (mode) => {
-    const steps = await countSteps(async () => (make().then(async (e) => (await prepare(e), e))), scenario);
+    const steps = await countSteps(async () => make().then(async (e) => (await prepare(e), e)), scenario);
     expect(steps).toBeGreaterThanOrEqual(2);
     for (let n = 1; n <= steps; n++) {
       const env = await make();
@@ -112,7 +128,10 @@ describe.each(ENVS)('atomic helpers on %s', (_name, make) => {
         // no true replace (memfs): the old file is unlinked before the rename, so a failure
         // between the two leaves no file there; never a torn one, never a temp
         expect(['old content', null], `step ${n}`).toContain(await text(env.fs, `${env.root}/f`));
-        expect((await env.fs.readdir(env.root)).filter((x) => x !== 'f'), `step ${n}`).toEqual([]);
+        expect(
+          (await env.fs.readdir(env.root)).filter((x) => x !== 'f'),
+          `step ${n}`,
+        ).toEqual([]);
         continue;
       }
       expect(await text(env.fs, `${env.root}/f`), `step ${n}`).toBe('old content');
@@ -129,18 +148,23 @@ describe.each(ENVS)('atomic helpers on %s', (_name, make) => {
       await rejection(f.writeFile(`${env.root}/f`, enc('new content, long enough to tear')));
       expect(await text(env.fs, `${env.root}/f`)).toBe('new content, lon');
     }
-    const steps = await countSteps(async () => (make().then(async (e) => (await prepare(e), e))), scenario);
+    const steps = await countSteps(async () => make().then(async (e) => (await prepare(e), e)), scenario);
     for (let n = 1; n <= steps + 1; n++) {
       const env = await make();
       await prepare(env);
       const f = faultyFs(env.fs, { failAt: n, mode: 'torn', after: 'crash' });
       await scenario(f, env.root).catch(() => undefined);
       const replaces = env.fs.capabilities.renameReplaces !== false;
-      expect(['old content', 'new content, long enough to tear', ...(replaces ? [] : [null])], `step ${n}`).toContain(await text(env.fs, `${env.root}/f`));
+      expect(['old content', 'new content, long enough to tear', ...(replaces ? [] : [null])], `step ${n}`).toContain(
+        await text(env.fs, `${env.root}/f`),
+      );
       // the rerun removes what the killed run left
       const removed = await removeStaleTemps(env.fs, env.root);
       expect(removed.every((p) => isScalpelTemp(p))).toBe(true);
-      expect((await env.fs.readdir(env.root)).filter((x) => replaces || x !== 'f'), `step ${n}`).toEqual(replaces ? ['f'] : []);
+      expect(
+        (await env.fs.readdir(env.root)).filter((x) => replaces || x !== 'f'),
+        `step ${n}`,
+      ).toEqual(replaces ? ['f'] : []);
       await scenario(env.fs, env.root);
       expect(await text(env.fs, `${env.root}/f`)).toBe('new content, long enough to tear');
     }
@@ -184,7 +208,7 @@ describe.each(ENVS)('atomic helpers on %s', (_name, make) => {
       const ops = dry.calls.map((c) => c.op);
       expect(ops).toEqual(fs.capabilities.renameFollowsSymlinks ? ['unlink', 'symlink'] : ['symlink', 'rename']);
     }
-    const steps = await countSteps(async () => (make().then(async (e) => (await prep(e), e))), sc);
+    const steps = await countSteps(async () => make().then(async (e) => (await prep(e), e)), sc);
     for (let n = 1; n <= steps; n++) {
       const env = await make();
       await prep(env);
@@ -206,7 +230,9 @@ describe.each(ENVS)('atomic helpers on %s', (_name, make) => {
     expect((e as ScalpelError).code).toBe('INDEX_LOCKED');
     expect((e as ScalpelError).data.path).toBe(lockPath);
     expect(e.message).toBe(lockExistsMessage(lockPath));
-    expect(e.message).toMatch(/^Unable to create '.*\/index\.lock': File exists\.\n\nAnother git process seems to be running in this repository/);
+    expect(e.message).toMatch(
+      /^Unable to create '.*\/index\.lock': File exists\.\n\nAnother git process seems to be running in this repository/,
+    );
     await lock.write(enc('new index'));
     await lock.commit();
     expect(lock.state).toBe('committed');
@@ -249,7 +275,7 @@ describe.each(ENVS)('atomic helpers on %s', (_name, make) => {
       }
     };
     const prep = async (env: Env) => env.fs.writeFile(`${env.root}/index`, enc('OLD'));
-    const steps = await countSteps(async () => (make().then(async (e) => (await prep(e), e))), sc);
+    const steps = await countSteps(async () => make().then(async (e) => (await prep(e), e)), sc);
     // create, write, rename (and on memfs an unlink of the target before the rename)
     expect([3, 4]).toContain(steps);
     for (let n = 1; n <= steps; n++) {
@@ -260,7 +286,10 @@ describe.each(ENVS)('atomic helpers on %s', (_name, make) => {
         if (env.fs.capabilities.renameReplaces === false) {
           // memfs: the commit unlinks the target before its rename; a failure between leaves none
           expect(['OLD', null]).toContain(await text(env.fs, `${env.root}/index`));
-          expect((await env.fs.readdir(env.root)).filter((x) => x !== 'index'), `step ${n} ${mode}`).toEqual([]);
+          expect(
+            (await env.fs.readdir(env.root)).filter((x) => x !== 'index'),
+            `step ${n} ${mode}`,
+          ).toEqual([]);
           continue;
         }
         expect(await text(env.fs, `${env.root}/index`)).toBe('OLD');
@@ -302,7 +331,8 @@ describe('temp names', () => {
     expect(t).toMatch(/^\/repo\/src\/\.a\.ts\.scalpel-tmp-[0-9a-f]{16}$/);
     expect(isScalpelTemp(t)).toBe(true);
     expect(isScalpelTemp(t.slice(t.lastIndexOf('/') + 1))).toBe(true);
-    for (const n of ['a.ts', '.a.ts', 'a.ts.scalpel-tmp-0123456789abcdef', '.a.scalpel-tmp-xyz', '.a.ts.scalpel-tmp-', '.gitignore']) expect(isScalpelTemp(n), n).toBe(false);
+    for (const n of ['a.ts', '.a.ts', 'a.ts.scalpel-tmp-0123456789abcdef', '.a.scalpel-tmp-xyz', '.a.ts.scalpel-tmp-', '.gitignore'])
+      expect(isScalpelTemp(n), n).toBe(false);
   });
 
   it('keeps temp names within NAME_MAX for long (and non-UTF-8) basenames', () => {

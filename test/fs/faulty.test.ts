@@ -129,9 +129,23 @@ describe('faultyFs', () => {
 
   it('imports no Node built-in', async () => {
     const entry = fileURLToPath(new URL('../../src/fs/faulty.ts', import.meta.url));
-    for (const e of [entry, entry.replace('faulty.ts', 'atomic.ts'), entry.replace('faulty.ts', 'adapt.ts'), entry.replace('faulty.ts', 'memory.ts')]) {
-      const r = await build({ entryPoints: [e], bundle: true, platform: 'browser', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
-      for (const meta of Object.values(r.metafile.inputs)) for (const imp of meta.imports) expect(imp.path.startsWith('node:'), `${e}: ${imp.path}`).toBe(false);
+    for (const e of [
+      entry,
+      entry.replace('faulty.ts', 'atomic.ts'),
+      entry.replace('faulty.ts', 'adapt.ts'),
+      entry.replace('faulty.ts', 'memory.ts'),
+    ]) {
+      const r = await build({
+        entryPoints: [e],
+        bundle: true,
+        platform: 'browser',
+        format: 'esm',
+        write: false,
+        metafile: true,
+        logLevel: 'silent',
+      });
+      for (const meta of Object.values(r.metafile.inputs))
+        for (const imp of meta.imports) expect(imp.path.startsWith('node:'), `${e}: ${imp.path}`).toBe(false);
       expect(Object.keys(r.metafile.inputs).some((p) => p.includes('memfs'))).toBe(false);
     }
   });

@@ -19,11 +19,25 @@
  * - Anything else: 404 with an API error body, recorded in `unexpected`.
  */
 import type http from 'node:http';
-import { ScriptRunner, answerStep, answerUnexpected, sendJson, sendSse, startScriptedModel, type RecordedRequest, type ScriptedModel, type Step, type ToolCall } from './common.js';
+import {
+  ScriptRunner,
+  answerStep,
+  answerUnexpected,
+  sendJson,
+  sendSse,
+  startScriptedModel,
+  type RecordedRequest,
+  type ScriptedModel,
+  type Step,
+  type ToolCall,
+} from './common.js';
 
 export const cc = {
   write: (file_path: string, content: string): ToolCall => ({ name: 'Write', input: { file_path, content } }),
-  edit: (file_path: string, old_string: string, new_string: string, replace_all = false): ToolCall => ({ name: 'Edit', input: { file_path, old_string, new_string, ...(replace_all ? { replace_all } : {}) } }),
+  edit: (file_path: string, old_string: string, new_string: string, replace_all = false): ToolCall => ({
+    name: 'Edit',
+    input: { file_path, old_string, new_string, ...(replace_all ? { replace_all } : {}) },
+  }),
   bash: (command: string, description = 'run a command'): ToolCall => ({ name: 'Bash', input: { command, description } }),
   read: (file_path: string): ToolCall => ({ name: 'Read', input: { file_path } }),
   tool: (name: string, input: Record<string, unknown>): ToolCall => ({ name, input }),
@@ -65,18 +79,31 @@ function messageEvents(model: string, blocks: Block[], stopReason: string): { ev
   const id = `msg_${Math.random().toString(36).slice(2, 14)}`;
   const ev: { event: string; data: unknown }[] = [];
   const e = (type: string, data: Record<string, unknown>) => ev.push({ event: type, data: { type, ...data } });
-  e('message_start', { message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 100, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } } });
+  e('message_start', {
+    message: {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 100, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    },
+  });
   blocks.forEach((b, index) => {
     if (b.type === 'text') {
       e('content_block_start', { index, content_block: { type: 'text', text: '' } });
       const t = String(b.text);
       const half = Math.ceil(t.length / 2);
-      for (const part of [t.slice(0, half), t.slice(half)]) if (part) e('content_block_delta', { index, delta: { type: 'text_delta', text: part } });
+      for (const part of [t.slice(0, half), t.slice(half)])
+        if (part) e('content_block_delta', { index, delta: { type: 'text_delta', text: part } });
     } else {
       e('content_block_start', { index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } });
       const json = JSON.stringify(b.input);
       const cut = Math.floor(json.length / 2);
-      for (const part of [json.slice(0, cut), json.slice(cut)]) e('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: part } });
+      for (const part of [json.slice(0, cut), json.slice(cut)])
+        e('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: part } });
     }
     e('content_block_stop', { index });
   });
@@ -116,36 +143,43 @@ function blocksOf(step: Step, ids: string[]): { blocks: Block[]; stop: string } 
 /** Starts the scripted API on 127.0.0.1 (see the file's comment). */
 export async function startClaudeModel(turns: Step[][], opts: { logFile?: string } = {}): Promise<ClaudeModel> {
   const script = new ScriptRunner(turns, () => toolUseId());
-  return startScriptedModel(script, async (req, res, model) => {
-    const path = req.url.split('?')[0];
-    if ((req.method === 'HEAD' || req.method === 'GET') && path === '/api/hello') {
-      req.kind = 'hello';
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(req.method === 'GET' ? '{}' : undefined);
-      return;
-    }
-    if (req.method === 'POST' && path === '/v1/messages/count_tokens') {
-      req.kind = 'count_tokens';
-      sendJson(res, 200, { input_tokens: Math.max(1, Math.ceil(req.body.length / 4)) });
-      return;
-    }
-    if (req.method === 'POST' && path === '/v1/messages') {
-      const body = req.json as { model?: string; stream?: boolean; tools?: { name: string }[]; messages: Msg[] };
-      const isMain = (body.tools ?? []).some((t) => t.name === 'Bash' || t.name === 'Write' || t.name === 'Edit');
-      if (!isMain) {
-        req.kind = 'side';
-        model.side.push(req);
-        answer(res, body, [{ type: 'text', text: 'ok' }], 'end_turn');
+  return startScriptedModel(
+    script,
+    async (req, res, model) => {
+      const path = req.url.split('?')[0];
+      if ((req.method === 'HEAD' || req.method === 'GET') && path === '/api/hello') {
+        req.kind = 'hello';
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(req.method === 'GET' ? '{}' : undefined);
         return;
       }
-      const last = lastUserMessage(body.messages);
-      const a = await answerStep(model, req, last.resultIds, `${last.index}:${last.text}`);
-      const { blocks, stop } = blocksOf(a.value, a.ids);
-      answer(res, body, blocks, stop);
-      return;
-    }
-    answerUnexpected(model, req, res, { type: 'error', error: { type: 'not_found_error', message: `the test model does not serve ${req.method} ${req.url}` } });
-  }, opts);
+      if (req.method === 'POST' && path === '/v1/messages/count_tokens') {
+        req.kind = 'count_tokens';
+        sendJson(res, 200, { input_tokens: Math.max(1, Math.ceil(req.body.length / 4)) });
+        return;
+      }
+      if (req.method === 'POST' && path === '/v1/messages') {
+        const body = req.json as { model?: string; stream?: boolean; tools?: { name: string }[]; messages: Msg[] };
+        const isMain = (body.tools ?? []).some((t) => t.name === 'Bash' || t.name === 'Write' || t.name === 'Edit');
+        if (!isMain) {
+          req.kind = 'side';
+          model.side.push(req);
+          answer(res, body, [{ type: 'text', text: 'ok' }], 'end_turn');
+          return;
+        }
+        const last = lastUserMessage(body.messages);
+        const a = await answerStep(model, req, last.resultIds, `${last.index}:${last.text}`);
+        const { blocks, stop } = blocksOf(a.value, a.ids);
+        answer(res, body, blocks, stop);
+        return;
+      }
+      answerUnexpected(model, req, res, {
+        type: 'error',
+        error: { type: 'not_found_error', message: `the test model does not serve ${req.method} ${req.url}` },
+      });
+    },
+    opts,
+  );
 }
 
 /** The tool_result blocks of a main-loop request's last user message, by tool_use id. */
@@ -153,6 +187,8 @@ export function toolResults(req: RecordedRequest): Map<string, { is_error?: bool
   const body = req.json as { messages: Msg[] };
   const out = new Map<string, { is_error?: boolean; content: unknown }>();
   const last = body.messages[lastUserMessage(body.messages).index];
-  if (last && typeof last.content !== 'string') for (const b of last.content) if (b.type === 'tool_result') out.set(String(b.tool_use_id), { is_error: b.is_error as boolean | undefined, content: b.content });
+  if (last && typeof last.content !== 'string')
+    for (const b of last.content)
+      if (b.type === 'tool_result') out.set(String(b.tool_use_id), { is_error: b.is_error as boolean | undefined, content: b.content });
   return out;
 }

@@ -28,7 +28,18 @@
  * - Anything else: 404 with an API error body, recorded in `unexpected`.
  */
 import type http from 'node:http';
-import { ScriptRunner, answerStep, answerUnexpected, sendJson, sendSse, startScriptedModel, type RecordedRequest, type ScriptedModel, type Step, type ToolCall } from './common.js';
+import {
+  ScriptRunner,
+  answerStep,
+  answerUnexpected,
+  sendJson,
+  sendSse,
+  startScriptedModel,
+  type RecordedRequest,
+  type ScriptedModel,
+  type Step,
+  type ToolCall,
+} from './common.js';
 
 /** The tools Codex 0.171.0 offers the model (gpt-5.5's catalog entry: unified exec, freeform apply_patch). */
 export const cx = {
@@ -41,12 +52,24 @@ export const cx = {
 
 /** Patch text in Codex's format (`*** Begin Patch` … `*** End Patch`). */
 export const patch = {
-  add: (path: string, content: string): string => [`*** Add File: ${path}`, ...content.replace(/\n$/, '').split('\n').map((l) => `+${l}`)].join('\n'),
+  add: (path: string, content: string): string =>
+    [
+      `*** Add File: ${path}`,
+      ...content
+        .replace(/\n$/, '')
+        .split('\n')
+        .map((l) => `+${l}`),
+    ].join('\n'),
   update: (path: string, hunks: { context?: string; remove: string[]; add: string[]; keep?: string[] }[], moveTo?: string): string =>
     [
       `*** Update File: ${path}`,
       ...(moveTo ? [`*** Move to: ${moveTo}`] : []),
-      ...hunks.flatMap((h) => [h.context !== undefined ? `@@ ${h.context}` : '@@', ...h.remove.map((l) => `-${l}`), ...h.add.map((l) => `+${l}`), ...(h.keep ?? []).map((l) => ` ${l}`)]),
+      ...hunks.flatMap((h) => [
+        h.context !== undefined ? `@@ ${h.context}` : '@@',
+        ...h.remove.map((l) => `-${l}`),
+        ...h.add.map((l) => `+${l}`),
+        ...(h.keep ?? []).map((l) => ` ${l}`),
+      ]),
     ].join('\n'),
   delete: (path: string): string => `*** Delete File: ${path}`,
   wrap: (...ops: string[]): string => ['*** Begin Patch', ...ops, '*** End Patch', ''].join('\n'),
@@ -117,7 +140,13 @@ export function declaredTools(tools: ToolDecl[] | undefined): Map<string, string
 
 const rand = () => Math.random().toString(36).slice(2, 14);
 
-const USAGE = { input_tokens: 100, input_tokens_details: { cached_tokens: 0 }, output_tokens: 20, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 120 };
+const USAGE = {
+  input_tokens: 100,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: 20,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: 120,
+};
 
 function halves(s: string): string[] {
   const cut = Math.floor(s.length / 2);
@@ -125,7 +154,11 @@ function halves(s: string): string[] {
 }
 
 /** The server-sent events of one response: `text` (optional) then `calls`. */
-function responseEvents(model: string, text: string | undefined, calls: { call: ToolCall; id: string; kind: string }[]): { event: string; data: unknown }[] {
+function responseEvents(
+  model: string,
+  text: string | undefined,
+  calls: { call: ToolCall; id: string; kind: string }[],
+): { event: string; data: unknown }[] {
   const id = `resp_${rand()}`;
   const ev: { event: string; data: unknown }[] = [];
   let seq = 0;
@@ -138,12 +171,32 @@ function responseEvents(model: string, text: string | undefined, calls: { call: 
   if (text) {
     const itemId = `msg_${rand()}`;
     const output_index = index++;
-    e('response.output_item.added', { output_index, item: { id: itemId, type: 'message', status: 'in_progress', role: 'assistant', content: [] } });
-    e('response.content_part.added', { item_id: itemId, output_index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
-    for (const d of halves(text)) e('response.output_text.delta', { item_id: itemId, output_index, content_index: 0, delta: d, logprobs: [] });
+    e('response.output_item.added', {
+      output_index,
+      item: { id: itemId, type: 'message', status: 'in_progress', role: 'assistant', content: [] },
+    });
+    e('response.content_part.added', {
+      item_id: itemId,
+      output_index,
+      content_index: 0,
+      part: { type: 'output_text', text: '', annotations: [] },
+    });
+    for (const d of halves(text))
+      e('response.output_text.delta', { item_id: itemId, output_index, content_index: 0, delta: d, logprobs: [] });
     e('response.output_text.done', { item_id: itemId, output_index, content_index: 0, text, logprobs: [] });
-    e('response.content_part.done', { item_id: itemId, output_index, content_index: 0, part: { type: 'output_text', text, annotations: [] } });
-    const item = { id: itemId, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] };
+    e('response.content_part.done', {
+      item_id: itemId,
+      output_index,
+      content_index: 0,
+      part: { type: 'output_text', text, annotations: [] },
+    });
+    const item = {
+      id: itemId,
+      type: 'message',
+      status: 'completed',
+      role: 'assistant',
+      content: [{ type: 'output_text', text, annotations: [] }],
+    };
     e('response.output_item.done', { output_index, item });
     output.push(item);
   }
@@ -152,7 +205,10 @@ function responseEvents(model: string, text: string | undefined, calls: { call: 
     if (kind === 'custom') {
       const itemId = `ctc_${rand()}`;
       const input = String(call.input.input);
-      e('response.output_item.added', { output_index, item: { id: itemId, type: 'custom_tool_call', status: 'in_progress', call_id: callId, name: call.name, input: '' } });
+      e('response.output_item.added', {
+        output_index,
+        item: { id: itemId, type: 'custom_tool_call', status: 'in_progress', call_id: callId, name: call.name, input: '' },
+      });
       for (const d of halves(input)) e('response.custom_tool_call_input.delta', { item_id: itemId, output_index, delta: d });
       e('response.custom_tool_call_input.done', { item_id: itemId, output_index, input });
       const item = { id: itemId, type: 'custom_tool_call', status: 'completed', call_id: callId, name: call.name, input };
@@ -161,7 +217,10 @@ function responseEvents(model: string, text: string | undefined, calls: { call: 
     } else {
       const itemId = `fc_${rand()}`;
       const args = JSON.stringify(call.input);
-      e('response.output_item.added', { output_index, item: { id: itemId, type: 'function_call', status: 'in_progress', call_id: callId, name: call.name, arguments: '' } });
+      e('response.output_item.added', {
+        output_index,
+        item: { id: itemId, type: 'function_call', status: 'in_progress', call_id: callId, name: call.name, arguments: '' },
+      });
       for (const d of halves(args)) e('response.function_call_arguments.delta', { item_id: itemId, output_index, delta: d });
       e('response.function_call_arguments.done', { item_id: itemId, output_index, arguments: args });
       const item = { id: itemId, type: 'function_call', status: 'completed', call_id: callId, name: call.name, arguments: args };
@@ -181,39 +240,47 @@ function isAgentLoop(tools: Map<string, string>): boolean {
 /** Starts the scripted API on 127.0.0.1 (see the file's comment). */
 export async function startCodexModel(turns: Step[][], opts: { logFile?: string; model?: string } = {}): Promise<CodexModel> {
   const script = new ScriptRunner(turns, () => `call_${rand()}${rand()}`);
-  return startScriptedModel(script, async (req, res: http.ServerResponse, records) => {
-    const path = req.url.split('?')[0].replace(/\/+$/, '');
-    if (req.method === 'GET' && path === '/v1/models') {
-      req.kind = 'models';
-      const id = opts.model ?? 'gpt-5.5';
-      sendJson(res, 200, { object: 'list', data: [{ id, object: 'model', created: 0, owned_by: 'test' }] });
-      return;
-    }
-    if (req.method === 'POST' && path === '/v1/responses') {
-      const body = req.json as { model?: string; stream?: boolean; tools?: ToolDecl[]; input: Item[] };
-      const tools = declaredTools(body.tools);
-      const model = body.model ?? opts.model ?? 'gpt-5.5';
-      if (!isAgentLoop(tools)) {
-        req.kind = 'side';
-        records.side.push(req);
-        sendSse(res, responseEvents(model, 'ok', []));
+  return startScriptedModel(
+    script,
+    async (req, res: http.ServerResponse, records) => {
+      const path = req.url.split('?')[0].replace(/\/+$/, '');
+      if (req.method === 'GET' && path === '/v1/models') {
+        req.kind = 'models';
+        const id = opts.model ?? 'gpt-5.5';
+        sendJson(res, 200, { object: 'list', data: [{ id, object: 'model', created: 0, owned_by: 'test' }] });
         return;
       }
-      const last = lastExchange(body.input ?? []);
-      const a = await answerStep(records, req, last.resultIds, `${last.index}:${last.text}`);
-      const calls = 'calls' in a.value ? a.value.calls : [];
-      const typed = calls.map((call, i) => {
-        const kind = tools.get(call.name);
-        if (kind === undefined) throw new Error(`the script calls ${call.name}, which this request does not offer (it offers ${[...tools.keys()].join(', ')})`);
-        if (kind === 'custom' && typeof call.input.input !== 'string') throw new Error(`${call.name} is a custom (freeform) tool: its call needs input.input, a string`);
-        return { call, id: a.ids[i], kind };
+      if (req.method === 'POST' && path === '/v1/responses') {
+        const body = req.json as { model?: string; stream?: boolean; tools?: ToolDecl[]; input: Item[] };
+        const tools = declaredTools(body.tools);
+        const model = body.model ?? opts.model ?? 'gpt-5.5';
+        if (!isAgentLoop(tools)) {
+          req.kind = 'side';
+          records.side.push(req);
+          sendSse(res, responseEvents(model, 'ok', []));
+          return;
+        }
+        const last = lastExchange(body.input ?? []);
+        const a = await answerStep(records, req, last.resultIds, `${last.index}:${last.text}`);
+        const calls = 'calls' in a.value ? a.value.calls : [];
+        const typed = calls.map((call, i) => {
+          const kind = tools.get(call.name);
+          if (kind === undefined)
+            throw new Error(`the script calls ${call.name}, which this request does not offer (it offers ${[...tools.keys()].join(', ')})`);
+          if (kind === 'custom' && typeof call.input.input !== 'string')
+            throw new Error(`${call.name} is a custom (freeform) tool: its call needs input.input, a string`);
+          return { call, id: a.ids[i], kind };
+        });
+        if (body.stream === false) throw new Error('Codex asked for a non-streaming response');
+        sendSse(res, responseEvents(model, a.value.text, typed));
+        return;
+      }
+      answerUnexpected(records, req, res, {
+        error: { type: 'invalid_request_error', message: `the test model does not serve ${req.method} ${req.url}` },
       });
-      if (body.stream === false) throw new Error('Codex asked for a non-streaming response');
-      sendSse(res, responseEvents(model, a.value.text, typed));
-      return;
-    }
-    answerUnexpected(records, req, res, { error: { type: 'invalid_request_error', message: `the test model does not serve ${req.method} ${req.url}` } });
-  }, opts);
+    },
+    opts,
+  );
 }
 
 /** The tool outputs a request carries after its last user message, by call id (output as sent: a string, or content items). */

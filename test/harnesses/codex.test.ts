@@ -28,9 +28,41 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BASE_FILES, HARNESS_TEST_DIR, expectSameOracle, harnessBinary, harnessPin, makeProject, runProcess, scalpelStatus, type LoggedPayload, type Oracle, type ProcResult, type ProjectOptions, type ScratchProject, type Step } from './common.js';
+import {
+  BASE_FILES,
+  HARNESS_TEST_DIR,
+  expectSameOracle,
+  harnessBinary,
+  harnessPin,
+  makeProject,
+  runProcess,
+  scalpelStatus,
+  type LoggedPayload,
+  type Oracle,
+  type ProcResult,
+  type ProjectOptions,
+  type ScratchProject,
+  type Step,
+} from './common.js';
 import { cx, outputText, patch, startCodexModel, toolOutputs, type CodexModel } from './codex.model.js';
-import { PayloadShapes, events, expectMainTurnListed, expectMainTurnOnDisk, expectMainTurnRewound, expectParallelCallsOnDisk, expectPersonWork, expectRefusedThenForced, expectRewoundTo, expectTwoTurnsRewoundByRewind1, expectTwoTurnsRewoundOneByOne, once, scalpelSaved, turnsJson, withScriptedModel, type ToolEntry } from './shared-checks.js';
+import {
+  PayloadShapes,
+  events,
+  expectMainTurnListed,
+  expectMainTurnOnDisk,
+  expectMainTurnRewound,
+  expectParallelCallsOnDisk,
+  expectPersonWork,
+  expectRefusedThenForced,
+  expectRewoundTo,
+  expectTwoTurnsRewoundByRewind1,
+  expectTwoTurnsRewoundOneByOne,
+  once,
+  scalpelSaved,
+  turnsJson,
+  withScriptedModel,
+  type ToolEntry,
+} from './shared-checks.js';
 
 const VERSION = harnessPin('codex').version;
 
@@ -53,7 +85,18 @@ function codexHome(p: ScratchProject): string {
  * the machine.
  */
 function codexEnv(p: ScratchProject, trap?: NetworkTrap): NodeJS.ProcessEnv {
-  const proxy = trap ? { HTTPS_PROXY: trap.url, HTTP_PROXY: trap.url, ALL_PROXY: trap.url, https_proxy: trap.url, http_proxy: trap.url, all_proxy: trap.url, NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost' } : {};
+  const proxy = trap
+    ? {
+        HTTPS_PROXY: trap.url,
+        HTTP_PROXY: trap.url,
+        ALL_PROXY: trap.url,
+        https_proxy: trap.url,
+        http_proxy: trap.url,
+        all_proxy: trap.url,
+        NO_PROXY: '127.0.0.1,localhost',
+        no_proxy: '127.0.0.1,localhost',
+      }
+    : {};
   return p.env({ CODEX_HOME: codexHome(p), [API_KEY_ENV]: 'test-key', ...proxy });
 }
 
@@ -159,7 +202,10 @@ class AppServer {
   async call(method: string, params: unknown): Promise<any> {
     const id = ++this.nextId;
     const reply = new Promise<any>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`codex app-server: no answer to ${method} in 60 s; stderr: ${this.stderr.slice(-2000)}`)), 60_000);
+      const timer = setTimeout(
+        () => reject(new Error(`codex app-server: no answer to ${method} in 60 s; stderr: ${this.stderr.slice(-2000)}`)),
+        60_000,
+      );
       this.waiting.set(id, (m) => {
         clearTimeout(timer);
         if (m.error) reject(new Error(`codex app-server ${method}: ${JSON.stringify(m.error)}`));
@@ -225,10 +271,20 @@ async function trustProject(p: ScratchProject, env: NodeJS.ProcessEnv): Promise<
     await server.call('initialize', { clientInfo: { name: 'git-scalpel-harness-test', version: '0' } });
     server.notify('initialized');
     const untrustedProject = (await listHooks(server, p.dir)).hooks;
-    await server.call('config/batchWrite', { edits: [{ keyPath: 'projects', value: { [p.dir]: { trust_level: 'trusted' } }, mergeStrategy: 'upsert' }], reloadUserConfig: true });
+    await server.call('config/batchWrite', {
+      edits: [{ keyPath: 'projects', value: { [p.dir]: { trust_level: 'trusted' } }, mergeStrategy: 'upsert' }],
+      reloadUserConfig: true,
+    });
     const before = (await listHooks(server, p.dir)).hooks;
-    const updates = Object.fromEntries(before.filter((h) => h.trustStatus === 'untrusted' || h.trustStatus === 'modified').map((h) => [h.key, { trusted_hash: h.currentHash }]));
-    await server.call('config/batchWrite', { edits: [{ keyPath: 'hooks.state', value: updates, mergeStrategy: 'upsert' }], reloadUserConfig: true });
+    const updates = Object.fromEntries(
+      before
+        .filter((h) => h.trustStatus === 'untrusted' || h.trustStatus === 'modified')
+        .map((h) => [h.key, { trusted_hash: h.currentHash }]),
+    );
+    await server.call('config/batchWrite', {
+      edits: [{ keyPath: 'hooks.state', value: updates, mergeStrategy: 'upsert' }],
+      reloadUserConfig: true,
+    });
     const after = (await listHooks(server, p.dir)).hooks;
     const ms = Date.now() - t0;
     p.artifact('trust.json', JSON.stringify({ ms, untrustedProject, before, after, notifications: server.notifications }, null, 2));
@@ -269,7 +325,12 @@ async function codex(p: ScratchProject, c: Ctx, prompt: string, opts: { resume?:
   const n = ++runCount;
   const common = ['--json', ...(opts.args ?? [])];
   const args = opts.resume ? ['exec', 'resume', '--last', ...common, prompt] : ['exec', ...common, prompt];
-  const r = await runProcess(harnessBinary('codex'), args, { cwd: p.dir, env: c.env, timeoutMs: 180_000, artifactPrefix: join(p.artifacts, `codex-${n}`) });
+  const r = await runProcess(harnessBinary('codex'), args, {
+    cwd: p.dir,
+    env: c.env,
+    timeoutMs: 180_000,
+    artifactPrefix: join(p.artifacts, `codex-${n}`),
+  });
   const end = Date.now();
   const events = r.stdout
     .split('\n')
@@ -327,7 +388,12 @@ const harnessFailures: string[] = [];
 
 /** A scratch project for Codex (payload logger recording every variable name too). */
 function codexProject(name: string, opts: Partial<ProjectOptions> = {}): ScratchProject {
-  return makeProject({ harness: 'codex', name, ...opts, logger: opts.logger === false ? false : { envNames: true, ...(opts.logger ?? {}) } });
+  return makeProject({
+    harness: 'codex',
+    name,
+    ...opts,
+    logger: opts.logger === false ? false : { envNames: true, ...(opts.logger ?? {}) },
+  });
 }
 
 /** Starts the scripted model and the trap, writes the config, trusts the project and its hooks (unless `trust: false`), runs `fn`, closes both. */
@@ -362,10 +428,13 @@ function hookTiming(list: LoggedPayload[], model: CodexModel, run: CodexRun): st
   for (const x of list) {
     const nextReq = reqs.find((t) => t > x.start);
     let until: number | undefined;
-    if (x.event === 'PreToolUse') until = list.find((y) => y.event === 'PostToolUse' && y.payload.tool_use_id === x.payload.tool_use_id)?.start ?? nextReq;
+    if (x.event === 'PreToolUse')
+      until = list.find((y) => y.event === 'PostToolUse' && y.payload.tool_use_id === x.payload.tool_use_id)?.start ?? nextReq;
     else if (x.event === 'Stop') until = run.end;
     else until = nextReq;
-    lines.push(`${x.event}${x.payload?.tool_name ? `:${x.payload.tool_name}` : ''}\tstarted +${x.start - list[0].start} ms\tnext step ${until !== undefined ? `${until - x.start} ms later` : 'unknown'}`);
+    lines.push(
+      `${x.event}${x.payload?.tool_name ? `:${x.payload.tool_name}` : ''}\tstarted +${x.start - list[0].start} ms\tnext step ${until !== undefined ? `${until - x.start} ms later` : 'unknown'}`,
+    );
   }
   lines.push(`codex exec: ${run.ms} ms`);
   return lines.join('\n') + '\n';
@@ -378,8 +447,30 @@ async function twoTurns(p: ScratchProject): Promise<{ states: Oracle[]; threads:
   await withModel(
     p,
     [
-      [{ calls: [cx.patch(patch.wrap(patch.add('gen/one.ts', 'export const one = 1;\n'), patch.update('src/config.ts', [{ remove: ['export const mode = "development";'], add: ['export const mode = "production";'] }])))] }, { text: 'Turn one done.' }],
-      [{ calls: [cx.patch(patch.wrap(patch.update('gen/one.ts', [{ remove: ['export const one = 1;'], add: ['export const one = 11;'] }])))] }, { calls: [cx.exec('rm docs/guide.md && git add -A gen docs')] }, { text: 'Turn two done.' }],
+      [
+        {
+          calls: [
+            cx.patch(
+              patch.wrap(
+                patch.add('gen/one.ts', 'export const one = 1;\n'),
+                patch.update('src/config.ts', [
+                  { remove: ['export const mode = "development";'], add: ['export const mode = "production";'] },
+                ]),
+              ),
+            ),
+          ],
+        },
+        { text: 'Turn one done.' },
+      ],
+      [
+        {
+          calls: [
+            cx.patch(patch.wrap(patch.update('gen/one.ts', [{ remove: ['export const one = 1;'], add: ['export const one = 11;'] }]))),
+          ],
+        },
+        { calls: [cx.exec('rm docs/guide.md && git add -A gen docs')] },
+        { text: 'Turn two done.' },
+      ],
     ],
     async (c) => {
       const r1 = await codex(p, c, 'first: add gen/one.ts');
@@ -399,9 +490,19 @@ async function twoTurns(p: ScratchProject): Promise<{ states: Oracle[]; threads:
 async function refusalScenario(name: string): Promise<{ p: ScratchProject; before: Oracle; personal: Oracle }> {
   const p = codexProject(name);
   const before = p.oracle();
-  await withModel(p, [[{ calls: [cx.patch(patch.wrap(patch.add('gen/x.ts', 'export const x = 1;\n')))] }, { calls: [cx.exec("sed -i 's/8080/9090/' src/config.ts")] }, { text: 'Done.' }]], async (c) => {
-    expectCleanRun(await codex(p, c, 'write gen/x.ts'), c);
-  });
+  await withModel(
+    p,
+    [
+      [
+        { calls: [cx.patch(patch.wrap(patch.add('gen/x.ts', 'export const x = 1;\n')))] },
+        { calls: [cx.exec("sed -i 's/8080/9090/' src/config.ts")] },
+        { text: 'Done.' },
+      ],
+    ],
+    async (c) => {
+      expectCleanRun(await codex(p, c, 'write gen/x.ts'), c);
+    },
+  );
   p.write('gen/x.ts', 'export const x = 1; // the person kept this and fixed it\n');
   return { p, before, personal: p.oracle() };
 }
@@ -446,9 +547,14 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
     const p = codexProject('install', { logger: false });
     const hooks = JSON.parse(readFileSync(join(p.dir, '.codex/hooks.json'), 'utf8'));
     expect(Object.keys(hooks.hooks)).toEqual(['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop']);
-    const entries = Object.entries(hooks.hooks as Record<string, { matcher?: string; hooks: { type: string; command: string; timeout: number }[] }[]>).map(([event, groups]) => ({ event, matcher: groups[0].matcher, ...groups[0].hooks[0] }));
+    const entries = Object.entries(
+      hooks.hooks as Record<string, { matcher?: string; hooks: { type: string; command: string; timeout: number }[] }[]>,
+    ).map(([event, groups]) => ({ event, matcher: groups[0].matcher, ...groups[0].hooks[0] }));
     for (const e of entries) expect(e).toMatchObject({ type: 'command', command: HOOK_COMMAND, timeout: 30 });
-    expect(entries.filter((e) => e.matcher).map((e) => `${e.event} ${e.matcher}`)).toEqual(['PreToolUse apply_patch|Bash', 'PostToolUse apply_patch|Bash']);
+    expect(entries.filter((e) => e.matcher).map((e) => `${e.event} ${e.matcher}`)).toEqual([
+      'PreToolUse apply_patch|Bash',
+      'PostToolUse apply_patch|Bash',
+    ]);
     const out = p.install.stdout;
     expect(out).toContain(`binary:  found: node_modules/.bin/git-scalpel found from ${p.dir}: ${p.dir}/node_modules/.bin/git-scalpel`);
     // nothing trusted yet (no config.toml in the isolated CODEX_HOME): install says so, and both steps Codex needs
@@ -462,7 +568,11 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
   it('the Codex hook command finds the project’s git-scalpel from a subdirectory', async () => {
     const p = codexProject('install subdir', { logger: false });
     const sub = join(p.dir, 'src/lib');
-    const r = await runProcess('sh', ['-c', HOOK_COMMAND.replace(/ hook codex$/, ' turns --json')], { cwd: sub, env: p.env(), timeoutMs: 60_000 });
+    const r = await runProcess('sh', ['-c', HOOK_COMMAND.replace(/ hook codex$/, ' turns --json')], {
+      cwd: sub,
+      env: p.env(),
+      timeoutMs: 60_000,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).data).toEqual([]);
   });
@@ -472,7 +582,9 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
   it('install does not route the Codex hooks through npx', () => {
     const p = codexProject('install no npx', { logger: false });
     const hooks = JSON.parse(readFileSync(join(p.dir, '.codex/hooks.json'), 'utf8'));
-    const commands = Object.values(hooks.hooks as Record<string, { hooks: { command: string }[] }[]>).flatMap((g) => g.flatMap((x) => x.hooks.map((h) => h.command)));
+    const commands = Object.values(hooks.hooks as Record<string, { hooks: { command: string }[] }[]>).flatMap((g) =>
+      g.flatMap((x) => x.hooks.map((h) => h.command)),
+    );
     for (const c of commands) expect(c).not.toMatch(/\bnpx\b/);
   });
 
@@ -485,7 +597,13 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
     const p = codexProject('untrusted');
     return withModel(
       p,
-      [[{ calls: [cx.patch(patch.wrap(patch.add('gen/a.ts', 'export const a = 1;\n')))] }, { calls: [cx.exec("sed -i 's/blue/red/' docs/guide.md")] }, { text: 'Done.' }]],
+      [
+        [
+          { calls: [cx.patch(patch.wrap(patch.add('gen/a.ts', 'export const a = 1;\n')))] },
+          { calls: [cx.exec("sed -i 's/blue/red/' docs/guide.md")] },
+          { text: 'Done.' },
+        ],
+      ],
       async (c) => {
         const server = new AppServer(p, c.env);
         let listed: { hooks: HookEntry[]; warnings: string[] };
@@ -514,12 +632,20 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
     const { p, r, listed, turns, rewind, notifications } = await untrusted();
     expect(p.payloads()).toEqual([]);
     // what Codex says: one line about project config, nothing about hooks
-    expect(r.stderr).toContain('warning: Untrusted project-local configuration is disabled. Run `codex exec --trust` to allow project configuration and MCP servers for this and future chats in the project');
+    expect(r.stderr).toContain(
+      'warning: Untrusted project-local configuration is disabled. Run `codex exec --trust` to allow project configuration and MCP servers for this and future chats in the project',
+    );
     expect(r.stderr).not.toMatch(/hook/i);
-    expect(r.events.filter((e) => e.type !== 'item.started' && e.type !== 'item.completed').map((e) => e.type)).toEqual(['thread.started', 'turn.started', 'turn.completed']);
+    expect(r.events.filter((e) => e.type !== 'item.started' && e.type !== 'item.completed').map((e) => e.type)).toEqual([
+      'thread.started',
+      'turn.started',
+      'turn.completed',
+    ]);
     // what Codex's /hooks view would list: nothing (the project layer is off), so there is nothing to trust there yet
     expect(listed.hooks).toEqual([]);
-    expect(JSON.stringify(notifications)).toContain('Project-local config, hooks, and exec policies are disabled in the following folders until the project is trusted');
+    expect(JSON.stringify(notifications)).toContain(
+      'Project-local config, hooks, and exec policies are disabled in the following folders until the project is trusted',
+    );
     expect(p.read('gen/a.ts')).toBe('export const a = 1;\n');
     expect(turns.stdout).toContain('no turns');
     expect(rewind.stdout + rewind.stderr).toMatch(/nothing to rewind/i);
@@ -530,128 +656,237 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
   // issue 19, "What must hold" 3: "Where a harness will not run the hooks until a person trusts
   // them, … `turns` warns when hooks are installed and no event arrived since", and `git-scalpel
   // status` says whether protection is live.
-  it.concurrent('without trust, `turns` says the installed Codex hooks never ran and that Codex must trust them; `status` says the turn is not protected', async () => {
-    const { p, turns, turnsJsonRun, status } = await untrusted();
-    const warning = `git-scalpel: warning: Codex CLI hooks are installed in ${p.dir}/.codex/hooks.json but no Codex CLI event has reached this worktree since `;
-    expect(turns.stderr).toContain(warning);
-    expect(turns.stderr).toContain('is the project trusted? run npx git-scalpel status');
-    // --json stays the array; the warning is on stderr only
-    expect(turnsJsonRun.code).toBe(0);
-    expect(JSON.parse(turnsJsonRun.stdout).data).toEqual([]);
-    expect(turnsJsonRun.stderr).toContain(warning);
-    // status: installed, not trusted (the project is not in config.toml), no event, not protected, and how to trust
-    expect(status).toMatchObject({ live: 'no', lastEvent: null, trust: { trusted: 'no' } });
-    expect(status.hooks.find((h: { scope: string }) => h.scope === 'project')).toMatchObject({ installed: true, events: ['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'] });
-    expect(status.trust.fix.join('\n')).toContain(`[projects."${p.dir}"]`);
-  });
+  it.concurrent(
+    'without trust, `turns` says the installed Codex hooks never ran and that Codex must trust them; `status` says the turn is not protected',
+    async () => {
+      const { p, turns, turnsJsonRun, status } = await untrusted();
+      const warning = `git-scalpel: warning: Codex CLI hooks are installed in ${p.dir}/.codex/hooks.json but no Codex CLI event has reached this worktree since `;
+      expect(turns.stderr).toContain(warning);
+      expect(turns.stderr).toContain('is the project trusted? run npx git-scalpel status');
+      // --json stays the array; the warning is on stderr only
+      expect(turnsJsonRun.code).toBe(0);
+      expect(JSON.parse(turnsJsonRun.stdout).data).toEqual([]);
+      expect(turnsJsonRun.stderr).toContain(warning);
+      // status: installed, not trusted (the project is not in config.toml), no event, not protected, and how to trust
+      expect(status).toMatchObject({ live: 'no', lastEvent: null, trust: { trusted: 'no' } });
+      expect(status.hooks.find((h: { scope: string }) => h.scope === 'project')).toMatchObject({
+        installed: true,
+        events: ['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'],
+      });
+      expect(status.trust.fix.join('\n')).toContain(`[projects."${p.dir}"]`);
+    },
+  );
 
-  it.concurrent('the main turn: apply_patch adding a file in new directories and updating one over unstaged edits, sed -i, rm, git add -A; turns lists it, rewind gives back every byte', async () => {
-    const p = codexProject('main turn');
-    const before = p.oracle();
-    const { r, c } = await withModel(
-      p,
-      [
+  it.concurrent(
+    'the main turn: apply_patch adding a file in new directories and updating one over unstaged edits, sed -i, rm, git add -A; turns lists it, rewind gives back every byte',
+    async () => {
+      const p = codexProject('main turn');
+      const before = p.oracle();
+      const { r, c } = await withModel(
+        p,
         [
-          { calls: [cx.patch(patch.wrap(patch.add('gen/api/client.ts', 'export const client = 1;\n'), patch.update('src/app.ts', [{ remove: ['export const b = 2;'], add: ['export const b = 20;'] }])))] },
-          { calls: [cx.exec("sed -i 's/blue/red/' docs/guide.md")] },
-          { calls: [cx.exec('rm old/legacy.txt')] },
-          { calls: [cx.exec('git add -A')] },
-          { text: 'Done: client added, b raised, button red, legacy gone, all staged.' },
+          [
+            {
+              calls: [
+                cx.patch(
+                  patch.wrap(
+                    patch.add('gen/api/client.ts', 'export const client = 1;\n'),
+                    patch.update('src/app.ts', [{ remove: ['export const b = 2;'], add: ['export const b = 20;'] }]),
+                  ),
+                ),
+              ],
+            },
+            { calls: [cx.exec("sed -i 's/blue/red/' docs/guide.md")] },
+            { calls: [cx.exec('rm old/legacy.txt')] },
+            { calls: [cx.exec('git add -A')] },
+            { text: 'Done: client added, b raised, button red, legacy gone, all staged.' },
+          ],
         ],
-      ],
-      async (c) => {
-        const r = await codex(p, c, 'Add the API client\nand tidy up the project');
-        expectCleanRun(r, c);
-        expect(c.model.script.finished()).toBe(true);
-        const outs = c.model.main.slice(1).map((q) => outputText([...toolOutputs(q).values()].at(-1)!.output));
-        p.artifact('tool-outputs.json', JSON.stringify(outs, null, 2));
-        expect(outs[0]).toMatch(/^Exit code: 0\nWall time: [0-9.]+ seconds\nOutput:\nSuccess\. Updated the following files:\nA gen\/api\/client\.ts\nM src\/app\.ts\n$/);
-        for (const o of outs.slice(1)) expect(o).toContain('Process exited with code 0');
-        // the trust Codex needed: one entry per hook of .codex/hooks.json, logger included
-        expect(c.trust!.untrustedProject).toEqual([]);
-        expect(c.trust!.before.map((h) => `${h.eventName} ${h.trustStatus} ${h.source}`)).toEqual(
-          ['preToolUse', 'preToolUse', 'postToolUse', 'postToolUse', 'userPromptSubmit', 'userPromptSubmit', 'stop', 'stop'].map((e) => `${e} untrusted project`),
-        );
-        expect(c.trust!.before[0].key).toBe(`${p.dir}/.codex/hooks.json:pre_tool_use:0:0`);
-        expect(c.trust!.before[0].currentHash).toMatch(/^sha256:[0-9a-f]{64}$/);
-        const config = readFileSync(join(codexHome(p), 'config.toml'), 'utf8');
-        expect(config).toContain(`[projects."${p.dir}"]\ntrust_level = "trusted"`);
-        expect(config).toContain(`[hooks.state."${p.dir}/.codex/hooks.json:pre_tool_use:0:0"]\ntrusted_hash = "${c.trust!.before[0].currentHash}"`);
-        return { r, c };
-      },
-    );
-    // what the agent did, seen by git
-    expectMainTurnOnDisk(p);
+        async (c) => {
+          const r = await codex(p, c, 'Add the API client\nand tidy up the project');
+          expectCleanRun(r, c);
+          expect(c.model.script.finished()).toBe(true);
+          const outs = c.model.main.slice(1).map((q) => outputText([...toolOutputs(q).values()].at(-1)!.output));
+          p.artifact('tool-outputs.json', JSON.stringify(outs, null, 2));
+          expect(outs[0]).toMatch(
+            /^Exit code: 0\nWall time: [0-9.]+ seconds\nOutput:\nSuccess\. Updated the following files:\nA gen\/api\/client\.ts\nM src\/app\.ts\n$/,
+          );
+          for (const o of outs.slice(1)) expect(o).toContain('Process exited with code 0');
+          // the trust Codex needed: one entry per hook of .codex/hooks.json, logger included
+          expect(c.trust!.untrustedProject).toEqual([]);
+          expect(c.trust!.before.map((h) => `${h.eventName} ${h.trustStatus} ${h.source}`)).toEqual(
+            ['preToolUse', 'preToolUse', 'postToolUse', 'postToolUse', 'userPromptSubmit', 'userPromptSubmit', 'stop', 'stop'].map(
+              (e) => `${e} untrusted project`,
+            ),
+          );
+          expect(c.trust!.before[0].key).toBe(`${p.dir}/.codex/hooks.json:pre_tool_use:0:0`);
+          expect(c.trust!.before[0].currentHash).toMatch(/^sha256:[0-9a-f]{64}$/);
+          const config = readFileSync(join(codexHome(p), 'config.toml'), 'utf8');
+          expect(config).toContain(`[projects."${p.dir}"]\ntrust_level = "trusted"`);
+          expect(config).toContain(
+            `[hooks.state."${p.dir}/.codex/hooks.json:pre_tool_use:0:0"]\ntrusted_hash = "${c.trust!.before[0].currentHash}"`,
+          );
+          return { r, c };
+        },
+      );
+      // what the agent did, seen by git
+      expectMainTurnOnDisk(p);
 
-    // what Codex really sent
-    const list = p.payloads();
-    expectCommonFields(p, list);
-    p.artifact('events.txt', events(list).join('\n') + '\n');
-    p.artifact('hook-timing.txt', hookTiming(list, c.model, r));
-    expect(events(list)).toEqual(['UserPromptSubmit', 'PreToolUse:apply_patch', 'PostToolUse:apply_patch', 'PreToolUse:Bash', 'PostToolUse:Bash', 'PreToolUse:Bash', 'PostToolUse:Bash', 'PreToolUse:Bash', 'PostToolUse:Bash', 'Stop']);
-    // one session (the exec thread) and one turn_id for the whole turn
-    expect(new Set(list.map((x) => x.payload.session_id))).toEqual(new Set([r.threadId]));
-    const turnIds = new Set(list.map((x) => x.payload.turn_id));
-    expect(turnIds.size).toBe(1);
-    expect([...turnIds][0]).toMatch(/^[0-9a-f-]{36}$/);
-    for (const x of list) expect(x.payload).toMatchObject({ model: MODEL, permission_mode: 'bypassPermissions', transcript_path: expect.stringContaining(`${codexHome(p)}/sessions/`) });
-    // the call ids the model gave are the hooks' tool_use_id; Pre and Post carry the same tool_input
-    const ids = c.model.script.log.flatMap((a) => a.ids);
-    const pre = list.filter((x) => x.event === 'PreToolUse');
-    const post = list.filter((x) => x.event === 'PostToolUse');
-    expect(pre.map((x) => x.payload.tool_use_id)).toEqual(ids);
-    expect(post.map((x) => x.payload.tool_use_id)).toEqual(ids);
-    post.forEach((x, i) => expect(x.payload.tool_input).toEqual(pre[i].payload.tool_input));
-    // tool_input: { command } for both tools — the raw patch for apply_patch, the command line for Bash (exec_command's cmd)
-    expect(pre.map((x) => Object.keys(x.payload.tool_input))).toEqual([['command'], ['command'], ['command'], ['command']]);
-    expect(pre[0].payload.tool_input.command).toBe(patch.wrap(patch.add('gen/api/client.ts', 'export const client = 1;\n'), patch.update('src/app.ts', [{ remove: ['export const b = 2;'], add: ['export const b = 20;'] }])));
-    expect(pre.slice(1).map((x) => x.payload.tool_input.command)).toEqual(["sed -i 's/blue/red/' docs/guide.md", 'rm old/legacy.txt', 'git add -A']);
-    // tool_response: a string — apply_patch's "Exit code: 0 …" text; a command's output only (here empty), no exit code
-    expect(post[0].payload.tool_response).toMatch(/^Exit code: 0\nWall time: [0-9.]+ seconds\nOutput:\nSuccess\. Updated the following files:\nA gen\/api\/client\.ts\nM src\/app\.ts\n$/);
-    expect(post.slice(1).map((x) => x.payload.tool_response)).toEqual(['', '', '']);
-    expect(list[0].payload.prompt).toBe('Add the API client\nand tidy up the project');
-    expect(list.at(-1)!.payload).toMatchObject({ stop_hook_active: false, last_assistant_message: 'Done: client added, b raised, button red, legacy gone, all staged.' });
-    // the hooks' environment: Codex's own (CODEX_HOME) and its npm wrapper's; no project-directory variable
-    for (const x of list) expect(Object.keys(x.env).sort()).toEqual(['CODEX_HOME', 'CODEX_MANAGED_BY_NPM', 'CODEX_MANAGED_PACKAGE_ROOT']);
-    const added = list[0].envNames!.filter((k) => !(k in c.env));
-    p.artifact('hook-env-added.json', JSON.stringify({ added, env: list[0].env }, null, 2));
-    expect(added.filter((k) => k.startsWith('CODEX'))).toEqual(['CODEX_MANAGED_BY_NPM', 'CODEX_MANAGED_PACKAGE_ROOT']);
+      // what Codex really sent
+      const list = p.payloads();
+      expectCommonFields(p, list);
+      p.artifact('events.txt', events(list).join('\n') + '\n');
+      p.artifact('hook-timing.txt', hookTiming(list, c.model, r));
+      expect(events(list)).toEqual([
+        'UserPromptSubmit',
+        'PreToolUse:apply_patch',
+        'PostToolUse:apply_patch',
+        'PreToolUse:Bash',
+        'PostToolUse:Bash',
+        'PreToolUse:Bash',
+        'PostToolUse:Bash',
+        'PreToolUse:Bash',
+        'PostToolUse:Bash',
+        'Stop',
+      ]);
+      // one session (the exec thread) and one turn_id for the whole turn
+      expect(new Set(list.map((x) => x.payload.session_id))).toEqual(new Set([r.threadId]));
+      const turnIds = new Set(list.map((x) => x.payload.turn_id));
+      expect(turnIds.size).toBe(1);
+      expect([...turnIds][0]).toMatch(/^[0-9a-f-]{36}$/);
+      for (const x of list)
+        expect(x.payload).toMatchObject({
+          model: MODEL,
+          permission_mode: 'bypassPermissions',
+          transcript_path: expect.stringContaining(`${codexHome(p)}/sessions/`),
+        });
+      // the call ids the model gave are the hooks' tool_use_id; Pre and Post carry the same tool_input
+      const ids = c.model.script.log.flatMap((a) => a.ids);
+      const pre = list.filter((x) => x.event === 'PreToolUse');
+      const post = list.filter((x) => x.event === 'PostToolUse');
+      expect(pre.map((x) => x.payload.tool_use_id)).toEqual(ids);
+      expect(post.map((x) => x.payload.tool_use_id)).toEqual(ids);
+      post.forEach((x, i) => expect(x.payload.tool_input).toEqual(pre[i].payload.tool_input));
+      // tool_input: { command } for both tools — the raw patch for apply_patch, the command line for Bash (exec_command's cmd)
+      expect(pre.map((x) => Object.keys(x.payload.tool_input))).toEqual([['command'], ['command'], ['command'], ['command']]);
+      expect(pre[0].payload.tool_input.command).toBe(
+        patch.wrap(
+          patch.add('gen/api/client.ts', 'export const client = 1;\n'),
+          patch.update('src/app.ts', [{ remove: ['export const b = 2;'], add: ['export const b = 20;'] }]),
+        ),
+      );
+      expect(pre.slice(1).map((x) => x.payload.tool_input.command)).toEqual([
+        "sed -i 's/blue/red/' docs/guide.md",
+        'rm old/legacy.txt',
+        'git add -A',
+      ]);
+      // tool_response: a string — apply_patch's "Exit code: 0 …" text; a command's output only (here empty), no exit code
+      expect(post[0].payload.tool_response).toMatch(
+        /^Exit code: 0\nWall time: [0-9.]+ seconds\nOutput:\nSuccess\. Updated the following files:\nA gen\/api\/client\.ts\nM src\/app\.ts\n$/,
+      );
+      expect(post.slice(1).map((x) => x.payload.tool_response)).toEqual(['', '', '']);
+      expect(list[0].payload.prompt).toBe('Add the API client\nand tidy up the project');
+      expect(list.at(-1)!.payload).toMatchObject({
+        stop_hook_active: false,
+        last_assistant_message: 'Done: client added, b raised, button red, legacy gone, all staged.',
+      });
+      // the hooks' environment: Codex's own (CODEX_HOME) and its npm wrapper's; no project-directory variable
+      for (const x of list) expect(Object.keys(x.env).sort()).toEqual(['CODEX_HOME', 'CODEX_MANAGED_BY_NPM', 'CODEX_MANAGED_PACKAGE_ROOT']);
+      const added = list[0].envNames!.filter((k) => !(k in c.env));
+      p.artifact('hook-env-added.json', JSON.stringify({ added, env: list[0].env }, null, 2));
+      expect(added.filter((k) => k.startsWith('CODEX'))).toEqual(['CODEX_MANAGED_BY_NPM', 'CODEX_MANAGED_PACKAGE_ROOT']);
 
-    // turns: one turn, labelled with the prompt's first line, every path the agent changed
-    const turns = turnsJson(p);
-    expectMainTurnListed(turns, `codex-${r.threadId}`);
-    // one entry per call, joined by the call id: apply_patch "ok" with exit code 0 (its "Exit code: 0" string);
-    // the commands "unknown" (Codex sends their output only, no exit code), each with what it changed
-    expect(turns[0].tools.map((t: ToolEntry) => ({ tool: t.tool, outcome: t.outcome, paths: t.paths, command: t.command, exitCode: t.exitCode, toolUseId: t.toolUseId }))).toEqual([
-      { tool: 'apply_patch', outcome: 'ok', paths: ['gen/api/client.ts', 'src/app.ts'], command: undefined, exitCode: 0, toolUseId: ids[0] },
-      { tool: 'Bash', outcome: 'unknown', paths: ['docs/guide.md'], command: "sed -i 's/blue/red/' docs/guide.md", exitCode: undefined, toolUseId: ids[1] },
-      { tool: 'Bash', outcome: 'unknown', paths: ['old/legacy.txt'], command: 'rm old/legacy.txt', exitCode: undefined, toolUseId: ids[2] },
-      { tool: 'Bash', outcome: 'unknown', paths: ['README.md', 'docs/guide.md', 'gen/api/client.ts', 'notes.txt', 'old/legacy.txt', 'src/app.ts'], command: 'git add -A', exitCode: undefined, toolUseId: ids[3] },
-    ]);
-    expect(turns[0].rewind).toMatchObject({ refused: false, pruned: 2 });
-    expect(p.scalpel(['turns']).stdout).toContain('(ran; the harness did not say how it ended');
-    // status: trusted (config.toml has the project and each hook's hash), an event of this thread arrived
-    expect(scalpelStatus(p, 'codex')).toMatchObject({ live: 'yes', trust: { trusted: 'yes' }, lastEvent: expect.objectContaining({ session: `codex-${r.threadId}` }) });
+      // turns: one turn, labelled with the prompt's first line, every path the agent changed
+      const turns = turnsJson(p);
+      expectMainTurnListed(turns, `codex-${r.threadId}`);
+      // one entry per call, joined by the call id: apply_patch "ok" with exit code 0 (its "Exit code: 0" string);
+      // the commands "unknown" (Codex sends their output only, no exit code), each with what it changed
+      expect(
+        turns[0].tools.map((t: ToolEntry) => ({
+          tool: t.tool,
+          outcome: t.outcome,
+          paths: t.paths,
+          command: t.command,
+          exitCode: t.exitCode,
+          toolUseId: t.toolUseId,
+        })),
+      ).toEqual([
+        {
+          tool: 'apply_patch',
+          outcome: 'ok',
+          paths: ['gen/api/client.ts', 'src/app.ts'],
+          command: undefined,
+          exitCode: 0,
+          toolUseId: ids[0],
+        },
+        {
+          tool: 'Bash',
+          outcome: 'unknown',
+          paths: ['docs/guide.md'],
+          command: "sed -i 's/blue/red/' docs/guide.md",
+          exitCode: undefined,
+          toolUseId: ids[1],
+        },
+        {
+          tool: 'Bash',
+          outcome: 'unknown',
+          paths: ['old/legacy.txt'],
+          command: 'rm old/legacy.txt',
+          exitCode: undefined,
+          toolUseId: ids[2],
+        },
+        {
+          tool: 'Bash',
+          outcome: 'unknown',
+          paths: ['README.md', 'docs/guide.md', 'gen/api/client.ts', 'notes.txt', 'old/legacy.txt', 'src/app.ts'],
+          command: 'git add -A',
+          exitCode: undefined,
+          toolUseId: ids[3],
+        },
+      ]);
+      expect(turns[0].rewind).toMatchObject({ refused: false, pruned: 2 });
+      expect(p.scalpel(['turns']).stdout).toContain('(ran; the harness did not say how it ended');
+      // status: trusted (config.toml has the project and each hook's hash), an event of this thread arrived
+      expect(scalpelStatus(p, 'codex')).toMatchObject({
+        live: 'yes',
+        trust: { trusted: 'yes' },
+        lastEvent: expect.objectContaining({ session: `codex-${r.threadId}` }),
+      });
 
-    expectMainTurnRewound(p, before);
-  });
+      expectMainTurnRewound(p, before);
+    },
+  );
 
-  it.concurrent('two turns (the second `codex exec resume --last`): one session, turns lists both, rewind undoes the newest, then the other', async () => {
-    const p = codexProject('two turns');
-    const { states, threads } = await twoTurns(p);
-    const list = p.payloads();
-    expectCommonFields(p, list);
-    p.artifact('events.txt', events(list).join('\n') + '\n');
-    // resume keeps the thread: one session_id; each prompt its own turn_id
-    expect(threads[0]).toBe(threads[1]);
-    expect(new Set(list.map((x) => x.payload.session_id))).toEqual(new Set([threads[0]]));
-    const prompts = list.filter((x) => x.event === 'UserPromptSubmit');
-    expect(prompts.map((x) => x.payload.prompt)).toEqual(['first: add gen/one.ts', 'second: change it again']);
-    expect(prompts[0].payload.turn_id).not.toBe(prompts[1].payload.turn_id);
-    for (const x of list) expect(x.payload.turn_id).toBe(prompts[list.indexOf(x) < list.indexOf(prompts[1]) ? 0 : 1].payload.turn_id);
-    expect(events(list)).toEqual(['UserPromptSubmit', 'PreToolUse:apply_patch', 'PostToolUse:apply_patch', 'Stop', 'UserPromptSubmit', 'PreToolUse:apply_patch', 'PostToolUse:apply_patch', 'PreToolUse:Bash', 'PostToolUse:Bash', 'Stop']);
-    expectTwoTurnsRewoundOneByOne(p, states);
-  });
+  it.concurrent(
+    'two turns (the second `codex exec resume --last`): one session, turns lists both, rewind undoes the newest, then the other',
+    async () => {
+      const p = codexProject('two turns');
+      const { states, threads } = await twoTurns(p);
+      const list = p.payloads();
+      expectCommonFields(p, list);
+      p.artifact('events.txt', events(list).join('\n') + '\n');
+      // resume keeps the thread: one session_id; each prompt its own turn_id
+      expect(threads[0]).toBe(threads[1]);
+      expect(new Set(list.map((x) => x.payload.session_id))).toEqual(new Set([threads[0]]));
+      const prompts = list.filter((x) => x.event === 'UserPromptSubmit');
+      expect(prompts.map((x) => x.payload.prompt)).toEqual(['first: add gen/one.ts', 'second: change it again']);
+      expect(prompts[0].payload.turn_id).not.toBe(prompts[1].payload.turn_id);
+      for (const x of list) expect(x.payload.turn_id).toBe(prompts[list.indexOf(x) < list.indexOf(prompts[1]) ? 0 : 1].payload.turn_id);
+      expect(events(list)).toEqual([
+        'UserPromptSubmit',
+        'PreToolUse:apply_patch',
+        'PostToolUse:apply_patch',
+        'Stop',
+        'UserPromptSubmit',
+        'PreToolUse:apply_patch',
+        'PostToolUse:apply_patch',
+        'PreToolUse:Bash',
+        'PostToolUse:Bash',
+        'Stop',
+      ]);
+      expectTwoTurnsRewoundOneByOne(p, states);
+    },
+  );
 
   it.concurrent('two turns: `rewind 1` undoes both at once', async () => {
     const p = codexProject('two turns rewind 1');
@@ -659,10 +894,13 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
     expectTwoTurnsRewoundByRewind1(p, states);
   });
 
-  it.concurrent('a refusal: the person edits a file the agent wrote after the turn; rewind exits 3 naming it and writes nothing; rewind --force succeeds', async () => {
-    const { p, before, personal } = await refusalScenario('refusal');
-    expectRefusedThenForced(p, before, personal);
-  });
+  it.concurrent(
+    'a refusal: the person edits a file the agent wrote after the turn; rewind exits 3 naming it and writes nothing; rewind --force succeeds',
+    async () => {
+      const { p, before, personal } = await refusalScenario('refusal');
+      expectRefusedThenForced(p, before, personal);
+    },
+  );
 
   it.concurrent('parallel tool calls: two commands and a patch in one response, then two read-only commands', async () => {
     // the logger holds each PreToolUse 2 s: overlapping intervals mean Codex runs the hooks of parallel calls at once
@@ -672,7 +910,13 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
       p,
       [
         [
-          { calls: [cx.exec("sed -i 's/blue/green/' docs/guide.md"), cx.exec('mkdir -p tmp/out && echo generated > tmp/out/list.txt'), cx.patch(patch.wrap(patch.add('gen/par.ts', 'export const par = 1;\n')))] },
+          {
+            calls: [
+              cx.exec("sed -i 's/blue/green/' docs/guide.md"),
+              cx.exec('mkdir -p tmp/out && echo generated > tmp/out/list.txt'),
+              cx.patch(patch.wrap(patch.add('gen/par.ts', 'export const par = 1;\n'))),
+            ],
+          },
           { calls: [cx.exec('git status --short'), cx.exec('cat README.md')] },
           { text: 'Done.' },
         ],
@@ -690,7 +934,15 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
     const list = p.payloads();
     expectCommonFields(p, list);
     const tools = list.filter((x) => x.event === 'PreToolUse' || x.event === 'PostToolUse');
-    p.artifact('timeline.txt', tools.map((x) => `${x.event} ${x.payload.tool_name} ${x.payload.tool_use_id} start=${x.start - tools[0].start} end=${x.end - tools[0].start} ${JSON.stringify(x.payload.tool_input).slice(0, 80)}`).join('\n') + '\n');
+    p.artifact(
+      'timeline.txt',
+      tools
+        .map(
+          (x) =>
+            `${x.event} ${x.payload.tool_name} ${x.payload.tool_use_id} start=${x.start - tools[0].start} end=${x.end - tools[0].start} ${JSON.stringify(x.payload.tool_input).slice(0, 80)}`,
+        )
+        .join('\n') + '\n',
+    );
     const overlap = (a: LoggedPayload, b: LoggedPayload) => a.start < b.end && b.start < a.end;
     const pre = (cmd: RegExp) => tools.find((x) => x.event === 'PreToolUse' && cmd.test(x.payload.tool_input.command))!;
     const postOf = (x: LoggedPayload) => tools.find((y) => y.event === 'PostToolUse' && y.payload.tool_use_id === x.payload.tool_use_id)!;
@@ -710,66 +962,126 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
     expectPersonWork(p);
   });
 
-  it.concurrent('failed calls: a command exiting 3, a patch that cannot apply, a patch git-scalpel blocks, a heredoc patch; the events each sends; rewind gives back every byte', async () => {
-    const { p, before, outputs, turn, list } = await failedCalls();
-    expectCommonFields(p, list);
-    p.artifact('events.txt', events(list).join('\n') + '\n');
-    p.artifact('failure-events.json', JSON.stringify(list.map((x) => ({ event: x.event, payload: x.payload })), null, 2));
-    // what the model was told
-    expect(outputs.outs[0]).toContain('Process exited with code 3');
-    expect(outputs.outs[1]).toMatch(/^apply_patch verification failed: Failed to find expected lines in .*src\/lib\/util\.ts:\nno such line/);
-    expect(outputs.outs[2]).toMatch(/^Command blocked by PreToolUse hook: git-scalpel could not capture the paths before this write, so it is blocked: refusing path: '\.git\/evil\.txt' is inside \.git/);
-    expect(outputs.outs[3]).toContain('Success. Updated the following files:\nA gen/heredoc.ts\n');
-    expect(outputs.outs[4]).toMatch(/^Exit code: 0\n/);
-    // the events: the command that exits 3 gets its PostToolUse, with its output only (empty: no exit code anywhere);
-    // the patch that cannot apply, the blocked patch and the heredoc patch get a PreToolUse and no PostToolUse
-    // (the heredoc arrives as Bash, its command the whole heredoc, and Codex applies it itself)
-    expect(events(list)).toEqual(['UserPromptSubmit', 'PreToolUse:Bash', 'PostToolUse:Bash', 'PreToolUse:apply_patch', 'PreToolUse:apply_patch', 'PreToolUse:Bash', 'PreToolUse:apply_patch', 'PostToolUse:apply_patch', 'Stop']);
-    const failedPost = list[2].payload;
-    expect(failedPost.tool_response).toBe('');
-    expect(Object.keys(failedPost).sort()).toEqual(['cwd', 'hook_event_name', 'model', 'permission_mode', 'session_id', 'tool_input', 'tool_name', 'tool_response', 'tool_use_id', 'transcript_path', 'turn_id']);
-    expect(list[5].payload.tool_input.command).toMatch(/^apply_patch <<'EOF'\n\*\*\* Begin Patch\n\*\*\* Add File: gen\/heredoc\.ts\n/);
-    expect(outputs.stderr).toContain('Command blocked by PreToolUse hook');
-    // what happened on disk
-    expect(existsSync(join(p.dir, '.git/evil.txt'))).toBe(false);
-    expect(p.read('gen/heredoc.ts')).toBe('export const h = 1;\n');
-    expect(p.read('gen/ok.ts')).toBe('export const ok = true;\n');
-    expect(p.read('src/config.ts')).toContain('1234');
-    expect(p.read('src/lib/util.ts')).toBe(BASE_FILES['src/lib/util.ts']);
-    // the turn holds every path a call changed; the patch that could not apply changed nothing (its capture,
-    // provisional, went at turn end: src/lib/util.ts held what it held before); the blocked one captured nothing
-    expect(turn.paths).toEqual(['gen/heredoc.ts', 'gen/ok.ts', 'src/config.ts']);
-    expectRewoundTo(p, before, 'after rewind');
-    expectPersonWork(p);
-  });
+  it.concurrent(
+    'failed calls: a command exiting 3, a patch that cannot apply, a patch git-scalpel blocks, a heredoc patch; the events each sends; rewind gives back every byte',
+    async () => {
+      const { p, before, outputs, turn, list } = await failedCalls();
+      expectCommonFields(p, list);
+      p.artifact('events.txt', events(list).join('\n') + '\n');
+      p.artifact(
+        'failure-events.json',
+        JSON.stringify(
+          list.map((x) => ({ event: x.event, payload: x.payload })),
+          null,
+          2,
+        ),
+      );
+      // what the model was told
+      expect(outputs.outs[0]).toContain('Process exited with code 3');
+      expect(outputs.outs[1]).toMatch(
+        /^apply_patch verification failed: Failed to find expected lines in .*src\/lib\/util\.ts:\nno such line/,
+      );
+      expect(outputs.outs[2]).toMatch(
+        /^Command blocked by PreToolUse hook: git-scalpel could not capture the paths before this write, so it is blocked: refusing path: '\.git\/evil\.txt' is inside \.git/,
+      );
+      expect(outputs.outs[3]).toContain('Success. Updated the following files:\nA gen/heredoc.ts\n');
+      expect(outputs.outs[4]).toMatch(/^Exit code: 0\n/);
+      // the events: the command that exits 3 gets its PostToolUse, with its output only (empty: no exit code anywhere);
+      // the patch that cannot apply, the blocked patch and the heredoc patch get a PreToolUse and no PostToolUse
+      // (the heredoc arrives as Bash, its command the whole heredoc, and Codex applies it itself)
+      expect(events(list)).toEqual([
+        'UserPromptSubmit',
+        'PreToolUse:Bash',
+        'PostToolUse:Bash',
+        'PreToolUse:apply_patch',
+        'PreToolUse:apply_patch',
+        'PreToolUse:Bash',
+        'PreToolUse:apply_patch',
+        'PostToolUse:apply_patch',
+        'Stop',
+      ]);
+      const failedPost = list[2].payload;
+      expect(failedPost.tool_response).toBe('');
+      expect(Object.keys(failedPost).sort()).toEqual([
+        'cwd',
+        'hook_event_name',
+        'model',
+        'permission_mode',
+        'session_id',
+        'tool_input',
+        'tool_name',
+        'tool_response',
+        'tool_use_id',
+        'transcript_path',
+        'turn_id',
+      ]);
+      expect(list[5].payload.tool_input.command).toMatch(/^apply_patch <<'EOF'\n\*\*\* Begin Patch\n\*\*\* Add File: gen\/heredoc\.ts\n/);
+      expect(outputs.stderr).toContain('Command blocked by PreToolUse hook');
+      // what happened on disk
+      expect(existsSync(join(p.dir, '.git/evil.txt'))).toBe(false);
+      expect(p.read('gen/heredoc.ts')).toBe('export const h = 1;\n');
+      expect(p.read('gen/ok.ts')).toBe('export const ok = true;\n');
+      expect(p.read('src/config.ts')).toContain('1234');
+      expect(p.read('src/lib/util.ts')).toBe(BASE_FILES['src/lib/util.ts']);
+      // the turn holds every path a call changed; the patch that could not apply changed nothing (its capture,
+      // provisional, went at turn end: src/lib/util.ts held what it held before); the blocked one captured nothing
+      expect(turn.paths).toEqual(['gen/heredoc.ts', 'gen/ok.ts', 'src/config.ts']);
+      expectRewoundTo(p, before, 'after rewind');
+      expectPersonWork(p);
+    },
+  );
 
   // issue 19, first bullet: "Codex's `tool_response` is a string ("Exit code: 0 …" for `apply_patch`,
   // only stdout for Bash): every Codex call shows "unknown"", and "What must hold" 2: "Tool outcomes as
   // each harness really reports them … one line per call in `turns`". The successful patch's PostToolUse
   // says "Exit code: 0"; a command's says nothing about its exit (3 here): unknown is all there is; the
   // patch that could not apply never reported its end.
-  it.concurrent('failed calls: turns records each outcome Codex reports (the patch ok, exit code 0; the command that exited 3 unknown; the patch that could not apply never finished; the one git-scalpel blocked)', async () => {
-    const { turn, list } = await failedCalls();
-    const id = (i: number) => list.filter((x) => x.event === 'PreToolUse')[i].payload.tool_use_id;
-    const calls = (turn.tools as ToolEntry[]).map((t) => ({ tool: t.tool, outcome: t.outcome, paths: t.paths, exitCode: t.exitCode, toolUseId: t.toolUseId }));
-    expect(calls[0]).toEqual({ tool: 'Bash', outcome: 'unknown', paths: ['src/config.ts'], exitCode: undefined, toolUseId: id(0) });
-    expect(calls[1]).toEqual({ tool: 'apply_patch', outcome: 'never-finished', paths: ['src/lib/util.ts'], exitCode: undefined, toolUseId: id(1) });
-    // the patch into .git: blocked by git-scalpel's PreToolUse (exit 2), so it never ran
-    expect(calls[2]).toEqual({ tool: 'apply_patch', outcome: 'blocked', paths: ['.git/evil.txt'], exitCode: undefined, toolUseId: id(2) });
-    expect(calls[3]).toMatchObject({ tool: 'Bash', outcome: 'unknown', paths: ['gen/heredoc.ts'], toolUseId: id(3) });
-    expect(calls[4]).toEqual({ tool: 'apply_patch', outcome: 'ok', paths: ['gen/ok.ts'], exitCode: 0, toolUseId: id(4) });
-    expect(calls).toHaveLength(5);
-  });
+  it.concurrent(
+    'failed calls: turns records each outcome Codex reports (the patch ok, exit code 0; the command that exited 3 unknown; the patch that could not apply never finished; the one git-scalpel blocked)',
+    async () => {
+      const { turn, list } = await failedCalls();
+      const id = (i: number) => list.filter((x) => x.event === 'PreToolUse')[i].payload.tool_use_id;
+      const calls = (turn.tools as ToolEntry[]).map((t) => ({
+        tool: t.tool,
+        outcome: t.outcome,
+        paths: t.paths,
+        exitCode: t.exitCode,
+        toolUseId: t.toolUseId,
+      }));
+      expect(calls[0]).toEqual({ tool: 'Bash', outcome: 'unknown', paths: ['src/config.ts'], exitCode: undefined, toolUseId: id(0) });
+      expect(calls[1]).toEqual({
+        tool: 'apply_patch',
+        outcome: 'never-finished',
+        paths: ['src/lib/util.ts'],
+        exitCode: undefined,
+        toolUseId: id(1),
+      });
+      // the patch into .git: blocked by git-scalpel's PreToolUse (exit 2), so it never ran
+      expect(calls[2]).toEqual({
+        tool: 'apply_patch',
+        outcome: 'blocked',
+        paths: ['.git/evil.txt'],
+        exitCode: undefined,
+        toolUseId: id(2),
+      });
+      expect(calls[3]).toMatchObject({ tool: 'Bash', outcome: 'unknown', paths: ['gen/heredoc.ts'], toolUseId: id(3) });
+      expect(calls[4]).toEqual({ tool: 'apply_patch', outcome: 'ok', paths: ['gen/ok.ts'], exitCode: 0, toolUseId: id(4) });
+      expect(calls).toHaveLength(5);
+    },
+  );
 
   // Codex applies a heredoc patch (`apply_patch <<'EOF'` run as Bash) itself and sends PreToolUse
   // and no PostToolUse: git-scalpel knows that kind never reports its end (HookEvent.unreported),
   // joins the call's capture at the session's next event, and lists the call as run ("unknown":
   // Codex did not say how it ended), as for Codex's other commands.
-  it.concurrent('failed calls: the heredoc patch Codex applied without reporting its end is shown as run, not as never finished', async () => {
-    const { turn } = await failedCalls();
-    const heredoc = (turn.tools as ToolEntry[]).find((t) => t.paths.includes('gen/heredoc.ts'))!;
-    expect(heredoc.outcome).toBe('unknown');
-  });
+  it.concurrent(
+    'failed calls: the heredoc patch Codex applied without reporting its end is shown as run, not as never finished',
+    async () => {
+      const { turn } = await failedCalls();
+      const heredoc = (turn.tools as ToolEntry[]).find((t) => t.paths.includes('gen/heredoc.ts'))!;
+      expect(heredoc.outcome).toBe('unknown');
+    },
+  );
 
   // DESIGN I10: "A call the person denied or that never ran changed nothing"; what cannot be told is
   // contested, not guessed. Codex sends PreToolUse for a patch before it finds the patch cannot
@@ -777,45 +1089,56 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
   // capture is still provisional and its path changed: whether the patch ran or someone else wrote
   // the file cannot be told, so the path joins the turn contested, and `rewind` refuses naming it
   // (exit 3, nothing written): the person's edit stays.
-  it.concurrent('a patch that cannot apply, then the person edits its file by hand: rewind refuses naming the file and keeps the person’s edit', async () => {
-    const p = codexProject('failed patch then person');
-    let afterPersonEdit: Oracle | undefined;
-    const fixed = 'export function u() {\n  return 2; // the person fixed it by hand\n}\n';
-    await withModel(
-      p,
-      [
+  it.concurrent(
+    'a patch that cannot apply, then the person edits its file by hand: rewind refuses naming the file and keeps the person’s edit',
+    async () => {
+      const p = codexProject('failed patch then person');
+      let afterPersonEdit: Oracle | undefined;
+      const fixed = 'export function u() {\n  return 2; // the person fixed it by hand\n}\n';
+      await withModel(
+        p,
         [
-          { calls: [cx.patch(patch.wrap(patch.update('src/lib/util.ts', [{ remove: ['no such line'], add: ['x'] }])))] },
-          {
-            before: () => {
-              p.write('src/lib/util.ts', fixed);
-              afterPersonEdit = p.oracle();
+          [
+            { calls: [cx.patch(patch.wrap(patch.update('src/lib/util.ts', [{ remove: ['no such line'], add: ['x'] }])))] },
+            {
+              before: () => {
+                p.write('src/lib/util.ts', fixed);
+                afterPersonEdit = p.oracle();
+              },
+              calls: [cx.patch(patch.wrap(patch.add('gen/ok.ts', 'export const ok = true;\n')))],
             },
-            calls: [cx.patch(patch.wrap(patch.add('gen/ok.ts', 'export const ok = true;\n')))],
-          },
-          { text: 'Done.' },
+            { text: 'Done.' },
+          ],
         ],
-      ],
-      async (c) => {
-        const r = await codex(p, c, 'a patch that does not apply');
-        expectCleanRun(r, c);
-        expect(c.model.script.finished()).toBe(true);
-        expect(events(p.payloads())).toEqual(['UserPromptSubmit', 'PreToolUse:apply_patch', 'PreToolUse:apply_patch', 'PostToolUse:apply_patch', 'Stop']);
-        expect(afterPersonEdit).toBeDefined();
-      },
-    );
-    const t = turnsJson(p)[0];
-    expect(t.paths).toEqual(['gen/ok.ts', 'src/lib/util.ts']);
-    expect(t.tools.map((x: ToolEntry) => `${x.tool}:${x.outcome}`)).toEqual(['apply_patch:never-finished', 'apply_patch:ok']);
-    expect(t.rewind).toMatchObject({ refused: true });
-    const afterTurn = p.oracle();
-    const rw = scalpelSaved(p, 'rewind.txt', ['rewind']);
-    expect(rw.code).toBe(3);
-    expect(rw.stderr).toMatch(/^  src\/lib\/util\.ts \(worktree\): sealed .* \(before a tool call whose end was never reported: it may have run, or someone else changed it\), found /m);
-    expect(rw.stderr).toContain('Nothing was written');
-    expectSameOracle(p.oracle(), afterTurn, 'after the refused rewind');
-    expect(p.read('src/lib/util.ts')).toBe(fixed);
-  });
+        async (c) => {
+          const r = await codex(p, c, 'a patch that does not apply');
+          expectCleanRun(r, c);
+          expect(c.model.script.finished()).toBe(true);
+          expect(events(p.payloads())).toEqual([
+            'UserPromptSubmit',
+            'PreToolUse:apply_patch',
+            'PreToolUse:apply_patch',
+            'PostToolUse:apply_patch',
+            'Stop',
+          ]);
+          expect(afterPersonEdit).toBeDefined();
+        },
+      );
+      const t = turnsJson(p)[0];
+      expect(t.paths).toEqual(['gen/ok.ts', 'src/lib/util.ts']);
+      expect(t.tools.map((x: ToolEntry) => `${x.tool}:${x.outcome}`)).toEqual(['apply_patch:never-finished', 'apply_patch:ok']);
+      expect(t.rewind).toMatchObject({ refused: true });
+      const afterTurn = p.oracle();
+      const rw = scalpelSaved(p, 'rewind.txt', ['rewind']);
+      expect(rw.code).toBe(3);
+      expect(rw.stderr).toMatch(
+        /^  src\/lib\/util\.ts \(worktree\): sealed .* \(before a tool call whose end was never reported: it may have run, or someone else changed it\), found /m,
+      );
+      expect(rw.stderr).toContain('Nothing was written');
+      expectSameOracle(p.oracle(), afterTurn, 'after the refused rewind');
+      expect(p.read('src/lib/util.ts')).toBe(fixed);
+    },
+  );
 
   it('no test failed on the harness side (so every it.fails above failed in the engine)', () => {
     expect(harnessFailures).toEqual([]);

@@ -109,7 +109,10 @@ export function harnessAvailable(name: HarnessName): boolean {
 /** The pinned harness's executable in the cache; throws saying how to install it. */
 export function harnessBinary(name: HarnessName): string {
   const m = installedMarker(name);
-  if (!m) throw new Error(`${name} ${harnessPin(name).version} is not installed in ${harnessCacheDir()}: run node scripts/install-harnesses.mjs ${name}`);
+  if (!m)
+    throw new Error(
+      `${name} ${harnessPin(name).version} is not installed in ${harnessCacheDir()}: run node scripts/install-harnesses.mjs ${name}`,
+    );
   return m.bin;
 }
 
@@ -117,7 +120,13 @@ export function harnessBinary(name: HarnessName): string {
 // Artifacts: what each test's harness sent, kept after the run (test/harnesses/.payloads is gitignored)
 
 export function slug(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 80) || 'test';
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 80) || 'test'
+  );
 }
 
 /** A fresh, empty `test/harnesses/.payloads/<harness>/<slug(name)>/`. */
@@ -174,10 +183,20 @@ export function scalpelPackage(): ScalpelPackage {
     const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
     mkdirSync(join(tmp, 'template'), { recursive: true });
     const npmEnv = { ...process.env, npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' };
-    const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', tmp, REPO_ROOT], { cwd: tmp, env: npmEnv, encoding: 'utf8' }).trim().split('\n').pop()!;
+    const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', tmp, REPO_ROOT], { cwd: tmp, env: npmEnv, encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .pop()!;
     const tarballTmp = join(tmp, out);
-    writeFileSync(join(tmp, 'template/package.json'), JSON.stringify({ name: 'scratch-project', version: '1.0.0', private: true }, null, 2) + '\n');
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--save-dev', tarballTmp], { cwd: join(tmp, 'template'), env: npmEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    writeFileSync(
+      join(tmp, 'template/package.json'),
+      JSON.stringify({ name: 'scratch-project', version: '1.0.0', private: true }, null, 2) + '\n',
+    );
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--save-dev', tarballTmp], {
+      cwd: join(tmp, 'template'),
+      env: npmEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     writeFileSync(join(tmp, 'done.json'), JSON.stringify({ tarball: out, digest }) + '\n');
     try {
       renameSync(tmp, dir);
@@ -185,7 +204,8 @@ export function scalpelPackage(): ScalpelPackage {
       rmSync(tmp, { recursive: true, force: true }); // another process won the race
     }
     // older builds' packages go
-    for (const name of readdirSync(base)) if (name !== digest && !name.includes('.tmp-')) rmSync(join(base, name), { recursive: true, force: true });
+    for (const name of readdirSync(base))
+      if (name !== digest && !name.includes('.tmp-')) rmSync(join(base, name), { recursive: true, force: true });
   }
   const meta = JSON.parse(readFileSync(done, 'utf8')) as { tarball: string };
   packageMemo = { tarball: join(dir, meta.tarball), template: join(dir, 'template') };
@@ -206,7 +226,8 @@ function copyNodeModules(template: string, dest: string): void {
 // ---------------------------------------------------------------------------------------------
 // The harness's environment: an isolated HOME, nothing of the caller's agent or test runner
 
-const DROPPED_ENV = /^(GIT_|ANTHROPIC_|CLAUDE|CODEX_|OPENAI_|GEMINI_|GOOGLE_|VERTEX|VITEST|NODE_OPTIONS$|NODE_V8_COVERAGE$|npm_|MCP_|OTEL_|TEST$)/;
+const DROPPED_ENV =
+  /^(GIT_|ANTHROPIC_|CLAUDE|CODEX_|OPENAI_|GEMINI_|GOOGLE_|VERTEX|VITEST|NODE_OPTIONS$|NODE_V8_COVERAGE$|npm_|MCP_|OTEL_|TEST$)/;
 
 let sharedCodeCache: string | undefined;
 
@@ -312,10 +333,20 @@ export function runProcess(cmd: string, args: readonly string[], opts: RunOption
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      const r: ProcResult = { code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), ms: Date.now() - t0, timedOut };
+      const r: ProcResult = {
+        code,
+        signal,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        ms: Date.now() - t0,
+        timedOut,
+      };
       if (opts.artifactPrefix) {
         writeFileSync(`${opts.artifactPrefix}.stdout.txt`, r.stdout);
-        writeFileSync(`${opts.artifactPrefix}.stderr.txt`, `${r.stderr}\n[exit ${code}${signal ? ` signal ${signal}` : ''}${timedOut ? ' TIMED OUT' : ''} after ${r.ms} ms]\n`);
+        writeFileSync(
+          `${opts.artifactPrefix}.stderr.txt`,
+          `${r.stderr}\n[exit ${code}${signal ? ` signal ${signal}` : ''}${timedOut ? ' TIMED OUT' : ''} after ${r.ms} ms]\n`,
+        );
       }
       resolvePromise(r);
     });
@@ -367,11 +398,15 @@ function lineDiff(a: string, b: string): string {
 export function describeDifference(actual: Oracle, expected: Oracle): string {
   const parts: string[] = [];
   for (const key of Object.keys(expected.git) as (keyof GitView)[]) {
-    if (actual.git[key] !== expected.git[key]) parts.push(`git ${key} differs (- expected, + actual):\n${lineDiff(expected.git[key], actual.git[key])}`);
+    if (actual.git[key] !== expected.git[key])
+      parts.push(`git ${key} differs (- expected, + actual):\n${lineDiff(expected.git[key], actual.git[key])}`);
   }
   const paths = [...new Set([...Object.keys(expected.tree), ...Object.keys(actual.tree)])].sort();
   const changed = paths.filter((p) => JSON.stringify(actual.tree[p]) !== JSON.stringify(expected.tree[p]));
-  if (changed.length) parts.push(`worktree differs:\n${changed.map((p) => `  ${p}: expected ${describeTreeItem(expected.tree[p])}, found ${describeTreeItem(actual.tree[p])}`).join('\n')}`);
+  if (changed.length)
+    parts.push(
+      `worktree differs:\n${changed.map((p) => `  ${p}: expected ${describeTreeItem(expected.tree[p])}, found ${describeTreeItem(actual.tree[p])}`).join('\n')}`,
+    );
   return parts.join('\n');
 }
 
@@ -584,7 +619,21 @@ export function makeProject(opts: ProjectOptions): ScratchProject {
   }
   const templatePkg = JSON.parse(readFileSync(join(pkg.template, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
   const spec = templatePkg.devDependencies['git-scalpel'];
-  writeInto(dir, 'package.json', JSON.stringify({ name: 'scratch-project', version: '1.0.0', private: true, scripts: { test: 'node -e "process.exit(0)"' }, devDependencies: { 'git-scalpel': spec.startsWith('file:') ? `file:${pkg.tarball}` : spec } }, null, 2) + '\n');
+  writeInto(
+    dir,
+    'package.json',
+    JSON.stringify(
+      {
+        name: 'scratch-project',
+        version: '1.0.0',
+        private: true,
+        scripts: { test: 'node -e "process.exit(0)"' },
+        devDependencies: { 'git-scalpel': spec.startsWith('file:') ? `file:${pkg.tarball}` : spec },
+      },
+      null,
+      2,
+    ) + '\n',
+  );
   copyNodeModules(pkg.template, dir);
   const env = (extra: Record<string, string | undefined> = {}) => harnessEnv(home, extra);
   const bin = join(dir, 'node_modules/.bin/git-scalpel');
@@ -700,7 +749,11 @@ export function sendJson(res: http.ServerResponse, status: number, body: unknown
 }
 
 /** Server-sent events: `event: <name>` (when given) and `data: <JSON or text>` per item. */
-export function sendSse(res: http.ServerResponse, events: readonly { event?: string; data: unknown }[], headers: Record<string, string> = {}): void {
+export function sendSse(
+  res: http.ServerResponse,
+  events: readonly { event?: string; data: unknown }[],
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...headers });
   for (const e of events) {
     const data = typeof e.data === 'string' ? e.data : JSON.stringify(e.data);
@@ -737,7 +790,20 @@ export async function startModelServer(handler: ModelHandler, opts: { logFile?: 
       else res.end();
       rec.status = 500;
     }
-    if (opts.logFile) appendFileSync(opts.logFile, JSON.stringify({ seq: rec.seq, t: rec.t, method: rec.method, url: rec.url, kind: rec.kind, status: rec.status, headers: rec.headers, body: rec.json ?? rec.body }) + '\n');
+    if (opts.logFile)
+      appendFileSync(
+        opts.logFile,
+        JSON.stringify({
+          seq: rec.seq,
+          t: rec.t,
+          method: rec.method,
+          url: rec.url,
+          kind: rec.kind,
+          status: rec.status,
+          headers: rec.headers,
+          body: rec.json ?? rec.body,
+        }) + '\n',
+      );
   };
   // a request whose body could not be read is an error of the run, not an unhandled rejection
   const server = http.createServer((req, res) => {
@@ -805,7 +871,8 @@ export class ScriptRunner {
 
   constructor(
     readonly turns: Step[][],
-    private readonly makeId: (turn: number, step: number, call: number) => string = (t, s, c) => `call_${t}_${s}_${c}_${Math.random().toString(36).slice(2, 10)}`,
+    private readonly makeId: (turn: number, step: number, call: number) => string = (t, s, c) =>
+      `call_${t}_${s}_${c}_${Math.random().toString(36).slice(2, 10)}`,
   ) {}
 
   /** The answer to a request: `resultIds` the tool-call ids it returns results for (empty: a new prompt, keyed by `promptKey`). */
@@ -865,7 +932,11 @@ export interface ScriptedModel extends ModelServer {
 type ScriptedRecords = Pick<ScriptedModel, 'script' | 'main' | 'side' | 'unexpected'>;
 
 /** A model server (startModelServer) answering from `script`: `handler` gets the records to file each request in. */
-export async function startScriptedModel(script: ScriptRunner, handler: (req: RecordedRequest, res: http.ServerResponse, model: ScriptedRecords) => void | Promise<void>, opts: { logFile?: string } = {}): Promise<ScriptedModel> {
+export async function startScriptedModel(
+  script: ScriptRunner,
+  handler: (req: RecordedRequest, res: http.ServerResponse, model: ScriptedRecords) => void | Promise<void>,
+  opts: { logFile?: string } = {},
+): Promise<ScriptedModel> {
   const model: ScriptedRecords = { script, main: [], side: [], unexpected: [] };
   const server = await startModelServer((req, res) => handler(req, res, model), opts);
   return Object.assign(server, model);
@@ -875,7 +946,12 @@ export async function startScriptedModel(script: ScriptRunner, handler: (req: Re
  * A main-loop request: recorded in `main`, answered with the script's step for what it carries
  * (`resultIds`, or a new prompt keyed by `promptKey`), that step's `before` run first.
  */
-export async function answerStep(model: ScriptedRecords, req: RecordedRequest, resultIds: readonly string[], promptKey: string): Promise<AnsweredStep> {
+export async function answerStep(
+  model: ScriptedRecords,
+  req: RecordedRequest,
+  resultIds: readonly string[],
+  promptKey: string,
+): Promise<AnsweredStep> {
   model.main.push(req);
   const a = model.script.next(resultIds, promptKey);
   req.kind = `main turn ${a.turn} step ${a.step}`;

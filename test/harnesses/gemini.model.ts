@@ -27,14 +27,36 @@
  * - Anything else: 404 with a Google API error body, recorded in `unexpected`.
  */
 import type http from 'node:http';
-import { ScriptRunner, answerStep, answerUnexpected, sendJson, sendSse, startScriptedModel, type RecordedRequest, type ScriptedModel, type Step, type ToolCall } from './common.js';
+import {
+  ScriptRunner,
+  answerStep,
+  answerUnexpected,
+  sendJson,
+  sendSse,
+  startScriptedModel,
+  type RecordedRequest,
+  type ScriptedModel,
+  type Step,
+  type ToolCall,
+} from './common.js';
 
 /** The CLI's tools, with the argument shapes its functionDeclarations declare (0.61.0). */
 export const gm = {
   write: (file_path: string, content: string): ToolCall => ({ name: 'write_file', input: { file_path, content } }),
-  replace: (file_path: string, old_string: string, new_string: string, opts: { instruction?: string; allow_multiple?: boolean } = {}): ToolCall => ({
+  replace: (
+    file_path: string,
+    old_string: string,
+    new_string: string,
+    opts: { instruction?: string; allow_multiple?: boolean } = {},
+  ): ToolCall => ({
     name: 'replace',
-    input: { file_path, instruction: opts.instruction ?? 'make the change', old_string, new_string, ...(opts.allow_multiple !== undefined ? { allow_multiple: opts.allow_multiple } : {}) },
+    input: {
+      file_path,
+      instruction: opts.instruction ?? 'make the change',
+      old_string,
+      new_string,
+      ...(opts.allow_multiple !== undefined ? { allow_multiple: opts.allow_multiple } : {}),
+    },
   }),
   shell: (command: string, description = 'run a command'): ToolCall => ({ name: 'run_shell_command', input: { command, description } }),
   read: (file_path: string): ToolCall => ({ name: 'read_file', input: { file_path } }),
@@ -78,7 +100,12 @@ function idOfSignature(sig: string | undefined): string | undefined {
  * What the request's last user content is: the function responses it returns (with the script ids
  * carried by the model content just before it), or a new prompt's text.
  */
-export function lastUserContent(contents: Content[]): { responses: Part['functionResponse'][]; resultIds: string[]; text: string; index: number } {
+export function lastUserContent(contents: Content[]): {
+  responses: Part['functionResponse'][];
+  resultIds: string[];
+  text: string;
+  index: number;
+} {
   for (let i = contents.length - 1; i >= 0; i--) {
     const c = contents[i];
     if (c.role !== 'user') continue;
@@ -90,7 +117,10 @@ export function lastUserContent(contents: Content[]): { responses: Part['functio
       .join('\n');
     const resultIds: string[] = [];
     if (responses.length) {
-      const prev = contents.slice(0, i).reverse().find((x) => x.role === 'model' && (x.parts ?? []).some((p) => p.functionCall));
+      const prev = contents
+        .slice(0, i)
+        .reverse()
+        .find((x) => x.role === 'model' && (x.parts ?? []).some((p) => p.functionCall));
       for (const p of prev?.parts ?? []) {
         const id = p.functionCall ? idOfSignature(p.thoughtSignature) : undefined;
         if (id) resultIds.push(id);
@@ -133,7 +163,10 @@ function chunk(parts: Part[], last: boolean, modelVersion: string): Record<strin
 
 /** The chunks of one answer: text (if any) in two chunks, then the function calls, the last chunk finishing. */
 function answerChunks(parts: Part[], modelVersion: string): Record<string, unknown>[] {
-  const text = parts.filter((p) => p.text !== undefined).map((p) => p.text!).join('');
+  const text = parts
+    .filter((p) => p.text !== undefined)
+    .map((p) => p.text!)
+    .join('');
   const calls = parts.filter((p) => p.functionCall);
   const out: Part[][] = [];
   if (text) {
@@ -148,7 +181,10 @@ function answerChunks(parts: Part[], modelVersion: string): Record<string, unkno
 
 function answer(res: http.ServerResponse, stream: boolean, parts: Part[], model: string): void {
   if (stream) {
-    sendSse(res, answerChunks(parts, model).map((data) => ({ data })));
+    sendSse(
+      res,
+      answerChunks(parts, model).map((data) => ({ data })),
+    );
     return;
   }
   sendJson(res, 200, chunk(parts, true, model));
@@ -157,46 +193,61 @@ function answer(res: http.ServerResponse, stream: boolean, parts: Part[], model:
 function partsOf(step: Step, ids: string[]): Part[] {
   const parts: Part[] = [];
   if (step.text) parts.push({ text: step.text });
-  if ('calls' in step) step.calls.forEach((c, i) => parts.push({ functionCall: { name: c.name, args: c.input }, ...(i === 0 ? { thoughtSignature: signatureOf(ids[0]) } : {}) }));
+  if ('calls' in step)
+    step.calls.forEach((c, i) =>
+      parts.push({ functionCall: { name: c.name, args: c.input }, ...(i === 0 ? { thoughtSignature: signatureOf(ids[0]) } : {}) }),
+    );
   return parts;
 }
 
 /** Starts the scripted API on 127.0.0.1 (see the file's comment). */
 export async function startGeminiModel(turns: Step[][], opts: { logFile?: string } = {}): Promise<GeminiModel> {
   const script = new ScriptRunner(turns, (t, s, c) => `${t}.${s}.${c}.${Math.random().toString(36).slice(2, 10)}`);
-  return startScriptedModel(script, async (req, res, records) => {
-    const [path] = req.url.split('?');
-    const m = /^\/v1(?:beta|alpha|)\/models\/([^/:]+):(streamGenerateContent|generateContent|countTokens)$/.exec(path);
-    if (req.method === 'POST' && m && m[2] === 'countTokens') {
-      req.kind = 'countTokens';
-      sendJson(res, 200, { totalTokens: Math.max(1, Math.ceil(req.body.length / 4)) });
-      return;
-    }
-    if (req.method === 'POST' && m) {
-      const model = m[1];
-      const stream = m[2] === 'streamGenerateContent';
-      const body = (req.json ?? {}) as GenerateRequest;
-      const declared = (body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).map((f) => f.name);
-      const isMain = declared.includes('run_shell_command') || declared.includes('write_file');
-      if (!isMain) {
-        req.kind = 'side';
-        records.side.push(req);
-        const schema = body.generationConfig?.responseJsonSchema ?? body.generationConfig?.responseSchema;
-        const text = schema ? JSON.stringify(valueOfSchema(schema)) : body.generationConfig?.responseMimeType === 'application/json' ? '{}' : 'ok';
-        answer(res, stream, [{ text }], model);
+  return startScriptedModel(
+    script,
+    async (req, res, records) => {
+      const [path] = req.url.split('?');
+      const m = /^\/v1(?:beta|alpha|)\/models\/([^/:]+):(streamGenerateContent|generateContent|countTokens)$/.exec(path);
+      if (req.method === 'POST' && m && m[2] === 'countTokens') {
+        req.kind = 'countTokens';
+        sendJson(res, 200, { totalTokens: Math.max(1, Math.ceil(req.body.length / 4)) });
         return;
       }
-      const last = lastUserContent(body.contents ?? []);
-      if (last.responses.length && !last.resultIds.length) {
-        records.main.push(req);
-        throw new Error(`function responses (${last.responses.map((r) => r?.name).join(', ')}) whose calls carry no script signature: the CLI dropped the thoughtSignature`);
+      if (req.method === 'POST' && m) {
+        const model = m[1];
+        const stream = m[2] === 'streamGenerateContent';
+        const body = (req.json ?? {}) as GenerateRequest;
+        const declared = (body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).map((f) => f.name);
+        const isMain = declared.includes('run_shell_command') || declared.includes('write_file');
+        if (!isMain) {
+          req.kind = 'side';
+          records.side.push(req);
+          const schema = body.generationConfig?.responseJsonSchema ?? body.generationConfig?.responseSchema;
+          const text = schema
+            ? JSON.stringify(valueOfSchema(schema))
+            : body.generationConfig?.responseMimeType === 'application/json'
+              ? '{}'
+              : 'ok';
+          answer(res, stream, [{ text }], model);
+          return;
+        }
+        const last = lastUserContent(body.contents ?? []);
+        if (last.responses.length && !last.resultIds.length) {
+          records.main.push(req);
+          throw new Error(
+            `function responses (${last.responses.map((r) => r?.name).join(', ')}) whose calls carry no script signature: the CLI dropped the thoughtSignature`,
+          );
+        }
+        const a = await answerStep(records, req, last.resultIds, `${last.index}:${last.text}`);
+        answer(res, stream, partsOf(a.value, a.ids), model);
+        return;
       }
-      const a = await answerStep(records, req, last.resultIds, `${last.index}:${last.text}`);
-      answer(res, stream, partsOf(a.value, a.ids), model);
-      return;
-    }
-    answerUnexpected(records, req, res, { error: { code: 404, message: `the test model does not serve ${req.method} ${req.url}`, status: 'NOT_FOUND' } });
-  }, opts);
+      answerUnexpected(records, req, res, {
+        error: { code: 404, message: `the test model does not serve ${req.method} ${req.url}`, status: 'NOT_FOUND' },
+      });
+    },
+    opts,
+  );
 }
 
 /** The functionResponse parts of a main-loop request's last user content, in order. */

@@ -32,9 +32,41 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HARNESS_TEST_DIR, PERSON_WORK, expectSameOracle, harnessBinary, harnessPin, makeProject, runProcess, scalpelStatus, type LoggedPayload, type LoggerOptions, type Oracle, type ProcResult, type ScratchProject, type Step } from './common.js';
+import {
+  HARNESS_TEST_DIR,
+  PERSON_WORK,
+  expectSameOracle,
+  harnessBinary,
+  harnessPin,
+  makeProject,
+  runProcess,
+  scalpelStatus,
+  type LoggedPayload,
+  type LoggerOptions,
+  type Oracle,
+  type ProcResult,
+  type ScratchProject,
+  type Step,
+} from './common.js';
 import { functionResponses, gm, startGeminiModel, type GeminiModel } from './gemini.model.js';
-import { PayloadShapes, events, expectMainTurnListed, expectMainTurnOnDisk, expectMainTurnRewound, expectParallelCallsOnDisk, expectPersonWork, expectTwoTurnsRewoundByRewind1, expectTwoTurnsRewoundOneByOne, once, scalpelSaved, scenarioScripts, turnsJson, withScriptedModel, type FileTools, type ToolEntry } from './shared-checks.js';
+import {
+  PayloadShapes,
+  events,
+  expectMainTurnListed,
+  expectMainTurnOnDisk,
+  expectMainTurnRewound,
+  expectParallelCallsOnDisk,
+  expectPersonWork,
+  expectTwoTurnsRewoundByRewind1,
+  expectTwoTurnsRewoundOneByOne,
+  once,
+  scalpelSaved,
+  scenarioScripts,
+  turnsJson,
+  withScriptedModel,
+  type FileTools,
+  type ToolEntry,
+} from './shared-checks.js';
 
 const VERSION = harnessPin('gemini').version;
 
@@ -50,19 +82,39 @@ export const GEMINI_USER_SETTINGS = {
 const API_KEY = 'test-gemini-key';
 
 /** Gemini CLI's tools for the shared scenario scripts. */
-const TOOLS: FileTools = { write: gm.write, edit: (file, old, replacement) => gm.replace(file, old, replacement), shell: gm.shell, read: gm.read };
+const TOOLS: FileTools = {
+  write: gm.write,
+  edit: (file, old, replacement) => gm.replace(file, old, replacement),
+  shell: gm.shell,
+  read: gm.read,
+};
 
 /** ~/.gemini/settings.json and (when `trust`) ~/.gemini/trustedFolders.json trusting the project. */
 function setUpGeminiHome(p: ScratchProject, opts: { trust?: boolean; settings?: Record<string, unknown> } = {}): void {
   const dir = join(p.home, '.gemini');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'settings.json'), JSON.stringify(opts.settings ?? GEMINI_USER_SETTINGS, null, 2) + '\n');
-  if (opts.trust ?? true) writeFileSync(join(dir, 'trustedFolders.json'), JSON.stringify({ [realpathSync(p.dir)]: 'TRUST_FOLDER' }, null, 2) + '\n');
+  if (opts.trust ?? true)
+    writeFileSync(join(dir, 'trustedFolders.json'), JSON.stringify({ [realpathSync(p.dir)]: 'TRUST_FOLDER' }, null, 2) + '\n');
 }
 
 /** A scratch project with git-scalpel's Gemini hooks, a payload logger printing `{}`, the home set up. */
-function geminiProject(name: string, opts: { logger?: Omit<LoggerOptions, 'log' | 'stdout'>; trust?: boolean; files?: Parameters<typeof makeProject>[0]['files']; personWork?: (dir: string) => void } = {}): ScratchProject {
-  const p = makeProject({ harness: 'gemini', name, logger: { ...(opts.logger ?? {}), stdout: '{}' }, files: opts.files, personWork: opts.personWork });
+function geminiProject(
+  name: string,
+  opts: {
+    logger?: Omit<LoggerOptions, 'log' | 'stdout'>;
+    trust?: boolean;
+    files?: Parameters<typeof makeProject>[0]['files'];
+    personWork?: (dir: string) => void;
+  } = {},
+): ScratchProject {
+  const p = makeProject({
+    harness: 'gemini',
+    name,
+    logger: { ...(opts.logger ?? {}), stdout: '{}' },
+    files: opts.files,
+    personWork: opts.personWork,
+  });
   setUpGeminiHome(p, { trust: opts.trust });
   return p;
 }
@@ -110,12 +162,21 @@ function parseHookRuns(stderr: string): HookRun[] {
  * stderr; it also changes what a shell call's AfterTool carries: returnDisplay becomes llmContent's
  * text, so the tests that check payloads run without it).
  */
-async function gemini(p: ScratchProject, model: GeminiModel, prompt: string, opts: { args?: string[]; relaunch?: boolean; debug?: boolean; timeoutMs?: number } = {}): Promise<GeminiRun> {
+async function gemini(
+  p: ScratchProject,
+  model: GeminiModel,
+  prompt: string,
+  opts: { args?: string[]; relaunch?: boolean; debug?: boolean; timeoutMs?: number } = {},
+): Promise<GeminiRun> {
   const n = ++runCount;
   const args = ['-p', prompt, '--yolo', '--output-format', 'stream-json', ...(opts.debug ? ['--debug'] : []), ...(opts.args ?? [])];
   const r = await runProcess(harnessBinary('gemini'), args, {
     cwd: p.dir,
-    env: p.env({ GEMINI_API_KEY: API_KEY, GOOGLE_GEMINI_BASE_URL: model.url, ...(opts.relaunch ? {} : { GEMINI_CLI_NO_RELAUNCH: 'true' }) }),
+    env: p.env({
+      GEMINI_API_KEY: API_KEY,
+      GOOGLE_GEMINI_BASE_URL: model.url,
+      ...(opts.relaunch ? {} : { GEMINI_CLI_NO_RELAUNCH: 'true' }),
+    }),
     timeoutMs: opts.timeoutMs ?? 180_000,
     artifactPrefix: join(p.artifacts, `gemini-${n}`),
   });
@@ -146,7 +207,10 @@ function expectCleanRun(r: GeminiRun, model: GeminiModel): void {
   expect(r.code, `gemini exited ${r.code}: ${r.stderr.slice(-2000)}`).toBe(0);
   expect(model.errors).toEqual([]);
   expect(model.unexpected.map((q) => `${q.method} ${q.url}`)).toEqual([]);
-  expect(r.hookRuns.filter((h) => h.failed > 0), 'a hook failed').toEqual([]);
+  expect(
+    r.hookRuns.filter((h) => h.failed > 0),
+    'a hook failed',
+  ).toEqual([]);
   expect(r.stderr).not.toMatch(/failed for event/);
   if (r.debug) expect(r.hookRuns.length, 'no hook ran (--debug prints each event)').toBeGreaterThan(0);
   expect(r.lines.find((l) => l.type === 'result')?.status).toBe('success');
@@ -160,7 +224,10 @@ afterAll(() => {
   shapes.write(join(dir, 'shapes.json'));
   const byEvent: Record<string, { n: number; min: number; median: number; max: number }> = {};
   for (const ev of [...new Set(hookDurations.map((h) => h.event))]) {
-    const ms = hookDurations.filter((h) => h.event === ev).map((h) => h.ms).sort((a, b) => a - b);
+    const ms = hookDurations
+      .filter((h) => h.event === ev)
+      .map((h) => h.ms)
+      .sort((a, b) => a - b);
     byEvent[ev] = { n: ms.length, min: ms[0], median: ms[Math.floor(ms.length / 2)], max: ms[ms.length - 1] };
   }
   writeFileSync(join(dir, 'hook-durations.json'), JSON.stringify({ byEvent, runs: runTimes, all: hookDurations }, null, 2) + '\n');
@@ -187,9 +254,18 @@ function expectCommonFields(p: ScratchProject, list: LoggedPayload[]): void {
     expect(typeof pl.transcript_path).toBe('string');
     expect(pl.cwd).toBe(p.dir);
     expect(new Date(pl.timestamp).toISOString()).toBe(pl.timestamp);
-    expect(Object.keys(pl).filter((k) => !(EVENT_KEYS[x.event] ?? []).includes(k)), `${x.event}: keys beyond the known ones`).toEqual([]);
+    expect(
+      Object.keys(pl).filter((k) => !(EVENT_KEYS[x.event] ?? []).includes(k)),
+      `${x.event}: keys beyond the known ones`,
+    ).toEqual([]);
     // the hook's environment: the project, the session, and (surprise) the API key
-    expect(x.env).toMatchObject({ GEMINI_PROJECT_DIR: p.dir, GEMINI_CWD: p.dir, CLAUDE_PROJECT_DIR: p.dir, GEMINI_SESSION_ID: pl.session_id, GEMINI_API_KEY: API_KEY });
+    expect(x.env).toMatchObject({
+      GEMINI_PROJECT_DIR: p.dir,
+      GEMINI_CWD: p.dir,
+      CLAUDE_PROJECT_DIR: p.dir,
+      GEMINI_SESSION_ID: pl.session_id,
+      GEMINI_API_KEY: API_KEY,
+    });
   }
   shapes.record(list);
 }
@@ -226,22 +302,18 @@ function turnsThenRewind<T extends object>(p: ScratchProject, scenario: T) {
 async function twoTurns(project: ScratchProject): Promise<{ states: Oracle[]; sessions: (string | undefined)[] }> {
   const states: Oracle[] = [project.oracle()];
   const sessions: (string | undefined)[] = [];
-  await withModel(
-    project,
-    scenarioScripts(TOOLS, project.dir).twoTurns(),
-    async (model) => {
-      const r1 = await gemini(project, model, 'first: add gen/one.ts', { debug: true });
-      expectCleanRun(r1, model);
-      states.push(project.oracle());
-      const r2 = await gemini(project, model, 'second: change it again', { args: ['--resume', 'latest'], debug: true });
-      expectCleanRun(r2, model);
-      expect(model.script.finished()).toBe(true);
-      // the resumed conversation's history reached the model (turn two's first request holds turn one)
-      expect(model.main.find((q) => q.kind === 'main turn 1 step 0')!.json.contents.length).toBeGreaterThan(3);
-      states.push(project.oracle());
-      sessions.push(r1.sessionId, r2.sessionId);
-    },
-  );
+  await withModel(project, scenarioScripts(TOOLS, project.dir).twoTurns(), async (model) => {
+    const r1 = await gemini(project, model, 'first: add gen/one.ts', { debug: true });
+    expectCleanRun(r1, model);
+    states.push(project.oracle());
+    const r2 = await gemini(project, model, 'second: change it again', { args: ['--resume', 'latest'], debug: true });
+    expectCleanRun(r2, model);
+    expect(model.script.finished()).toBe(true);
+    // the resumed conversation's history reached the model (turn two's first request holds turn one)
+    expect(model.main.find((q) => q.kind === 'main turn 1 step 0')!.json.contents.length).toBeGreaterThan(3);
+    states.push(project.oracle());
+    sessions.push(r1.sessionId, r2.sessionId);
+  });
   return { states, sessions };
 }
 
@@ -302,12 +374,18 @@ const parallel = once(async () => {
       const t0 = tools[0].start;
       p.artifact(
         'timeline.txt',
-        tools.map((x) => `${x.event} ${x.payload.tool_name} start=${x.start - t0} end=${x.end - t0} sent=${Date.parse(x.payload.timestamp) - t0} ${JSON.stringify(x.payload.tool_input).slice(0, 80)}`).join('\n') + '\n',
+        tools
+          .map(
+            (x) =>
+              `${x.event} ${x.payload.tool_name} start=${x.start - t0} end=${x.end - t0} sent=${Date.parse(x.payload.timestamp) - t0} ${JSON.stringify(x.payload.tool_input).slice(0, 80)}`,
+          )
+          .join('\n') + '\n',
       );
       // the CLI runs consecutive calls that are not edits (shell, read) at once, an edit (write_file, replace) alone:
       // BeforeTool, BeforeTool (their hooks at the same time, in the answer's order), the commands at once, each
       // one's AfterTool when it ends (the fast one's first), then the write's BeforeTool and AfterTool
-      const first = (x: LoggedPayload) => (x.payload.tool_name === 'run_shell_command' ? String(x.payload.tool_input.command).split(' ')[0] : x.payload.tool_name);
+      const first = (x: LoggedPayload) =>
+        x.payload.tool_name === 'run_shell_command' ? String(x.payload.tool_input.command).split(' ')[0] : x.payload.tool_name;
       expect(tools.map((x) => `${x.event}:${first(x)}`)).toEqual([
         'BeforeTool:sleep',
         'BeforeTool:mkdir',
@@ -332,12 +410,16 @@ const parallel = once(async () => {
       expect(tools[4].start).toBeGreaterThanOrEqual(Math.max(tools[2].end, tools[3].end));
       // the AfterTool of each call carries the call's tool_input, and nothing else ties it to its BeforeTool
       for (const x of tools.filter((y) => y.event === 'AfterTool')) {
-        expect(tools.filter((y) => y.event === 'BeforeTool' && JSON.stringify(y.payload.tool_input) === JSON.stringify(x.payload.tool_input))).toHaveLength(1);
+        expect(
+          tools.filter((y) => y.event === 'BeforeTool' && JSON.stringify(y.payload.tool_input) === JSON.stringify(x.payload.tool_input)),
+        ).toHaveLength(1);
       }
       // a successful command: llmContent names the output, no exit code, no error
       const cat = tools.find((x) => x.event === 'AfterTool' && x.payload.tool_input.command === 'cat README.md')!.payload.tool_response;
       p.artifact('cat-response.json', JSON.stringify(cat, null, 2));
-      expect(cat.llmContent).toMatch(/^<untrusted_context>\nOutput: # project\n\nline 1 edited by the person\nline 2\nProcess Group PGID: \d+\n<\/untrusted_context>$/);
+      expect(cat.llmContent).toMatch(
+        /^<untrusted_context>\nOutput: # project\n\nline 1 edited by the person\nline 2\nProcess Group PGID: \d+\n<\/untrusted_context>$/,
+      );
       expect(Object.keys(cat)).toEqual(['llmContent', 'returnDisplay']);
       // what the model got back for the parallel calls: one user content, one functionResponse per call, ids the CLI made
       const responses = functionResponses(model.main[1]);
@@ -374,8 +456,26 @@ const failures = once(async () => {
       expect(p.read('src/config.ts')).toContain('1234');
       list = p.payloads();
       expectCommonFields(p, list);
-      p.artifact('failure-events.json', JSON.stringify(toolEvents(list).map((x) => ({ event: x.event, payload: x.payload })), null, 2));
-      expect(events(list)).toEqual(['SessionStart', 'BeforeAgent', 'BeforeTool:replace', 'AfterTool:replace', 'BeforeTool:run_shell_command', 'AfterTool:run_shell_command', 'BeforeTool:write_file', 'AfterTool:write_file', 'AfterAgent', 'SessionEnd']);
+      p.artifact(
+        'failure-events.json',
+        JSON.stringify(
+          toolEvents(list).map((x) => ({ event: x.event, payload: x.payload })),
+          null,
+          2,
+        ),
+      );
+      expect(events(list)).toEqual([
+        'SessionStart',
+        'BeforeAgent',
+        'BeforeTool:replace',
+        'AfterTool:replace',
+        'BeforeTool:run_shell_command',
+        'AfterTool:run_shell_command',
+        'BeforeTool:write_file',
+        'AfterTool:write_file',
+        'AfterAgent',
+        'SessionEnd',
+      ]);
       const after = (tool: string) => list.find((x) => x.event === 'AfterTool' && x.payload.tool_name === tool)!.payload.tool_response;
       // the failed replace: tool_response.error { type, message }
       expect(after('replace')).toEqual({
@@ -385,7 +485,9 @@ const failures = once(async () => {
       });
       // the command that exited 3: no error; the exit code is only in llmContent's text (and returnDisplay's)
       expect(after('run_shell_command')).toEqual({
-        llmContent: expect.stringMatching(/^<untrusted_context>\nOutput: \(empty\)\nExit Code: 3\nProcess Group PGID: \d+\n<\/untrusted_context>$/),
+        llmContent: expect.stringMatching(
+          /^<untrusted_context>\nOutput: \(empty\)\nExit Code: 3\nProcess Group PGID: \d+\n<\/untrusted_context>$/,
+        ),
         returnDisplay: 'Command exited with code: 3',
       });
       // stream-json: the replace is an error, the command a success
@@ -410,7 +512,9 @@ describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a d
     for (const [event, g] of Object.entries(groups)) {
       expect(g).toHaveLength(1);
       expect(g[0].matcher).toBe(event === 'BeforeTool' || event === 'AfterTool' ? 'write_file|replace|run_shell_command' : undefined);
-      expect(g[0].hooks).toEqual([{ name: 'git-scalpel', type: 'command', command: '$GEMINI_PROJECT_DIR/node_modules/.bin/git-scalpel hook gemini', timeout: 30000 }]);
+      expect(g[0].hooks).toEqual([
+        { name: 'git-scalpel', type: 'command', command: '$GEMINI_PROJECT_DIR/node_modules/.bin/git-scalpel hook gemini', timeout: 30000 },
+      ]);
     }
     // nothing trusted yet (the isolated home has no trustedFolders.json): install says so, and how
     const out = p.install.stdout + p.install.stderr;
@@ -422,14 +526,13 @@ describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a d
     expect(scalpelStatus(p, 'gemini', 'status-trusted.json')).toMatchObject({ live: 'yes', trust: { trusted: 'yes' }, lastEvent: null });
   });
 
-  it.concurrent('the main turn: write_file in new directories, replace over unstaged edits, sed -i, rm, git add -A; turns lists it, rewind gives back every byte', async () => {
-    const p = geminiProject('main turn');
-    const f = (rel: string) => join(p.dir, rel);
-    const before = p.oracle();
-    const r = await withModel(
-      p,
-      scenarioScripts(TOOLS, p.dir).mainTurn(),
-      async (model) => {
+  it.concurrent(
+    'the main turn: write_file in new directories, replace over unstaged edits, sed -i, rm, git add -A; turns lists it, rewind gives back every byte',
+    async () => {
+      const p = geminiProject('main turn');
+      const f = (rel: string) => join(p.dir, rel);
+      const before = p.oracle();
+      const r = await withModel(p, scenarioScripts(TOOLS, p.dir).mainTurn(), async (model) => {
         // as a person runs it: the CLI relaunches itself (a second Node process with a larger heap)
         const r = await gemini(p, model, 'Add the API client\nand tidy up the project', { relaunch: true });
         expectCleanRun(r, model);
@@ -440,90 +543,161 @@ describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a d
         expect(model.side[0].json.generationConfig.responseJsonSchema.required).toEqual(['complexity_reasoning', 'complexity_score']);
         p.artifact('tools.json', JSON.stringify(model.main[0].json.tools, null, 2));
         return r;
-      },
-    );
-    // what the agent did, seen by git
-    expectMainTurnOnDisk(p);
+      });
+      // what the agent did, seen by git
+      expectMainTurnOnDisk(p);
 
-    // what Gemini CLI really sent
-    const list = p.payloads();
-    expectCommonFields(p, list);
-    expect(events(list)).toEqual([
-      'SessionStart',
-      'BeforeAgent',
-      'BeforeTool:write_file',
-      'AfterTool:write_file',
-      'BeforeTool:replace',
-      'AfterTool:replace',
-      'BeforeTool:run_shell_command',
-      'AfterTool:run_shell_command',
-      'BeforeTool:run_shell_command',
-      'AfterTool:run_shell_command',
-      'BeforeTool:run_shell_command',
-      'AfterTool:run_shell_command',
-      'AfterAgent',
-      'SessionEnd',
-    ]);
-    expect(new Set(list.map((x) => x.payload.session_id))).toEqual(new Set([r.sessionId]));
-    const pl = (event: string, tool?: string, i = 0) => list.filter((x) => x.event === event && (tool === undefined || x.payload.tool_name === tool))[i].payload;
-    expect(pl('SessionStart').source).toBe('startup');
-    expect(pl('BeforeAgent').prompt).toBe('Add the API client\nand tidy up the project');
-    // prompt_response: the final text, then (0.61.0) every streamed chunk after the first again, joined by spaces
-    // (Turn.getResponseText joins its debug responses, whose first already holds the merged text)
-    const finalText = 'Done: client added, b raised, button red, legacy gone, all staged.';
-    expect(pl('AfterAgent')).toMatchObject({ prompt: 'Add the API client\nand tidy up the project', prompt_response: `${finalText} ${finalText.slice(Math.ceil(finalText.length / 2))}`, stop_hook_active: false });
-    expect(pl('SessionEnd').reason).toBe('exit');
-    // tool_input is the call's args as the model sent them; AfterTool repeats it
-    expect(pl('BeforeTool', 'write_file').tool_input).toEqual({ file_path: f('gen/api/client.ts'), content: 'export const client = 1;\n' });
-    expect(pl('BeforeTool', 'replace').tool_input).toEqual({ file_path: f('src/app.ts'), instruction: 'make the change', old_string: 'export const b = 2;', new_string: 'export const b = 20;' });
-    expect(pl('BeforeTool', 'run_shell_command').tool_input).toEqual({ command: "sed -i 's/blue/red/' docs/guide.md", description: 'recolour the button' });
-    for (const x of list.filter((y) => y.event === 'AfterTool')) expect(x.payload.tool_input).toEqual(list[list.indexOf(x) - 1].payload.tool_input);
-    // tool_response: { llmContent, returnDisplay } (no error key on success)
-    expect(pl('AfterTool', 'write_file').tool_response).toEqual({
-      llmContent: `Successfully created and wrote to new file: ${f('gen/api/client.ts')}. Here is the updated code:\nexport const client = 1;\n`,
-      returnDisplay: expect.objectContaining({ fileName: 'client.ts', filePath: f('gen/api/client.ts'), originalContent: '', newContent: 'export const client = 1;\n', isNewFile: true, fileDiff: expect.any(String), diffStat: expect.any(Object) }),
-    });
-    expect(pl('AfterTool', 'replace').tool_response).toEqual({
-      llmContent: expect.stringContaining(`Successfully modified file: ${f('src/app.ts')}`),
-      returnDisplay: expect.objectContaining({ fileName: 'app.ts', filePath: f('src/app.ts'), originalContent: PERSON_WORK.appWorktree, newContent: 'export const a = 10;\nexport const b = 20;\nexport const c = 30;\n', isNewFile: false }),
-    });
-    expect(pl('AfterTool', 'run_shell_command').tool_response).toEqual({ llmContent: expect.stringMatching(/^<untrusted_context>\nOutput: \(empty\)\nProcess Group PGID: \d+\n<\/untrusted_context>$/), returnDisplay: '' });
+      // what Gemini CLI really sent
+      const list = p.payloads();
+      expectCommonFields(p, list);
+      expect(events(list)).toEqual([
+        'SessionStart',
+        'BeforeAgent',
+        'BeforeTool:write_file',
+        'AfterTool:write_file',
+        'BeforeTool:replace',
+        'AfterTool:replace',
+        'BeforeTool:run_shell_command',
+        'AfterTool:run_shell_command',
+        'BeforeTool:run_shell_command',
+        'AfterTool:run_shell_command',
+        'BeforeTool:run_shell_command',
+        'AfterTool:run_shell_command',
+        'AfterAgent',
+        'SessionEnd',
+      ]);
+      expect(new Set(list.map((x) => x.payload.session_id))).toEqual(new Set([r.sessionId]));
+      const pl = (event: string, tool?: string, i = 0) =>
+        list.filter((x) => x.event === event && (tool === undefined || x.payload.tool_name === tool))[i].payload;
+      expect(pl('SessionStart').source).toBe('startup');
+      expect(pl('BeforeAgent').prompt).toBe('Add the API client\nand tidy up the project');
+      // prompt_response: the final text, then (0.61.0) every streamed chunk after the first again, joined by spaces
+      // (Turn.getResponseText joins its debug responses, whose first already holds the merged text)
+      const finalText = 'Done: client added, b raised, button red, legacy gone, all staged.';
+      expect(pl('AfterAgent')).toMatchObject({
+        prompt: 'Add the API client\nand tidy up the project',
+        prompt_response: `${finalText} ${finalText.slice(Math.ceil(finalText.length / 2))}`,
+        stop_hook_active: false,
+      });
+      expect(pl('SessionEnd').reason).toBe('exit');
+      // tool_input is the call's args as the model sent them; AfterTool repeats it
+      expect(pl('BeforeTool', 'write_file').tool_input).toEqual({
+        file_path: f('gen/api/client.ts'),
+        content: 'export const client = 1;\n',
+      });
+      expect(pl('BeforeTool', 'replace').tool_input).toEqual({
+        file_path: f('src/app.ts'),
+        instruction: 'make the change',
+        old_string: 'export const b = 2;',
+        new_string: 'export const b = 20;',
+      });
+      expect(pl('BeforeTool', 'run_shell_command').tool_input).toEqual({
+        command: "sed -i 's/blue/red/' docs/guide.md",
+        description: 'recolour the button',
+      });
+      for (const x of list.filter((y) => y.event === 'AfterTool'))
+        expect(x.payload.tool_input).toEqual(list[list.indexOf(x) - 1].payload.tool_input);
+      // tool_response: { llmContent, returnDisplay } (no error key on success)
+      expect(pl('AfterTool', 'write_file').tool_response).toEqual({
+        llmContent: `Successfully created and wrote to new file: ${f('gen/api/client.ts')}. Here is the updated code:\nexport const client = 1;\n`,
+        returnDisplay: expect.objectContaining({
+          fileName: 'client.ts',
+          filePath: f('gen/api/client.ts'),
+          originalContent: '',
+          newContent: 'export const client = 1;\n',
+          isNewFile: true,
+          fileDiff: expect.any(String),
+          diffStat: expect.any(Object),
+        }),
+      });
+      expect(pl('AfterTool', 'replace').tool_response).toEqual({
+        llmContent: expect.stringContaining(`Successfully modified file: ${f('src/app.ts')}`),
+        returnDisplay: expect.objectContaining({
+          fileName: 'app.ts',
+          filePath: f('src/app.ts'),
+          originalContent: PERSON_WORK.appWorktree,
+          newContent: 'export const a = 10;\nexport const b = 20;\nexport const c = 30;\n',
+          isNewFile: false,
+        }),
+      });
+      expect(pl('AfterTool', 'run_shell_command').tool_response).toEqual({
+        llmContent: expect.stringMatching(/^<untrusted_context>\nOutput: \(empty\)\nProcess Group PGID: \d+\n<\/untrusted_context>$/),
+        returnDisplay: '',
+      });
 
-    // turns: one turn, labelled with the prompt's first line, every path the agent changed
-    const turns = turnsJson(p);
-    expectMainTurnListed(turns, `gemini-${r.sessionId}`);
-    // one entry per call, its BeforeTool and AfterTool paired by tool, input and order (no call id);
-    // a command's exit code read from llmContent ("Exit Code: N", absent when it is 0)
-    expect(turns[0].tools.map((t: ToolEntry) => ({ tool: t.tool, outcome: t.outcome, paths: t.paths, command: t.command, exitCode: t.exitCode, toolUseId: t.toolUseId }))).toEqual([
-      { tool: 'write_file', outcome: 'ok', paths: ['gen/api/client.ts'], command: undefined, exitCode: undefined, toolUseId: undefined },
-      { tool: 'replace', outcome: 'ok', paths: ['src/app.ts'], command: undefined, exitCode: undefined, toolUseId: undefined },
-      { tool: 'run_shell_command', outcome: 'ok', paths: ['docs/guide.md'], command: "sed -i 's/blue/red/' docs/guide.md", exitCode: 0, toolUseId: undefined },
-      { tool: 'run_shell_command', outcome: 'ok', paths: ['old/legacy.txt'], command: 'rm old/legacy.txt', exitCode: 0, toolUseId: undefined },
-      { tool: 'run_shell_command', outcome: 'ok', paths: ['README.md', 'docs/guide.md', 'gen/api/client.ts', 'notes.txt', 'old/legacy.txt', 'src/app.ts'], command: 'git add -A', exitCode: 0, toolUseId: undefined },
-    ]);
-    const keys = (turns[0].tools as ToolEntry[]).map((t) => t.call);
-    expect(new Set(keys).size).toBe(5);
-    for (const k of keys) expect(typeof k).toBe('string');
-    expect(turns[0].rewind).toMatchObject({ refused: false });
-    expect(p.scalpel(['turns']).stdout).toContain('"Add the API client"');
-    // status: trusted (the folder is in trustedFolders.json), an event of this session arrived
-    expect(scalpelStatus(p, 'gemini')).toMatchObject({ live: 'yes', trust: { trusted: 'yes' }, lastEvent: expect.objectContaining({ session: `gemini-${r.sessionId}` }) });
+      // turns: one turn, labelled with the prompt's first line, every path the agent changed
+      const turns = turnsJson(p);
+      expectMainTurnListed(turns, `gemini-${r.sessionId}`);
+      // one entry per call, its BeforeTool and AfterTool paired by tool, input and order (no call id);
+      // a command's exit code read from llmContent ("Exit Code: N", absent when it is 0)
+      expect(
+        turns[0].tools.map((t: ToolEntry) => ({
+          tool: t.tool,
+          outcome: t.outcome,
+          paths: t.paths,
+          command: t.command,
+          exitCode: t.exitCode,
+          toolUseId: t.toolUseId,
+        })),
+      ).toEqual([
+        { tool: 'write_file', outcome: 'ok', paths: ['gen/api/client.ts'], command: undefined, exitCode: undefined, toolUseId: undefined },
+        { tool: 'replace', outcome: 'ok', paths: ['src/app.ts'], command: undefined, exitCode: undefined, toolUseId: undefined },
+        {
+          tool: 'run_shell_command',
+          outcome: 'ok',
+          paths: ['docs/guide.md'],
+          command: "sed -i 's/blue/red/' docs/guide.md",
+          exitCode: 0,
+          toolUseId: undefined,
+        },
+        {
+          tool: 'run_shell_command',
+          outcome: 'ok',
+          paths: ['old/legacy.txt'],
+          command: 'rm old/legacy.txt',
+          exitCode: 0,
+          toolUseId: undefined,
+        },
+        {
+          tool: 'run_shell_command',
+          outcome: 'ok',
+          paths: ['README.md', 'docs/guide.md', 'gen/api/client.ts', 'notes.txt', 'old/legacy.txt', 'src/app.ts'],
+          command: 'git add -A',
+          exitCode: 0,
+          toolUseId: undefined,
+        },
+      ]);
+      const keys = (turns[0].tools as ToolEntry[]).map((t) => t.call);
+      expect(new Set(keys).size).toBe(5);
+      for (const k of keys) expect(typeof k).toBe('string');
+      expect(turns[0].rewind).toMatchObject({ refused: false });
+      expect(p.scalpel(['turns']).stdout).toContain('"Add the API client"');
+      // status: trusted (the folder is in trustedFolders.json), an event of this session arrived
+      expect(scalpelStatus(p, 'gemini')).toMatchObject({
+        live: 'yes',
+        trust: { trusted: 'yes' },
+        lastEvent: expect.objectContaining({ session: `gemini-${r.sessionId}` }),
+      });
 
-    expectMainTurnRewound(p, before);
-  });
+      expectMainTurnRewound(p, before);
+    },
+  );
 
-  it.concurrent('two turns (a second `gemini -p --resume latest`): turns lists both, rewind undoes the newest, then the other', async () => {
-    const p = geminiProject('two turns');
-    const { states, sessions } = await twoTurns(p);
-    const list = p.payloads();
-    expectCommonFields(p, list);
-    p.artifact('sessions.json', JSON.stringify(sessions));
-    expect(list.filter((x) => x.event === 'SessionStart').map((x) => x.payload.source)).toEqual(['startup', 'resume']);
-    // --resume latest keeps the conversation's session_id, so both turns are one session's
-    expect(sessions[0]).toBe(sessions[1]);
-    expect(new Set(list.map((x) => x.payload.session_id))).toEqual(new Set([sessions[0]]));
-    expectTwoTurnsRewoundOneByOne(p, states);
-  });
+  it.concurrent(
+    'two turns (a second `gemini -p --resume latest`): turns lists both, rewind undoes the newest, then the other',
+    async () => {
+      const p = geminiProject('two turns');
+      const { states, sessions } = await twoTurns(p);
+      const list = p.payloads();
+      expectCommonFields(p, list);
+      p.artifact('sessions.json', JSON.stringify(sessions));
+      expect(list.filter((x) => x.event === 'SessionStart').map((x) => x.payload.source)).toEqual(['startup', 'resume']);
+      // --resume latest keeps the conversation's session_id, so both turns are one session's
+      expect(sessions[0]).toBe(sessions[1]);
+      expect(new Set(list.map((x) => x.payload.session_id))).toEqual(new Set([sessions[0]]));
+      expectTwoTurnsRewoundOneByOne(p, states);
+    },
+  );
 
   it.concurrent('two turns: `rewind 1` undoes both at once', async () => {
     const p = geminiProject('two turns rewind 1');
@@ -531,16 +705,19 @@ describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a d
     expectTwoTurnsRewoundByRewind1(p, states);
   });
 
-  it.concurrent('a refusal: the person edits a file the agent wrote after the turn; rewind exits 3 naming it and writes nothing; rewind --force succeeds', async () => {
-    const s = await refusal();
-    expect(s.refused.code).toBe(3);
-    expect(s.refused.stderr + s.refused.stdout).toContain('gen/x.ts');
-    expect(s.refused.stderr + s.refused.stdout).toContain('--force');
-    expectSameOracle(s.afterRefused, s.personal, 'after the refused rewind');
-    expect(s.forced.code, s.forced.stderr).toBe(0);
-    expectSameOracle(s.afterForced, s.before, 'after rewind --force');
-    expect(s.personWorkAfterForced).toBe('');
-  });
+  it.concurrent(
+    'a refusal: the person edits a file the agent wrote after the turn; rewind exits 3 naming it and writes nothing; rewind --force succeeds',
+    async () => {
+      const s = await refusal();
+      expect(s.refused.code).toBe(3);
+      expect(s.refused.stderr + s.refused.stdout).toContain('gen/x.ts');
+      expect(s.refused.stderr + s.refused.stdout).toContain('--force');
+      expectSameOracle(s.afterRefused, s.personal, 'after the refused rewind');
+      expect(s.forced.code, s.forced.stderr).toBe(0);
+      expectSameOracle(s.afterForced, s.before, 'after rewind --force');
+      expect(s.personWorkAfterForced).toBe('');
+    },
+  );
 
   // issue 19, third bullet: after `rewind --force` only `restore --session <harness session>`
   // brought the person's bytes back; What must hold 1: "a forced rewind prints that command"
@@ -555,11 +732,14 @@ describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a d
     expectSameOracle(s.afterUndo, s.personal, 'after rewind --undo');
   });
 
-  it.concurrent('parallel calls: what the hooks see (BeforeTool, BeforeTool at once, each AfterTool when its command ends, no call id)', async () => {
-    const s = await parallel();
-    // (the harness's facts were checked inside the run)
-    expect(s.list.length).toBeGreaterThan(0);
-  });
+  it.concurrent(
+    'parallel calls: what the hooks see (BeforeTool, BeforeTool at once, each AfterTool when its command ends, no call id)',
+    async () => {
+      const s = await parallel();
+      // (the harness's facts were checked inside the run)
+      expect(s.list.length).toBeGreaterThan(0);
+    },
+  );
 
   // issue 19, first bullet: Gemini CLI's parallel shell calls (BeforeTool, BeforeTool, AfterTool,
   // AfterTool, no call id) shared one baseline and the slow command's `sed` never joined the turn
@@ -570,13 +750,38 @@ describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a d
     expect(s.turns[0].paths).toEqual(['docs/guide.md', 'gen/par.ts', 'tmp']);
     // each call once, paired with its own AfterTool; the slow command's baseline was taken before the
     // fast one ran, so it sees tmp/ too (what ran at once cannot be told apart); the read-only ones changed nothing
-    const calls = (s.turns[0].tools as ToolEntry[]).map((t) => ({ tool: t.tool, outcome: t.outcome, command: t.command, exitCode: t.exitCode, paths: t.paths }));
+    const calls = (s.turns[0].tools as ToolEntry[]).map((t) => ({
+      tool: t.tool,
+      outcome: t.outcome,
+      command: t.command,
+      exitCode: t.exitCode,
+      paths: t.paths,
+    }));
     const byCommand = (c: string) => calls.filter((x) => x.command === c);
     expect(calls).toHaveLength(5);
-    expect(byCommand("sleep 10 && sed -i 's/blue/green/' docs/guide.md")).toEqual([{ tool: 'run_shell_command', outcome: 'ok', command: "sleep 10 && sed -i 's/blue/green/' docs/guide.md", exitCode: 0, paths: ['docs/guide.md', 'tmp'] }]);
-    expect(byCommand('mkdir -p tmp/out && echo generated > tmp/out/list.txt')).toEqual([{ tool: 'run_shell_command', outcome: 'ok', command: 'mkdir -p tmp/out && echo generated > tmp/out/list.txt', exitCode: 0, paths: ['tmp'] }]);
-    expect(calls.filter((x) => x.tool === 'write_file')).toEqual([{ tool: 'write_file', outcome: 'ok', command: undefined, exitCode: undefined, paths: ['gen/par.ts'] }]);
-    for (const c of ['git status --short', 'cat README.md']) expect(byCommand(c)).toEqual([{ tool: 'run_shell_command', outcome: 'ok', command: c, exitCode: 0, paths: [] }]);
+    expect(byCommand("sleep 10 && sed -i 's/blue/green/' docs/guide.md")).toEqual([
+      {
+        tool: 'run_shell_command',
+        outcome: 'ok',
+        command: "sleep 10 && sed -i 's/blue/green/' docs/guide.md",
+        exitCode: 0,
+        paths: ['docs/guide.md', 'tmp'],
+      },
+    ]);
+    expect(byCommand('mkdir -p tmp/out && echo generated > tmp/out/list.txt')).toEqual([
+      {
+        tool: 'run_shell_command',
+        outcome: 'ok',
+        command: 'mkdir -p tmp/out && echo generated > tmp/out/list.txt',
+        exitCode: 0,
+        paths: ['tmp'],
+      },
+    ]);
+    expect(calls.filter((x) => x.tool === 'write_file')).toEqual([
+      { tool: 'write_file', outcome: 'ok', command: undefined, exitCode: undefined, paths: ['gen/par.ts'] },
+    ]);
+    for (const c of ['git status --short', 'cat README.md'])
+      expect(byCommand(c)).toEqual([{ tool: 'run_shell_command', outcome: 'ok', command: c, exitCode: 0, paths: [] }]);
     expect(s.rw.code, s.rw.stderr).toBe(0);
     expectSameOracle(s.afterRewind, s.before, 'after rewind');
   });
@@ -613,38 +818,41 @@ describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a d
   // issue 19, row "Gemini, or the generic form without a call id: the person fixes `a` between the
   // agent's calls" (DESIGN I10: what a person changed between tool calls is not the agent's; I5: a
   // path changed after the agent wrote it makes the rewind refuse, naming it).
-  it.concurrent("a person's fix between two of the agent's calls in one turn: rewind refuses naming the file and writes nothing", async () => {
-    const p = geminiProject('person between calls');
-    const f = (rel: string) => join(p.dir, rel);
-    const fixed = '# guide\n\nThe colour of the button is red.\nThe person fixed this line by hand.\n';
-    await withModel(
-      p,
-      [
+  it.concurrent(
+    "a person's fix between two of the agent's calls in one turn: rewind refuses naming the file and writes nothing",
+    async () => {
+      const p = geminiProject('person between calls');
+      const f = (rel: string) => join(p.dir, rel);
+      const fixed = '# guide\n\nThe colour of the button is red.\nThe person fixed this line by hand.\n';
+      await withModel(
+        p,
         [
-          { calls: [gm.replace(f('docs/guide.md'), 'blue', 'red')] },
-          {
-            before: () => {
-              expect(p.read('docs/guide.md')).toBe('# guide\n\nThe colour of the button is red.\n');
-              p.write('docs/guide.md', fixed);
+          [
+            { calls: [gm.replace(f('docs/guide.md'), 'blue', 'red')] },
+            {
+              before: () => {
+                expect(p.read('docs/guide.md')).toBe('# guide\n\nThe colour of the button is red.\n');
+                p.write('docs/guide.md', fixed);
+              },
+              calls: [gm.shell('mkdir -p gen && echo built > gen/out.txt', 'build')],
             },
-            calls: [gm.shell('mkdir -p gen && echo built > gen/out.txt', 'build')],
-          },
-          { text: 'Done.' },
+            { text: 'Done.' },
+          ],
         ],
-      ],
-      async (model) => {
-        expectCleanRun(await gemini(p, model, 'recolour, then build', { debug: true }), model);
-        expect(model.script.finished()).toBe(true);
-      },
-    );
-    expect(p.read('docs/guide.md')).toBe(fixed);
-    const personal = p.oracle();
-    const r = scalpelSaved(p, 'rewind.txt', ['rewind']);
-    expectSameOracle(p.oracle(), personal, 'after rewind');
-    expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(/^  docs\/guide\.md \(worktree\): sealed .* \(the agent's last write\), found /m);
-    expect(r.stderr).toContain('Nothing was written');
-  });
+        async (model) => {
+          expectCleanRun(await gemini(p, model, 'recolour, then build', { debug: true }), model);
+          expect(model.script.finished()).toBe(true);
+        },
+      );
+      expect(p.read('docs/guide.md')).toBe(fixed);
+      const personal = p.oracle();
+      const r = scalpelSaved(p, 'rewind.txt', ['rewind']);
+      expectSameOracle(p.oracle(), personal, 'after rewind');
+      expect(r.code).toBe(3);
+      expect(r.stderr).toMatch(/^  docs\/guide\.md \(worktree\): sealed .* \(the agent's last write\), found /m);
+      expect(r.stderr).toContain('Nothing was written');
+    },
+  );
 
   it.concurrent('a folder that is not trusted: `gemini -p` refuses to start, no hook runs, nothing changes', async () => {
     const p = geminiProject('untrusted folder', { trust: false });
@@ -663,19 +871,22 @@ describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a d
 
   // Issue 19, What must hold 3 asks `turns` to warn when hooks are installed and no event arrived;
   // this records what the CLI itself does: nothing visible.
-  it.concurrent('hooks switched off (`hooksConfig.enabled: false` in ~/.gemini/settings.json): the turn runs, no hook runs, the CLI says nothing', async () => {
-    const p = geminiProject('hooks disabled');
-    setUpGeminiHome(p, { settings: { ...GEMINI_USER_SETTINGS, hooksConfig: { enabled: false } } });
-    await withModel(p, [[{ calls: [gm.write(join(p.dir, 'gen/x.ts'), 'export const x = 1;\n')] }, { text: 'Done.' }]], async (model) => {
-      const r = await gemini(p, model, 'write gen/x.ts');
-      expect(r.code, r.stderr).toBe(0);
-      expect(model.script.finished()).toBe(true);
-      expect(r.stderr).not.toMatch(/hook/i);
-    });
-    expect(p.read('gen/x.ts')).toBe('export const x = 1;\n');
-    expect(p.payloads()).toEqual([]);
-    expect(turnsJson(p)).toEqual([]);
-  });
+  it.concurrent(
+    'hooks switched off (`hooksConfig.enabled: false` in ~/.gemini/settings.json): the turn runs, no hook runs, the CLI says nothing',
+    async () => {
+      const p = geminiProject('hooks disabled');
+      setUpGeminiHome(p, { settings: { ...GEMINI_USER_SETTINGS, hooksConfig: { enabled: false } } });
+      await withModel(p, [[{ calls: [gm.write(join(p.dir, 'gen/x.ts'), 'export const x = 1;\n')] }, { text: 'Done.' }]], async (model) => {
+        const r = await gemini(p, model, 'write gen/x.ts');
+        expect(r.code, r.stderr).toBe(0);
+        expect(model.script.finished()).toBe(true);
+        expect(r.stderr).not.toMatch(/hook/i);
+      });
+      expect(p.read('gen/x.ts')).toBe('export const x = 1;\n');
+      expect(p.payloads()).toEqual([]);
+      expect(turnsJson(p)).toEqual([]);
+    },
+  );
 
   it('no test failed on the harness side (so every it.fails above failed in the engine)', () => {
     expect(harnessFailures).toEqual([]);

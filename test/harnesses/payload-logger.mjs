@@ -43,7 +43,11 @@ try {
   rec.raw = raw;
 }
 // selected environment the harness gives its hooks (names only for anything not ours)
-rec.env = Object.fromEntries(Object.keys(process.env).filter((k) => /^(CLAUDE|GEMINI|CODEX)/.test(k)).map((k) => [k, process.env[k]]));
+rec.env = Object.fromEntries(
+  Object.keys(process.env)
+    .filter((k) => /^(CLAUDE|GEMINI|CODEX)/.test(k))
+    .map((k) => [k, process.env[k]]),
+);
 if (envNames) rec.envNames = Object.keys(process.env).sort();
 try {
   if (log) appendFileSync(log, JSON.stringify(rec) + '\n');

@@ -15,7 +15,17 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
-import { PERSON_WORK, describeDifference, expectSameOracle, type LoggedPayload, type Oracle, type ScratchProject, type Step, type SyncRun, type ToolCall } from './common.js';
+import {
+  PERSON_WORK,
+  describeDifference,
+  expectSameOracle,
+  type LoggedPayload,
+  type Oracle,
+  type ScratchProject,
+  type Step,
+  type SyncRun,
+  type ToolCall,
+} from './common.js';
 
 /** One tool call as `turns --json` lists it (the engine's own type). */
 export type { ToolCall as ToolEntry } from '../../src/index.js';
@@ -43,7 +53,9 @@ export class PayloadShapes {
 
   /** Writes the shapes as JSON (field → `type|type`) to `file`, its folder made. */
   write(file: string): void {
-    const out = Object.fromEntries(Object.entries(this.shapes).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([f, t]) => [f, [...t].join('|')]))]));
+    const out = Object.fromEntries(
+      Object.entries(this.shapes).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([f, t]) => [f, [...t].join('|')]))]),
+    );
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
   }
@@ -88,7 +100,12 @@ export function once<T>(fn: () => Promise<T>): () => Promise<T> {
  * an `it.fails` test must not count it as the engine's expected failure, and each file's last test
  * requires none.
  */
-export async function withScriptedModel<M extends { close(): Promise<void> }, T>(p: ScratchProject, failures: string[], start: () => Promise<M>, fn: (model: M) => Promise<T>): Promise<T> {
+export async function withScriptedModel<M extends { close(): Promise<void> }, T>(
+  p: ScratchProject,
+  failures: string[],
+  start: () => Promise<M>,
+  fn: (model: M) => Promise<T>,
+): Promise<T> {
   const model = await start();
   try {
     return await fn(model);
@@ -130,11 +147,24 @@ export function scenarioScripts(t: FileTools, dir: string) {
     ],
     /** Two turns (expectTwoTurnsRewoundOneByOne): gen/one.ts and src/config.ts; then gen/one.ts again and docs/guide.md removed, staged. */
     twoTurns: (): Step[][] => [
-      [{ calls: [t.write(f('gen/one.ts'), 'export const one = 1;\n'), t.edit(f('src/config.ts'), 'development', 'production')] }, { text: 'Turn one done.' }],
-      [{ calls: [t.edit(f('gen/one.ts'), 'one = 1', 'one = 11')] }, { calls: [t.shell('rm docs/guide.md && git add -A gen docs')] }, { text: 'Turn two done.' }],
+      [
+        { calls: [t.write(f('gen/one.ts'), 'export const one = 1;\n'), t.edit(f('src/config.ts'), 'development', 'production')] },
+        { text: 'Turn one done.' },
+      ],
+      [
+        { calls: [t.edit(f('gen/one.ts'), 'one = 1', 'one = 11')] },
+        { calls: [t.shell('rm docs/guide.md && git add -A gen docs')] },
+        { text: 'Turn two done.' },
+      ],
     ],
     /** A turn that writes gen/x.ts and changes src/config.ts (expectRefusedThenForced, once the person edited gen/x.ts). */
-    refusal: (): Step[][] => [[{ calls: [t.write(f('gen/x.ts'), 'export const x = 1;\n')] }, { calls: [t.edit(f('src/config.ts'), '8080', '9090')] }, { text: 'Done.' }]],
+    refusal: (): Step[][] => [
+      [
+        { calls: [t.write(f('gen/x.ts'), 'export const x = 1;\n')] },
+        { calls: [t.edit(f('src/config.ts'), '8080', '9090')] },
+        { text: 'Done.' },
+      ],
+    ],
     /**
      * Parallel calls (expectParallelCallsOnDisk): `recolour` (the button green, as slowly as the
      * harness's test wants), a command making tmp/out/list.txt and a write in one answer; then two
@@ -142,7 +172,13 @@ export function scenarioScripts(t: FileTools, dir: string) {
      */
     parallel: (recolour: ToolCall): Step[][] => [
       [
-        { calls: [recolour, t.shell('mkdir -p tmp/out && echo generated > tmp/out/list.txt', 'generate'), t.write(f('gen/par.ts'), 'export const par = 1;\n')] },
+        {
+          calls: [
+            recolour,
+            t.shell('mkdir -p tmp/out && echo generated > tmp/out/list.txt', 'generate'),
+            t.write(f('gen/par.ts'), 'export const par = 1;\n'),
+          ],
+        },
         { calls: [t.shell('git status --short', 'look'), t.shell('cat README.md', 'read'), t.read(f('src/app.ts'))] },
         { text: 'Done.' },
       ],
@@ -163,7 +199,12 @@ export function expectPersonWork(p: ScratchProject): void {
 }
 
 /** `git-scalpel rewind ARGS` (its output kept as `artifact`, default rewind.txt) exits 0 and gives back `state`. */
-export function expectRewoundTo(p: ScratchProject, state: Oracle, what: string, opts: { args?: readonly string[]; artifact?: string } = {}): SyncRun {
+export function expectRewoundTo(
+  p: ScratchProject,
+  state: Oracle,
+  what: string,
+  opts: { args?: readonly string[]; artifact?: string } = {},
+): SyncRun {
   const r = scalpelSaved(p, opts.artifact ?? 'rewind.txt', ['rewind', ...(opts.args ?? [])]);
   expect(r.code, r.stderr).toBe(0);
   expectSameOracle(p.oracle(), state, what);
@@ -179,7 +220,9 @@ export function expectMainTurnOnDisk(p: ScratchProject): void {
   expect(p.read('src/app.ts')).toBe('export const a = 10;\nexport const b = 20;\nexport const c = 30;\n');
   expect(p.read('docs/guide.md')).toContain('red');
   expect(existsSync(join(p.dir, 'old/legacy.txt'))).toBe(false);
-  expect(p.git(['status', '--porcelain'])).toBe(['M  README.md', 'M  docs/guide.md', 'A  gen/api/client.ts', 'A  notes.txt', 'D  old/legacy.txt', 'M  src/app.ts', ''].join('\n'));
+  expect(p.git(['status', '--porcelain'])).toBe(
+    ['M  README.md', 'M  docs/guide.md', 'A  gen/api/client.ts', 'A  notes.txt', 'D  old/legacy.txt', 'M  src/app.ts', ''].join('\n'),
+  );
 }
 
 /** turns: one turn of `session`, labelled with the prompt's first line, every path the agent changed. */

@@ -23,7 +23,10 @@ describe.each(providers)('hash provider $name', (provider) => {
   });
 
   it('returns a plain 20/32-byte Uint8Array', () => {
-    for (const [format, len] of [['sha1', 20], ['sha256', 32]] as const) {
+    for (const [format, len] of [
+      ['sha1', 20],
+      ['sha256', 32],
+    ] as const) {
       const d = hashBytes(format, utf8Encode('x'), provider);
       expect(d).toBeInstanceOf(Uint8Array);
       expect(d.length).toBe(len);
@@ -33,16 +36,21 @@ describe.each(providers)('hash provider $name', (provider) => {
 
   it('incremental updates equal one shot', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 3000 }), fc.array(fc.nat(), { maxLength: 6 }), fc.constantFrom<ObjectFormat>('sha1', 'sha256'), (data, cuts, format) => {
-        const points = [...new Set(cuts.map((c) => c % (data.length + 1)))].sort((a, b) => a - b);
-        const state = provider.create(format);
-        let prev = 0;
-        for (const p of [...points, data.length]) {
-          state.update(data.subarray(prev, p));
-          prev = p;
-        }
-        expect(toHex(state.digest())).toBe(toHex(hashBytes(format, data, provider)));
-      }),
+      fc.property(
+        fc.uint8Array({ maxLength: 3000 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        fc.constantFrom<ObjectFormat>('sha1', 'sha256'),
+        (data, cuts, format) => {
+          const points = [...new Set(cuts.map((c) => c % (data.length + 1)))].sort((a, b) => a - b);
+          const state = provider.create(format);
+          let prev = 0;
+          for (const p of [...points, data.length]) {
+            state.update(data.subarray(prev, p));
+            prev = p;
+          }
+          expect(toHex(state.digest())).toBe(toHex(hashBytes(format, data, provider)));
+        },
+      ),
       { numRuns: 200 },
     );
   });

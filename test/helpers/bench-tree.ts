@@ -11,14 +11,20 @@ export function benchArg(name: string, fallback: number): number {
 }
 
 /** The names directories and files are made of. */
-export const BENCH_WORDS = 'api app auth base build cache cli client common config core crypto data db debug dist docs engine event fixtures format handler helpers http lib loader log main model net node parser pkg plugin queue render router runtime schema scripts server service session shared src store stream style sync task test tests theme tools types ui util utils vendor view web worker coverage tmp out logs'.split(' ');
+export const BENCH_WORDS =
+  'api app auth base build cache cli client common config core crypto data db debug dist docs engine event fixtures format handler helpers http lib loader log main model net node parser pkg plugin queue render router runtime schema scripts server service session shared src store stream style sync task test tests theme tools types ui util utils vendor view web worker coverage tmp out logs'.split(
+    ' ',
+  );
 
 /**
  * `opts.dirs` directories (`top` first, then subdirectories named from BENCH_WORDS, at most 4
  * deep) and `opts.files` distinct files in them (an extension from `exts`), drawn from `rnd`; the
  * caller goes on drawing from the same `rnd` for what it adds.
  */
-export function syntheticTree(rnd: () => number, opts: { top: readonly string[]; exts: readonly string[]; dirs: number; files: number }): { dirs: string[]; files: string[] } {
+export function syntheticTree(
+  rnd: () => number,
+  opts: { top: readonly string[]; exts: readonly string[]; dirs: number; files: number },
+): { dirs: string[]; files: string[] } {
   const pick = <T>(a: readonly T[]) => a[Math.floor(rnd() * a.length)];
   const dirs: string[] = [...opts.top];
   const seen = new Set(dirs);

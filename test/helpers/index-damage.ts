@@ -63,7 +63,12 @@ export function extensionSpans(bytes: Uint8Array, fmt: Format): { entriesEnd: nu
 }
 
 /** The header and entries of `bytes`, then `spans` as given, then a fresh trailer. */
-export function rebuild(bytes: Uint8Array, fmt: Format, at: number, spans: readonly { signature: string; payload: Uint8Array }[]): Uint8Array {
+export function rebuild(
+  bytes: Uint8Array,
+  fmt: Format,
+  at: number,
+  spans: readonly { signature: string; payload: Uint8Array }[],
+): Uint8Array {
   const parts: Uint8Array[] = [bytes.subarray(0, at)];
   for (const s of spans) {
     const head = new Uint8Array(8);
@@ -115,7 +120,9 @@ export function parseTree(payload: Uint8Array, fmt: Format): RawTreeNode[] {
     const z = payload.indexOf(0, p);
     const nl = payload.indexOf(0x0a, z + 1);
     if (z < 0 || nl < 0) throw new Error('not a TREE payload git wrote');
-    const [entryCount, subtreeCount] = Buffer.from(payload.subarray(z + 1, nl)).toString('latin1').split(' ');
+    const [entryCount, subtreeCount] = Buffer.from(payload.subarray(z + 1, nl))
+      .toString('latin1')
+      .split(' ');
     const node: RawTreeNode = { name: payload.slice(p, z), entryCount, subtreeCount };
     p = nl + 1;
     if (!entryCount.startsWith('-')) {

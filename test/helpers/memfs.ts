@@ -135,7 +135,13 @@ export function lightningLikeFs(opts: { symlinks?: boolean } = {}): LightningLik
       const old = dir.children.get(name);
       if (old && old.type === 'dir') throw new LError('EISDIR', p);
       const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data.slice();
-      dir.children.set(name, { type: 'file', data: bytes, mode: o.mode ?? (old?.type === 'file' ? old.mode : 0o666), ino: old?.ino ?? nextIno++, mtimeMs: Date.now() });
+      dir.children.set(name, {
+        type: 'file',
+        data: bytes,
+        mode: o.mode ?? (old?.type === 'file' ? old.mode : 0o666),
+        ino: old?.ino ?? nextIno++,
+        mtimeMs: Date.now(),
+      });
     },
     async unlink(p) {
       count('unlink');

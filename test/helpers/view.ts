@@ -30,7 +30,12 @@ export function gitView(dir: string): GitView {
   const lsFiles = lsDebug
     .split('\n')
     .filter((l) => !/^\s+(ctime|mtime|dev|uid):/.test(l))
-    .map((l) => l.replace(/^(\s+)size: \d+\tflags: ([0-9a-f]+)$/, (_m, sp: string, f: string) => `${sp}flags: ${(parseInt(f, 16) & ON_DISK_FLAGS).toString(16)}`))
+    .map((l) =>
+      l.replace(
+        /^(\s+)size: \d+\tflags: ([0-9a-f]+)$/,
+        (_m, sp: string, f: string) => `${sp}flags: ${(parseInt(f, 16) & ON_DISK_FLAGS).toString(16)}`,
+      ),
+    )
     .join('\n');
   const fsck = gitRaw(dir, ['fsck', '--no-dangling', '--no-progress']);
   return {
@@ -65,12 +70,17 @@ export function worktreeView(dir: string, opts: { mtimes?: boolean; skip?: reado
       const childRel = rel ? `${rel}/${n}` : n;
       const childAbs = Buffer.concat([absBuf, Buffer.from('/'), name]);
       const st = lstatSync(childAbs);
-      if (st.isSymbolicLink()) out[childRel] = { type: 'symlink', target: readlinkSync(childAbs, { encoding: 'buffer' }).toString('latin1') };
+      if (st.isSymbolicLink())
+        out[childRel] = { type: 'symlink', target: readlinkSync(childAbs, { encoding: 'buffer' }).toString('latin1') };
       else if (st.isDirectory()) {
         out[childRel] = { type: 'dir' };
         walk(childAbs, childRel);
       } else {
-        out[childRel] = { type: 'file', mode: st.mode & 0o111 ? 0o755 : 0o644, sha: createHash('sha1').update(readFileSync(childAbs)).digest('hex') };
+        out[childRel] = {
+          type: 'file',
+          mode: st.mode & 0o111 ? 0o755 : 0o644,
+          sha: createHash('sha1').update(readFileSync(childAbs)).digest('hex'),
+        };
       }
       if (opts.mtimes) out[childRel].mtimeMs = st.mtimeMs;
     }

@@ -9,11 +9,16 @@ const patch = (...body: string[]) => ['*** Begin Patch', ...body, '*** End Patch
 
 describe('applyPatchPaths', () => {
   it('adds a file in a new directory', () => {
-    expect(applyPatchPaths(patch('*** Add File: platform/schemas/currency/map.py', '+CURRENCIES = {', '+    "EUR": "€",', '+}'))).toEqual(['platform/schemas/currency/map.py']);
+    expect(applyPatchPaths(patch('*** Add File: platform/schemas/currency/map.py', '+CURRENCIES = {', '+    "EUR": "€",', '+}'))).toEqual([
+      'platform/schemas/currency/map.py',
+    ]);
   });
 
   it('an added file may be empty, and its + lines may look like headers', () => {
-    expect(applyPatchPaths(patch('*** Add File: empty.txt', '*** Add File: notes.md', '+*** Delete File: not-a-header', '+'))).toEqual(['empty.txt', 'notes.md']);
+    expect(applyPatchPaths(patch('*** Add File: empty.txt', '*** Add File: notes.md', '+*** Delete File: not-a-header', '+'))).toEqual([
+      'empty.txt',
+      'notes.md',
+    ]);
   });
 
   it('updates a file with @@ context lines and several chunks', () => {
@@ -32,7 +37,9 @@ describe('applyPatchPaths', () => {
   });
 
   it('the first chunk may start without @@; a bare @@ and an End of File marker are chunk lines', () => {
-    expect(applyPatchPaths(patch('*** Update File: a.py', ' import os', '+import sys', '@@', '-x = 1', '+x = 2', '*** End of File'))).toEqual(['a.py']);
+    expect(
+      applyPatchPaths(patch('*** Update File: a.py', ' import os', '+import sys', '@@', '-x = 1', '+x = 2', '*** End of File')),
+    ).toEqual(['a.py']);
   });
 
   it('deletes a file', () => {
@@ -40,10 +47,17 @@ describe('applyPatchPaths', () => {
   });
 
   it('a move names both sides, source first', () => {
-    expect(applyPatchPaths(patch('*** Update File: crates/cli/src/main.rs', '*** Move to: crates/cli/src/bin/codex.rs', '@@ fn run()', '-    let args = Args::parse();', '+    let cli = Cli::parse();'))).toEqual([
-      'crates/cli/src/main.rs',
-      'crates/cli/src/bin/codex.rs',
-    ]);
+    expect(
+      applyPatchPaths(
+        patch(
+          '*** Update File: crates/cli/src/main.rs',
+          '*** Move to: crates/cli/src/bin/codex.rs',
+          '@@ fn run()',
+          '-    let args = Args::parse();',
+          '+    let cli = Cli::parse();',
+        ),
+      ),
+    ).toEqual(['crates/cli/src/main.rs', 'crates/cli/src/bin/codex.rs']);
   });
 
   it('several files in one patch, in order, each once', () => {
@@ -70,13 +84,40 @@ describe('applyPatchPaths', () => {
   });
 
   it('CRLF line ends, surrounding whitespace and blank lines between chunks', () => {
-    const p = ['  *** Begin Patch  ', '*** Update File: src/win.cs  ', '@@ class A', '-int x;', '+long x;', '', '@@ class B', '-int y;', '+long y;', ' *** End Patch', ''].join('\r\n');
+    const p = [
+      '  *** Begin Patch  ',
+      '*** Update File: src/win.cs  ',
+      '@@ class A',
+      '-int x;',
+      '+long x;',
+      '',
+      '@@ class B',
+      '-int y;',
+      '+long y;',
+      ' *** End Patch',
+      '',
+    ].join('\r\n');
     expect(applyPatchPaths(`\n\n${p}\n`)).toEqual(['src/win.cs']);
   });
 
   it('paths with spaces, non-ASCII, absolute and relative-upward paths come back as written', () => {
-    const p = patch('*** Add File: My Documents/notes for today.txt', '+hi', '*** Delete File: /abs/path/ünïcødé 😀.md', '*** Update File: ../sibling/file.c', '@@', '-a', '+b', '*** Add File: bad\udc80name.bin', '+x');
-    expect(applyPatchPaths(p)).toEqual(['My Documents/notes for today.txt', '/abs/path/ünïcødé 😀.md', '../sibling/file.c', 'bad\udc80name.bin']);
+    const p = patch(
+      '*** Add File: My Documents/notes for today.txt',
+      '+hi',
+      '*** Delete File: /abs/path/ünïcødé 😀.md',
+      '*** Update File: ../sibling/file.c',
+      '@@',
+      '-a',
+      '+b',
+      '*** Add File: bad\udc80name.bin',
+      '+x',
+    );
+    expect(applyPatchPaths(p)).toEqual([
+      'My Documents/notes for today.txt',
+      '/abs/path/ünïcødé 😀.md',
+      '../sibling/file.c',
+      'bad\udc80name.bin',
+    ]);
   });
 
   it('a patch wrapped in a heredoc is unwrapped (as Codex does for gpt-4.1)', () => {
@@ -107,7 +148,24 @@ describe('applyPatchPaths', () => {
   });
 
   it('never throws anything but its typed error, whatever the text', () => {
-    const line = fc.oneof(fc.constantFrom('*** Begin Patch', '*** End Patch', '*** Add File: a', '*** Update File: b', '*** Move to: c', '*** Delete File: d', '@@', '@@ ctx', '+x', '-y', ' z', '', '*** End of File'), fc.string());
+    const line = fc.oneof(
+      fc.constantFrom(
+        '*** Begin Patch',
+        '*** End Patch',
+        '*** Add File: a',
+        '*** Update File: b',
+        '*** Move to: c',
+        '*** Delete File: d',
+        '@@',
+        '@@ ctx',
+        '+x',
+        '-y',
+        ' z',
+        '',
+        '*** End of File',
+      ),
+      fc.string(),
+    );
     fc.assert(
       fc.property(fc.array(line, { maxLength: 12 }), fc.constantFrom('\n', '\r\n'), (ls, eol) => {
         try {

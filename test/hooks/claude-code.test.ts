@@ -16,13 +16,24 @@ import { claudeSession, runCli, runHook } from './helpers.js';
 const view = (dir: string) => ({ git: gitView(dir), tree: worktreeView(dir) });
 
 function oneTurn(dir: string, c: ReturnType<typeof claudeSession>, n: number) {
-  expect(runHook(dir, 'claude-code', c.prompt(`turn ${n}: add the currency map\nand more detail on the next line`))).toEqual({ code: 0, stdout: '', stderr: '' });
+  expect(runHook(dir, 'claude-code', c.prompt(`turn ${n}: add the currency map\nand more detail on the next line`))).toEqual({
+    code: 0,
+    stdout: '',
+    stderr: '',
+  });
   const results = [
-    c.tool('Write', { file_path: join(dir, `platform/schemas/currency${n}/map.py`), content: 'CURRENCIES = {}\n' }, () => w(dir, `platform/schemas/currency${n}/map.py`, 'CURRENCIES = {}\n')),
-    c.tool('Edit', { file_path: join(dir, 'src/app.ts'), old_string: 'export const a = 10;', new_string: `export const a = ${n}00;` }, () =>
-      writeFileSync(join(dir, 'src/app.ts'), readFileSync(join(dir, 'src/app.ts'), 'utf8').replace(/export const a = \d+;/, `export const a = ${n}00;`)),
+    c.tool('Write', { file_path: join(dir, `platform/schemas/currency${n}/map.py`), content: 'CURRENCIES = {}\n' }, () =>
+      w(dir, `platform/schemas/currency${n}/map.py`, 'CURRENCIES = {}\n'),
     ),
-    c.tool('Bash', { command: `git add platform src/app.ts`, description: 'stage the change' }, () => git(dir, ['add', 'platform', 'src/app.ts'])),
+    c.tool('Edit', { file_path: join(dir, 'src/app.ts'), old_string: 'export const a = 10;', new_string: `export const a = ${n}00;` }, () =>
+      writeFileSync(
+        join(dir, 'src/app.ts'),
+        readFileSync(join(dir, 'src/app.ts'), 'utf8').replace(/export const a = \d+;/, `export const a = ${n}00;`),
+      ),
+    ),
+    c.tool('Bash', { command: `git add platform src/app.ts`, description: 'stage the change' }, () =>
+      git(dir, ['add', 'platform', 'src/app.ts']),
+    ),
     c.tool('Write', { file_path: join(dir, '.env'), content: `SECRET=agent${n}\n` }, () => w(dir, '.env', `SECRET=agent${n}\n`)),
   ];
   for (const r of results) {
@@ -42,9 +53,20 @@ describe('Claude Code hooks, run as processes: turns and rewind', () => {
     expect(view(dir)).not.toEqual(before);
     const turns = JSON.parse(runCli(dir, ['turns', '--json']).stdout).data;
     expect(turns).toHaveLength(1);
-    expect(turns[0]).toMatchObject({ turn: 1, ended: true, sealed: true, label: 'turn 1: add the currency map', paths: ['.env', 'platform/schemas/currency1/map.py', 'src/app.ts'] });
+    expect(turns[0]).toMatchObject({
+      turn: 1,
+      ended: true,
+      sealed: true,
+      label: 'turn 1: add the currency map',
+      paths: ['.env', 'platform/schemas/currency1/map.py', 'src/app.ts'],
+    });
     // one line per call: its start and its end joined by the call's id
-    expect(turns[0].tools.map((t: { tool: string; outcome: string }) => `${t.tool}:${t.outcome}`)).toEqual(['Write:ok', 'Edit:ok', 'Bash:ok', 'Write:ok']);
+    expect(turns[0].tools.map((t: { tool: string; outcome: string }) => `${t.tool}:${t.outcome}`)).toEqual([
+      'Write:ok',
+      'Edit:ok',
+      'Bash:ok',
+      'Write:ok',
+    ]);
     expect(turns[0].tools.find((t: { tool: string }) => t.tool === 'Bash').command).toBe('git add platform src/app.ts');
     expect(turns[0].rewind).toMatchObject({ refused: false, pruned: 3 });
     const r = runCli(dir, ['rewind']);
@@ -110,34 +132,77 @@ describe('Claude Code hooks, run as processes: turns and rewind', () => {
     void vA;
   });
 
-  it('writes outside the worktree are ignored; a write into .git, also through a symlinked directory, is blocked with one line on stderr; a write beneath a symlinked directory inside the worktree is its target\'s', () => {
+  it("writes outside the worktree are ignored; a write into .git, also through a symlinked directory, is blocked with one line on stderr; a write beneath a symlinked directory inside the worktree is its target's", () => {
     const dir = personRepo();
     const c = claudeSession(dir);
     expect(runHook(dir, 'claude-code', c.prompt('hostile')).code).toBe(0);
-    const outside = runHook(dir, 'claude-code', { ...c.raw('PreToolUse'), tool_name: 'Write', tool_input: { file_path: '/tmp/elsewhere.txt', content: 'x' }, tool_use_id: 'toolu_x1' });
+    const outside = runHook(dir, 'claude-code', {
+      ...c.raw('PreToolUse'),
+      tool_name: 'Write',
+      tool_input: { file_path: '/tmp/elsewhere.txt', content: 'x' },
+      tool_use_id: 'toolu_x1',
+    });
     expect(outside).toEqual({ code: 0, stdout: '', stderr: '' });
-    const intoGit = runHook(dir, 'claude-code', { ...c.raw('PreToolUse'), tool_name: 'Write', tool_input: { file_path: join(dir, '.git/hooks/pre-commit'), content: 'x' }, tool_use_id: 'toolu_x2' });
+    const intoGit = runHook(dir, 'claude-code', {
+      ...c.raw('PreToolUse'),
+      tool_name: 'Write',
+      tool_input: { file_path: join(dir, '.git/hooks/pre-commit'), content: 'x' },
+      tool_use_id: 'toolu_x2',
+    });
     expect(intoGit.code).toBe(2);
     expect(intoGit.stdout).toBe('');
     expect(intoGit.stderr.trim().split('\n')).toHaveLength(1);
     expect(intoGit.stderr).toContain('.git');
-    const up = runHook(dir, 'claude-code', { ...c.raw('PreToolUse'), tool_name: 'Edit', tool_input: { file_path: join(dir, '../../etc/passwd'), old_string: 'a', new_string: 'b' }, tool_use_id: 'toolu_x3' });
+    const up = runHook(dir, 'claude-code', {
+      ...c.raw('PreToolUse'),
+      tool_name: 'Edit',
+      tool_input: { file_path: join(dir, '../../etc/passwd'), old_string: 'a', new_string: 'b' },
+      tool_use_id: 'toolu_x3',
+    });
     expect(up.code).toBe(0); // resolves outside the worktree: not ours
     mkdirSync(join(dir, 'real'));
     symlinkSync('real', join(dir, 'linked'));
-    const viaLink = runHook(dir, 'claude-code', { ...c.raw('PreToolUse'), tool_name: 'Write', tool_input: { file_path: join(dir, 'linked/x.txt'), content: 'x' }, tool_use_id: 'toolu_x4' });
+    const viaLink = runHook(dir, 'claude-code', {
+      ...c.raw('PreToolUse'),
+      tool_name: 'Write',
+      tool_input: { file_path: join(dir, 'linked/x.txt'), content: 'x' },
+      tool_use_id: 'toolu_x4',
+    });
     expect(viaLink).toEqual({ code: 0, stdout: '', stderr: '' });
     symlinkSync('.git', join(dir, 'gitdir'));
-    const intoGitViaLink = runHook(dir, 'claude-code', { ...c.raw('PreToolUse'), tool_name: 'Write', tool_input: { file_path: join(dir, 'gitdir/config'), content: 'x' }, tool_use_id: 'toolu_x5' });
+    const intoGitViaLink = runHook(dir, 'claude-code', {
+      ...c.raw('PreToolUse'),
+      tool_name: 'Write',
+      tool_input: { file_path: join(dir, 'gitdir/config'), content: 'x' },
+      tool_use_id: 'toolu_x5',
+    });
     expect(intoGitViaLink.code).toBe(2);
     expect(intoGitViaLink.stderr).toContain('.git');
-    const open = runHook(dir, 'claude-code', { ...c.raw('PreToolUse'), tool_name: 'Write', tool_input: { file_path: join(dir, 'gitdir/config'), content: 'x' }, tool_use_id: 'toolu_x6' }, ['--fail-open']);
+    const open = runHook(
+      dir,
+      'claude-code',
+      {
+        ...c.raw('PreToolUse'),
+        tool_name: 'Write',
+        tool_input: { file_path: join(dir, 'gitdir/config'), content: 'x' },
+        tool_use_id: 'toolu_x6',
+      },
+      ['--fail-open'],
+    );
     // --fail-open: the capture still failed, said on stderr with exit 1, which lets the tool call run
     expect(open.code).toBe(1);
     expect(open.stderr).toContain('.git');
     // the write beneath the symlinked directory was captured at its target
     writeFileSync(join(dir, 'linked/x.txt'), 'x');
-    expect(runHook(dir, 'claude-code', { ...c.raw('PostToolUse'), tool_name: 'Write', tool_input: { file_path: join(dir, 'linked/x.txt'), content: 'x' }, tool_use_id: 'toolu_x4', tool_response: { type: 'create' } }).code).toBe(0);
+    expect(
+      runHook(dir, 'claude-code', {
+        ...c.raw('PostToolUse'),
+        tool_name: 'Write',
+        tool_input: { file_path: join(dir, 'linked/x.txt'), content: 'x' },
+        tool_use_id: 'toolu_x4',
+        tool_response: { type: 'create' },
+      }).code,
+    ).toBe(0);
     expect(JSON.parse(runCli(dir, ['turns', '--json']).stdout).data[0].paths).toEqual(['real/x.txt']);
   });
 
@@ -148,7 +213,12 @@ describe('Claude Code hooks, run as processes: turns and rewind', () => {
     expect(notJson.code).toBe(1);
     expect(notJson.stderr).toMatch(/JSON/i);
     const c = claudeSession(dir);
-    const missing = runHook(dir, 'claude-code', { ...c.raw('PreToolUse'), tool_name: 'Write', tool_input: { content: 'x' }, tool_use_id: 'toolu_m' });
+    const missing = runHook(dir, 'claude-code', {
+      ...c.raw('PreToolUse'),
+      tool_name: 'Write',
+      tool_input: { content: 'x' },
+      tool_use_id: 'toolu_m',
+    });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('file_path');
     expect(view(dir)).toEqual(before);
@@ -161,11 +231,20 @@ describe('Claude Code hooks, run as processes: turns and rewind', () => {
     const c = claudeSession(dir);
     expect(runHook(dir, 'claude-code', c.prompt('latin-1 name')).code).toBe(0);
     // JSON.stringify keeps a lone surrogate as the escape \udce9
-    const payload = { ...c.raw('PreToolUse'), tool_name: 'Write', tool_input: { file_path: `${dir}/caf\udce9.txt`, content: 'x' }, tool_use_id: 'toolu_l1' };
+    const payload = {
+      ...c.raw('PreToolUse'),
+      tool_name: 'Write',
+      tool_input: { file_path: `${dir}/caf\udce9.txt`, content: 'x' },
+      tool_use_id: 'toolu_l1',
+    };
     expect(JSON.stringify(payload)).toContain('\\udce9');
     expect(runHook(dir, 'claude-code', payload)).toEqual({ code: 0, stdout: '', stderr: '' });
     writeFileSync(Buffer.concat([Buffer.from(`${dir}/caf`), Buffer.from([0xe9]), Buffer.from('.txt')]), 'agent\n');
-    expect(runHook(dir, 'claude-code', { ...payload, hook_event_name: 'PostToolUse', tool_response: { type: 'create' } })).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(runHook(dir, 'claude-code', { ...payload, hook_event_name: 'PostToolUse', tool_response: { type: 'create' } })).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: '',
+    });
     expect(runHook(dir, 'claude-code', c.stop()).code).toBe(0);
     expect(runCli(dir, ['rewind']).code).toBe(0);
     expect(view(dir)).toEqual(v0);
@@ -176,10 +255,23 @@ describe('Claude Code hooks, run as processes: turns and rewind', () => {
     const c = claudeSession(dir);
     expect(runHook(dir, 'claude-code', c.prompt('big')).code).toBe(0);
     const content = 'x'.repeat(50 << 20);
-    const r = runHook(dir, 'claude-code', { ...c.raw('PreToolUse'), tool_name: 'Write', tool_input: { file_path: join(dir, 'big.txt'), content }, tool_use_id: 'toolu_big' });
+    const r = runHook(dir, 'claude-code', {
+      ...c.raw('PreToolUse'),
+      tool_name: 'Write',
+      tool_input: { file_path: join(dir, 'big.txt'), content },
+      tool_use_id: 'toolu_big',
+    });
     expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
     writeFileSync(join(dir, 'big.txt'), content);
-    expect(runHook(dir, 'claude-code', { ...c.raw('PostToolUse'), tool_name: 'Write', tool_input: { file_path: join(dir, 'big.txt'), content }, tool_use_id: 'toolu_big', tool_response: { type: 'create' } }).code).toBe(0);
+    expect(
+      runHook(dir, 'claude-code', {
+        ...c.raw('PostToolUse'),
+        tool_name: 'Write',
+        tool_input: { file_path: join(dir, 'big.txt'), content },
+        tool_use_id: 'toolu_big',
+        tool_response: { type: 'create' },
+      }).code,
+    ).toBe(0);
     const turns = JSON.parse(runCli(dir, ['turns', '--json']).stdout).data;
     expect(turns[0].paths).toEqual(['big.txt']);
   });
@@ -190,11 +282,18 @@ describe('install, then the harness runs what it wrote', () => {
     const dir = personRepo();
     const r = runCli(dir, ['install', 'claude-code', '--json']);
     expect(r.code, r.stderr).toBe(0);
-    const settings = JSON.parse(readFileSync(join(dir, '.claude/settings.json'), 'utf8')) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
+    const settings = JSON.parse(readFileSync(join(dir, '.claude/settings.json'), 'utf8')) as {
+      hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>>;
+    };
     const command = settings.hooks.UserPromptSubmit[0].hooks[0].command;
     expect(command).toMatch(/ hook claude-code$/);
     const c = claudeSession(dir);
-    const p = spawnSync('/bin/sh', ['-c', command], { cwd: dir, input: JSON.stringify(c.prompt('through the installed command')), env: { ...gitEnv(), CLAUDE_PROJECT_DIR: dir }, encoding: 'utf8' });
+    const p = spawnSync('/bin/sh', ['-c', command], {
+      cwd: dir,
+      input: JSON.stringify(c.prompt('through the installed command')),
+      env: { ...gitEnv(), CLAUDE_PROJECT_DIR: dir },
+      encoding: 'utf8',
+    });
     expect({ code: p.status, stdout: p.stdout, stderr: p.stderr }).toEqual({ code: 0, stdout: '', stderr: '' });
     const turns = JSON.parse(runCli(dir, ['turns', '--json']).stdout).data as Array<{ label: string }>;
     expect(turns.map((t) => t.label)).toEqual(['through the installed command']);

@@ -17,9 +17,11 @@ import type { CliIo } from '../../src/cli/io.js';
 import type { InstallIo } from '../../src/cli/cmd-install.js';
 import { nodeFs } from '../../src/node.js';
 
-const hooks = (text: string | null, harness: InstallableHarness, uninstall = false) => planInstall(text, { harness, command: hookCommand(harness, 'git-scalpel'), uninstall, file: '/p/settings.json' });
+const hooks = (text: string | null, harness: InstallableHarness, uninstall = false) =>
+  planInstall(text, { harness, command: hookCommand(harness, 'git-scalpel'), uninstall, file: '/p/settings.json' });
 const SERVER: McpServerCommand = { command: 'git-scalpel', args: ['mcp'] };
-const mcp = (text: string | null, harness: InstallableHarness, uninstall = false) => planMcpInstall(text, { harness, server: SERVER, uninstall, file: '/p/cfg' });
+const mcp = (text: string | null, harness: InstallableHarness, uninstall = false) =>
+  planMcpInstall(text, { harness, server: SERVER, uninstall, file: '/p/cfg' });
 
 describe('settings files that are not what the harness reads', () => {
   it('invalid JSON(C): UNSUPPORTED invalid-json with the file, offset, line and column, for install and uninstall alike', () => {
@@ -40,7 +42,9 @@ describe('settings files that are not what the harness reads', () => {
         const { offset, line, column } = e.data as { offset: number; line: number; column: number };
         expect(text.slice(offset).startsWith(at), `${JSON.stringify(text)} at ${offset}`).toBe(true);
         expect(lineColumn(text, offset)).toEqual({ line, column });
-        expect(e.message).toMatch(new RegExp(`^/p/settings\\.json: not valid JSON.* at line ${line}, column ${column}; nothing was changed$`));
+        expect(e.message).toMatch(
+          new RegExp(`^/p/settings\\.json: not valid JSON.* at line ${line}, column ${column}; nothing was changed$`),
+        );
       }
     }
     // the MCP install reads the same files the same way
@@ -80,7 +84,14 @@ describe('settings files that are not what the harness reads', () => {
     let err = '';
     let code: number;
     try {
-      const io: CliIo & InstallIo = { fs: nodeFs(), cwd: dir, out: () => {}, err: (t) => void (err += t), script: '/opt/x/git-scalpel.cjs', env: { HOME: '/nonexistent', PATH: '' } };
+      const io: CliIo & InstallIo = {
+        fs: nodeFs(),
+        cwd: dir,
+        out: () => {},
+        err: (t) => void (err += t),
+        script: '/opt/x/git-scalpel.cjs',
+        env: { HOME: '/nonexistent', PATH: '' },
+      };
       code = await run(['install', 'claude-code'], io);
     } catch (e) {
       code = errorExitCode(e);
@@ -146,22 +157,26 @@ describe("Codex's config.toml", () => {
   });
 
   it('our table ending in a multi-line string whose last line looks like a comment is removed whole', () => {
-    const text = 'a = 1\n\n[mcp_servers.git-scalpel]\ncommand = "git-scalpel"\nargs = ["mcp"]\nnote = """\n# looks like a comment\n# and so does this"""\n# a real comment, kept\n[other]\nb = 2\n';
+    const text =
+      'a = 1\n\n[mcp_servers.git-scalpel]\ncommand = "git-scalpel"\nargs = ["mcp"]\nnote = """\n# looks like a comment\n# and so does this"""\n# a real comment, kept\n[other]\nb = 2\n';
     const back = mcp(text, 'codex', true);
     expect(back.text).toBe('a = 1\n\n# a real comment, kept\n[other]\nb = 2\n');
     expect(parseToml(back.text!).doc).toEqual({ a: 1, other: { b: 2 } });
   });
 
   it('sub-tables and arrays of tables under ours go with it', () => {
-    const text = '[mcp_servers.git-scalpel]\ncommand = "old"\n\n[[mcp_servers.git-scalpel.extra]]\nx = 1\n\n[mcp_servers.docs]\ncommand = "d"\n';
+    const text =
+      '[mcp_servers.git-scalpel]\ncommand = "old"\n\n[[mcp_servers.git-scalpel.extra]]\nx = 1\n\n[mcp_servers.docs]\ncommand = "d"\n';
     expect(mcp(text, 'codex', true).text).toBe('[mcp_servers.docs]\ncommand = "d"\n');
     const plan = mcp(text, 'codex');
     expect(plan).toMatchObject({ action: 'installed', replaced: true });
-    expect(parseToml(plan.text!).doc).toEqual({ mcp_servers: { docs: { command: 'd' }, 'git-scalpel': { command: 'git-scalpel', args: ['mcp'] } } });
+    expect(parseToml(plan.text!).doc).toEqual({
+      mcp_servers: { docs: { command: 'd' }, 'git-scalpel': { command: 'git-scalpel', args: ['mcp'] } },
+    });
   });
 
   it('tomlTables: key paths as the parser reads them, arrays of tables, where each table ends', () => {
-    const text = "top = 1\n[ a . \"b c\" . 'd' ]  # header\nx = 1\n\n# about e\n[[e]]\ny = \"\"\"\n[not.a.table]\n\"\"\"\n";
+    const text = 'top = 1\n[ a . "b c" . \'d\' ]  # header\nx = 1\n\n# about e\n[[e]]\ny = """\n[not.a.table]\n"""\n';
     expect(tomlTables(text)).toEqual([
       { path: ['a', 'b c', 'd'], array: false, start: 8, end: text.indexOf('\n\n# about') + 1 },
       { path: ['e'], array: true, start: text.indexOf('[[e]]'), end: text.length },

@@ -30,12 +30,18 @@ const claude = (event: string, extra: Record<string, unknown> = {}) => ({
   hook_event_name: event,
   ...extra,
 });
-const claudePre = (tool: string, input: Record<string, unknown>, id = 'toolu_01ABC123DEF456') => claude('PreToolUse', { tool_name: tool, tool_input: input, tool_use_id: id });
+const claudePre = (tool: string, input: Record<string, unknown>, id = 'toolu_01ABC123DEF456') =>
+  claude('PreToolUse', { tool_name: tool, tool_input: input, tool_use_id: id });
 const S = `claude-${SID}`;
 
 describe('claude-code', () => {
   it('UserPromptSubmit opens a turn labelled with the first line of the prompt', () => {
-    expect(parse('claude-code', claude('UserPromptSubmit', { prompt: 'Write a function to calculate the factorial of a number\nin Rust, with tests' }))).toEqual({
+    expect(
+      parse(
+        'claude-code',
+        claude('UserPromptSubmit', { prompt: 'Write a function to calculate the factorial of a number\nin Rust, with tests' }),
+      ),
+    ).toEqual({
       kind: 'turn-start',
       session: S,
       cwd: CWD,
@@ -53,23 +59,47 @@ describe('claude-code', () => {
       tool: 'Write',
       toolUseId: 'toolu_01ABC123DEF456',
     });
-    expect(parse('claude-code', claudePre('Edit', { file_path: `${CWD}/README.md`, old_string: 'original text', new_string: 'replacement text', replace_all: false }))).toMatchObject({
+    expect(
+      parse(
+        'claude-code',
+        claudePre('Edit', {
+          file_path: `${CWD}/README.md`,
+          old_string: 'original text',
+          new_string: 'replacement text',
+          replace_all: false,
+        }),
+      ),
+    ).toMatchObject({
       kind: 'before-write',
       paths: [`${CWD}/README.md`],
       tool: 'Edit',
     });
-    expect(parse('claude-code', claudePre('MultiEdit', { file_path: `${CWD}/a.py`, edits: [{ old_string: 'a', new_string: 'b' }] }))).toMatchObject({ kind: 'before-write', paths: [`${CWD}/a.py`], tool: 'MultiEdit' });
-    expect(parse('claude-code', claudePre('NotebookEdit', { notebook_path: `${CWD}/analysis.ipynb`, cell_id: 'c1', new_source: 'print(1)', edit_mode: 'replace' }))).toMatchObject({
+    expect(
+      parse('claude-code', claudePre('MultiEdit', { file_path: `${CWD}/a.py`, edits: [{ old_string: 'a', new_string: 'b' }] })),
+    ).toMatchObject({ kind: 'before-write', paths: [`${CWD}/a.py`], tool: 'MultiEdit' });
+    expect(
+      parse(
+        'claude-code',
+        claudePre('NotebookEdit', { notebook_path: `${CWD}/analysis.ipynb`, cell_id: 'c1', new_source: 'print(1)', edit_mode: 'replace' }),
+      ),
+    ).toMatchObject({
       kind: 'before-write',
       paths: [`${CWD}/analysis.ipynb`],
       tool: 'NotebookEdit',
     });
     // Windows paths arrive with backslashes and pass through as they are
-    expect(parse('claude-code', claudePre('Write', { file_path: 'C:\\project\\src\\index.ts', content: '...' }))).toMatchObject({ paths: ['C:\\project\\src\\index.ts'] });
+    expect(parse('claude-code', claudePre('Write', { file_path: 'C:\\project\\src\\index.ts', content: '...' }))).toMatchObject({
+      paths: ['C:\\project\\src\\index.ts'],
+    });
   });
 
   it('PreToolUse of Bash (and PowerShell) is a shell command; other tools and MCP tools are ignored', () => {
-    expect(parse('claude-code', claudePre('Bash', { command: 'npm test', description: 'Run test suite', timeout: 120000, run_in_background: false }))).toEqual({
+    expect(
+      parse(
+        'claude-code',
+        claudePre('Bash', { command: 'npm test', description: 'Run test suite', timeout: 120000, run_in_background: false }),
+      ),
+    ).toEqual({
       kind: 'before-shell',
       session: S,
       cwd: CWD,
@@ -77,7 +107,11 @@ describe('claude-code', () => {
       tool: 'Bash',
       toolUseId: 'toolu_01ABC123DEF456',
     });
-    expect(parse('claude-code', claudePre('PowerShell', { command: 'Get-ChildItem -Recurse' }))).toMatchObject({ kind: 'before-shell', command: 'Get-ChildItem -Recurse', tool: 'PowerShell' });
+    expect(parse('claude-code', claudePre('PowerShell', { command: 'Get-ChildItem -Recurse' }))).toMatchObject({
+      kind: 'before-shell',
+      command: 'Get-ChildItem -Recurse',
+      tool: 'PowerShell',
+    });
     for (const [tool, input] of [
       ['Read', { file_path: `${CWD}/x` }],
       ['Grep', { pattern: 'TODO.*fix', path: CWD }],
@@ -93,51 +127,180 @@ describe('claude-code', () => {
   });
 
   it('PostToolUse records the outcome (ok, or failed when the response says success: false); PostToolUseFailure is failed', () => {
-    const post = claude('PostToolUse', { tool_name: 'Write', tool_input: { file_path: '/path/to/file.txt', content: 'file content' }, tool_response: { filePath: '/path/to/file.txt', success: true }, tool_use_id: 'toolu_01ABC123', duration_ms: 12 });
-    expect(parse('claude-code', post)).toEqual({ kind: 'after-tool', session: S, cwd: CWD, tool: 'Write', toolUseId: 'toolu_01ABC123', outcome: 'ok', paths: ['/path/to/file.txt'] });
-    expect(parse('claude-code', { ...post, tool_response: { filePath: '/path/to/file.txt', success: false } })).toMatchObject({ outcome: 'failed' });
-    const bash = claude('PostToolUse', { tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_response: { stdout: 'ok', stderr: '', interrupted: false, isImage: false }, tool_use_id: 'toolu_02' });
-    expect(parse('claude-code', bash)).toEqual({ kind: 'after-tool', session: S, cwd: CWD, tool: 'Bash', toolUseId: 'toolu_02', outcome: 'ok', command: 'npm test' });
-    const failure = claude('PostToolUseFailure', { tool_name: 'Bash', tool_input: { command: 'npm test', description: 'Run test suite' }, tool_use_id: 'toolu_01ABC123...', error: "Exit code 1\nError: Cannot find module 'express'", is_interrupt: false, duration_ms: 4187 });
+    const post = claude('PostToolUse', {
+      tool_name: 'Write',
+      tool_input: { file_path: '/path/to/file.txt', content: 'file content' },
+      tool_response: { filePath: '/path/to/file.txt', success: true },
+      tool_use_id: 'toolu_01ABC123',
+      duration_ms: 12,
+    });
+    expect(parse('claude-code', post)).toEqual({
+      kind: 'after-tool',
+      session: S,
+      cwd: CWD,
+      tool: 'Write',
+      toolUseId: 'toolu_01ABC123',
+      outcome: 'ok',
+      paths: ['/path/to/file.txt'],
+    });
+    expect(parse('claude-code', { ...post, tool_response: { filePath: '/path/to/file.txt', success: false } })).toMatchObject({
+      outcome: 'failed',
+    });
+    const bash = claude('PostToolUse', {
+      tool_name: 'Bash',
+      tool_input: { command: 'npm test' },
+      tool_response: { stdout: 'ok', stderr: '', interrupted: false, isImage: false },
+      tool_use_id: 'toolu_02',
+    });
+    expect(parse('claude-code', bash)).toEqual({
+      kind: 'after-tool',
+      session: S,
+      cwd: CWD,
+      tool: 'Bash',
+      toolUseId: 'toolu_02',
+      outcome: 'ok',
+      command: 'npm test',
+    });
+    const failure = claude('PostToolUseFailure', {
+      tool_name: 'Bash',
+      tool_input: { command: 'npm test', description: 'Run test suite' },
+      tool_use_id: 'toolu_01ABC123...',
+      error: "Exit code 1\nError: Cannot find module 'express'",
+      is_interrupt: false,
+      duration_ms: 4187,
+    });
     // the exit code Claude Code 2.1.332 puts in PostToolUseFailure's error
-    expect(parse('claude-code', failure)).toEqual({ kind: 'after-tool', session: S, cwd: CWD, tool: 'Bash', toolUseId: 'toolu_01ABC123...', outcome: 'failed', exitCode: 1, command: 'npm test' });
+    expect(parse('claude-code', failure)).toEqual({
+      kind: 'after-tool',
+      session: S,
+      cwd: CWD,
+      tool: 'Bash',
+      toolUseId: 'toolu_01ABC123...',
+      outcome: 'failed',
+      exitCode: 1,
+      command: 'npm test',
+    });
     // a finished call's input is best effort: the outcome is still recorded
-    expect(parse('claude-code', { ...post, tool_input: { content: 'no path' } })).toEqual({ kind: 'after-tool', session: S, cwd: CWD, tool: 'Write', toolUseId: 'toolu_01ABC123', outcome: 'ok' });
-    expect(parse('claude-code', claude('PostToolUse', { tool_name: 'Read', tool_input: { file_path: '/x' }, tool_response: {} }))).toMatchObject({ kind: 'ignored' });
+    expect(parse('claude-code', { ...post, tool_input: { content: 'no path' } })).toEqual({
+      kind: 'after-tool',
+      session: S,
+      cwd: CWD,
+      tool: 'Write',
+      toolUseId: 'toolu_01ABC123',
+      outcome: 'ok',
+    });
+    expect(
+      parse('claude-code', claude('PostToolUse', { tool_name: 'Read', tool_input: { file_path: '/x' }, tool_response: {} })),
+    ).toMatchObject({ kind: 'ignored' });
   });
 
   it('Stop ends the turn, SubagentStop seals it; SessionStart and SessionEnd are recorded; other events are ignored', () => {
-    expect(parse('claude-code', claude('Stop', { stop_hook_active: true, last_assistant_message: "I've completed the refactoring.", background_tasks: [], session_crons: [] }))).toEqual({ kind: 'turn-end', session: S, cwd: CWD, final: true });
-    expect(parse('claude-code', claude('SubagentStop', { stop_hook_active: false, agent_id: 'def456', agent_type: 'Explore', agent_transcript_path: '~/.claude/projects/.../abc123/subagents/agent-def456.jsonl', last_assistant_message: 'Analysis complete.' }))).toEqual({
+    expect(
+      parse(
+        'claude-code',
+        claude('Stop', {
+          stop_hook_active: true,
+          last_assistant_message: "I've completed the refactoring.",
+          background_tasks: [],
+          session_crons: [],
+        }),
+      ),
+    ).toEqual({ kind: 'turn-end', session: S, cwd: CWD, final: true });
+    expect(
+      parse(
+        'claude-code',
+        claude('SubagentStop', {
+          stop_hook_active: false,
+          agent_id: 'def456',
+          agent_type: 'Explore',
+          agent_transcript_path: '~/.claude/projects/.../abc123/subagents/agent-def456.jsonl',
+          last_assistant_message: 'Analysis complete.',
+        }),
+      ),
+    ).toEqual({
       kind: 'turn-end',
       session: S,
       cwd: CWD,
       final: false,
     });
-    const start = { session_id: SID, transcript_path: '/Users/me/.claude/projects/x/00893aaf.jsonl', cwd: CWD, hook_event_name: 'SessionStart', source: 'resume', model: 'claude-sonnet-5' };
+    const start = {
+      session_id: SID,
+      transcript_path: '/Users/me/.claude/projects/x/00893aaf.jsonl',
+      cwd: CWD,
+      hook_event_name: 'SessionStart',
+      source: 'resume',
+      model: 'claude-sonnet-5',
+    };
     expect(parse('claude-code', start)).toEqual({ kind: 'session-start', session: S, cwd: CWD, detail: 'resume' });
-    expect(parse('claude-code', { session_id: SID, transcript_path: '/t.jsonl', cwd: CWD, hook_event_name: 'SessionEnd', reason: 'prompt_input_exit' })).toEqual({ kind: 'session-end', session: S, cwd: CWD, detail: 'prompt_input_exit' });
-    expect(parse('claude-code', { session_id: SID, cwd: CWD, hook_event_name: 'SessionEnd' })).toEqual({ kind: 'session-end', session: S, cwd: CWD });
-    for (const event of ['Notification', 'PreCompact', 'PostCompact', 'PermissionRequest', 'UserPromptExpansion', 'StopFailure', 'FileChanged']) {
-      expect(parse('claude-code', claude(event, { message: 'Claude needs your permission' }))).toMatchObject({ kind: 'ignored', session: S, cwd: CWD });
+    expect(
+      parse('claude-code', {
+        session_id: SID,
+        transcript_path: '/t.jsonl',
+        cwd: CWD,
+        hook_event_name: 'SessionEnd',
+        reason: 'prompt_input_exit',
+      }),
+    ).toEqual({ kind: 'session-end', session: S, cwd: CWD, detail: 'prompt_input_exit' });
+    expect(parse('claude-code', { session_id: SID, cwd: CWD, hook_event_name: 'SessionEnd' })).toEqual({
+      kind: 'session-end',
+      session: S,
+      cwd: CWD,
+    });
+    for (const event of [
+      'Notification',
+      'PreCompact',
+      'PostCompact',
+      'PermissionRequest',
+      'UserPromptExpansion',
+      'StopFailure',
+      'FileChanged',
+    ]) {
+      expect(parse('claude-code', claude(event, { message: 'Claude needs your permission' }))).toMatchObject({
+        kind: 'ignored',
+        session: S,
+        cwd: CWD,
+      });
     }
     // an ignored event never fails on its session or cwd
-    expect(parse('claude-code', { hook_event_name: 'Notification' })).toEqual({ kind: 'ignored', session: null, cwd: null, reason: expect.any(String) });
+    expect(parse('claude-code', { hook_event_name: 'Notification' })).toEqual({
+      kind: 'ignored',
+      session: null,
+      cwd: null,
+      reason: expect.any(String),
+    });
   });
 
   it('a payload that lacks or malforms a field it needs is an error naming the field', () => {
     expect(bad('claude-code', claudePre('Write', { content: 'x' }))).toMatchObject({ name: 'tool_input.file_path', reason: 'missing' });
-    expect(bad('claude-code', claudePre('NotebookEdit', { file_path: '/x.ipynb' }))).toMatchObject({ name: 'tool_input.notebook_path', reason: 'missing' });
+    expect(bad('claude-code', claudePre('NotebookEdit', { file_path: '/x.ipynb' }))).toMatchObject({
+      name: 'tool_input.notebook_path',
+      reason: 'missing',
+    });
     expect(bad('claude-code', claudePre('Write', { file_path: 42 }))).toMatchObject({ name: 'tool_input.file_path', reason: 'wrong-type' });
     expect(bad('claude-code', claudePre('Write', { file_path: '' }))).toMatchObject({ name: 'tool_input.file_path', reason: 'empty' });
-    expect(bad('claude-code', claudePre('Write', { file_path: `${CWD}/a\0b` }))).toMatchObject({ name: 'tool_input.file_path', reason: 'nul' });
-    expect(bad('claude-code', claude('PreToolUse', { tool_name: 'Write', tool_input: 'file_path=/x' }))).toMatchObject({ name: 'tool_input', reason: 'wrong-type' });
+    expect(bad('claude-code', claudePre('Write', { file_path: `${CWD}/a\0b` }))).toMatchObject({
+      name: 'tool_input.file_path',
+      reason: 'nul',
+    });
+    expect(bad('claude-code', claude('PreToolUse', { tool_name: 'Write', tool_input: 'file_path=/x' }))).toMatchObject({
+      name: 'tool_input',
+      reason: 'wrong-type',
+    });
     expect(bad('claude-code', claude('PreToolUse', { tool_name: 'Write' }))).toMatchObject({ name: 'tool_input', reason: 'missing' });
     expect(bad('claude-code', claude('PreToolUse', { tool_input: {} }))).toMatchObject({ name: 'tool_name', reason: 'missing' });
-    expect(bad('claude-code', claudePre('Bash', { command: ['npm', 'test'] }))).toMatchObject({ name: 'tool_input.command', reason: 'wrong-type' });
-    expect(bad('claude-code', { ...claudePre('Write', { file_path: '/x' }), tool_use_id: 7 })).toMatchObject({ name: 'tool_use_id', reason: 'wrong-type' });
+    expect(bad('claude-code', claudePre('Bash', { command: ['npm', 'test'] }))).toMatchObject({
+      name: 'tool_input.command',
+      reason: 'wrong-type',
+    });
+    expect(bad('claude-code', { ...claudePre('Write', { file_path: '/x' }), tool_use_id: 7 })).toMatchObject({
+      name: 'tool_use_id',
+      reason: 'wrong-type',
+    });
     expect(bad('claude-code', claude('UserPromptSubmit'))).toMatchObject({ name: 'prompt', reason: 'missing' });
-    expect(bad('claude-code', claude('UserPromptSubmit', { prompt: { text: 'hi' } }))).toMatchObject({ name: 'prompt', reason: 'wrong-type' });
+    expect(bad('claude-code', claude('UserPromptSubmit', { prompt: { text: 'hi' } }))).toMatchObject({
+      name: 'prompt',
+      reason: 'wrong-type',
+    });
     const { cwd: _cwd, ...noCwd } = claude('Stop');
     expect(bad('claude-code', noCwd)).toMatchObject({ name: 'cwd', reason: 'missing' });
     const { session_id: _sid, ...noSession } = claude('Stop');
@@ -145,20 +308,41 @@ describe('claude-code', () => {
     expect(bad('claude-code', { ...claude('Stop'), session_id: 12345 })).toMatchObject({ name: 'session_id', reason: 'wrong-type' });
     expect(bad('claude-code', { ...claude('Stop'), session_id: '' })).toMatchObject({ name: 'session_id', reason: 'empty' });
     expect(bad('claude-code', { ...claude('Stop'), session_id: 'abc\0def' })).toMatchObject({ name: 'session_id', reason: 'nul' });
-    expect(bad('claude-code', { ...claude('Stop'), session_id: 'x'.repeat(5000) })).toMatchObject({ name: 'session_id', reason: 'too-long' });
+    expect(bad('claude-code', { ...claude('Stop'), session_id: 'x'.repeat(5000) })).toMatchObject({
+      name: 'session_id',
+      reason: 'too-long',
+    });
     expect(bad('claude-code', { ...claude('Stop'), cwd: `${CWD}\0` })).toMatchObject({ name: 'cwd', reason: 'nul' });
     expect(bad('claude-code', { session_id: SID, cwd: CWD })).toMatchObject({ name: 'hook_event_name', reason: 'missing' });
-    expect(bad('claude-code', { ...claude('Stop'), hook_event_name: ['Stop'] })).toMatchObject({ name: 'hook_event_name', reason: 'wrong-type' });
+    expect(bad('claude-code', { ...claude('Stop'), hook_event_name: ['Stop'] })).toMatchObject({
+      name: 'hook_event_name',
+      reason: 'wrong-type',
+    });
     // messages name the field
     expect(() => parse('claude-code', claudePre('Write', { content: 'x' }))).toThrow(/tool_input\.file_path is missing/);
     // fields inherited from Object.prototype are not fields
-    expect(bad('claude-code', claude('PreToolUse', { tool_name: 'Write', tool_input: { constructor: 'x' } }))).toMatchObject({ name: 'tool_input.file_path', reason: 'missing' });
+    expect(bad('claude-code', claude('PreToolUse', { tool_name: 'Write', tool_input: { constructor: 'x' } }))).toMatchObject({
+      name: 'tool_input.file_path',
+      reason: 'missing',
+    });
     const proto = `{"session_id":"${SID}","cwd":"${CWD}","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"__proto__":{"file_path":"/evil"}}}`;
     expect(bad('claude-code', proto)).toMatchObject({ name: 'tool_input.file_path', reason: 'missing' });
   });
 
   it('hostile session ids become valid, distinct session names; hostile paths pass through unchanged for the handler to judge', () => {
-    for (const id of ['../../etc/passwd', 'a/b', '..', '.hidden', 'x'.repeat(300), 'has space', 'ends.lock', 'π-ünïcødé', '\udc80\udcff', '-leading-dash', 'a..b']) {
+    for (const id of [
+      '../../etc/passwd',
+      'a/b',
+      '..',
+      '.hidden',
+      'x'.repeat(300),
+      'has space',
+      'ends.lock',
+      'π-ünïcødé',
+      '\udc80\udcff',
+      '-leading-dash',
+      'a..b',
+    ]) {
       const e = parse('claude-code', { ...claude('Stop'), session_id: id }) as Extract<HookEvent, { kind: 'turn-end' }>;
       expect(() => checkSession(e.session)).not.toThrow();
       expect(e.session).not.toContain('/');
@@ -176,7 +360,14 @@ describe('claude-code', () => {
     const bytes = enc(claudePre('Write', { file_path: `${CWD}/big.bin`, content }));
     expect(bytes.length).toBeGreaterThan(50 << 20);
     const e = parseHookPayload('claude-code', bytes);
-    expect(e).toEqual({ kind: 'before-write', session: S, cwd: CWD, paths: [`${CWD}/big.bin`], tool: 'Write', toolUseId: 'toolu_01ABC123DEF456' });
+    expect(e).toEqual({
+      kind: 'before-write',
+      session: S,
+      cwd: CWD,
+      paths: [`${CWD}/big.bin`],
+      tool: 'Write',
+      toolUseId: 'toolu_01ABC123DEF456',
+    });
     expect(JSON.stringify(e).length).toBeLessThan(300);
   });
 
@@ -204,28 +395,72 @@ describe('payload framing', () => {
   it('UTF-8 with a BOM parses; bytes that are not UTF-8 are kept as lone surrogates', () => {
     const bom = new Uint8Array([0xef, 0xbb, 0xbf, ...enc(claude('Stop'))]);
     expect(parseHookPayload('claude-code', bom)).toMatchObject({ kind: 'turn-end' });
-    const raw = new Uint8Array([...enc('{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/r","tool_name":"Write","tool_input":{"file_path":"/r/a'), 0xff, 0x80, ...enc('b"}}')]);
+    const raw = new Uint8Array([
+      ...enc('{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/r","tool_name":"Write","tool_input":{"file_path":"/r/a'),
+      0xff,
+      0x80,
+      ...enc('b"}}'),
+    ]);
     expect(parseHookPayload('claude-code', raw)).toMatchObject({ paths: ['/r/a\udcff\udc80b'] });
     // JSON escapes of lone surrogates (how JSON.stringify writes a non-UTF-8 name) pass through too
-    expect(parse('claude-code', '{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/r","tool_name":"Write","tool_input":{"file_path":"/r/\\udc80x"}}')).toMatchObject({ paths: ['/r/\udc80x'] });
+    expect(
+      parse(
+        'claude-code',
+        '{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/r","tool_name":"Write","tool_input":{"file_path":"/r/\\udc80x"}}',
+      ),
+    ).toMatchObject({ paths: ['/r/\udc80x'] });
   });
 
   it('an unknown harness is refused', () => {
-    expect(errorData('BAD_ARGUMENT', () => parseHookPayload('cursor' as Harness, enc({})))).toMatchObject({ name: 'harness', reason: 'unknown-value' });
+    expect(errorData('BAD_ARGUMENT', () => parseHookPayload('cursor' as Harness, enc({})))).toMatchObject({
+      name: 'harness',
+      reason: 'unknown-value',
+    });
     expect(errorData('BAD_ARGUMENT', () => hookResponse('cursor' as Harness, { ok: true }))).toMatchObject({ name: 'harness' });
   });
 
   it('any JSON value, any payload: an event or the typed error, never anything else', () => {
     const fields = fc.record(
       {
-        hook_event_name: fc.constantFrom('UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SubagentStop', 'SessionStart', 'SessionEnd', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent', 'Other'),
+        hook_event_name: fc.constantFrom(
+          'UserPromptSubmit',
+          'PreToolUse',
+          'PostToolUse',
+          'PostToolUseFailure',
+          'Stop',
+          'SubagentStop',
+          'SessionStart',
+          'SessionEnd',
+          'BeforeAgent',
+          'BeforeTool',
+          'AfterTool',
+          'AfterAgent',
+          'Other',
+        ),
         event: fc.constantFrom('turn-start', 'before-write', 'before-shell', 'after-tool', 'turn-end', 'session-start', 'nope'),
         session_id: fc.oneof(fc.uuid(), fc.string(), fc.jsonValue()),
         session: fc.oneof(fc.constant('agent-1'), fc.string(), fc.jsonValue()),
         cwd: fc.oneof(fc.constant('/r'), fc.jsonValue()),
-        tool_name: fc.constantFrom('Write', 'Edit', 'Bash', 'apply_patch', 'write_file', 'replace', 'run_shell_command', 'Read', 'mcp__x__y'),
+        tool_name: fc.constantFrom(
+          'Write',
+          'Edit',
+          'Bash',
+          'apply_patch',
+          'write_file',
+          'replace',
+          'run_shell_command',
+          'Read',
+          'mcp__x__y',
+        ),
         tool_input: fc.oneof(
-          fc.record({ file_path: fc.oneof(fc.string(), fc.jsonValue()), command: fc.oneof(fc.string(), fc.constant('*** Begin Patch\n*** Add File: a\n+x\n*** End Patch'), fc.jsonValue()), notebook_path: fc.jsonValue() }, { requiredKeys: [] }),
+          fc.record(
+            {
+              file_path: fc.oneof(fc.string(), fc.jsonValue()),
+              command: fc.oneof(fc.string(), fc.constant('*** Begin Patch\n*** Add File: a\n+x\n*** End Patch'), fc.jsonValue()),
+              notebook_path: fc.jsonValue(),
+            },
+            { requiredKeys: [] },
+          ),
           fc.jsonValue(),
         ),
         tool_response: fc.jsonValue(),
@@ -253,7 +488,13 @@ describe('payload framing', () => {
             for (const p of e.paths) expect(p).not.toContain('\0');
           }
         } catch (err) {
-          if (!(err instanceof ScalpelError) || err.code !== 'BAD_ARGUMENT' || typeof err.data.name !== 'string' || typeof err.data.reason !== 'string') throw err;
+          if (
+            !(err instanceof ScalpelError) ||
+            err.code !== 'BAD_ARGUMENT' ||
+            typeof err.data.name !== 'string' ||
+            typeof err.data.reason !== 'string'
+          )
+            throw err;
         }
       }),
       { numRuns: 3000 },
@@ -273,7 +514,13 @@ const codex = (event: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 const codexPre = (tool: string, command: string) =>
-  codex('PreToolUse', { turn_id: 'turn-3', permission_mode: 'default', tool_name: tool, tool_use_id: 'call_Zx81', tool_input: { command } });
+  codex('PreToolUse', {
+    turn_id: 'turn-3',
+    permission_mode: 'default',
+    tool_name: tool,
+    tool_use_id: 'call_Zx81',
+    tool_input: { command },
+  });
 const CS = `codex-${CSID}`;
 
 const PATCH = [
@@ -296,7 +543,12 @@ const PATCH = [
 
 describe('codex', () => {
   it('UserPromptSubmit opens a turn', () => {
-    expect(parse('codex', codex('UserPromptSubmit', { turn_id: 'turn-1', permission_mode: 'default', prompt: '  \n\nAdd the currency map to the schema\n' }))).toEqual({
+    expect(
+      parse(
+        'codex',
+        codex('UserPromptSubmit', { turn_id: 'turn-1', permission_mode: 'default', prompt: '  \n\nAdd the currency map to the schema\n' }),
+      ),
+    ).toEqual({
       kind: 'turn-start',
       session: CS,
       cwd: CWD,
@@ -313,20 +565,46 @@ describe('codex', () => {
       tool: 'apply_patch',
       toolUseId: 'call_Zx81',
     });
-    expect(parse('codex', codexPre('apply_patch', PATCH.split('\n').join('\r\n')))).toMatchObject({ paths: ['platform/schemas/currency/map.py', 'src/app.ts', 'src/legacy.ts', 'docs/old name.md', 'docs/new name.md'] });
+    expect(parse('codex', codexPre('apply_patch', PATCH.split('\n').join('\r\n')))).toMatchObject({
+      paths: ['platform/schemas/currency/map.py', 'src/app.ts', 'src/legacy.ts', 'docs/old name.md', 'docs/new name.md'],
+    });
   });
 
   it('a malformed patch is an error naming tool_input.command', () => {
-    expect(bad('codex', codexPre('apply_patch', 'diff --git a/x b/x'))).toMatchObject({ name: 'tool_input.command', reason: 'missing-begin' });
-    expect(bad('codex', codexPre('apply_patch', '*** Begin Patch\n*** Add File: x\n+y'))).toMatchObject({ name: 'tool_input.command', reason: 'missing-end' });
-    expect(bad('codex', codexPre('apply_patch', '*** Begin Patch\n*** End Patch'))).toMatchObject({ name: 'tool_input.command', reason: 'no-paths' });
-    expect(bad('codex', codex('PreToolUse', { tool_name: 'apply_patch', tool_input: { patch: PATCH } }))).toMatchObject({ name: 'tool_input.command', reason: 'missing' });
+    expect(bad('codex', codexPre('apply_patch', 'diff --git a/x b/x'))).toMatchObject({
+      name: 'tool_input.command',
+      reason: 'missing-begin',
+    });
+    expect(bad('codex', codexPre('apply_patch', '*** Begin Patch\n*** Add File: x\n+y'))).toMatchObject({
+      name: 'tool_input.command',
+      reason: 'missing-end',
+    });
+    expect(bad('codex', codexPre('apply_patch', '*** Begin Patch\n*** End Patch'))).toMatchObject({
+      name: 'tool_input.command',
+      reason: 'no-paths',
+    });
+    expect(bad('codex', codex('PreToolUse', { tool_name: 'apply_patch', tool_input: { patch: PATCH } }))).toMatchObject({
+      name: 'tool_input.command',
+      reason: 'missing',
+    });
   });
 
-  it('PreToolUse of Bash is a shell command; a Bash that is only an apply_patch heredoc is the patch\'s write', () => {
-    expect(parse('codex', codexPre('Bash', 'cargo test -p codex-hooks'))).toEqual({ kind: 'before-shell', session: CS, cwd: CWD, command: 'cargo test -p codex-hooks', tool: 'Bash', toolUseId: 'call_Zx81' });
+  it("PreToolUse of Bash is a shell command; a Bash that is only an apply_patch heredoc is the patch's write", () => {
+    expect(parse('codex', codexPre('Bash', 'cargo test -p codex-hooks'))).toEqual({
+      kind: 'before-shell',
+      session: CS,
+      cwd: CWD,
+      command: 'cargo test -p codex-hooks',
+      tool: 'Bash',
+      toolUseId: 'call_Zx81',
+    });
     // Codex applies it itself and never sends its PostToolUse: it ends at the session's next event
-    expect(parse('codex', codexPre('Bash', `apply_patch <<'EOF'\n${PATCH}EOF\n`))).toMatchObject({ kind: 'before-write', tool: 'Bash', paths: ['platform/schemas/currency/map.py', 'src/app.ts', 'src/legacy.ts', 'docs/old name.md', 'docs/new name.md'], unreported: true });
+    expect(parse('codex', codexPre('Bash', `apply_patch <<'EOF'\n${PATCH}EOF\n`))).toMatchObject({
+      kind: 'before-write',
+      tool: 'Bash',
+      paths: ['platform/schemas/currency/map.py', 'src/app.ts', 'src/legacy.ts', 'docs/old name.md', 'docs/new name.md'],
+      unreported: true,
+    });
     // anything else in the command, or a broken patch: a shell command
     expect(parse('codex', codexPre('Bash', `apply_patch <<'EOF'\n${PATCH}EOF\nmake`))).toMatchObject({ kind: 'before-shell' });
     expect(parse('codex', codexPre('Bash', `apply_patch <<'EOF'\n*** Begin Patch\nEOF\n`))).toMatchObject({ kind: 'before-shell' });
@@ -335,7 +613,20 @@ describe('codex', () => {
   });
 
   it('PostToolUse is recorded with the outcome its string says (apply_patch: "Exit code: N"; Bash: only output, so unknown); Stop ends, SubagentStop seals; SessionStart', () => {
-    expect(parse('codex', codex('PostToolUse', { turn_id: 'turn-3', permission_mode: 'default', tool_name: 'apply_patch', tool_use_id: 'call_Zx81', tool_input: { command: PATCH }, tool_response: 'Exit code: 0\nWall time: 2.3 seconds\nOutput:\nSuccess. Updated the following files:\nA platform/schemas/currency/map.py' }))).toEqual({
+    expect(
+      parse(
+        'codex',
+        codex('PostToolUse', {
+          turn_id: 'turn-3',
+          permission_mode: 'default',
+          tool_name: 'apply_patch',
+          tool_use_id: 'call_Zx81',
+          tool_input: { command: PATCH },
+          tool_response:
+            'Exit code: 0\nWall time: 2.3 seconds\nOutput:\nSuccess. Updated the following files:\nA platform/schemas/currency/map.py',
+        }),
+      ),
+    ).toEqual({
       kind: 'after-tool',
       session: CS,
       cwd: CWD,
@@ -345,17 +636,57 @@ describe('codex', () => {
       exitCode: 0,
       paths: ['platform/schemas/currency/map.py', 'src/app.ts', 'src/legacy.ts', 'docs/old name.md', 'docs/new name.md'],
     });
-    expect(parse('codex', codex('PostToolUse', { turn_id: 't', tool_name: 'Bash', tool_use_id: 'c2', tool_input: { command: 'ls' }, tool_response: { exit_code: 0 } }))).toEqual({ kind: 'after-tool', session: CS, cwd: CWD, tool: 'Bash', toolUseId: 'c2', outcome: 'unknown', command: 'ls' });
-    expect(parse('codex', codex('Stop', { turn_id: 'turn-3', permission_mode: 'default', stop_hook_active: false, last_assistant_message: null }))).toEqual({ kind: 'turn-end', session: CS, cwd: CWD, final: true });
-    expect(parse('codex', codex('SubagentStop', { turn_id: 't', agent_id: 'a1', agent_type: 'explorer', agent_transcript_path: null, stop_hook_active: false, last_assistant_message: 'done' }))).toEqual({ kind: 'turn-end', session: CS, cwd: CWD, final: false });
-    expect(parse('codex', codex('SessionStart', { permission_mode: 'default', source: 'startup' }))).toEqual({ kind: 'session-start', session: CS, cwd: CWD, detail: 'startup' });
-    for (const e of ['PermissionRequest', 'PreCompact', 'PostCompact', 'SubagentStart']) expect(parse('codex', codex(e, { turn_id: 't' }))).toMatchObject({ kind: 'ignored', session: CS });
+    expect(
+      parse(
+        'codex',
+        codex('PostToolUse', {
+          turn_id: 't',
+          tool_name: 'Bash',
+          tool_use_id: 'c2',
+          tool_input: { command: 'ls' },
+          tool_response: { exit_code: 0 },
+        }),
+      ),
+    ).toEqual({ kind: 'after-tool', session: CS, cwd: CWD, tool: 'Bash', toolUseId: 'c2', outcome: 'unknown', command: 'ls' });
+    expect(
+      parse(
+        'codex',
+        codex('Stop', { turn_id: 'turn-3', permission_mode: 'default', stop_hook_active: false, last_assistant_message: null }),
+      ),
+    ).toEqual({ kind: 'turn-end', session: CS, cwd: CWD, final: true });
+    expect(
+      parse(
+        'codex',
+        codex('SubagentStop', {
+          turn_id: 't',
+          agent_id: 'a1',
+          agent_type: 'explorer',
+          agent_transcript_path: null,
+          stop_hook_active: false,
+          last_assistant_message: 'done',
+        }),
+      ),
+    ).toEqual({ kind: 'turn-end', session: CS, cwd: CWD, final: false });
+    expect(parse('codex', codex('SessionStart', { permission_mode: 'default', source: 'startup' }))).toEqual({
+      kind: 'session-start',
+      session: CS,
+      cwd: CWD,
+      detail: 'startup',
+    });
+    for (const e of ['PermissionRequest', 'PreCompact', 'PostCompact', 'SubagentStart'])
+      expect(parse('codex', codex(e, { turn_id: 't' }))).toMatchObject({ kind: 'ignored', session: CS });
   });
 
   it('hostile Codex payloads', () => {
     expect(bad('codex', codexPre('Bash', ''))).toMatchObject({ name: 'tool_input.command', reason: 'empty' });
-    expect(bad('codex', codex('PreToolUse', { tool_name: 'Bash', tool_input: { command: ['bash', '-lc', 'ls'] } }))).toMatchObject({ name: 'tool_input.command', reason: 'wrong-type' });
-    expect(bad('codex', codexPre('apply_patch', '*** Begin Patch\n*** Add File: a\0b\n+x\n*** End Patch'))).toMatchObject({ name: 'tool_input.command', reason: 'nul' });
+    expect(bad('codex', codex('PreToolUse', { tool_name: 'Bash', tool_input: { command: ['bash', '-lc', 'ls'] } }))).toMatchObject({
+      name: 'tool_input.command',
+      reason: 'wrong-type',
+    });
+    expect(bad('codex', codexPre('apply_patch', '*** Begin Patch\n*** Add File: a\0b\n+x\n*** End Patch'))).toMatchObject({
+      name: 'tool_input.command',
+      reason: 'nul',
+    });
     expect(bad('codex', { ...codex('Stop'), session_id: null })).toMatchObject({ name: 'session_id', reason: 'missing' });
     expect(bad('codex', codex('UserPromptSubmit'))).toMatchObject({ name: 'prompt', reason: 'missing' });
   });
@@ -376,37 +707,107 @@ const GS = `gemini-${GSID}`;
 
 describe('gemini', () => {
   it('BeforeAgent opens a turn; AfterAgent ends it', () => {
-    expect(parse('gemini', gemini('BeforeAgent', { prompt: 'Refactor the auth module\n\nKeep the API stable.' }))).toEqual({ kind: 'turn-start', session: GS, cwd: CWD, label: 'Refactor the auth module' });
-    expect(parse('gemini', gemini('AfterAgent', { prompt: 'Refactor the auth module', prompt_response: 'Done.', stop_hook_active: false }))).toEqual({ kind: 'turn-end', session: GS, cwd: CWD, final: true });
+    expect(parse('gemini', gemini('BeforeAgent', { prompt: 'Refactor the auth module\n\nKeep the API stable.' }))).toEqual({
+      kind: 'turn-start',
+      session: GS,
+      cwd: CWD,
+      label: 'Refactor the auth module',
+    });
+    expect(
+      parse('gemini', gemini('AfterAgent', { prompt: 'Refactor the auth module', prompt_response: 'Done.', stop_hook_active: false })),
+    ).toEqual({ kind: 'turn-end', session: GS, cwd: CWD, final: true });
   });
 
   it('BeforeTool of write_file and replace writes file_path; run_shell_command is a shell command; the rest is ignored', () => {
-    expect(parse('gemini', gemini('BeforeTool', { tool_name: 'write_file', tool_input: { file_path: `${CWD}/src/auth.ts`, content: 'export {}' } }))).toEqual({
+    expect(
+      parse(
+        'gemini',
+        gemini('BeforeTool', { tool_name: 'write_file', tool_input: { file_path: `${CWD}/src/auth.ts`, content: 'export {}' } }),
+      ),
+    ).toEqual({
       kind: 'before-write',
       session: GS,
       cwd: CWD,
       paths: [`${CWD}/src/auth.ts`],
       tool: 'write_file',
     });
-    expect(parse('gemini', gemini('BeforeTool', { tool_name: 'replace', tool_input: { file_path: `${CWD}/src/auth.ts`, old_string: 'a', new_string: 'b', expected_replacements: 1 } }))).toMatchObject({ kind: 'before-write', paths: [`${CWD}/src/auth.ts`], tool: 'replace' });
-    expect(parse('gemini', gemini('BeforeTool', { tool_name: 'run_shell_command', tool_input: { command: 'npm run build', description: 'Build' } }))).toEqual({ kind: 'before-shell', session: GS, cwd: CWD, command: 'npm run build', tool: 'run_shell_command' });
-    expect(parse('gemini', gemini('BeforeTool', { tool_name: 'read_file', tool_input: { file_path: '/x' } }))).toMatchObject({ kind: 'ignored', session: GS });
-    expect(parse('gemini', gemini('BeforeTool', { tool_name: 'mcp__github__create_issue', tool_input: {}, mcp_context: { server_name: 'github', tool_name: 'create_issue' } }))).toMatchObject({ kind: 'ignored', reason: expect.stringContaining('MCP') });
+    expect(
+      parse(
+        'gemini',
+        gemini('BeforeTool', {
+          tool_name: 'replace',
+          tool_input: { file_path: `${CWD}/src/auth.ts`, old_string: 'a', new_string: 'b', expected_replacements: 1 },
+        }),
+      ),
+    ).toMatchObject({ kind: 'before-write', paths: [`${CWD}/src/auth.ts`], tool: 'replace' });
+    expect(
+      parse(
+        'gemini',
+        gemini('BeforeTool', { tool_name: 'run_shell_command', tool_input: { command: 'npm run build', description: 'Build' } }),
+      ),
+    ).toEqual({ kind: 'before-shell', session: GS, cwd: CWD, command: 'npm run build', tool: 'run_shell_command' });
+    expect(parse('gemini', gemini('BeforeTool', { tool_name: 'read_file', tool_input: { file_path: '/x' } }))).toMatchObject({
+      kind: 'ignored',
+      session: GS,
+    });
+    expect(
+      parse(
+        'gemini',
+        gemini('BeforeTool', {
+          tool_name: 'mcp__github__create_issue',
+          tool_input: {},
+          mcp_context: { server_name: 'github', tool_name: 'create_issue' },
+        }),
+      ),
+    ).toMatchObject({ kind: 'ignored', reason: expect.stringContaining('MCP') });
   });
 
   it('AfterTool: failed when tool_response carries an error', () => {
-    const after = gemini('AfterTool', { tool_name: 'write_file', tool_input: { file_path: `${CWD}/a.ts`, content: '' }, tool_response: { llmContent: 'Successfully overwrote file', returnDisplay: 'ok' } });
-    expect(parse('gemini', after)).toEqual({ kind: 'after-tool', session: GS, cwd: CWD, tool: 'write_file', outcome: 'ok', paths: [`${CWD}/a.ts`] });
-    expect(parse('gemini', { ...after, tool_response: { llmContent: 'Tool execution blocked', returnDisplay: 'x', error: { type: 'execution_failed', message: 'nope' } } })).toMatchObject({ outcome: 'failed' });
+    const after = gemini('AfterTool', {
+      tool_name: 'write_file',
+      tool_input: { file_path: `${CWD}/a.ts`, content: '' },
+      tool_response: { llmContent: 'Successfully overwrote file', returnDisplay: 'ok' },
+    });
+    expect(parse('gemini', after)).toEqual({
+      kind: 'after-tool',
+      session: GS,
+      cwd: CWD,
+      tool: 'write_file',
+      outcome: 'ok',
+      paths: [`${CWD}/a.ts`],
+    });
+    expect(
+      parse('gemini', {
+        ...after,
+        tool_response: { llmContent: 'Tool execution blocked', returnDisplay: 'x', error: { type: 'execution_failed', message: 'nope' } },
+      }),
+    ).toMatchObject({ outcome: 'failed' });
     expect(parse('gemini', { ...after, tool_response: { llmContent: 'x', error: null } })).toMatchObject({ outcome: 'ok' });
   });
 
   it('SessionStart and SessionEnd; other events ignored; hostile payloads named', () => {
-    expect(parse('gemini', gemini('SessionStart', { source: 'startup' }))).toEqual({ kind: 'session-start', session: GS, cwd: CWD, detail: 'startup' });
-    expect(parse('gemini', gemini('SessionEnd', { reason: 'exit' }))).toEqual({ kind: 'session-end', session: GS, cwd: CWD, detail: 'exit' });
-    for (const e of ['BeforeModel', 'AfterModel', 'BeforeToolSelection', 'Notification', 'PreCompress']) expect(parse('gemini', gemini(e))).toMatchObject({ kind: 'ignored' });
-    expect(bad('gemini', gemini('BeforeTool', { tool_name: 'write_file', tool_input: { path: '/x' } }))).toMatchObject({ name: 'tool_input.file_path', reason: 'missing' });
-    expect(bad('gemini', gemini('BeforeTool', { tool_name: 'run_shell_command', tool_input: {} }))).toMatchObject({ name: 'tool_input.command', reason: 'missing' });
+    expect(parse('gemini', gemini('SessionStart', { source: 'startup' }))).toEqual({
+      kind: 'session-start',
+      session: GS,
+      cwd: CWD,
+      detail: 'startup',
+    });
+    expect(parse('gemini', gemini('SessionEnd', { reason: 'exit' }))).toEqual({
+      kind: 'session-end',
+      session: GS,
+      cwd: CWD,
+      detail: 'exit',
+    });
+    for (const e of ['BeforeModel', 'AfterModel', 'BeforeToolSelection', 'Notification', 'PreCompress'])
+      expect(parse('gemini', gemini(e))).toMatchObject({ kind: 'ignored' });
+    expect(bad('gemini', gemini('BeforeTool', { tool_name: 'write_file', tool_input: { path: '/x' } }))).toMatchObject({
+      name: 'tool_input.file_path',
+      reason: 'missing',
+    });
+    expect(bad('gemini', gemini('BeforeTool', { tool_name: 'run_shell_command', tool_input: {} }))).toMatchObject({
+      name: 'tool_input.command',
+      reason: 'missing',
+    });
     expect(bad('gemini', gemini('BeforeAgent'))).toMatchObject({ name: 'prompt', reason: 'missing' });
   });
 });
@@ -416,33 +817,96 @@ describe('gemini', () => {
 describe('generic', () => {
   const g = (v: Record<string, unknown>) => parse('generic', { session: 'my-agent.1', cwd: '/repo', ...v });
   it('each event, with its defaults', () => {
-    expect(g({ event: 'turn-start', label: 'fix the parser\nsecond line' })).toEqual({ kind: 'turn-start', session: 'my-agent.1', cwd: '/repo', label: 'fix the parser' });
+    expect(g({ event: 'turn-start', label: 'fix the parser\nsecond line' })).toEqual({
+      kind: 'turn-start',
+      session: 'my-agent.1',
+      cwd: '/repo',
+      label: 'fix the parser',
+    });
     expect(g({ event: 'turn-start' })).toEqual({ kind: 'turn-start', session: 'my-agent.1', cwd: '/repo', label: '(no label)' });
-    expect(g({ event: 'before-write', paths: ['src/a.ts', '/repo/b.md'], tool: 'edit', toolUseId: 'c1' })).toEqual({ kind: 'before-write', session: 'my-agent.1', cwd: '/repo', paths: ['src/a.ts', '/repo/b.md'], tool: 'edit', toolUseId: 'c1' });
-    expect(g({ event: 'before-write', paths: ['x'] })).toEqual({ kind: 'before-write', session: 'my-agent.1', cwd: '/repo', paths: ['x'], tool: 'before-write' });
-    expect(g({ event: 'before-shell', command: 'npm test' })).toEqual({ kind: 'before-shell', session: 'my-agent.1', cwd: '/repo', command: 'npm test', tool: 'before-shell' });
-    expect(g({ event: 'after-tool', tool: 'edit', outcome: 'failed', paths: ['x'] })).toEqual({ kind: 'after-tool', session: 'my-agent.1', cwd: '/repo', tool: 'edit', outcome: 'failed', paths: ['x'] });
-    expect(g({ event: 'after-tool' })).toEqual({ kind: 'after-tool', session: 'my-agent.1', cwd: '/repo', tool: 'after-tool', outcome: 'unknown' });
+    expect(g({ event: 'before-write', paths: ['src/a.ts', '/repo/b.md'], tool: 'edit', toolUseId: 'c1' })).toEqual({
+      kind: 'before-write',
+      session: 'my-agent.1',
+      cwd: '/repo',
+      paths: ['src/a.ts', '/repo/b.md'],
+      tool: 'edit',
+      toolUseId: 'c1',
+    });
+    expect(g({ event: 'before-write', paths: ['x'] })).toEqual({
+      kind: 'before-write',
+      session: 'my-agent.1',
+      cwd: '/repo',
+      paths: ['x'],
+      tool: 'before-write',
+    });
+    expect(g({ event: 'before-shell', command: 'npm test' })).toEqual({
+      kind: 'before-shell',
+      session: 'my-agent.1',
+      cwd: '/repo',
+      command: 'npm test',
+      tool: 'before-shell',
+    });
+    expect(g({ event: 'after-tool', tool: 'edit', outcome: 'failed', paths: ['x'] })).toEqual({
+      kind: 'after-tool',
+      session: 'my-agent.1',
+      cwd: '/repo',
+      tool: 'edit',
+      outcome: 'failed',
+      paths: ['x'],
+    });
+    expect(g({ event: 'after-tool' })).toEqual({
+      kind: 'after-tool',
+      session: 'my-agent.1',
+      cwd: '/repo',
+      tool: 'after-tool',
+      outcome: 'unknown',
+    });
     expect(g({ event: 'turn-end' })).toEqual({ kind: 'turn-end', session: 'my-agent.1', cwd: '/repo', final: true });
     expect(g({ event: 'turn-end', final: false })).toEqual({ kind: 'turn-end', session: 'my-agent.1', cwd: '/repo', final: false });
-    expect(g({ event: 'session-start', detail: 'startup' })).toEqual({ kind: 'session-start', session: 'my-agent.1', cwd: '/repo', detail: 'startup' });
+    expect(g({ event: 'session-start', detail: 'startup' })).toEqual({
+      kind: 'session-start',
+      session: 'my-agent.1',
+      cwd: '/repo',
+      detail: 'startup',
+    });
   });
 
   it('what it requires, and the session as given (but valid)', () => {
     expect(errorData('BAD_ARGUMENT', () => g({ event: 'before-write' }))).toMatchObject({ name: 'paths', reason: 'missing' });
     expect(errorData('BAD_ARGUMENT', () => g({ event: 'before-write', paths: [] }))).toMatchObject({ name: 'paths', reason: 'empty' });
-    expect(errorData('BAD_ARGUMENT', () => g({ event: 'before-write', paths: 'src/a.ts' }))).toMatchObject({ name: 'paths', reason: 'wrong-type' });
-    expect(errorData('BAD_ARGUMENT', () => g({ event: 'before-write', paths: ['a', 7] }))).toMatchObject({ name: 'paths[1]', reason: 'wrong-type' });
-    expect(errorData('BAD_ARGUMENT', () => g({ event: 'before-write', paths: ['a', 'b\0'] }))).toMatchObject({ name: 'paths[1]', reason: 'nul' });
+    expect(errorData('BAD_ARGUMENT', () => g({ event: 'before-write', paths: 'src/a.ts' }))).toMatchObject({
+      name: 'paths',
+      reason: 'wrong-type',
+    });
+    expect(errorData('BAD_ARGUMENT', () => g({ event: 'before-write', paths: ['a', 7] }))).toMatchObject({
+      name: 'paths[1]',
+      reason: 'wrong-type',
+    });
+    expect(errorData('BAD_ARGUMENT', () => g({ event: 'before-write', paths: ['a', 'b\0'] }))).toMatchObject({
+      name: 'paths[1]',
+      reason: 'nul',
+    });
     expect(errorData('BAD_ARGUMENT', () => g({ event: 'before-shell' }))).toMatchObject({ name: 'command', reason: 'missing' });
-    expect(errorData('BAD_ARGUMENT', () => g({ event: 'after-tool', outcome: 'maybe' }))).toMatchObject({ name: 'outcome', reason: 'unknown-value' });
+    expect(errorData('BAD_ARGUMENT', () => g({ event: 'after-tool', outcome: 'maybe' }))).toMatchObject({
+      name: 'outcome',
+      reason: 'unknown-value',
+    });
     expect(errorData('BAD_ARGUMENT', () => g({ event: 'turn-end', final: 'yes' }))).toMatchObject({ name: 'final', reason: 'wrong-type' });
     expect(errorData('BAD_ARGUMENT', () => g({ event: 'rewind' }))).toMatchObject({ name: 'event', reason: 'unknown-value' });
     expect(errorData('BAD_ARGUMENT', () => g({}))).toMatchObject({ name: 'event', reason: 'missing' });
-    expect(errorData('BAD_ARGUMENT', () => parse('generic', { event: 'turn-end', session: 'a' }))).toMatchObject({ name: 'cwd', reason: 'missing' });
-    expect(errorData('BAD_ARGUMENT', () => parse('generic', { event: 'turn-end', cwd: '/r' }))).toMatchObject({ name: 'session', reason: 'missing' });
+    expect(errorData('BAD_ARGUMENT', () => parse('generic', { event: 'turn-end', session: 'a' }))).toMatchObject({
+      name: 'cwd',
+      reason: 'missing',
+    });
+    expect(errorData('BAD_ARGUMENT', () => parse('generic', { event: 'turn-end', cwd: '/r' }))).toMatchObject({
+      name: 'session',
+      reason: 'missing',
+    });
     for (const s of ['a/b', '..', 'a..b', 'x.lock', '.hidden', 'x'.repeat(101), 'has space']) {
-      expect(errorData('BAD_ARGUMENT', () => parse('generic', { event: 'turn-end', cwd: '/r', session: s }))).toMatchObject({ name: 'session', reason: 'invalid' });
+      expect(errorData('BAD_ARGUMENT', () => parse('generic', { event: 'turn-end', cwd: '/r', session: s }))).toMatchObject({
+        name: 'session',
+        reason: 'invalid',
+      });
     }
   });
 });
@@ -474,7 +938,10 @@ describe('session names', () => {
       fc.constantFrom('a', 'Z', '0', '.', '_', '-', '/', ' ', '..', '\\', 'é', '😀'),
       fc.integer({ min: 1, max: 0xffff }).map((c) => String.fromCharCode(c)),
     );
-    const ids = fc.sample(fc.uniqueArray(fc.string({ unit, minLength: 1, maxLength: 160 }), { minLength: 10_000, maxLength: 10_000 }), { numRuns: 1, seed: 0x5ca1 })[0];
+    const ids = fc.sample(fc.uniqueArray(fc.string({ unit, minLength: 1, maxLength: 160 }), { minLength: 10_000, maxLength: 10_000 }), {
+      numRuns: 1,
+      seed: 0x5ca1,
+    })[0];
     expect(ids.length).toBe(10_000);
     const names = new Map<string, string>();
     for (const id of ids) {
@@ -556,7 +1023,11 @@ describe('hookResponse', () => {
 
   it('a blocking failure: exit 2 and one line on stderr, for every harness', () => {
     for (const h of HARNESSES) {
-      const r = hookResponse(h, { ok: false, block: true, reason: 'git-scalpel could not capture the paths\nbefore this write:\r\n EACCES' });
+      const r = hookResponse(h, {
+        ok: false,
+        block: true,
+        reason: 'git-scalpel could not capture the paths\nbefore this write:\r\n EACCES',
+      });
       expect(r.exitCode).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe('git-scalpel could not capture the paths before this write: EACCES\n');
@@ -572,7 +1043,9 @@ describe('hookResponse', () => {
 
   it('a non-blocking failure: exit 1 and the message on stderr', () => {
     for (const h of HARNESSES) {
-      expect(hookResponse(h, { ok: false, block: false, reason: 'git-scalpel hook claude-code: tool_input.file_path is missing' })).toEqual({ exitCode: 1, stdout: '', stderr: 'git-scalpel hook claude-code: tool_input.file_path is missing\n' });
+      expect(hookResponse(h, { ok: false, block: false, reason: 'git-scalpel hook claude-code: tool_input.file_path is missing' })).toEqual(
+        { exitCode: 1, stdout: '', stderr: 'git-scalpel hook claude-code: tool_input.file_path is missing\n' },
+      );
     }
   });
 

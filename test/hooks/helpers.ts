@@ -18,7 +18,13 @@ export interface HookRun {
 /** `git-scalpel hook <harness>` with `payload` (an object, or raw text) on stdin, in `cwd`. */
 export function runHook(cwd: string, harness: string, payload: unknown, extra: string[] = []): HookRun {
   const input = typeof payload === 'string' || payload instanceof Uint8Array ? payload : JSON.stringify(payload);
-  const p = spawnSync(process.execPath, [BIN, 'hook', harness, ...extra], { cwd, input, env: gitEnv(), encoding: 'utf8', maxBuffer: 1 << 28 });
+  const p = spawnSync(process.execPath, [BIN, 'hook', harness, ...extra], {
+    cwd,
+    input,
+    env: gitEnv(),
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
   return { code: p.status ?? -1, stdout: p.stdout, stderr: p.stderr };
 }
 
@@ -50,7 +56,16 @@ export function claudeSession(cwd: string, sessionId = 'c0ffee00-1111-4222-8333-
       const id = toolUse();
       const pre = runHook(cwd, 'claude-code', { ...common('PreToolUse'), tool_name: toolName, tool_input: toolInput, tool_use_id: id });
       if (pre.code === 0) run();
-      const post = pre.code === 0 ? runHook(cwd, 'claude-code', { ...common('PostToolUse'), tool_name: toolName, tool_input: toolInput, tool_use_id: id, tool_response: response }) : null;
+      const post =
+        pre.code === 0
+          ? runHook(cwd, 'claude-code', {
+              ...common('PostToolUse'),
+              tool_name: toolName,
+              tool_input: toolInput,
+              tool_use_id: id,
+              tool_response: response,
+            })
+          : null;
       return { pre, post };
     },
     stop: () => ({ ...common('Stop'), stop_hook_active: false }),

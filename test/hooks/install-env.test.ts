@@ -14,7 +14,15 @@ import { walkUpCommand } from '../../src/hooks/install.js';
 
 const ROOT = process.cwd();
 const NODE_DIR = dirname(process.execPath);
-const HARNESS_VARS = ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'GEMINI_CLI_TRUSTED_FOLDERS_PATH', 'GEMINI_CLI_SYSTEM_SETTINGS_PATH', 'GEMINI_CLI_TRUST_WORKSPACE', 'CLAUDE_PROJECT_DIR'];
+const HARNESS_VARS = [
+  'CLAUDE_CONFIG_DIR',
+  'CODEX_HOME',
+  'GEMINI_CLI_HOME',
+  'GEMINI_CLI_TRUSTED_FOLDERS_PATH',
+  'GEMINI_CLI_SYSTEM_SETTINGS_PATH',
+  'GEMINI_CLI_TRUST_WORKSPACE',
+  'CLAUDE_PROJECT_DIR',
+];
 
 /** A shell's environment: git's test settings, then exactly these variables. */
 function shellEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
@@ -55,7 +63,12 @@ describe('install in the real environment (the built binary, fake HOME and PATH)
     const r = run(join(prefix, 'bin/git-scalpel'), ['install', 'claude-code', '--user', '--json'], repo, env);
     expect(r.code, r.err).toBe(0);
     const doc = JSON.parse(r.out).data;
-    expect(doc).toMatchObject({ file: join(cfg, 'settings.json'), action: 'installed', command: 'git-scalpel hook claude-code', binary: { resolves: 'yes', binary: join(prefix, 'bin/git-scalpel') } });
+    expect(doc).toMatchObject({
+      file: join(cfg, 'settings.json'),
+      action: 'installed',
+      command: 'git-scalpel hook claude-code',
+      binary: { resolves: 'yes', binary: join(prefix, 'bin/git-scalpel') },
+    });
     expect(firstCommand(readJson(join(cfg, 'settings.json')), 'PreToolUse')).toBe('git-scalpel hook claude-code');
     expect(existsSync(join(home, '.claude'))).toBe(false);
 
@@ -90,7 +103,7 @@ describe('install in the real environment (the built binary, fake HOME and PATH)
     expect(existsSync(gem)).toBe(true);
   });
 
-  it('npx\'s cache: written, with a warning that the path will not last', () => {
+  it("npx's cache: written, with a warning that the path will not last", () => {
     const cache = join(makeTempDir('scalpel-npm-'), '_npx/0123abcd/node_modules/git-scalpel');
     mkdirSync(dirname(cache), { recursive: true });
     symlinkSync(ROOT, cache);
@@ -109,7 +122,11 @@ describe('install in the real environment (the built binary, fake HOME and PATH)
     symlinkSync('../git-scalpel/dist/git-scalpel.cjs', join(repo, 'node_modules/.bin/git-scalpel'));
     const codexHome = makeTempDir('scalpel-codex-home-');
     // npm run / npx put node_modules/.bin on PATH: install must not take that for a global install
-    const env = shellEnv({ HOME: makeTempDir('scalpel-home-'), CODEX_HOME: codexHome, PATH: `${join(repo, 'node_modules/.bin')}:${NODE_DIR}:/usr/bin:/bin` });
+    const env = shellEnv({
+      HOME: makeTempDir('scalpel-home-'),
+      CODEX_HOME: codexHome,
+      PATH: `${join(repo, 'node_modules/.bin')}:${NODE_DIR}:/usr/bin:/bin`,
+    });
     const bin = join(repo, 'node_modules/.bin/git-scalpel');
 
     const r = run(bin, ['install', 'codex'], repo, env);
@@ -126,7 +143,9 @@ describe('install in the real environment (the built binary, fake HOME and PATH)
     const before = run(bin, ['turns', '--json'], repo, env);
     expect(before.code).toBe(0);
     expect(JSON.parse(before.out).data).toEqual([]);
-    expect(before.err).toContain(`warning: Codex CLI hooks are installed in ${join(repo, '.codex/hooks.json')} but no Codex CLI event has reached this worktree since`);
+    expect(before.err).toContain(
+      `warning: Codex CLI hooks are installed in ${join(repo, '.codex/hooks.json')} but no Codex CLI event has reached this worktree since`,
+    );
     const st0 = JSON.parse(run(bin, ['status', '--json'], repo, env).out).data.harnesses[1];
     expect(st0).toMatchObject({ harness: 'codex', live: 'no', trust: { trusted: 'no' }, lastEvent: null });
 
@@ -134,7 +153,8 @@ describe('install in the real environment (the built binary, fake HOME and PATH)
     const labels = ['user_prompt_submit', 'pre_tool_use', 'post_tool_use', 'stop'];
     writeFileSync(
       join(codexHome, 'config.toml'),
-      `[projects."${repo}"]\ntrust_level = "trusted"\n\n` + labels.map((l) => `[hooks.state."${repo}/.codex/hooks.json:${l}:0:0"]\ntrusted_hash = "sha256:${'a'.repeat(64)}"\n`).join('\n'),
+      `[projects."${repo}"]\ntrust_level = "trusted"\n\n` +
+        labels.map((l) => `[hooks.state."${repo}/.codex/hooks.json:${l}:0:0"]\ntrusted_hash = "sha256:${'a'.repeat(64)}"\n`).join('\n'),
     );
     const st1 = JSON.parse(run(bin, ['status', '--json'], repo, env).out).data.harnesses[1];
     expect(st1).toMatchObject({ live: 'yes', trust: { trusted: 'yes' } });
@@ -143,7 +163,16 @@ describe('install in the real environment (the built binary, fake HOME and PATH)
     // with a PATH that has no node_modules/.bin
     mkdirSync(join(repo, 'src/deep'), { recursive: true });
     const hookEnv = shellEnv({ HOME: env.HOME!, PATH: `${NODE_DIR}:/usr/bin:/bin` });
-    const payload = { session_id: '0199a213-81c0-7800-8aa1-bbab2a035a53', turn_id: 't1', transcript_path: null, cwd: join(repo, 'src/deep'), model: 'gpt-5-codex', permission_mode: 'default', hook_event_name: 'UserPromptSubmit', prompt: 'from a subdirectory' };
+    const payload = {
+      session_id: '0199a213-81c0-7800-8aa1-bbab2a035a53',
+      turn_id: 't1',
+      transcript_path: null,
+      cwd: join(repo, 'src/deep'),
+      model: 'gpt-5-codex',
+      permission_mode: 'default',
+      hook_event_name: 'UserPromptSubmit',
+      prompt: 'from a subdirectory',
+    };
     const started = Date.now();
     const h = run('/bin/sh', ['-lc', command], join(repo, 'src/deep'), hookEnv, JSON.stringify(payload));
     expect({ code: h.code, out: h.out, err: h.err }).toEqual({ code: 0, out: '', err: '' });
@@ -153,7 +182,11 @@ describe('install in the real environment (the built binary, fake HOME and PATH)
     expect(after.err).toBe('');
     expect(after.out).toContain('"from a subdirectory"');
     const st2 = JSON.parse(run(bin, ['status', '--json'], repo, env).out).data.harnesses[1];
-    expect(st2.lastEvent).toMatchObject({ event: 'turn-start', session: 'codex-0199a213-81c0-7800-8aa1-bbab2a035a53', detail: '"from a subdirectory"' });
+    expect(st2.lastEvent).toMatchObject({
+      event: 'turn-start',
+      session: 'codex-0199a213-81c0-7800-8aa1-bbab2a035a53',
+      detail: '"from a subdirectory"',
+    });
     expect(st2.live).toBe('yes');
     const human = run(bin, ['status'], repo, env);
     expect(human.code).toBe(0);
@@ -187,10 +220,24 @@ describe('install in the real environment (the built binary, fake HOME and PATH)
     expect(st.harnesses[2].hooks[0].binary).toMatchObject({ resolves: 'yes', binary: bin });
     // Claude Code: /bin/sh -c with CLAUDE_PROJECT_DIR set; Gemini CLI substitutes the quoted cwd itself
     const hookEnv = shellEnv({ HOME: env.HOME!, PATH: `${NODE_DIR}:/usr/bin:/bin` });
-    const claudePayload = { session_id: 'c0ffee00-1111-4222-8333-444455556666', transcript_path: '/t.jsonl', cwd: repo, permission_mode: 'default', hook_event_name: 'UserPromptSubmit', prompt: 'claude turn' };
+    const claudePayload = {
+      session_id: 'c0ffee00-1111-4222-8333-444455556666',
+      transcript_path: '/t.jsonl',
+      cwd: repo,
+      permission_mode: 'default',
+      hook_event_name: 'UserPromptSubmit',
+      prompt: 'claude turn',
+    };
     const c = run('/bin/sh', ['-c', claude], repo, { ...hookEnv, CLAUDE_PROJECT_DIR: repo }, JSON.stringify(claudePayload));
     expect({ code: c.code, err: c.err }).toEqual({ code: 0, err: '' });
-    const geminiPayload = { session_id: 'g-1', transcript_path: '/t.json', cwd: repo, hook_event_name: 'BeforeAgent', timestamp: '2026-01-01T00:00:00Z', prompt: 'gemini turn' };
+    const geminiPayload = {
+      session_id: 'g-1',
+      transcript_path: '/t.json',
+      cwd: repo,
+      hook_event_name: 'BeforeAgent',
+      timestamp: '2026-01-01T00:00:00Z',
+      prompt: 'gemini turn',
+    };
     const g = run('/bin/sh', ['-c', gemini.replace('$GEMINI_PROJECT_DIR', `'${repo}'`)], repo, hookEnv, JSON.stringify(geminiPayload));
     expect({ code: g.code, out: g.out.trim(), err: g.err }).toEqual({ code: 0, out: '{}', err: '' });
     const events = JSON.parse(run(bin, ['status', '--json'], repo, env).out).data.harnesses.map((h: any) => h.lastEvent?.detail);

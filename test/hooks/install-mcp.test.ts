@@ -14,9 +14,10 @@ import { walkUpScript, type InstallableHarness } from '../../src/hooks/install.j
 import { scalpelErrorOf } from '../helpers/errors.js';
 
 const SERVER: McpServerCommand = { command: 'git-scalpel', args: ['mcp'] };
-const install = (text: string | null, harness: InstallableHarness, server = SERVER) => planMcpInstall(text, { harness, server, file: 'cfg' });
-const uninstall = (text: string | null, harness: InstallableHarness, server = SERVER) => planMcpInstall(text, { harness, server, uninstall: true, file: 'cfg' });
-
+const install = (text: string | null, harness: InstallableHarness, server = SERVER) =>
+  planMcpInstall(text, { harness, server, file: 'cfg' });
+const uninstall = (text: string | null, harness: InstallableHarness, server = SERVER) =>
+  planMcpInstall(text, { harness, server, uninstall: true, file: 'cfg' });
 
 const MCP_JSON = `{
     "mcpServers": {
@@ -62,7 +63,9 @@ multi
 
 describe('planMcpInstall: JSON harnesses', () => {
   it('a missing file: mcpServers with our entry (type stdio for Claude Code)', () => {
-    expect(JSON.parse(install(null, 'claude-code').text!)).toEqual({ mcpServers: { 'git-scalpel': { type: 'stdio', command: 'git-scalpel', args: ['mcp'] } } });
+    expect(JSON.parse(install(null, 'claude-code').text!)).toEqual({
+      mcpServers: { 'git-scalpel': { type: 'stdio', command: 'git-scalpel', args: ['mcp'] } },
+    });
     expect(JSON.parse(install(null, 'gemini').text!)).toEqual({ mcpServers: { 'git-scalpel': { command: 'git-scalpel', args: ['mcp'] } } });
     expect(install(null, 'gemini').text!.endsWith('}\n')).toBe(true);
   });
@@ -155,7 +158,9 @@ describe('planMcpInstall: Codex config.toml', () => {
       expect(back.action).toBe('uninstalled');
       expect(back.text).toBe(start === '' ? null : start);
     }
-    expect(install('x = 1\r\n', 'codex').text).toBe('x = 1\r\n\r\n[mcp_servers.git-scalpel]\r\ncommand = "git-scalpel"\r\nargs = ["mcp"]\r\n');
+    expect(install('x = 1\r\n', 'codex').text).toBe(
+      'x = 1\r\n\r\n[mcp_servers.git-scalpel]\r\ncommand = "git-scalpel"\r\nargs = ["mcp"]\r\n',
+    );
   });
 
   it('a table of ours in the middle, with keys the user added: recognised; removed alone with its blank line', () => {
@@ -177,13 +182,15 @@ b = 2
     expect(uninstall(mid, 'codex').text).toBe('a = 1\n\n# the next one\n[other]\nb = 2\n');
     const moved = install(mid, 'codex', { command: 'node', args: ['/x/git-scalpel.cjs', 'mcp'] });
     expect(moved).toMatchObject({ action: 'installed', replaced: true });
-    expect(moved.text).toBe('a = 1\n\n# the next one\n[other]\nb = 2\n\n[mcp_servers.git-scalpel]\ncommand = "node"\nargs = ["/x/git-scalpel.cjs", "mcp"]\n');
+    expect(moved.text).toBe(
+      'a = 1\n\n# the next one\n[other]\nb = 2\n\n[mcp_servers.git-scalpel]\ncommand = "node"\nargs = ["/x/git-scalpel.cjs", "mcp"]\n',
+    );
   });
 
   it('strings are written as TOML basic strings', () => {
-    const text = install(null, 'codex', { command: 'node', args: ["/it's \"here\"\\x", 'mcp'] }).text!;
+    const text = install(null, 'codex', { command: 'node', args: ['/it\'s "here"\\x', 'mcp'] }).text!;
     expect(text).toContain('args = ["/it\'s \\"here\\"\\\\x", "mcp"]');
-    expect(install(text, 'codex', { command: 'node', args: ["/it's \"here\"\\x", 'mcp'] }).action).toBe('already-installed');
+    expect(install(text, 'codex', { command: 'node', args: ['/it\'s "here"\\x', 'mcp'] }).action).toBe('already-installed');
   });
 
   it('refuses what it cannot edit safely, naming why; nothing planned', () => {
@@ -212,11 +219,22 @@ b = 2
 });
 
 describe('the server command and user files', () => {
-  it('a devDependency found from the server\'s directory (never npx), git-scalpel on PATH, else node and the path', () => {
-    expect(mcpServerCommand({ script: '/p/node_modules/.bin/git-scalpel', projectRoot: '/p', onPath: true })).toEqual({ command: 'sh', args: ['-c', walkUpScript('node_modules/.bin/git-scalpel'), 'git-scalpel', 'mcp'] });
-    expect(mcpServerCommand({ script: '/p/node_modules/git-scalpel/dist/git-scalpel.cjs', projectRoot: '/p', onPath: false })).toEqual({ command: 'sh', args: ['-c', walkUpScript('node_modules/git-scalpel/dist/git-scalpel.cjs'), 'git-scalpel', 'mcp'] });
-    expect(mcpServerCommand({ script: '/usr/lib/node_modules/git-scalpel/dist/git-scalpel.cjs', projectRoot: null, onPath: true })).toEqual({ command: 'git-scalpel', args: ['mcp'] });
-    expect(mcpServerCommand({ script: '/opt/x y/git-scalpel.cjs', projectRoot: '/p', onPath: false })).toEqual({ command: 'node', args: ['/opt/x y/git-scalpel.cjs', 'mcp'] });
+  it("a devDependency found from the server's directory (never npx), git-scalpel on PATH, else node and the path", () => {
+    expect(mcpServerCommand({ script: '/p/node_modules/.bin/git-scalpel', projectRoot: '/p', onPath: true })).toEqual({
+      command: 'sh',
+      args: ['-c', walkUpScript('node_modules/.bin/git-scalpel'), 'git-scalpel', 'mcp'],
+    });
+    expect(mcpServerCommand({ script: '/p/node_modules/git-scalpel/dist/git-scalpel.cjs', projectRoot: '/p', onPath: false })).toEqual({
+      command: 'sh',
+      args: ['-c', walkUpScript('node_modules/git-scalpel/dist/git-scalpel.cjs'), 'git-scalpel', 'mcp'],
+    });
+    expect(mcpServerCommand({ script: '/usr/lib/node_modules/git-scalpel/dist/git-scalpel.cjs', projectRoot: null, onPath: true })).toEqual(
+      { command: 'git-scalpel', args: ['mcp'] },
+    );
+    expect(mcpServerCommand({ script: '/opt/x y/git-scalpel.cjs', projectRoot: '/p', onPath: false })).toEqual({
+      command: 'node',
+      args: ['/opt/x y/git-scalpel.cjs', 'mcp'],
+    });
   });
 
   it('~/.claude.json, ~/.codex/config.toml, ~/.gemini/settings.json; CLAUDE_CONFIG_DIR and CODEX_HOME', () => {
@@ -238,7 +256,15 @@ describe('the server command and user files', () => {
 async function cli(cwd: string, args: string[], extra: InstallIo = {}): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const io: CliIo & InstallIo = { fs: nodeFs(), cwd, out: (t) => void (out += t), err: (t) => void (err += t), script: '/opt/checkout/dist/git-scalpel.cjs', env: { HOME: '/nonexistent-home', PATH: '' }, ...extra };
+  const io: CliIo & InstallIo = {
+    fs: nodeFs(),
+    cwd,
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+    script: '/opt/checkout/dist/git-scalpel.cjs',
+    env: { HOME: '/nonexistent-home', PATH: '' },
+    ...extra,
+  };
   try {
     return { code: await run(args, io), out, err };
   } catch (e) {
@@ -270,7 +296,9 @@ describe('git-scalpel install --mcp (CLI)', () => {
       expect(again.out).toContain('already in');
       expect(read(file)).toBe(text);
       // the hooks are another file, untouched
-      expect(existsSync(join(dir, h === 'claude-code' ? '.claude' : h === 'codex' ? '.codex/hooks.json' : '.gemini/hooks.json'))).toBe(false);
+      expect(existsSync(join(dir, h === 'claude-code' ? '.claude' : h === 'codex' ? '.codex/hooks.json' : '.gemini/hooks.json'))).toBe(
+        false,
+      );
       const back = await cli(dir, ['install', h, '--mcp', '--uninstall']);
       expect(back.code).toBe(0);
       expect(back.out).toContain('removed');
@@ -304,7 +332,13 @@ describe('git-scalpel install --mcp (CLI)', () => {
   it('--json', async () => {
     const dir = makeTempRepo();
     const r = await cli(dir, ['install', 'codex', '--mcp', '--json']);
-    expect(JSON.parse(r.out).data).toEqual({ file: join(dir, '.codex/config.toml'), action: 'installed', name: 'git-scalpel', server: { command: 'node', args: ['/opt/checkout/dist/git-scalpel.cjs', 'mcp'] }, replaced: false });
+    expect(JSON.parse(r.out).data).toEqual({
+      file: join(dir, '.codex/config.toml'),
+      action: 'installed',
+      name: 'git-scalpel',
+      server: { command: 'node', args: ['/opt/checkout/dist/git-scalpel.cjs', 'mcp'] },
+      replaced: false,
+    });
   });
 
   it('--user with a temp HOME: ~/.claude.json keeps its other state; nothing in the repository; CODEX_HOME', async () => {
@@ -321,18 +355,24 @@ describe('git-scalpel install --mcp (CLI)', () => {
     expect(read(join(home, '.codex/config.toml'))).toContain('[mcp_servers.git-scalpel]');
     expect(JSON.parse(read(join(home, '.gemini/settings.json'))).mcpServers['git-scalpel'].command).toBe('node');
     expect(readdirSync(dir)).toEqual(['.git']);
-    for (const h of ['claude-code', 'codex', 'gemini'] as const) expect((await cli(dir, ['install', h, '--mcp', '--user', '--uninstall'], { env })).code).toBe(0);
+    for (const h of ['claude-code', 'codex', 'gemini'] as const)
+      expect((await cli(dir, ['install', h, '--mcp', '--user', '--uninstall'], { env })).code).toBe(0);
     expect(read(join(home, '.claude.json'))).toBe(state);
     expect(readdirSync(home).sort()).toEqual(['.claude.json']);
 
     const codexHome = makeTempDir('scalpel-codex-');
-    expect((await cli(makeTempDir(), ['install', 'codex', '--mcp', '--user'], { env: { HOME: home, CODEX_HOME: codexHome } })).code).toBe(0);
+    expect((await cli(makeTempDir(), ['install', 'codex', '--mcp', '--user'], { env: { HOME: home, CODEX_HOME: codexHome } })).code).toBe(
+      0,
+    );
     expect(existsSync(join(codexHome, 'config.toml'))).toBe(true);
-    expect((await cli(makeTempDir(), ['install', 'codex', '--mcp', '--user', '--uninstall'], { env: { HOME: home, CODEX_HOME: codexHome } })).code).toBe(0);
+    expect(
+      (await cli(makeTempDir(), ['install', 'codex', '--mcp', '--user', '--uninstall'], { env: { HOME: home, CODEX_HOME: codexHome } }))
+        .code,
+    ).toBe(0);
     expect(existsSync(codexHome)).toBe(true);
   });
 
-  it('a devDependency: sh walks up from the server\'s directory to node_modules/.bin/git-scalpel (no npx), and it runs', async () => {
+  it("a devDependency: sh walks up from the server's directory to node_modules/.bin/git-scalpel (no npx), and it runs", async () => {
     const dir = makeTempRepo();
     const bin = join(dir, 'node_modules/.bin/git-scalpel');
     mkdirSync(dirname(bin), { recursive: true });
@@ -340,7 +380,11 @@ describe('git-scalpel install --mcp (CLI)', () => {
     const r = await cli(dir, ['install', 'claude-code', '--mcp'], { script: bin });
     expect(r.code).toBe(0);
     const entry = JSON.parse(read(join(dir, '.mcp.json'))).mcpServers['git-scalpel'];
-    expect(entry).toEqual({ type: 'stdio', command: 'sh', args: ['-c', walkUpScript('node_modules/.bin/git-scalpel'), 'git-scalpel', 'mcp'] });
+    expect(entry).toEqual({
+      type: 'stdio',
+      command: 'sh',
+      args: ['-c', walkUpScript('node_modules/.bin/git-scalpel'), 'git-scalpel', 'mcp'],
+    });
     // as the harness spawns it (no shell), from the root and from a subdirectory
     mkdirSync(join(dir, 'src/deep'), { recursive: true });
     for (const cwd of [dir, join(dir, 'src/deep')]) {

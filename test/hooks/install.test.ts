@@ -23,9 +23,10 @@ import { scalpelErrorOf } from '../helpers/errors.js';
 
 const BIN = 'git-scalpel';
 const cmdOf = (h: InstallableHarness, bin = BIN) => hookCommand(h, bin);
-const install = (text: string | null, harness: InstallableHarness = 'claude-code', bin = BIN) => planInstall(text, { harness, command: cmdOf(harness, bin), file: 'settings.json' });
-const uninstall = (text: string | null, harness: InstallableHarness = 'claude-code', bin = BIN) => planInstall(text, { harness, command: cmdOf(harness, bin), uninstall: true, file: 'settings.json' });
-
+const install = (text: string | null, harness: InstallableHarness = 'claude-code', bin = BIN) =>
+  planInstall(text, { harness, command: cmdOf(harness, bin), file: 'settings.json' });
+const uninstall = (text: string | null, harness: InstallableHarness = 'claude-code', bin = BIN) =>
+  planInstall(text, { harness, command: cmdOf(harness, bin), uninstall: true, file: 'settings.json' });
 
 /** A Claude Code settings file as people keep them: 4-space indent, other hooks and keys. */
 const EXISTING = `{
@@ -57,12 +58,25 @@ describe('planInstall: Claude Code', () => {
     expect(plan.text!.endsWith('}\n')).toBe(true);
     const v = JSON.parse(plan.text!);
     expect(Object.keys(v)).toEqual(['hooks']);
-    expect(Object.keys(v.hooks)).toEqual(['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionDenied', 'PostToolBatch', 'Stop', 'SubagentStop', 'SessionStart', 'SessionEnd']);
+    expect(Object.keys(v.hooks)).toEqual([
+      'UserPromptSubmit',
+      'PreToolUse',
+      'PostToolUse',
+      'PostToolUseFailure',
+      'PermissionDenied',
+      'PostToolBatch',
+      'Stop',
+      'SubagentStop',
+      'SessionStart',
+      'SessionEnd',
+    ]);
     expect(plan.events).toEqual(Object.keys(v.hooks));
     const handler = { type: 'command', command: 'git-scalpel hook claude-code', timeout: 30 };
-    for (const e of ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionDenied']) expect(v.hooks[e]).toEqual([{ matcher: 'Write|Edit|MultiEdit|NotebookEdit|Bash', hooks: [handler] }]);
+    for (const e of ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionDenied'])
+      expect(v.hooks[e]).toEqual([{ matcher: 'Write|Edit|MultiEdit|NotebookEdit|Bash', hooks: [handler] }]);
     expect(v.hooks.PostToolBatch).toEqual([{ hooks: [handler] }]);
-    for (const e of ['UserPromptSubmit', 'Stop', 'SubagentStop', 'SessionStart', 'SessionEnd']) expect(v.hooks[e]).toEqual([{ hooks: [handler] }]);
+    for (const e of ['UserPromptSubmit', 'Stop', 'SubagentStop', 'SessionStart', 'SessionEnd'])
+      expect(v.hooks[e]).toEqual([{ hooks: [handler] }]);
     expect(plan.text).toBe(JSON.stringify(v, null, 2) + '\n');
   });
 
@@ -75,7 +89,19 @@ describe('planInstall: Claude Code', () => {
     expect(v.model).toBe('opus');
     expect(v.permissions).toEqual({ allow: ['Bash(npm test)'], deny: [] });
     expect(v.env).toEqual({ FOO: 'bar' });
-    expect(Object.keys(v.hooks)).toEqual(['PreToolUse', 'Notification', 'UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure', 'PermissionDenied', 'PostToolBatch', 'Stop', 'SubagentStop', 'SessionStart', 'SessionEnd']);
+    expect(Object.keys(v.hooks)).toEqual([
+      'PreToolUse',
+      'Notification',
+      'UserPromptSubmit',
+      'PostToolUse',
+      'PostToolUseFailure',
+      'PermissionDenied',
+      'PostToolBatch',
+      'Stop',
+      'SubagentStop',
+      'SessionStart',
+      'SessionEnd',
+    ]);
     // the other tool's group stays first, ours is appended
     expect(v.hooks.PreToolUse[0]).toEqual({ matcher: 'Bash', hooks: [{ type: 'command', command: '~/bin/bash-guard.sh', timeout: 5 }] });
     expect(v.hooks.PreToolUse[1].hooks[0].command).toBe('git-scalpel hook claude-code');
@@ -85,7 +111,9 @@ describe('planInstall: Claude Code', () => {
     let at = 0;
     for (const line of text.split('\n')) if (line === kept[at]) at++;
     expect(at).toBe(kept.length);
-    expect(text).toContain('\n            {\n                "matcher": "Write|Edit|MultiEdit|NotebookEdit|Bash",\n                "hooks": [\n                    {\n                        "type": "command",');
+    expect(text).toContain(
+      '\n            {\n                "matcher": "Write|Edit|MultiEdit|NotebookEdit|Bash",\n                "hooks": [\n                    {\n                        "type": "command",',
+    );
     expect(text).toContain('\n        "UserPromptSubmit": [\n            {\n                "hooks": [');
     expect(text).not.toMatch(/\t/);
   });
@@ -100,7 +128,13 @@ describe('planInstall: Claude Code', () => {
   });
 
   it('--uninstall after install gives back the exact bytes; a file install created is removed', () => {
-    for (const start of [EXISTING, '{"a":1}', '{\n\t"a": [1, 2],\n\t"hooks": {\n\t\t"Stop": [\n\t\t\t{"hooks": []}\n\t\t]\n\t}\n}', '{\r\n  "x": true\r\n}\r\n', '  {  "k" :  "v"  }  ']) {
+    for (const start of [
+      EXISTING,
+      '{"a":1}',
+      '{\n\t"a": [1, 2],\n\t"hooks": {\n\t\t"Stop": [\n\t\t\t{"hooks": []}\n\t\t]\n\t}\n}',
+      '{\r\n  "x": true\r\n}\r\n',
+      '  {  "k" :  "v"  }  ',
+    ]) {
       const installed = install(start);
       expect(installed.action).toBe('installed');
       const back = uninstall(installed.text);
@@ -111,7 +145,7 @@ describe('planInstall: Claude Code', () => {
     expect(uninstall(install(null).text)).toMatchObject({ action: 'uninstalled', changed: true, text: null });
   });
 
-  it('keeps the file\'s line endings and tab indentation in what it inserts', () => {
+  it("keeps the file's line endings and tab indentation in what it inserts", () => {
     const crlf = install('{\r\n  "x": true\r\n}\r\n').text!;
     expect(crlf.replace(/\r\n/g, '')).not.toContain('\n');
     const tabs = install('{\n\t"a": 1\n}\n').text!;
@@ -131,7 +165,9 @@ describe('planInstall: Claude Code', () => {
       const e = scalpelErrorOf(() => install(bad));
       expect(e.code).toBe('UNSUPPORTED');
       expect(e.data.reason).toBe('invalid-json');
-      expect(e.message).toMatch(/^settings\.json: not valid JSON \(Claude Code reads it as strict JSON.*line \d+, column \d+; nothing was changed$/);
+      expect(e.message).toMatch(
+        /^settings\.json: not valid JSON \(Claude Code reads it as strict JSON.*line \d+, column \d+; nothing was changed$/,
+      );
       expect(errorExitCode(e)).toBe(1);
       expect(scalpelErrorOf(() => uninstall(bad)).data.reason).toBe('invalid-json');
     }
@@ -176,7 +212,9 @@ describe('planInstall: Claude Code', () => {
     const plan = install(old, 'claude-code', 'git-scalpel');
     expect(plan.action).toBe('installed');
     const v = JSON.parse(plan.text!);
-    const commands = Object.values(v.hooks as Record<string, Array<{ hooks: Array<{ command: string }> }>>).flatMap((gs) => gs.flatMap((g) => g.hooks.map((h) => h.command)));
+    const commands = Object.values(v.hooks as Record<string, Array<{ hooks: Array<{ command: string }> }>>).flatMap((gs) =>
+      gs.flatMap((g) => g.hooks.map((h) => h.command)),
+    );
     expect(commands.filter((c) => c.includes('git-scalpel'))).toEqual(Array(10).fill('git-scalpel hook claude-code'));
     expect(plan.text).toBe(install(EXISTING).text);
     expect(uninstall(plan.text).text).toBe(EXISTING);
@@ -202,7 +240,8 @@ describe('planInstall: Codex CLI and Gemini CLI', () => {
         Stop: [{ hooks: [handler] }],
       },
     });
-    const existing = '{\n  "hooks": {\n    "SessionStart": [\n      {\n        "matcher": "startup|resume",\n        "hooks": [\n          {\n            "type": "command",\n            "command": "sh .codex/hooks/start.sh",\n            "statusMessage": "Loading"\n          }\n        ]\n      }\n    ]\n  }\n}\n';
+    const existing =
+      '{\n  "hooks": {\n    "SessionStart": [\n      {\n        "matcher": "startup|resume",\n        "hooks": [\n          {\n            "type": "command",\n            "command": "sh .codex/hooks/start.sh",\n            "statusMessage": "Loading"\n          }\n        ]\n      }\n    ]\n  }\n}\n';
     const plan = install(existing, 'codex');
     expect(JSON.parse(plan.text!).hooks.SessionStart[0].hooks[0].statusMessage).toBe('Loading');
     expect(install(plan.text, 'codex').action).toBe('already-installed');
@@ -225,7 +264,8 @@ describe('planInstall: Codex CLI and Gemini CLI', () => {
   });
 
   it('gemini reads JSONC: comments are kept through install and uninstall', () => {
-    const jsonc = '// my settings\n{\n  /* ui */ "ui": {"theme": "dark"}, // trailing note\n  "hooks": {\n    "BeforeTool": [ // mine\n      {"matcher": "read_file", "hooks": [{"type": "command", "command": "log.sh"}]}\n    ]\n  }\n}\n';
+    const jsonc =
+      '// my settings\n{\n  /* ui */ "ui": {"theme": "dark"}, // trailing note\n  "hooks": {\n    "BeforeTool": [ // mine\n      {"matcher": "read_file", "hooks": [{"type": "command", "command": "log.sh"}]}\n    ]\n  }\n}\n';
     const plan = install(jsonc, 'gemini');
     expect(plan.action).toBe('installed');
     for (const c of ['// my settings', '/* ui */', '// trailing note', '// mine']) expect(plan.text).toContain(c);
@@ -245,26 +285,47 @@ describe('planInstall: Codex CLI and Gemini CLI', () => {
 describe('the command', () => {
   it('is recognised by isOurCommand and nothing else is', () => {
     for (const h of INSTALLABLE) {
-      for (const bin of ['git-scalpel', '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/git-scalpel', 'npx --no-install git-scalpel', "node '/a b/dist/git-scalpel.mjs'", 'node /x/dist/git-scalpel.mjs', "$GEMINI_PROJECT_DIR/'p q/node_modules/.bin/git-scalpel'"]) {
+      for (const bin of [
+        'git-scalpel',
+        '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/git-scalpel',
+        'npx --no-install git-scalpel',
+        "node '/a b/dist/git-scalpel.mjs'",
+        'node /x/dist/git-scalpel.mjs',
+        "$GEMINI_PROJECT_DIR/'p q/node_modules/.bin/git-scalpel'",
+      ]) {
         expect(isOurCommand(hookCommand(h, bin), h)).toBe(true);
         for (const other of INSTALLABLE) if (other !== h) expect(isOurCommand(hookCommand(h, bin), other)).toBe(false);
       }
     }
-    for (const c of ['borg hook codex', 'entire hooks claude-code', 'my-git-scalpel hook codex', 'git-scalpel hook codex --x', 'git-scalpel-fork hook codex', 'echo git-scalpel; other hook codex']) expect(isOurCommand(c, 'codex')).toBe(false);
+    for (const c of [
+      'borg hook codex',
+      'entire hooks claude-code',
+      'my-git-scalpel hook codex',
+      'git-scalpel hook codex --x',
+      'git-scalpel-fork hook codex',
+      'echo git-scalpel; other hook codex',
+    ])
+      expect(isOurCommand(c, 'codex')).toBe(false);
   });
 
   it('shellQuote leaves plain words alone and single-quotes the rest', () => {
-    expect(shellQuote('/usr/lib/node_modules/git-scalpel/dist/git-scalpel.mjs')).toBe('/usr/lib/node_modules/git-scalpel/dist/git-scalpel.mjs');
+    expect(shellQuote('/usr/lib/node_modules/git-scalpel/dist/git-scalpel.mjs')).toBe(
+      '/usr/lib/node_modules/git-scalpel/dist/git-scalpel.mjs',
+    );
     expect(shellQuote('/Users/A B/x.mjs')).toBe("'/Users/A B/x.mjs'");
     expect(shellQuote("/it's/$HOME")).toBe("'/it'\\''s/$HOME'");
     expect(shellQuote('')).toBe("''");
   });
 
   const root = '/home/u/my project';
-  it('a devDependency: relative to the project through the harness\'s variable, for Codex a walk up from the session\'s directory (never npx)', () => {
+  it("a devDependency: relative to the project through the harness's variable, for Codex a walk up from the session's directory (never npx)", () => {
     const bin = `${root}/node_modules/.bin/git-scalpel`;
-    expect(resolveBin('claude-code', { script: bin, projectRoot: root, onPath: true })).toBe('"$CLAUDE_PROJECT_DIR"/node_modules/.bin/git-scalpel');
-    expect(resolveBin('gemini', { script: bin, projectRoot: root, onPath: false })).toBe('$GEMINI_PROJECT_DIR/node_modules/.bin/git-scalpel');
+    expect(resolveBin('claude-code', { script: bin, projectRoot: root, onPath: true })).toBe(
+      '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/git-scalpel',
+    );
+    expect(resolveBin('gemini', { script: bin, projectRoot: root, onPath: false })).toBe(
+      '$GEMINI_PROJECT_DIR/node_modules/.bin/git-scalpel',
+    );
     expect(resolveBin('codex', { script: bin, projectRoot: root, onPath: false })).toBe(
       `sh -c 'r=$PWD; until [ -x "$r"/node_modules/.bin/git-scalpel ] || [ -z "$r" ]; do r=\${r%/*}; done; exec "$r"/node_modules/.bin/git-scalpel "$@"' git-scalpel`,
     );
@@ -274,19 +335,29 @@ describe('the command', () => {
     for (const h of INSTALLABLE) expect(resolveBin(h, { script: bin, projectRoot: root, onPath: false })).not.toContain('npx');
     expect(isOurCommand(hookCommand('codex', resolveBin('codex', { script: bin, projectRoot: root, onPath: false })), 'codex')).toBe(true);
     const pkg = `${root}/node_modules/git-scalpel/dist/git-scalpel.mjs`;
-    expect(resolveBin('claude-code', { script: pkg, projectRoot: root, onPath: false })).toBe('node "$CLAUDE_PROJECT_DIR"/node_modules/git-scalpel/dist/git-scalpel.mjs');
-    expect(resolveBin('claude-code', { script: `${root}/packages/web app/node_modules/.bin/git-scalpel`, projectRoot: root, onPath: false })).toBe(`"$CLAUDE_PROJECT_DIR"/'packages/web app/node_modules/.bin/git-scalpel'`);
+    expect(resolveBin('claude-code', { script: pkg, projectRoot: root, onPath: false })).toBe(
+      'node "$CLAUDE_PROJECT_DIR"/node_modules/git-scalpel/dist/git-scalpel.mjs',
+    );
+    expect(
+      resolveBin('claude-code', { script: `${root}/packages/web app/node_modules/.bin/git-scalpel`, projectRoot: root, onPath: false }),
+    ).toBe(`"$CLAUDE_PROJECT_DIR"/'packages/web app/node_modules/.bin/git-scalpel'`);
     // not for a user file: that one serves every project
     expect(resolveBin('claude-code', { script: bin, projectRoot: null, onPath: false })).toBe(`node '${bin}'`);
     // another project's node_modules is not this project's
-    expect(resolveBin('claude-code', { script: '/home/u/other/node_modules/.bin/git-scalpel', projectRoot: root, onPath: false })).toBe('node /home/u/other/node_modules/.bin/git-scalpel');
+    expect(resolveBin('claude-code', { script: '/home/u/other/node_modules/.bin/git-scalpel', projectRoot: root, onPath: false })).toBe(
+      'node /home/u/other/node_modules/.bin/git-scalpel',
+    );
   });
 
   it('a global install on PATH: git-scalpel; a checkout: node and its absolute path, quoted', () => {
     expect(resolveBin('codex', { script: '/usr/local/bin/git-scalpel', projectRoot: root, onPath: true })).toBe('git-scalpel');
     expect(resolveBin('claude-code', { script: '/usr/local/bin/git-scalpel', projectRoot: null, onPath: true })).toBe('git-scalpel');
-    expect(resolveBin('claude-code', { script: '/src/git-scalpel/dist/git-scalpel.mjs', projectRoot: root, onPath: false })).toBe('node /src/git-scalpel/dist/git-scalpel.mjs');
-    expect(resolveBin('gemini', { script: '/Users/A B/git-scalpel/dist/git-scalpel.mjs', projectRoot: null, onPath: false })).toBe("node '/Users/A B/git-scalpel/dist/git-scalpel.mjs'");
+    expect(resolveBin('claude-code', { script: '/src/git-scalpel/dist/git-scalpel.mjs', projectRoot: root, onPath: false })).toBe(
+      'node /src/git-scalpel/dist/git-scalpel.mjs',
+    );
+    expect(resolveBin('gemini', { script: '/Users/A B/git-scalpel/dist/git-scalpel.mjs', projectRoot: null, onPath: false })).toBe(
+      "node '/Users/A B/git-scalpel/dist/git-scalpel.mjs'",
+    );
   });
 
   it('user files: HOME, or CLAUDE_CONFIG_DIR / CODEX_HOME when set', () => {
@@ -313,7 +384,15 @@ type Io = CliIo & InstallIo;
 async function cli(cwd: string, args: string[], extra: InstallIo = {}): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const io: Io = { fs: nodeFs(), cwd, out: (t) => void (out += t), err: (t) => void (err += t), script: '/opt/checkout/dist/git-scalpel.mjs', env: { HOME: '/nonexistent-home', PATH: '' }, ...extra };
+  const io: Io = {
+    fs: nodeFs(),
+    cwd,
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+    script: '/opt/checkout/dist/git-scalpel.mjs',
+    env: { HOME: '/nonexistent-home', PATH: '' },
+    ...extra,
+  };
   try {
     return { code: await run(args, io), out, err };
   } catch (e) {
@@ -331,8 +410,12 @@ describe('git-scalpel install (CLI)', () => {
     expect(r.code).toBe(0);
     const file = join(dir, '.claude/settings.json');
     expect(r.out).toContain(`installed git-scalpel's Claude Code hooks in ${file}`);
-    expect(r.out).toContain('events:  UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, PermissionDenied, PostToolBatch, Stop, SubagentStop, SessionStart, SessionEnd\n');
-    expect(r.out).toContain('tools:   Write|Edit|MultiEdit|NotebookEdit|Bash (PreToolUse, PostToolUse, PostToolUseFailure, PermissionDenied)\n');
+    expect(r.out).toContain(
+      'events:  UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, PermissionDenied, PostToolBatch, Stop, SubagentStop, SessionStart, SessionEnd\n',
+    );
+    expect(r.out).toContain(
+      'tools:   Write|Edit|MultiEdit|NotebookEdit|Bash (PreToolUse, PostToolUse, PostToolUseFailure, PermissionDenied)\n',
+    );
     expect(r.out).toContain('command: node /opt/checkout/dist/git-scalpel.mjs hook claude-code');
     expect(r.out).toMatch(/git-scalpel turns/);
     expect(r.out).toMatch(/git-scalpel rewind/);
@@ -366,7 +449,10 @@ describe('git-scalpel install (CLI)', () => {
       const doc = JSON.parse(r.out).data;
       expect(doc).toMatchObject({ file, action, events, command: 'node /opt/checkout/dist/git-scalpel.mjs hook codex' });
       if (action.endsWith('installed') && !action.startsWith('un') && action !== 'not-installed') {
-        expect(doc.binary).toEqual({ resolves: 'no', how: '/opt/checkout/dist/git-scalpel.mjs does not exist (moved or deleted: run install again)' });
+        expect(doc.binary).toEqual({
+          resolves: 'no',
+          how: '/opt/checkout/dist/git-scalpel.mjs does not exist (moved or deleted: run install again)',
+        });
         expect(doc.trust.trusted).toBe('no');
         expect(doc.warnings).toEqual([]);
       } else expect(Object.keys(doc).sort()).toEqual(['action', 'command', 'events', 'file']);
@@ -439,7 +525,9 @@ describe('git-scalpel install (CLI)', () => {
     const local = join(dir, 'node_modules/.bin/git-scalpel');
     writeFileSync(local, '#!/usr/bin/env node\n');
     await cli(dir, ['install', 'claude-code'], { script: local });
-    expect(JSON.parse(read(join(dir, '.claude/settings.json'))).hooks.Stop[0].hooks[0].command).toBe('"$CLAUDE_PROJECT_DIR"/node_modules/.bin/git-scalpel hook claude-code');
+    expect(JSON.parse(read(join(dir, '.claude/settings.json'))).hooks.Stop[0].hooks[0].command).toBe(
+      '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/git-scalpel hook claude-code',
+    );
 
     const prefix = makeTempDir('scalpel-global-');
     mkdirSync(join(prefix, 'lib/node_modules/git-scalpel/dist'), { recursive: true });
@@ -447,16 +535,22 @@ describe('git-scalpel install (CLI)', () => {
     const real = join(prefix, 'lib/node_modules/git-scalpel/dist/git-scalpel.mjs');
     writeFileSync(real, '');
     symlinkSync('../lib/node_modules/git-scalpel/dist/git-scalpel.mjs', join(prefix, 'bin/git-scalpel'));
-    const r = await cli(dir, ['install', 'gemini', '--json'], { script: join(prefix, 'bin/git-scalpel'), env: { PATH: `${join(dir, 'node_modules/.bin')}:/nonexistent:${join(prefix, 'bin')}` } });
+    const r = await cli(dir, ['install', 'gemini', '--json'], {
+      script: join(prefix, 'bin/git-scalpel'),
+      env: { PATH: `${join(dir, 'node_modules/.bin')}:/nonexistent:${join(prefix, 'bin')}` },
+    });
     expect(JSON.parse(r.out).data.command).toBe('git-scalpel hook gemini');
     // another git-scalpel first on PATH: not ours to name
     const shadow = makeTempDir();
     writeFileSync(join(shadow, 'git-scalpel'), '');
-    const s = await cli(dir, ['install', 'codex', '--json'], { script: join(prefix, 'bin/git-scalpel'), env: { PATH: `${shadow}:${join(prefix, 'bin')}` } });
+    const s = await cli(dir, ['install', 'codex', '--json'], {
+      script: join(prefix, 'bin/git-scalpel'),
+      env: { PATH: `${shadow}:${join(prefix, 'bin')}` },
+    });
     expect(JSON.parse(s.out).data.command).toBe(`node ${join(prefix, 'bin/git-scalpel')} hook codex`);
   });
 
-  it('Codex in a linked worktree: installed there, with a warning that Codex reads the main checkout\'s hooks', async () => {
+  it("Codex in a linked worktree: installed there, with a warning that Codex reads the main checkout's hooks", async () => {
     const dir = makeTempRepo();
     git(dir, ['commit', '-q', '--allow-empty', '-m', 'init']);
     const wt = join(makeTempDir(), 'linked');
@@ -484,7 +578,14 @@ describe('git-scalpel install (CLI)', () => {
 
   it('usage errors: no harness, an unknown one, an unknown flag', async () => {
     const dir = makeTempRepo();
-    for (const args of [['install'], ['install', 'cursor'], ['install', 'codex', 'gemini'], ['install', 'codex', '--bogus'], ['install', '--mcp']]) expect((await cli(dir, args)).code).toBe(2);
+    for (const args of [
+      ['install'],
+      ['install', 'cursor'],
+      ['install', 'codex', 'gemini'],
+      ['install', 'codex', '--bogus'],
+      ['install', '--mcp'],
+    ])
+      expect((await cli(dir, args)).code).toBe(2);
     expect(existsSync(join(dir, '.codex'))).toBe(false);
   });
 });

@@ -79,7 +79,7 @@ describe("a person's change is never the agent's", () => {
     expect(read(dir, 'notes.txt')).toBe('untracked notes\n');
   });
 
-  it('no call ids (Gemini CLI, the generic form): the person fixes a file between two of the agent\'s calls: rewind refuses it, naming it, and never destroys the fix', async () => {
+  it("no call ids (Gemini CLI, the generic form): the person fixes a file between two of the agent's calls: rewind refuses it, naming it, and never destroys the fix", async () => {
     const dir = personRepo();
     const a = agent(dir);
     await a.prompt('p');
@@ -87,7 +87,10 @@ describe("a person's change is never the agent's", () => {
     w(dir, 'notes.txt', 'the person fixed it\n');
     await a.write(['other.txt'], () => w(dir, 'other.txt', 'the agent\n'), { id: false });
     await a.stop();
-    await expect((await open(dir)).rewind()).rejects.toMatchObject({ code: 'REFUSED', data: { conflicts: [expect.objectContaining({ path: 'notes.txt' })] } });
+    await expect((await open(dir)).rewind()).rejects.toMatchObject({
+      code: 'REFUSED',
+      data: { conflicts: [expect.objectContaining({ path: 'notes.txt' })] },
+    });
     expect(read(dir, 'notes.txt')).toBe('the person fixed it\n');
     expect(read(dir, 'other.txt')).toBe('the agent\n');
   });
@@ -116,7 +119,12 @@ describe("a person's change is never the agent's", () => {
     w(dir, 'notes.txt', 'the person, by hand\n');
     await a.write(['other.txt'], () => w(dir, 'other.txt', 'the agent\n'));
     await a.stop();
-    await expect((await open(dir)).rewind()).rejects.toMatchObject({ code: 'REFUSED', data: { conflicts: [expect.objectContaining({ path: 'notes.txt', expected: expect.stringContaining('whose end was never reported') })] } });
+    await expect((await open(dir)).rewind()).rejects.toMatchObject({
+      code: 'REFUSED',
+      data: {
+        conflicts: [expect.objectContaining({ path: 'notes.txt', expected: expect.stringContaining('whose end was never reported') })],
+      },
+    });
     expect(read(dir, 'notes.txt')).toBe('the person, by hand\n');
     // and a call whose end never came that changed nothing is simply not the turn's
     await a.prompt('q');
@@ -151,7 +159,10 @@ describe("a person's change is never the agent's", () => {
     await a.write(['notes.txt'], () => w(dir, 'notes.txt', 'turn 2\n'));
     await a.stop();
     const repo = await open(dir);
-    await expect(repo.rewind({ turn: '1' })).rejects.toMatchObject({ code: 'REFUSED', data: { conflicts: [expect.objectContaining({ path: 'notes.txt' })] } });
+    await expect(repo.rewind({ turn: '1' })).rejects.toMatchObject({
+      code: 'REFUSED',
+      data: { conflicts: [expect.objectContaining({ path: 'notes.txt' })] },
+    });
     expect(read(dir, 'notes.txt')).toBe('turn 2\n');
     // the newest turn alone is the person's state back
     await repo.rewind();
@@ -160,7 +171,7 @@ describe("a person's change is never the agent's", () => {
     void v0;
   });
 
-  it('a write whose path is a symlink to a tracked file is the target\'s: the rewind restores the target', async () => {
+  it("a write whose path is a symlink to a tracked file is the target's: the rewind restores the target", async () => {
     const dir = personRepo();
     const v0 = view(dir);
     const a = agent(dir);
@@ -173,16 +184,16 @@ describe("a person's change is never the agent's", () => {
     expect(view(dir)).toEqual(v0);
   });
 
-  it("the agent creates src/deep/, the person saves a note there, the agent runs git add -A: the rewind keeps the note", async () => {
+  it('the agent creates src/deep/, the person saves a note there, the agent runs git add -A: the rewind keeps the note', async () => {
     const dir = personRepo();
     const a = agent(dir);
     await a.prompt('p');
     await a.write(['src/deep/a.ts'], () => w(dir, 'src/deep/a.ts', 'agent\n'));
-    w(dir, 'src/deep/note.txt', 'the person\'s note\n');
+    w(dir, 'src/deep/note.txt', "the person's note\n");
     await a.shell('git add -A');
     await a.stop();
     await (await open(dir)).rewind();
-    expect(read(dir, 'src/deep/note.txt')).toBe('the person\'s note\n');
+    expect(read(dir, 'src/deep/note.txt')).toBe("the person's note\n");
     expect(existsSync(join(dir, 'src/deep/a.ts'))).toBe(false);
     expect(git(dir, ['ls-files', 'src/deep'])).toBe('');
   });
@@ -193,12 +204,12 @@ describe("a person's change is never the agent's", () => {
     await a.prompt('one');
     await a.write(['src/deep/a.ts'], () => w(dir, 'src/deep/a.ts', 'agent\n'));
     await a.stop();
-    w(dir, 'src/deep/note.txt', 'the person\'s note\n');
+    w(dir, 'src/deep/note.txt', "the person's note\n");
     await a.prompt('two');
     await a.shell('git add -A');
     await a.stop();
     await (await open(dir)).rewind({ turn: '1' });
-    expect(read(dir, 'src/deep/note.txt')).toBe('the person\'s note\n');
+    expect(read(dir, 'src/deep/note.txt')).toBe("the person's note\n");
     expect(existsSync(join(dir, 'src/deep/a.ts'))).toBe(false);
     expect(git(dir, ['ls-files', 'src/deep'])).toBe('');
   });
@@ -248,7 +259,7 @@ describe("a person's change is never the agent's", () => {
     expect(existsSync(join(dir, 'gen'))).toBe(false);
   });
 
-  it('an agent killed mid-command (no after-event, no stop): the next turn\'s same command is never paired with the stale one', async () => {
+  it("an agent killed mid-command (no after-event, no stop): the next turn's same command is never paired with the stale one", async () => {
     const dir = personRepo();
     const a = agent(dir);
     await a.prompt('one');
@@ -322,7 +333,7 @@ describe("a person's change is never the agent's", () => {
 });
 
 describe('every rewind can be undone (rewind --undo)', () => {
-  it('a rewind, then --undo: the agent\'s state is back exactly and its turn is back on the stack; then the rewind again', async () => {
+  it("a rewind, then --undo: the agent's state is back exactly and its turn is back on the stack; then the rewind again", async () => {
     const dir = personRepo();
     const v0 = view(dir);
     const a = agent(dir);
@@ -343,7 +354,7 @@ describe('every rewind can be undone (rewind --undo)', () => {
     expect(view(dir)).toEqual(v0);
   });
 
-  it('a forced rewind over a person\'s later edit, then --undo: the person\'s edit is back', async () => {
+  it("a forced rewind over a person's later edit, then --undo: the person's edit is back", async () => {
     const dir = personRepo();
     const a = agent(dir);
     await a.prompt('p');
@@ -370,7 +381,10 @@ describe('every rewind can be undone (rewind --undo)', () => {
     await repo.rewind();
     w(dir, 'notes.txt', 'the person, after the rewind\n');
     const v2 = view(dir);
-    await expect(repo.rewindUndo()).rejects.toMatchObject({ code: 'REFUSED', data: { conflicts: [expect.objectContaining({ path: 'notes.txt' })] } });
+    await expect(repo.rewindUndo()).rejects.toMatchObject({
+      code: 'REFUSED',
+      data: { conflicts: [expect.objectContaining({ path: 'notes.txt' })] },
+    });
     expect(view(dir)).toEqual(v2);
     await repo.rewindUndo({ force: true });
     expect(read(dir, 'notes.txt')).toBe('agent\n');
@@ -427,7 +441,7 @@ describe("a stat-clean file's bytes are its blob only when no eol conversion or 
     expect(view(dir)).toEqual(v0);
   });
 
-  it('…and a file tool\'s capture, and a snapshot of a person\'s own', async () => {
+  it("…and a file tool's capture, and a snapshot of a person's own", async () => {
     const dir = crlfRepo();
     const v0 = view(dir);
     const a = agent(dir);
@@ -445,7 +459,7 @@ describe("a stat-clean file's bytes are its blob only when no eol conversion or 
     expect(view(dir)).toEqual(v0);
   });
 
-  it('core.autocrlf=true in the person\'s global config', async () => {
+  it("core.autocrlf=true in the person's global config", async () => {
     const dir = personRepo();
     const home = gitEnvHome();
     git(dir, ['config', '--global', 'core.autocrlf', 'true']);

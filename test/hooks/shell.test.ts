@@ -32,7 +32,7 @@ describe('shell commands in a turn', () => {
         w(d, 'docs/guide.md', '# guide\n');
       },
     });
-    w(dir, 'data/untracked.txt', 'the person\'s untracked file\n');
+    w(dir, 'data/untracked.txt', "the person's untracked file\n");
     w(dir, 'data/debug.log', 'hand-kept ignored log\n');
     mkdirSync(join(dir, 'data/empty'));
     const v0 = view(dir);
@@ -41,7 +41,7 @@ describe('shell commands in a turn', () => {
     bash(dir, c, "sed -i 's/export const b = 2;/export const b = 99;/' src/app.ts");
     bash(dir, c, 'rm -rf data');
     // the person, between two commands: an unrelated tracked file, and a new untracked one
-    w(dir, 'README.md', '# project\n\nthe person edits this between the agent\'s commands\n');
+    w(dir, 'README.md', "# project\n\nthe person edits this between the agent's commands\n");
     w(dir, 'person-notes.md', 'new, by the person\n');
     const person = { readme: readFileSync(join(dir, 'README.md')), notes: readFileSync(join(dir, 'person-notes.md')) };
     bash(dir, c, 'mkdir -p moved/deep && mv docs/guide.md moved/deep/guide.md');
@@ -56,7 +56,9 @@ describe('shell commands in a turn', () => {
 
     const turns = JSON.parse(runCli(dir, ['turns', '--json']).stdout).data;
     expect(turns).toHaveLength(1);
-    expect(turns[0].paths).toEqual(expect.arrayContaining(['.env', 'data', 'docs/guide.md', 'moved', 'run.sh', 'src/app.ts', 'src/lib/util.ts']));
+    expect(turns[0].paths).toEqual(
+      expect.arrayContaining(['.env', 'data', 'docs/guide.md', 'moved', 'run.sh', 'src/app.ts', 'src/lib/util.ts']),
+    );
     expect(turns[0].paths).not.toContain('README.md');
     expect(turns[0].paths).not.toContain('person-notes.md');
     const lastBash = turns[0].tools.filter((t: { tool: string }) => t.tool === 'Bash').at(-1);
@@ -121,7 +123,7 @@ describe('shell commands in a turn', () => {
     }
   });
 
-  it('a person who changes a path the agent changed, mid-turn (between two tool calls, before the stop): rewind refuses it, naming the agent\'s last write; --force works', () => {
+  it("a person who changes a path the agent changed, mid-turn (between two tool calls, before the stop): rewind refuses it, naming the agent's last write; --force works", () => {
     const dir = personRepo();
     const v0 = view(dir);
     const c = claudeSession(dir);

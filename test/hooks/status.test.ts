@@ -42,7 +42,10 @@ function installHooks(file: string, harness: InstallableHarness, bin = 'git-scal
 /** A log record as src/store/log.ts writes it, at `at`. */
 function logRecord(repo: string, session: string, at: string, rec: Record<string, unknown> = {}): string {
   const name = `${at.replace(/[:.]/g, '-')}-abcd.json`;
-  return write(join(repo, '.git/scalpel/log', session, name), JSON.stringify({ at, event: 'turn-start', session, ids: [], paths: [], ...rec }));
+  return write(
+    join(repo, '.git/scalpel/log', session, name),
+    JSON.stringify({ at, event: 'turn-start', session, ids: [], paths: [], ...rec }),
+  );
 }
 
 function setMtime(path: string, iso: string): void {
@@ -76,11 +79,23 @@ describe('reading a hook command', () => {
     expect(await check('git-scalpel')).toMatchObject({ resolves: 'yes', binary: join(pathDir, 'git-scalpel') });
 
     // the project variables, the walk up, npx
-    expect(await check('"$CLAUDE_PROJECT_DIR"/node_modules/.bin/git-scalpel', 'claude-code')).toMatchObject({ resolves: 'yes', binary: join(root, 'node_modules/.bin/git-scalpel') });
+    expect(await check('"$CLAUDE_PROJECT_DIR"/node_modules/.bin/git-scalpel', 'claude-code')).toMatchObject({
+      resolves: 'yes',
+      binary: join(root, 'node_modules/.bin/git-scalpel'),
+    });
     expect(await check('$GEMINI_PROJECT_DIR/node_modules/.bin/git-scalpel', 'gemini')).toMatchObject({ resolves: 'yes' });
     expect(await check('$GEMINI_PROJECT_DIR/node_modules/.bin/gone', 'gemini')).toMatchObject({ resolves: 'no' });
-    expect(await checkCommand(fs, hookCommand('claude-code', '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/git-scalpel'), { root: null, env, harness: 'claude-code' })).toMatchObject({ resolves: 'unknown' });
-    expect(await check(walkUpCommand('node_modules/.bin/git-scalpel'))).toMatchObject({ resolves: 'yes', binary: join(root, 'node_modules/.bin/git-scalpel') });
+    expect(
+      await checkCommand(fs, hookCommand('claude-code', '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/git-scalpel'), {
+        root: null,
+        env,
+        harness: 'claude-code',
+      }),
+    ).toMatchObject({ resolves: 'unknown' });
+    expect(await check(walkUpCommand('node_modules/.bin/git-scalpel'))).toMatchObject({
+      resolves: 'yes',
+      binary: join(root, 'node_modules/.bin/git-scalpel'),
+    });
     expect(await check(walkUpCommand('node_modules/git-scalpel/dist/git-scalpel.cjs'))).toMatchObject({ resolves: 'no' });
     expect(await check('npx --no-install git-scalpel')).toMatchObject({ resolves: 'yes', slow: true });
 
@@ -97,20 +112,32 @@ describe('reading a hook command', () => {
     const root = makeTempDir();
     const file = installHooks(join(root, '.codex/hooks.json'), 'codex', 'node /x/git-scalpel.cjs');
     const st = await readHookFile(fs, 'codex', 'project', file, root, {});
-    expect(st).toMatchObject({ exists: true, installed: true, events: ['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'], missing: [], commands: ['node /x/git-scalpel.cjs hook codex'] });
+    expect(st).toMatchObject({
+      exists: true,
+      installed: true,
+      events: ['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'],
+      missing: [],
+      commands: ['node /x/git-scalpel.cjs hook codex'],
+    });
     expect(st.entries.map((e) => [e.event, e.groupIndex, e.handlerIndex])).toEqual([
       ['UserPromptSubmit', 0, 0],
       ['PreToolUse', 0, 0],
       ['PostToolUse', 0, 0],
       ['Stop', 0, 0],
     ]);
-    write(file, '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "other"}]}, {"hooks": [{"type": "command", "command": "git-scalpel hook codex"}]}]}}');
+    write(
+      file,
+      '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "other"}]}, {"hooks": [{"type": "command", "command": "git-scalpel hook codex"}]}]}}',
+    );
     const partial = await readHookFile(fs, 'codex', 'project', file, root, {});
     expect(partial).toMatchObject({ installed: true, events: ['Stop'], missing: ['UserPromptSubmit', 'PreToolUse', 'PostToolUse'] });
     expect(partial.entries[0]).toMatchObject({ groupIndex: 1, handlerIndex: 0 });
     write(file, '{"hooks": []}');
     expect((await readHookFile(fs, 'codex', 'project', file, root, {})).error).toContain('not an object');
-    expect(await readHookFile(fs, 'codex', 'project', join(root, 'none.json'), root, {})).toMatchObject({ exists: false, installed: false });
+    expect(await readHookFile(fs, 'codex', 'project', join(root, 'none.json'), root, {})).toMatchObject({
+      exists: false,
+      installed: false,
+    });
   });
 
   it('realPath resolves links anywhere in the path, relative and absolute', async () => {
@@ -123,9 +150,17 @@ describe('reading a hook command', () => {
   });
 });
 
-describe('trust, from each harness\'s own records', () => {
-  async function trustOf(harness: InstallableHarness, root: string, env: Record<string, string>, scope: 'project' | 'user' = 'project', file?: string) {
-    const f = file ?? join(root, harness === 'claude-code' ? '.claude/settings.json' : harness === 'codex' ? '.codex/hooks.json' : '.gemini/settings.json');
+describe("trust, from each harness's own records", () => {
+  async function trustOf(
+    harness: InstallableHarness,
+    root: string,
+    env: Record<string, string>,
+    scope: 'project' | 'user' = 'project',
+    file?: string,
+  ) {
+    const f =
+      file ??
+      join(root, harness === 'claude-code' ? '.claude/settings.json' : harness === 'codex' ? '.codex/hooks.json' : '.gemini/settings.json');
     installHooks(f, harness);
     const hooks = [await readHookFile(fs, harness, scope, f, root, env)];
     const ctx: TrustContext = { env, root: scope === 'user' ? null : root, mainRoot: null, hooks };
@@ -172,7 +207,9 @@ describe('trust, from each harness\'s own records', () => {
     expect(projectOnly.how).toContain('4 of the 4 hooks have no trust record');
 
     const labels = ['user_prompt_submit', 'pre_tool_use', 'post_tool_use', 'stop'];
-    const state = labels.map((l) => `[hooks.state."${hooksFile}:${l}:0:0"]\nenabled = true\ntrusted_hash = "sha256:${'0'.repeat(64)}"\n`).join('\n');
+    const state = labels
+      .map((l) => `[hooks.state."${hooksFile}:${l}:0:0"]\nenabled = true\ntrusted_hash = "sha256:${'0'.repeat(64)}"\n`)
+      .join('\n');
     write(config, `[projects."${root}"]\ntrust_level = "trusted"\n\n${state}`);
     const yes = await trustOf('codex', root, env);
     expect(yes).toMatchObject({ trusted: 'yes', fix: [] });
@@ -188,7 +225,10 @@ describe('trust, from each harness\'s own records', () => {
     // inline tables are read like tables (a TOML parser reads the file)
     write(config, `projects = { "${root}" = { trust_level = "trusted" } }\n\n${state}`);
     expect((await trustOf('codex', root, env)).trusted).toBe('yes');
-    write(config, `projects = { "${root}" = { trust_level = "trusted" } }\nhooks = { state = { ${labels.map((l) => `"${hooksFile}:${l}:0:0" = { trusted_hash = "sha256:1" }`).join(', ')} } }\n`);
+    write(
+      config,
+      `projects = { "${root}" = { trust_level = "trusted" } }\nhooks = { state = { ${labels.map((l) => `"${hooksFile}:${l}:0:0" = { trusted_hash = "sha256:1" }`).join(', ')} } }\n`,
+    );
     expect((await trustOf('codex', root, env)).trusted).toBe('yes');
     // a config.toml Codex cannot read either: unknown, saying why
     write(config, `[projects."${root}"]\ntrust_level = "trusted"\ntrust_level = "untrusted"\n`);
@@ -196,7 +236,10 @@ describe('trust, from each harness\'s own records', () => {
     expect(bad.trusted).toBe('unknown');
     expect(bad.how).toMatch(/is not valid TOML: .* at line 3, column 1/);
     // dotted keys are read like tables
-    write(config, `projects."${root}".trust_level = "trusted"\n${labels.map((l) => `hooks.state."${hooksFile}:${l}:0:0".trusted_hash = "sha256:1"`).join('\n')}\n`);
+    write(
+      config,
+      `projects."${root}".trust_level = "trusted"\n${labels.map((l) => `hooks.state."${hooksFile}:${l}:0:0".trusted_hash = "sha256:1"`).join('\n')}\n`,
+    );
     expect((await trustOf('codex', root, env)).trusted).toBe('yes');
   });
 
@@ -206,7 +249,13 @@ describe('trust, from each harness\'s own records', () => {
     symlinkSync(real, link);
     const codexHome = makeTempDir('scalpel-codex-home-');
     const env = { HOME: '/nonexistent', CODEX_HOME: codexHome };
-    const keys = await codexHookKeys(fs, join(link, '.codex/hooks.json'), { event: 'PreToolUse', command: 'x', groupIndex: 2, handlerIndex: 1, handler: {} });
+    const keys = await codexHookKeys(fs, join(link, '.codex/hooks.json'), {
+      event: 'PreToolUse',
+      command: 'x',
+      groupIndex: 2,
+      handlerIndex: 1,
+      handler: {},
+    });
     expect(keys).toEqual([`${link}/.codex/hooks.json:pre_tool_use:2:1`, `${real}/.codex/hooks.json:pre_tool_use:2:1`]);
     expect(codexEventLabel('UserPromptSubmit')).toBe('user_prompt_submit');
     write(join(codexHome, 'config.toml'), `[projects."${real}"]\ntrust_level = "trusted"\n`);
@@ -216,7 +265,12 @@ describe('trust, from each harness\'s own records', () => {
     const userFile = join(codexHome, 'hooks.json');
     const user = await trustOf('codex', real, env, 'user', userFile);
     expect(user.fix).toHaveLength(1); // no project trust asked for
-    write(join(codexHome, 'config.toml'), ['user_prompt_submit', 'pre_tool_use', 'post_tool_use', 'stop'].map((l) => `[hooks.state."${userFile}:${l}:0:0"]\ntrusted_hash = "sha256:2"\n`).join(''));
+    write(
+      join(codexHome, 'config.toml'),
+      ['user_prompt_submit', 'pre_tool_use', 'post_tool_use', 'stop']
+        .map((l) => `[hooks.state."${userFile}:${l}:0:0"]\ntrusted_hash = "sha256:2"\n`)
+        .join(''),
+    );
     expect((await trustOf('codex', real, env, 'user', userFile)).trusted).toBe('yes');
   });
 
@@ -257,7 +311,7 @@ describe('trust, from each harness\'s own records', () => {
   });
 });
 
-describe('the last event and turns\' warning', () => {
+describe("the last event and turns' warning", () => {
   it('lastEvents: the newest record of a session of each harness; a record cut short still tells its time', async () => {
     const repo = makeTempRepo();
     logRecord(repo, 'claude-aaa', '2026-01-01T10:00:00.000Z');
@@ -280,7 +334,9 @@ describe('the last event and turns\' warning', () => {
     const project = installHooks(join(repo, '.claude/settings.json'), 'claude-code');
     setMtime(project, '2026-03-01T00:00:00Z');
     const w = await hookSilenceWarnings(fs, { cwd: repo, env });
-    expect(w).toEqual([`Claude Code hooks are installed in ${project} but no Claude Code event has reached this worktree since 2026-03-01T00:00:00.000Z: is the project trusted? run git-scalpel status`]);
+    expect(w).toEqual([
+      `Claude Code hooks are installed in ${project} but no Claude Code event has reached this worktree since 2026-03-01T00:00:00.000Z: is the project trusted? run git-scalpel status`,
+    ]);
     logRecord(repo, 'claude-x', '2026-02-28T00:00:00.000Z');
     expect(await hookSilenceWarnings(fs, { cwd: repo, env })).toHaveLength(1);
     logRecord(repo, 'claude-x', '2026-03-01T00:00:01.000Z');
@@ -293,7 +349,9 @@ describe('the last event and turns\' warning', () => {
     // …but not a project-level one
     const codexProject = installHooks(join(repo, '.codex/hooks.json'), 'codex');
     setMtime(codexProject, '2026-02-01T00:00:00Z');
-    expect(await hookSilenceWarnings(fs, { cwd: repo, env })).toEqual([expect.stringContaining(`Codex CLI hooks are installed in ${codexProject}`)]);
+    expect(await hookSilenceWarnings(fs, { cwd: repo, env })).toEqual([
+      expect.stringContaining(`Codex CLI hooks are installed in ${codexProject}`),
+    ]);
     // an unreadable file never breaks turns
     write(join(repo, '.gemini/settings.json'), '{nope');
     expect(await hookSilenceWarnings(fs, { cwd: repo, env })).toHaveLength(1);
@@ -320,7 +378,12 @@ describe('the last event and turns\' warning', () => {
     const st = await readStatus(fs, { cwd: repo, env });
     expect(st.worktree).toBe(repo);
     const [c, x, g] = st.harnesses;
-    expect(c).toMatchObject({ harness: 'claude-code', live: 'yes', trust: { trusted: 'yes' }, lastEvent: { at: '2026-03-02T00:00:00.000Z', event: 'turn-start', session: 'claude-s1', detail: '"fix it"' } });
+    expect(c).toMatchObject({
+      harness: 'claude-code',
+      live: 'yes',
+      trust: { trusted: 'yes' },
+      lastEvent: { at: '2026-03-02T00:00:00.000Z', event: 'turn-start', session: 'claude-s1', detail: '"fix it"' },
+    });
     expect(c.mcp).toEqual([
       { scope: 'project', file: join(repo, '.mcp.json'), configured: true },
       { scope: 'user', file: join(home, '.claude.json'), configured: false },
@@ -350,12 +413,18 @@ describe('the last event and turns\' warning', () => {
     const bare = installHooks(join(repo2, '.codex/hooks.json'), 'codex');
     setMtime(bare, '2026-03-01T00:00:00Z');
     const noPath = { HOME: home, PATH: '/nonexistent' };
-    expect((await readStatus(fs, { cwd: repo2, env: noPath })).harnesses[1]).toMatchObject({ live: 'no', hooks: [{ binary: { resolves: 'no', viaPath: true } }, {}] });
+    expect((await readStatus(fs, { cwd: repo2, env: noPath })).harnesses[1]).toMatchObject({
+      live: 'no',
+      hooks: [{ binary: { resolves: 'no', viaPath: true } }, {}],
+    });
     logRecord(repo2, 'codex-1', '2026-03-02T00:00:00.000Z');
     expect((await readStatus(fs, { cwd: repo2, env: noPath })).harnesses[1].live).toBe('yes');
     installHooks(bare, 'codex', 'node /nonexistent/git-scalpel.cjs');
     setMtime(bare, '2026-03-01T00:00:00Z');
-    expect((await readStatus(fs, { cwd: repo2, env: noPath })).harnesses[1]).toMatchObject({ live: 'no', summary: expect.stringContaining('does not resolve') });
+    expect((await readStatus(fs, { cwd: repo2, env: noPath })).harnesses[1]).toMatchObject({
+      live: 'no',
+      summary: expect.stringContaining('does not resolve'),
+    });
 
     // outside a repository: the user files only
     const outside = await readStatus(fs, { cwd: makeTempDir(), env });

@@ -101,7 +101,7 @@ describe('turns', () => {
     expect(readFileSync(join(dir, 'counter.txt'), 'utf8')).toBe('20\n');
   });
 
-  it('scalpel.keepTurns moves the limit; an idle hook session is dropped when another opens a turn, a person\'s stack never', async () => {
+  it("scalpel.keepTurns moves the limit; an idle hook session is dropped when another opens a turn, a person's stack never", async () => {
     const dir = personRepo();
     git(dir, ['config', 'scalpel.keepTurns', '10']);
     let clock = Date.parse('2026-01-01T00:00:00Z');
@@ -127,8 +127,20 @@ describe('turns', () => {
     const dir = personRepo();
     const v0 = view(dir);
     const ev = (e: HookEvent) => handleHookEvent(e, { fs: nodeFs() });
-    expect(await ev({ kind: 'turn-start', session: 'ts', cwd: dir, label: 'in-process' })).toMatchObject({ ok: true, action: 'turn-start' });
-    expect(await ev({ kind: 'before-write', session: 'ts', cwd: join(dir, 'src'), paths: ['app.ts', '/tmp/not-ours.txt'], tool: 'edit', toolUseId: 'u1' })).toMatchObject({
+    expect(await ev({ kind: 'turn-start', session: 'ts', cwd: dir, label: 'in-process' })).toMatchObject({
+      ok: true,
+      action: 'turn-start',
+    });
+    expect(
+      await ev({
+        kind: 'before-write',
+        session: 'ts',
+        cwd: join(dir, 'src'),
+        paths: ['app.ts', '/tmp/not-ours.txt'],
+        tool: 'edit',
+        toolUseId: 'u1',
+      }),
+    ).toMatchObject({
       ok: true,
       action: 'captured',
       // where the write lands, worktree-relative
@@ -136,7 +148,9 @@ describe('turns', () => {
       ignored: ['/tmp/not-ours.txt'],
     });
     w(dir, 'src/app.ts', 'edited\n');
-    expect(await ev({ kind: 'after-tool', session: 'ts', cwd: dir, tool: 'edit', toolUseId: 'u1', outcome: 'ok' })).toMatchObject({ ok: true });
+    expect(await ev({ kind: 'after-tool', session: 'ts', cwd: dir, tool: 'edit', toolUseId: 'u1', outcome: 'ok' })).toMatchObject({
+      ok: true,
+    });
     expect(await ev({ kind: 'turn-end', session: 'ts', cwd: dir, final: true })).toMatchObject({ ok: true, action: 'turn-end' });
     const turns = await (await open(dir)).turns();
     expect(turns[0].tools).toHaveLength(1);

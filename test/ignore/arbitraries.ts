@@ -10,46 +10,236 @@ export const raw = (b: number) => String.fromCharCode(0xdc00 + b);
 
 /** Names in the trees; pattern literals are drawn from the same pieces so that patterns hit. */
 export const NAMES = [
-  'a', 'b', 'A', 'ab', 'aB', 'x.log', 'X.LOG', 'build', 'Build', 'node_modules', '.env', 'foo bar', 'keep', 'd', 'sub',
-  '\u00e9', 'x\u00e9y', `caf${raw(0xe9)}`, `${raw(0xff)}`, 'tr ', '#h', '!b', '[ab]', 'a*', 'x?', 'back\\slash', 'cr\r', 'z1', '-', ']',
+  'a',
+  'b',
+  'A',
+  'ab',
+  'aB',
+  'x.log',
+  'X.LOG',
+  'build',
+  'Build',
+  'node_modules',
+  '.env',
+  'foo bar',
+  'keep',
+  'd',
+  'sub',
+  '\u00e9',
+  'x\u00e9y',
+  `caf${raw(0xe9)}`,
+  `${raw(0xff)}`,
+  'tr ',
+  '#h',
+  '!b',
+  '[ab]',
+  'a*',
+  'x?',
+  'back\\slash',
+  'cr\r',
+  'z1',
+  '-',
+  ']',
   // ASCII-only folding: É (C3 89) and é (C3 A9) are different names under core.ignoreCase too
-  '\u00c9', 'x\u00c9y',
+  '\u00c9',
+  'x\u00c9y',
   // git's ctype: \v and \f are not [:space:] (sane_ctype), DEL is [:cntrl:]
-  'v\u000b', 'f\u000c', 'del\u007f', 'tab\t',
+  'v\u000b',
+  'f\u000c',
+  'del\u007f',
+  'tab\t',
   // `.Git` is git's own directory under core.ignoreCase only
-  '.Git', ' ', 'a\\ ', '*',
+  '.Git',
+  ' ',
+  'a\\ ',
+  '*',
 ];
 
 export const LITERALS = [
-  'a', 'b', 'A', 'B', 'x', 'log', '.log', '.LOG', 'build', 'node_modules', '.env', 'foo bar', 'keep', 'd', 'sub', 'z', '1', '\u00e9', `${raw(0xe9)}`, `${raw(0xff)}`, ' ', '-', 'caf', 'cr\r',
-  '\u00c9', `${raw(0xc3)}`, 'Build', 'tr', '.Git', 'v\u000b', '\u000c', '\t', 'del\u007f',
+  'a',
+  'b',
+  'A',
+  'B',
+  'x',
+  'log',
+  '.log',
+  '.LOG',
+  'build',
+  'node_modules',
+  '.env',
+  'foo bar',
+  'keep',
+  'd',
+  'sub',
+  'z',
+  '1',
+  '\u00e9',
+  `${raw(0xe9)}`,
+  `${raw(0xff)}`,
+  ' ',
+  '-',
+  'caf',
+  'cr\r',
+  '\u00c9',
+  `${raw(0xc3)}`,
+  'Build',
+  'tr',
+  '.Git',
+  'v\u000b',
+  '\u000c',
+  '\t',
+  'del\u007f',
 ];
 export const WILD = [
-  '*', '?', '??', '**', '***', '[ab]', '[!a]', '[a-c]', '[A-Z]', '[Z-a]', '[c-a]', '[[:upper:]]', '[[:alpha:]]', '[[:digit:]]', '[[:space:]]', '[]a]', '[\u00e9]', `[${raw(0xe9)}-${raw(0xff)}]`,
-  '[/]', '[!/]', '[a/]', '[\\a-\\c]', '[[:lower:]]', '[[:punct:]]', '[--0]', '[!--0]', '*[ab]*', '//',
-  '[\\]]', '[a-]', '[!]]', '[A]', '[!A]', '\\*', '\\?', '\\[', '\\a', '\\A', '\\ ', '\\#', '\\!', '\\\\', '\\/', '[', '[[:nope:]]', '\\',
+  '*',
+  '?',
+  '??',
+  '**',
+  '***',
+  '[ab]',
+  '[!a]',
+  '[a-c]',
+  '[A-Z]',
+  '[Z-a]',
+  '[c-a]',
+  '[[:upper:]]',
+  '[[:alpha:]]',
+  '[[:digit:]]',
+  '[[:space:]]',
+  '[]a]',
+  '[\u00e9]',
+  `[${raw(0xe9)}-${raw(0xff)}]`,
+  '[/]',
+  '[!/]',
+  '[a/]',
+  '[\\a-\\c]',
+  '[[:lower:]]',
+  '[[:punct:]]',
+  '[--0]',
+  '[!--0]',
+  '*[ab]*',
+  '//',
+  '[\\]]',
+  '[a-]',
+  '[!]]',
+  '[A]',
+  '[!A]',
+  '\\*',
+  '\\?',
+  '\\[',
+  '\\a',
+  '\\A',
+  '\\ ',
+  '\\#',
+  '\\!',
+  '\\\\',
+  '\\/',
+  '[',
+  '[[:nope:]]',
+  '\\',
   // classes: every POSIX name, `^`, `]` and `-` as members, `[:` without `:]`, ranges over `/`, non-ASCII upper case
-  '[[:cntrl:]]', '[[:blank:]]', '[[:graph:]]', '[[:print:]]', '[[:xdigit:]]', '[[:alnum:]]', '[^a]', '[]-a]', '[!]-a]', '[[]', '[[:]', '[[:a]', '[[::]]',
-  '[a-[:alpha:]]', '[.-0]', '[!.-0]', '[\\/]', '[!\\/]', '[ ]', '[\u00c9]', '[!\u00c9]', '[\u00c9-\u00e9]', `[${raw(0x80)}-${raw(0xbf)}]`, '[B]', '[!B]', '[\\B]', '[a-B]', '[A-b]',
+  '[[:cntrl:]]',
+  '[[:blank:]]',
+  '[[:graph:]]',
+  '[[:print:]]',
+  '[[:xdigit:]]',
+  '[[:alnum:]]',
+  '[^a]',
+  '[]-a]',
+  '[!]-a]',
+  '[[]',
+  '[[:]',
+  '[[:a]',
+  '[[::]]',
+  '[a-[:alpha:]]',
+  '[.-0]',
+  '[!.-0]',
+  '[\\/]',
+  '[!\\/]',
+  '[ ]',
+  '[\u00c9]',
+  '[!\u00c9]',
+  '[\u00c9-\u00e9]',
+  `[${raw(0x80)}-${raw(0xbf)}]`,
+  '[B]',
+  '[!B]',
+  '[\\B]',
+  '[a-B]',
+  '[A-b]',
   // stars next to escapes
-  '\\**', '**\\*', '*\\', '\\*\\*', '*\\/', '\\\\**',
+  '\\**',
+  '**\\*',
+  '*\\',
+  '\\*\\*',
+  '*\\/',
+  '\\\\**',
 ];
 
-export const segment = fc.array(fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...LITERALS) }, { weight: 2, arbitrary: fc.constantFrom(...WILD) }), { minLength: 1, maxLength: 3 }).map((a) => a.join(''));
+export const segment = fc
+  .array(fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...LITERALS) }, { weight: 2, arbitrary: fc.constantFrom(...WILD) }), {
+    minLength: 1,
+    maxLength: 3,
+  })
+  .map((a) => a.join(''));
 /** What joins two segments: mostly one slash, sometimes doubled, escaped or with a globstar. */
 export const joiner = fc.constantFrom('/', '/', '/', '/', '//', '\\/', '/**/', '**/', '/**', '\\//', '/\\/');
 export const generic = fc
   .tuple(
-    fc.constantFrom('', '', '', '!', '!', '/', '!/', '\\#', '\\!', '#', '//', '!//', '**/', '!**/', '/**/', '*/', ' ', '\\ ', '!\\!', '\\\\', '!#'),
+    fc.constantFrom(
+      '',
+      '',
+      '',
+      '!',
+      '!',
+      '/',
+      '!/',
+      '\\#',
+      '\\!',
+      '#',
+      '//',
+      '!//',
+      '**/',
+      '!**/',
+      '/**/',
+      '*/',
+      ' ',
+      '\\ ',
+      '!\\!',
+      '\\\\',
+      '!#',
+    ),
     fc.array(fc.tuple(segment, joiner), { minLength: 1, maxLength: 3 }),
     fc.constantFrom(
-      '', '', '', '/', ' ', '  ', '\\ ', '/ ', '\t',
+      '',
+      '',
+      '',
+      '/',
+      ' ',
+      '  ',
+      '\\ ',
+      '/ ',
+      '\t',
       // trailing spaces after backslashes (an escaped space stays, an escaped backslash does not protect the space after it)
-      '\\\\ ', '\\ \\ ', ' \\ ', '\\  ', '/  ', '\\ /', '\\\\',
+      '\\\\ ',
+      '\\ \\ ',
+      ' \\ ',
+      '\\  ',
+      '/  ',
+      '\\ /',
+      '\\\\',
       // odd slashes at the end, a pattern ending in `/` after `**`
-      '\\/', '//', '/**', '/**/', '**/', '/**//', '\\',
+      '\\/',
+      '//',
+      '/**',
+      '/**/',
+      '**/',
+      '/**//',
+      '\\',
       // a CR that stays (escaped, or before another CR in a CRLF file), a NUL that ends the line
-      '\r', '\\\r', '\u0000x', '\u0000',
+      '\r',
+      '\\\r',
+      '\u0000x',
+      '\u0000',
     ),
   )
   .map(([pre, segs, post]) => pre + segs.map(([seg, j], i) => (i === 0 ? '' : j) + seg).join('') + post);
@@ -65,10 +255,50 @@ export const starry = fc
   .map(([pre, lit, stars, sep, rest]) => pre + lit + stars + sep + rest);
 /** Directories excluded and re-included: directory-only negations under excluded parents, `*` next to `!*` + `/`. */
 export const DIR_FORMS = [
-  '%A/', '%A', '/%A/', '%A/*', '%A/**', '%A/**/', '%A/*/', '%A/%B/', '*', '/*', '**', '*/', '**/%B/**',
-  '!%A/%B/', '!%A/%B', '!%B/', '!%B', '!**/%B/', '!*/', '!/%A/', '!%A/*/', '!%A/**/%B/', '!%A/**/', '!%A/**', '!*', '!/%A/%B/',
+  '%A/',
+  '%A',
+  '/%A/',
+  '%A/*',
+  '%A/**',
+  '%A/**/',
+  '%A/*/',
+  '%A/%B/',
+  '*',
+  '/*',
+  '**',
+  '*/',
+  '**/%B/**',
+  '!%A/%B/',
+  '!%A/%B',
+  '!%B/',
+  '!%B',
+  '!**/%B/',
+  '!*/',
+  '!/%A/',
+  '!%A/*/',
+  '!%A/**/%B/',
+  '!%A/**/',
+  '!%A/**',
+  '!*',
+  '!/%A/%B/',
 ];
-export const dirName = fc.constantFrom('a', 'b', 'A', 'ab', 'build', 'Build', 'd', 'sub', 'keep', '\u00e9', '\u00c9', '*', '?', 'x.log', '[ab]');
+export const dirName = fc.constantFrom(
+  'a',
+  'b',
+  'A',
+  'ab',
+  'build',
+  'Build',
+  'd',
+  'sub',
+  'keep',
+  '\u00e9',
+  '\u00c9',
+  '*',
+  '?',
+  'x.log',
+  '[ab]',
+);
 export const dirRule = fc.tuple(fc.constantFrom(...DIR_FORMS), dirName, dirName).map(([f, a, b]) => f.replace('%A', a).replace('%B', b));
 /**
  * Near misses: a path of the tree's names, byte by byte kept (escaped where git would read it
@@ -79,7 +309,17 @@ export const dirRule = fc.tuple(fc.constantFrom(...DIR_FORMS), dirName, dirName)
 export const byteChar = (b: number) => (b < 0x80 ? String.fromCharCode(b) : raw(b));
 export const isAlpha = (b: number) => (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a);
 export const classOf = (b: number) =>
-  b >= 0x80 ? `[${raw(0x80)}-${raw(0xff)}]` : isAlpha(b) ? '[[:alpha:]]' : b >= 0x30 && b <= 0x39 ? '[[:digit:]]' : b < 0x20 || b === 0x7f ? '[[:cntrl:]]' : b === 0x20 ? '[[:blank:]]' : '[[:punct:]]';
+  b >= 0x80
+    ? `[${raw(0x80)}-${raw(0xff)}]`
+    : isAlpha(b)
+      ? '[[:alpha:]]'
+      : b >= 0x30 && b <= 0x39
+        ? '[[:digit:]]'
+        : b < 0x20 || b === 0x7f
+          ? '[[:cntrl:]]'
+          : b === 0x20
+            ? '[[:blank:]]'
+            : '[[:punct:]]';
 export const nearMiss = fc
   .tuple(
     fc.array(fc.constantFrom(...NAMES), { minLength: 1, maxLength: 3 }),
@@ -115,13 +355,19 @@ export const nearMiss = fc
         else if (o < 27) out += classOf(b);
         else if (o < 28) out += lit + '**';
         else if (o < 29) out += '**' + lit;
-        else if (o < 30) out += '[!' + (']\\!^-['.includes(c) ? '\\' + c : c) + ']'; // a miss
+        else if (o < 30)
+          out += '[!' + (']\\!^-['.includes(c) ? '\\' + c : c) + ']'; // a miss
         else out += lit;
       }
     });
     return pre + out + post;
   });
-export const pattern = fc.oneof({ weight: 4, arbitrary: generic }, { weight: 1, arbitrary: starry }, { weight: 2, arbitrary: dirRule }, { weight: 4, arbitrary: nearMiss });
+export const pattern = fc.oneof(
+  { weight: 4, arbitrary: generic },
+  { weight: 1, arbitrary: starry },
+  { weight: 2, arbitrary: dirRule },
+  { weight: 4, arbitrary: nearMiss },
+);
 
 // ---- random trees --------------------------------------------------------------------------
 
@@ -140,7 +386,11 @@ export interface SpecDir<F> {
  * directory's 3; a symlink's target one of the names too), its rules file `opts.file` two times
  * in three, behind a symlink when a draw of 0..`opts.symlinkOdds` is 0.
  */
-export function specDir<F>(depth: number, opts: { names: readonly string[]; fileWeight: number; maxLength: number; file: fc.Arbitrary<F>; symlinkOdds: number }, minLength = 0): fc.Arbitrary<SpecDir<F>> {
+export function specDir<F>(
+  depth: number,
+  opts: { names: readonly string[]; fileWeight: number; maxLength: number; file: fc.Arbitrary<F>; symlinkOdds: number },
+  minLength = 0,
+): fc.Arbitrary<SpecDir<F>> {
   type Node = SpecNode<SpecDir<F>>;
   const file = { weight: opts.fileWeight, arbitrary: fc.constant<Node>({ kind: 'file' }) };
   const symlink = { weight: 1, arbitrary: fc.constantFrom(...opts.names).map<Node>((t) => ({ kind: 'symlink', target: t })) };
@@ -148,7 +398,12 @@ export function specDir<F>(depth: number, opts: { names: readonly string[]; file
     entries: fc.uniqueArray(
       fc.tuple(
         fc.constantFrom(...opts.names),
-        depth > 0 ? fc.oneof(file, symlink, { weight: 3, arbitrary: fc.constant(null).chain(() => specDir(depth - 1, opts).map<Node>((dir) => ({ kind: 'dir', dir }))) }) : fc.oneof(file, symlink),
+        depth > 0
+          ? fc.oneof(file, symlink, {
+              weight: 3,
+              arbitrary: fc.constant(null).chain(() => specDir(depth - 1, opts).map<Node>((dir) => ({ kind: 'dir', dir }))),
+            })
+          : fc.oneof(file, symlink),
       ),
       { selector: (t) => t[0], minLength, maxLength: opts.maxLength },
     ),

@@ -29,7 +29,22 @@ import { prng } from '../helpers/prng.js';
 const FILES = benchArg('files', 100_000);
 const DIRS = benchArg('dirs', 2_000);
 
-const TOP = ['src', 'lib', 'test', 'docs', 'packages', 'tools', 'vendor', 'apps', 'internal', 'scripts', 'examples', 'node_modules', 'dist', 'coverage'];
+const TOP = [
+  'src',
+  'lib',
+  'test',
+  'docs',
+  'packages',
+  'tools',
+  'vendor',
+  'apps',
+  'internal',
+  'scripts',
+  'examples',
+  'node_modules',
+  'dist',
+  'coverage',
+];
 const EXTS = ['ts', 'ts', 'ts', 'js', 'js', 'tsx', 'json', 'md', 'css', 'log', 'map', 'txt', 'sh', 'py', 'tmp', 'swp'];
 
 /** A typical Node project's .gitignore (the common part of GitHub's Node.gitignore). */
@@ -146,7 +161,9 @@ async function main(): Promise<void> {
   const listing = new Map<string, { names: string[]; isDir: boolean[]; subdirs: string[]; hasGitignore: Map<string, boolean> }>();
   for (const [d, list] of tree.entries) {
     const subdirs = list.filter(([, isDir]) => isDir).map(([n]) => n);
-    const hasGitignore = new Map(subdirs.map((n) => [n, (tree.entries.get(d === '' ? n : `${d}/${n}`) ?? []).some(([e]) => e === '.gitignore')]));
+    const hasGitignore = new Map(
+      subdirs.map((n) => [n, (tree.entries.get(d === '' ? n : `${d}/${n}`) ?? []).some(([e]) => e === '.gitignore')]),
+    );
     listing.set(d, { names: list.map(([n]) => n), isDir: list.map(([, x]) => x), subdirs, hasGitignore });
   }
   const walkOnce = async (): Promise<{ ms: number; enterMs: number; askMs: number; ignored: number; excludedDirs: number }> => {
@@ -218,7 +235,9 @@ async function main(): Promise<void> {
   };
 
   const ns = (ms: number) => ((ms * 1e6) / paths).toFixed(0);
-  console.log(`tree: ${tree.files.length} files, ${tree.dirs.length} directories, ${tree.gitignores.length + 1} .gitignore files (root: ${ROOT_GITIGNORE.split('\n').filter((l) => l && !l.startsWith('#')).length} patterns)`);
+  console.log(
+    `tree: ${tree.files.length} files, ${tree.dirs.length} directories, ${tree.gitignores.length + 1} .gitignore files (root: ${ROOT_GITIGNORE.split('\n').filter((l) => l && !l.startsWith('#')).length} patterns)`,
+  );
   if (process.argv.includes('--walk-only')) {
     for (let round = 1; round <= 10; round++) {
       const w = await walkOnce();
@@ -276,7 +295,9 @@ async function disk(): Promise<void> {
       };
       await walk(rules.root, root);
       const walkMs = performance.now() - t;
-      console.log(`disk round ${round}: git status --ignored -uall ${gitMs.toFixed(0)} ms; our walk (readdir + lstat + rules, not into excluded directories) ${walkMs.toFixed(0)} ms for ${entries} entries, of which the rules (isIgnored, and enter with its .gitignore lookup) ${rulesMs.toFixed(0)} ms`);
+      console.log(
+        `disk round ${round}: git status --ignored -uall ${gitMs.toFixed(0)} ms; our walk (readdir + lstat + rules, not into excluded directories) ${walkMs.toFixed(0)} ms for ${entries} entries, of which the rules (isIgnored, and enter with its .gitignore lookup) ${rulesMs.toFixed(0)} ms`,
+      );
     }
   } finally {
     rmSync(root, { recursive: true, force: true });

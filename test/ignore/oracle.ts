@@ -120,7 +120,14 @@ export function compareWithGit(repo: string, entries: readonly WalkEntry[], env?
   for (const e of entries) {
     const v = verdicts.get(e.path);
     if (!v) bad.push({ path: e.path, type: e.type, ours: e.ignored, git: false, why: 'check-ignore did not print it' });
-    else if (v.ignored !== e.ignored) bad.push({ path: e.path, type: e.type, ours: e.ignored, git: v.ignored, why: `check-ignore ${v.source ?? ''}:${v.line ?? ''}:${v.pattern ?? ''}` });
+    else if (v.ignored !== e.ignored)
+      bad.push({
+        path: e.path,
+        type: e.type,
+        ours: e.ignored,
+        git: v.ignored,
+        why: `check-ignore ${v.source ?? ''}:${v.line ?? ''}:${v.pattern ?? ''}`,
+      });
   }
   const st = gitStatus(repo, env);
   const files = entries.filter((e) => e.type !== 'directory');
@@ -129,10 +136,13 @@ export function compareWithGit(repo: string, entries: readonly WalkEntry[], env?
     seen.add(e.path);
     const inIgnored = st.ignored.has(e.path);
     const inUntracked = st.untracked.has(e.path);
-    if (e.ignored && !inIgnored) bad.push({ path: e.path, type: e.type, ours: true, git: false, why: `status ${inUntracked ? 'untracked' : 'absent'}` });
-    if (!e.ignored && !inUntracked) bad.push({ path: e.path, type: e.type, ours: false, git: true, why: `status ${inIgnored ? 'ignored' : 'absent'}` });
+    if (e.ignored && !inIgnored)
+      bad.push({ path: e.path, type: e.type, ours: true, git: false, why: `status ${inUntracked ? 'untracked' : 'absent'}` });
+    if (!e.ignored && !inUntracked)
+      bad.push({ path: e.path, type: e.type, ours: false, git: true, why: `status ${inIgnored ? 'ignored' : 'absent'}` });
   }
-  for (const p of [...st.ignored, ...st.untracked]) if (!seen.has(p)) bad.push({ path: p, type: '?', ours: false, git: true, why: 'status lists a path the walk did not see' });
+  for (const p of [...st.ignored, ...st.untracked])
+    if (!seen.has(p)) bad.push({ path: p, type: '?', ours: false, git: true, why: 'status lists a path the walk did not see' });
   return bad;
 }
 
@@ -157,7 +167,14 @@ export function rulesFileBytes(lines: readonly string[], f: { crlf: boolean; bom
  * `rules.target` beside it holds them), then its entries: files holding `content` (each pushed on
  * `files`), symlinks, directories.
  */
-export function writeSpecTree<F>(root: string, rel: string, d: SpecDir<F>, rules: { name: string; target: string; bytes: (file: F) => Uint8Array }, content: string | Uint8Array, files: string[] = []): void {
+export function writeSpecTree<F>(
+  root: string,
+  rel: string,
+  d: SpecDir<F>,
+  rules: { name: string; target: string; bytes: (file: F) => Uint8Array },
+  content: string | Uint8Array,
+  files: string[] = [],
+): void {
   if (d.rules) {
     const at = rel ? `${rel}/` : '';
     if (d.rules.symlink) {
@@ -206,7 +223,9 @@ export async function expectAgreesWithGit(fs: Fs, repo: string, rules: IgnoreRul
     const v = verdicts.get(e.path)!;
     const m = await rules.explain(e.path, e.type === 'directory');
     const ours = m ? { source: m.source, line: m.line, pattern: m.pattern } : null;
-    const theirs = v.source ? { source: v.source.startsWith('/') ? v.source : join(repo, v.source), line: v.line, pattern: v.pattern } : null;
+    const theirs = v.source
+      ? { source: v.source.startsWith('/') ? v.source : join(repo, v.source), line: v.line, pattern: v.pattern }
+      : null;
     if (JSON.stringify(ours) !== JSON.stringify(theirs)) wrong.push({ path: e.path, ours, theirs });
   }
   expect(wrong).toEqual([]);

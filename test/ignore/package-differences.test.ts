@@ -34,7 +34,10 @@ async function answers(c: Case): Promise<Record<string, { git: boolean; ours: bo
   const rules = await loadIgnoreRules(fs, { worktree: repo, gitDir: join(repo, '.git'), ignoreCase: c.ignoreCase ?? false, env: {} });
   const lists = Object.entries(c.files)
     .filter(([p]) => p.endsWith('.gitignore'))
-    .map(([p, data]) => ({ base: p === '.gitignore' ? '' : p.slice(0, -'/.gitignore'.length), ig: ignore({ ignorecase: c.ignoreCase ?? false }).add(String(data)) }))
+    .map(([p, data]) => ({
+      base: p === '.gitignore' ? '' : p.slice(0, -'/.gitignore'.length),
+      ig: ignore({ ignorecase: c.ignoreCase ?? false }).add(String(data)),
+    }))
     .sort((a, b) => b.base.length - a.base.length);
   const out: Record<string, { git: boolean; ours: boolean; naive: boolean }> = {};
   for (const [p, isDir] of Object.entries(c.paths)) {
@@ -54,7 +57,10 @@ async function answers(c: Case): Promise<Record<string, { git: boolean; ours: bo
 
 describe('the ignore package and git: the differences src/ignore handles', () => {
   it('1. a directory re-included by a deeper .gitignore: the package lets the root file exclude its files', async () => {
-    const r = await answers({ files: { '.gitignore': 'build/\n', 'sub/.gitignore': '!build/\n', 'sub/build/x.o': '' }, paths: { 'sub/build/x.o': false, 'sub/build': true } });
+    const r = await answers({
+      files: { '.gitignore': 'build/\n', 'sub/.gitignore': '!build/\n', 'sub/build/x.o': '' },
+      paths: { 'sub/build/x.o': false, 'sub/build': true },
+    });
     expect(r['sub/build/x.o']).toEqual({ git: false, ours: false, naive: true });
     expect(r['sub/build']).toEqual({ git: false, ours: false, naive: false });
   });
@@ -63,13 +69,20 @@ describe('the ignore package and git: the differences src/ignore handles', () =>
     const r = await answers({ files: { '.gitignore': 'x?y\nm[\u00c0-\u00c8]n\n' }, paths: { 'x\u00e9y': false, 'm\u00c1n': false } });
     expect(r['x\u00e9y']).toEqual({ git: false, ours: false, naive: true });
     expect(r['m\u00c1n']).toEqual({ git: false, ours: false, naive: true });
-    const ic = await answers({ files: { '.gitignore': '\u00c9.txt\n' }, ignoreCase: true, paths: { '\u00e9.txt': false, '\u00c9.txt': false } });
+    const ic = await answers({
+      files: { '.gitignore': '\u00c9.txt\n' },
+      ignoreCase: true,
+      paths: { '\u00e9.txt': false, '\u00c9.txt': false },
+    });
     expect(ic['\u00e9.txt']).toEqual({ git: false, ours: false, naive: true });
     expect(ic['\u00c9.txt']).toEqual({ git: true, ours: true, naive: true });
   });
 
   it('3. a run of stars right after the literal prefix is a globstar in git', async () => {
-    const r = await answers({ files: { '.gitignore': 'a**/b\nx/a**\n!x/ab/\n' }, paths: { ab: false, 'axy/z/b': false, 'a/b': false, 'x/ab/c': false } });
+    const r = await answers({
+      files: { '.gitignore': 'a**/b\nx/a**\n!x/ab/\n' },
+      paths: { ab: false, 'axy/z/b': false, 'a/b': false, 'x/ab/c': false },
+    });
     expect(r.ab).toEqual({ git: true, ours: true, naive: false });
     expect(r['axy/z/b']).toEqual({ git: true, ours: true, naive: false });
     expect(r['a/b']).toEqual({ git: true, ours: true, naive: true });
@@ -77,7 +90,10 @@ describe('the ignore package and git: the differences src/ignore handles', () =>
   });
 
   it('4. ** before an escaped slash: a globstar needing at least one directory (the package: exactly one)', async () => {
-    const r = await answers({ files: { '.gitignore': '**\\/c\nx/**\\/d\n' }, paths: { c: false, 'y/c': false, 'q/r/c': false, 'x/d': false, 'x/e/d': false, 'x/e/f/d': false } });
+    const r = await answers({
+      files: { '.gitignore': '**\\/c\nx/**\\/d\n' },
+      paths: { c: false, 'y/c': false, 'q/r/c': false, 'x/d': false, 'x/e/d': false, 'x/e/f/d': false },
+    });
     expect(r.c).toEqual({ git: false, ours: false, naive: false });
     expect(r['y/c']).toEqual({ git: true, ours: true, naive: true });
     expect(r['q/r/c']).toEqual({ git: true, ours: true, naive: false });
@@ -87,7 +103,11 @@ describe('the ignore package and git: the differences src/ignore handles', () =>
   });
 
   it('5. core.ignoreCase: escaped uppercase letters and uppercase class members never match in git', async () => {
-    const r = await answers({ files: { '.gitignore': 'v\\A\nx[A]\nz[!A]\nw[A-C]\n' }, ignoreCase: true, paths: { va: false, vA: false, xA: false, xa: false, zA: false, wb: false } });
+    const r = await answers({
+      files: { '.gitignore': 'v\\A\nx[A]\nz[!A]\nw[A-C]\n' },
+      ignoreCase: true,
+      paths: { va: false, vA: false, xA: false, xa: false, zA: false, wb: false },
+    });
     expect(r.va).toEqual({ git: false, ours: false, naive: true });
     expect(r.vA).toEqual({ git: false, ours: false, naive: true });
     expect(r.xA).toEqual({ git: false, ours: false, naive: true });
@@ -102,8 +122,16 @@ describe('the ignore package and git: the differences src/ignore handles', () =>
     expect(r['cr\r']).toEqual({ git: true, ours: true, naive: true });
     expect(r.cr).toEqual({ git: false, ours: false, naive: false });
     // one line as a pattern object (how src/ignore hands patterns over) does not
-    expect(ignore({ ignorecase: false }).add([{ pattern: 'cr\r' }]).ignores('cr\r')).toBe(false);
-    expect(ignore({ ignorecase: false }).add([{ pattern: 'cr\r' }]).ignores('cr')).toBe(true);
+    expect(
+      ignore({ ignorecase: false })
+        .add([{ pattern: 'cr\r' }])
+        .ignores('cr\r'),
+    ).toBe(false);
+    expect(
+      ignore({ ignorecase: false })
+        .add([{ pattern: 'cr\r' }])
+        .ignores('cr'),
+    ).toBe(true);
   });
 
   it('7. ignorecase defaults to true in the package', async () => {

@@ -28,7 +28,8 @@ const patternFile = fc.record({
   bom: fc.boolean(),
 });
 
-const dirSpec = (depth: number, minLength = 0) => specDir(depth, { names: NAMES, fileWeight: 3, maxLength: 4, file: patternFile, symlinkOdds: 6 }, minLength);
+const dirSpec = (depth: number, minLength = 0) =>
+  specDir(depth, { names: NAMES, fileWeight: 3, maxLength: 4, file: patternFile, symlinkOdds: 6 }, minLength);
 
 function fileBytes(f: { patterns: string[]; crlf: boolean; bom: boolean }): Buffer {
   return rulesFileBytes(f.patterns, f);
@@ -50,30 +51,41 @@ const scenario = fc.record({
 const RUNS = Number(process.env.IGNORE_PROPERTY_RUNS ?? 300);
 
 describe('ignore rules: random trees and patterns against git', () => {
-  it('every path of the tree: ours = git check-ignore --no-index = git status --ignored -uall, the same deciding pattern, and the same collapsed ignored directories as git status --ignored', async () => {
-    const repo = makeTempRepo();
-    const outside = makeTempDir('scalpel-xf-');
-    const literal = {};
-    await fc.assert(
-      fc.asyncProperty(scenario, async (s) => {
-        clearWorktree(repo);
-        rmSync(join(outside, 'ignore'), { force: true });
-        writeSpecTree(repo, '', s.tree, GITIGNORE, 'x');
-        if (s.info) writeRaw(repo, '.git/info/exclude', fileBytes(s.info));
-        if (s.global) writeFileSync(join(outside, 'ignore'), fileBytes(s.global));
-        writeFileSync(join(repo, '.git', 'config'), `${CONFIG_HEAD}\tignorecase = ${s.ignoreCase}\n\texcludesFile = ${join(outside, 'ignore')}\n`);
+  it(
+    'every path of the tree: ours = git check-ignore --no-index = git status --ignored -uall, the same deciding pattern, and the same collapsed ignored directories as git status --ignored',
+    async () => {
+      const repo = makeTempRepo();
+      const outside = makeTempDir('scalpel-xf-');
+      const literal = {};
+      await fc.assert(
+        fc.asyncProperty(scenario, async (s) => {
+          clearWorktree(repo);
+          rmSync(join(outside, 'ignore'), { force: true });
+          writeSpecTree(repo, '', s.tree, GITIGNORE, 'x');
+          if (s.info) writeRaw(repo, '.git/info/exclude', fileBytes(s.info));
+          if (s.global) writeFileSync(join(outside, 'ignore'), fileBytes(s.global));
+          writeFileSync(
+            join(repo, '.git', 'config'),
+            `${CONFIG_HEAD}\tignorecase = ${s.ignoreCase}\n\texcludesFile = ${join(outside, 'ignore')}\n`,
+          );
 
-        const config = await readRepoConfig(fs, await discoverRepository(fs, repo));
-        const rules = await loadIgnoreRules(fs, { worktree: repo, gitDir: join(repo, '.git'), env: {}, ...ignoreOptionsFromConfig(config) });
-        await expectAgreesWithGit(fs, repo, rules, literal);
-      }),
-      {
-        numRuns: RUNS,
-        // IGNORE_PROPERTY_SEED replays a run (fast-check prints the seed of a failure); IGNORE_PROPERTY_PATH too
-        ...(process.env.IGNORE_PROPERTY_SEED ? { seed: Number(process.env.IGNORE_PROPERTY_SEED) } : {}),
-        ...(process.env.IGNORE_PROPERTY_PATH ? { path: process.env.IGNORE_PROPERTY_PATH } : {}),
-      },
-    );
-  }, Math.max(120_000, RUNS * 1_000));
+          const config = await readRepoConfig(fs, await discoverRepository(fs, repo));
+          const rules = await loadIgnoreRules(fs, {
+            worktree: repo,
+            gitDir: join(repo, '.git'),
+            env: {},
+            ...ignoreOptionsFromConfig(config),
+          });
+          await expectAgreesWithGit(fs, repo, rules, literal);
+        }),
+        {
+          numRuns: RUNS,
+          // IGNORE_PROPERTY_SEED replays a run (fast-check prints the seed of a failure); IGNORE_PROPERTY_PATH too
+          ...(process.env.IGNORE_PROPERTY_SEED ? { seed: Number(process.env.IGNORE_PROPERTY_SEED) } : {}),
+          ...(process.env.IGNORE_PROPERTY_PATH ? { path: process.env.IGNORE_PROPERTY_PATH } : {}),
+        },
+      );
+    },
+    Math.max(120_000, RUNS * 1_000),
+  );
 });
-

@@ -73,16 +73,35 @@ describe('loadIgnoreRules on memfs', () => {
   }
 
   it('a symlinked .gitignore is not read, and says so', async () => {
-    const { rules } = await setup({ 'real': '*\n', 'd/f': '' }, { 'd/.gitignore': '../real' });
+    const { rules } = await setup({ real: '*\n', 'd/f': '' }, { 'd/.gitignore': '../real' });
     expect(await rules.isIgnored('d/f', false)).toBe(false);
     expect(rules.warnings.join('\n')).toMatch(/d\/\.gitignore.*symbolic links/);
   });
 
   it('explain: the deciding pattern, its file and line; a parent directory that decides', async () => {
     const { rules } = await setup({ '.gitignore': '# c\nbuild/\n*.log\n', 'sub/.gitignore': '!x.log\n', '.git/info/exclude': 'y\n' });
-    expect(await rules.explain('a.log', false)).toEqual({ source: '/w/.gitignore', kind: 'gitignore', line: 3, pattern: '*.log', negative: false });
-    expect(await rules.explain('sub/x.log', false)).toEqual({ source: '/w/sub/.gitignore', kind: 'gitignore', line: 1, pattern: '!x.log', negative: true });
-    expect(await rules.explain('build/a/b', false)).toEqual({ source: '/w/.gitignore', kind: 'gitignore', line: 2, pattern: 'build/', negative: false, directory: 'build' });
+    expect(await rules.explain('a.log', false)).toEqual({
+      source: '/w/.gitignore',
+      kind: 'gitignore',
+      line: 3,
+      pattern: '*.log',
+      negative: false,
+    });
+    expect(await rules.explain('sub/x.log', false)).toEqual({
+      source: '/w/sub/.gitignore',
+      kind: 'gitignore',
+      line: 1,
+      pattern: '!x.log',
+      negative: true,
+    });
+    expect(await rules.explain('build/a/b', false)).toEqual({
+      source: '/w/.gitignore',
+      kind: 'gitignore',
+      line: 2,
+      pattern: 'build/',
+      negative: false,
+      directory: 'build',
+    });
     expect(await rules.explain('q/y', false)).toMatchObject({ source: '/w/.git/info/exclude', kind: 'info/exclude', line: 1 });
     expect(await rules.explain('none', false)).toBeNull();
   });
@@ -127,7 +146,13 @@ describe('loadIgnoreRules on memfs', () => {
       // the walk stopped here: counted as holding ignored files
       { path: 'node_modules', type: 'directory' as const, ignored: true },
     ];
-    expect(partitionIgnored(entries)).toEqual({ handKept: ['.env', 'logs/a.log', 'src/b.log'], ignoredDirs: ['dist', 'empty-ignored', 'node_modules'] });
-    expect(partitionIgnored(entries, { collapse: true })).toEqual({ handKept: ['.env', 'src/b.log'], ignoredDirs: ['dist', 'logs', 'node_modules'] });
+    expect(partitionIgnored(entries)).toEqual({
+      handKept: ['.env', 'logs/a.log', 'src/b.log'],
+      ignoredDirs: ['dist', 'empty-ignored', 'node_modules'],
+    });
+    expect(partitionIgnored(entries, { collapse: true })).toEqual({
+      handKept: ['.env', 'src/b.log'],
+      ignoredDirs: ['dist', 'logs', 'node_modules'],
+    });
   });
 });

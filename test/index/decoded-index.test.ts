@@ -18,7 +18,14 @@ function treeOf(index: GitIndex): Extract<IndexExtension, { signature: 'TREE' }>
 }
 
 /** An entry as its JSON form (IndexEntry.toJSON) gives it back. */
-function fromJson(j: { path: string; oid: string; mode: string; stage: 0 | 1 | 2 | 3; flags: IndexEntry['flags']; stat: IndexEntry['stat'] }): IndexEntry {
+function fromJson(j: {
+  path: string;
+  oid: string;
+  mode: string;
+  stage: 0 | 1 | 2 | 3;
+  flags: IndexEntry['flags'];
+  stat: IndexEntry['stat'];
+}): IndexEntry {
   return new IndexEntry({ path: j.path, oid: j.oid, mode: parseInt(j.mode, 8), stage: j.stage, flags: j.flags, stat: j.stat });
 }
 
@@ -37,14 +44,18 @@ describe('copies of a decoded index encode to the same bytes', () => {
       // the common edit of a copy: a field changed, the rest (entries, TREE nodes) carried over
       const decoded = decode(f.bytes, fmt);
       const changed = encodeIndex({ ...decoded, skipHash: !decoded.skipHash, extensions: decoded.extensions.map((x) => ({ ...x })) });
-      expect(toHex(changed.subarray(0, changed.length - (fmt === 'sha1' ? 20 : 32)))).toBe(toHex(f.bytes.subarray(0, f.bytes.length - (fmt === 'sha1' ? 20 : 32))));
+      expect(toHex(changed.subarray(0, changed.length - (fmt === 'sha1' ? 20 : 32)))).toBe(
+        toHex(f.bytes.subarray(0, f.bytes.length - (fmt === 'sha1' ? 20 : 32))),
+      );
 
       const cloned = structuredClone(decode(f.bytes, fmt));
       expect(cloned.entries).toHaveLength(spread.entries.length);
       expect(toHex(encodeIndex(cloned))).toBe(want);
 
       // JSON carries every entry (IndexEntry.toJSON); rebuilt from it, they encode to the same bytes
-      const json = JSON.parse(JSON.stringify(decode(f.bytes, fmt), (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as { entries: Parameters<typeof fromJson>[0][] };
+      const json = JSON.parse(JSON.stringify(decode(f.bytes, fmt), (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as {
+        entries: Parameters<typeof fromJson>[0][];
+      };
       expect(json.entries.map((e) => e.path)).toEqual(spread.entries.map((e) => e.path));
       if (json.entries.every((e) => e.path !== '')) {
         const rebuilt = { ...decode(f.bytes, fmt), entries: json.entries.map(fromJson) };
@@ -87,7 +98,13 @@ describe('the untouched fast path', () => {
     const last = list.pop()!;
     const shorter = encodeIndex(index);
     expect(shorter.length).toBeLessThan(f.bytes.length);
-    const plain: GitIndex = { version: index.version, objectFormat: index.objectFormat, entries: list.slice(), extensions: index.extensions, skipHash: index.skipHash };
+    const plain: GitIndex = {
+      version: index.version,
+      objectFormat: index.objectFormat,
+      entries: list.slice(),
+      extensions: index.extensions,
+      skipHash: index.skipHash,
+    };
     expect(toHex(shorter)).toBe(toHex(encodeIndex(plain)));
     expect(decode(shorter, fmt).entries.map((e) => e.path)).not.toContain(last.path);
   });
@@ -120,7 +137,13 @@ describe('the untouched fast path', () => {
   });
 
   it('is never claimed for a plain index built by hand', () => {
-    const plain: GitIndex = { version: 2, objectFormat: 'sha1', entries: [new IndexEntry({ path: 'x', oid: '2'.repeat(40), mode: 0o100644 })], extensions: [], skipHash: false };
+    const plain: GitIndex = {
+      version: 2,
+      objectFormat: 'sha1',
+      entries: [new IndexEntry({ path: 'x', oid: '2'.repeat(40), mode: 0o100644 })],
+      extensions: [],
+      skipHash: false,
+    };
     expect(untouchedTable(plain)).toBeNull();
     expect(decode(encodeIndex(plain), 'sha1').entries.map((e) => e.path)).toEqual(['x']);
   });

@@ -51,7 +51,9 @@ describe('EWAH known encodings', () => {
 
   it('zero words before a literal become a run of zeros in the same marker', () => {
     // bit 200: 3 empty words (run length 3), then one literal with bit 8
-    expect(toHex(ewahToBytes(ewahFromBits(201, [200])))).toBe('000000c9' + '00000002' + '0000000200000006' + '0000000000000100' + '00000000');
+    expect(toHex(ewahToBytes(ewahFromBits(201, [200])))).toBe(
+      '000000c9' + '00000002' + '0000000200000006' + '0000000000000100' + '00000000',
+    );
   });
 
   it('ones then zeros then a literal: a new marker after the run of ones', () => {
@@ -80,11 +82,7 @@ describe('EWAH known encodings', () => {
     const bm = decodeEwah(ewahToBytes(ewahFromBits(10, [1, 9])), 0, 32, 't').bitmap;
     // foreign but valid compression: same bits, an extra empty marker word at the end
     const foreign = Uint8Array.from([
-      0, 0, 0, 10, 0, 0, 0, 3,
-      0, 0, 0, 2, 0, 0, 0, 0,
-      0, 0, 0, 0, 0, 0, 2, 2,
-      0, 0, 0, 0, 0, 0, 0, 0,
-      0, 0, 0, 2,
+      0, 0, 0, 10, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2,
     ]);
     const f = decodeEwah(foreign, 0, foreign.length, 'foreign').bitmap;
     expect(f.bits).toEqual([1, 9]);
@@ -202,7 +200,12 @@ describe('EWAH hostile input', () => {
   it('bit flips and truncations of real bitmaps never throw anything but ScalpelError', () => {
     const samples = [
       ewahToBytes(ewahFromBits(300, [0, 1, 2, 63, 64, 65, 127, 128, 200, 299])),
-      ewahToBytes(ewahFromBits(1000, Array.from({ length: 700 }, (_, i) => i + 150))),
+      ewahToBytes(
+        ewahFromBits(
+          1000,
+          Array.from({ length: 700 }, (_, i) => i + 150),
+        ),
+      ),
     ];
     fc.assert(
       fc.property(fc.constantFrom(...samples), fc.nat(), fc.nat(7), fc.nat(), (s, at, bit, cut) => {

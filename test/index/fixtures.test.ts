@@ -25,7 +25,28 @@ function stageRecords(idx: GitIndex): string[] {
 describe('index fixtures written by git', () => {
   it('has the fixtures the codec issue lists', () => {
     const names = fixtures.map((f) => f.name);
-    for (const n of ['v2-basic', 'v3-flags', 'v4-basic', 'v4-flags', 'tree-valid', 'tree-invalidated', 'conflict', 'reuc', 'untr', 'fsmn', 'eoie-ieot', 'split', 'sparse', 'sha256-v2', 'sha256-v4', 'gitlink', 'assume-unchanged', 'odd-names', 'long-path', 'empty']) {
+    for (const n of [
+      'v2-basic',
+      'v3-flags',
+      'v4-basic',
+      'v4-flags',
+      'tree-valid',
+      'tree-invalidated',
+      'conflict',
+      'reuc',
+      'untr',
+      'fsmn',
+      'eoie-ieot',
+      'split',
+      'sparse',
+      'sha256-v2',
+      'sha256-v4',
+      'gitlink',
+      'assume-unchanged',
+      'odd-names',
+      'long-path',
+      'empty',
+    ]) {
       expect(names).toContain(n);
     }
   });
@@ -40,7 +61,11 @@ describe('index fixtures written by git', () => {
         const out = encodeIndex(idx);
         expect(toHex(out)).toBe(toHex(f.bytes));
         // the same through the full encoder: every entry rebuilt from its fields, trailer recomputed
-        const rebuilt = encodeIndex({ ...idx, entries: idx.entries.map((e) => (e.pathBytes.length ? e.with({}) : e)), extensions: idx.extensions.map((x) => ({ ...x })) });
+        const rebuilt = encodeIndex({
+          ...idx,
+          entries: idx.entries.map((e) => (e.pathBytes.length ? e.with({}) : e)),
+          extensions: idx.extensions.map((x) => ({ ...x })),
+        });
         expect(toHex(rebuilt)).toBe(toHex(f.bytes));
         for (const [name, bytes] of f.shared) {
           const sh = decodeIndex(bytes, { objectFormat: f.meta.objectFormat });
@@ -65,7 +90,8 @@ describe('index fixtures written by git', () => {
         if (fsmonitor) {
           // the fsmonitor hook git queried while listing may invalidate more entries than the
           // bitmap in the file says; the bit is compared separately below
-          const strip = (s: string) => s.replace(/flags: ([0-9a-f]+)/g, (_m, h: string) => `flags: ${(parseInt(h, 16) & ~CE_FSMONITOR_VALID).toString(16)}`);
+          const strip = (s: string) =>
+            s.replace(/flags: ([0-9a-f]+)/g, (_m, h: string) => `flags: ${(parseInt(h, 16) & ~CE_FSMONITOR_VALID).toString(16)}`);
           got = strip(got);
           want = strip(want);
         }

@@ -10,7 +10,6 @@ import { decodeFsmonitor, encodeFsmonitor, type FsmonitorExtension } from '../..
 import { git, makeTempDir, makeTempRepo } from '../helpers/git.js';
 import { walkIndex } from '../helpers/index-walk.js';
 
-
 function enc(ext: FsmonitorExtension): Uint8Array {
   const w = new ByteWriter();
   encodeFsmonitor(w, ext);
@@ -90,7 +89,12 @@ describe('FSMN against git', () => {
 
 describe('FSMN codec', () => {
   it('version 1 (u64 nanoseconds) round-trips', () => {
-    const ext: FsmonitorExtension = { signature: 'FSMN', version: 1, sinceNanoseconds: 1700000000123456789n, bitmap: ewahFromBits(10, [2, 9]) };
+    const ext: FsmonitorExtension = {
+      signature: 'FSMN',
+      version: 1,
+      sinceNanoseconds: 1700000000123456789n,
+      bitmap: ewahFromBits(10, [2, 9]),
+    };
     const bytes = enc(ext);
     expect(toHex(bytes.subarray(0, 12))).toBe('00000001' + '17979cfe3d85cd15');
     const back = decodeFsmonitor(bytes, 0, bytes.length);
@@ -101,7 +105,13 @@ describe('FSMN codec', () => {
   });
 
   it('bytes after the bitmap (ignored by git) are kept', () => {
-    const ext: FsmonitorExtension = { signature: 'FSMN', version: 2, token: Buffer.from('t'), bitmap: ewahFromBits(0, []), trailing: Uint8Array.from([1, 2, 3]) };
+    const ext: FsmonitorExtension = {
+      signature: 'FSMN',
+      version: 2,
+      token: Buffer.from('t'),
+      bitmap: ewahFromBits(0, []),
+      trailing: Uint8Array.from([1, 2, 3]),
+    };
     const bytes = enc(ext);
     const back = decodeFsmonitor(bytes, 0, bytes.length);
     expect(Array.from(back.trailing!)).toEqual([1, 2, 3]);
@@ -140,7 +150,9 @@ describe('FSMN codec', () => {
   });
 
   it('rejects unencodable values', () => {
-    expect(() => enc({ signature: 'FSMN', version: 2, token: Uint8Array.from([97, 0]), bitmap: ewahFromBits(0, []) })).toThrow(ScalpelError);
+    expect(() => enc({ signature: 'FSMN', version: 2, token: Uint8Array.from([97, 0]), bitmap: ewahFromBits(0, []) })).toThrow(
+      ScalpelError,
+    );
     expect(() => enc({ signature: 'FSMN', version: 1, sinceNanoseconds: -1n, bitmap: ewahFromBits(0, []) })).toThrow(ScalpelError);
   });
 

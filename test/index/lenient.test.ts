@@ -59,7 +59,8 @@ function snapshotRepo(dir: string, fmt: Format): Repo {
 /** Files in nested directories, committed: the index has a fully valid TREE. */
 function treeRepo(fmt: Format, version: 2 | 4): Repo {
   const dir = makeTempRepo({ objectFormat: fmt });
-  for (const f of ['a.txt', 'dir/b.txt', 'dir/sub/c.txt', 'dir/sub/d.txt', 'dir/sub/deeper/e.txt', 'other/f.txt', 'z.txt']) write(dir, f, `${f}\n`);
+  for (const f of ['a.txt', 'dir/b.txt', 'dir/sub/c.txt', 'dir/sub/d.txt', 'dir/sub/deeper/e.txt', 'other/f.txt', 'z.txt'])
+    write(dir, f, `${f}\n`);
   git(dir, ['add', '.']);
   git(dir, ['commit', '-qm', 'base']);
   if (version === 4) git(dir, ['update-index', '--index-version', '4']);
@@ -284,7 +285,12 @@ function checkDamage(repo: Repo, d: Damage): void {
 }
 
 const treeDamages: Damage[] = [
-  { name: 'TREE counts written "0<n>" and "00"', signature: 'TREE', code: 'BAD_EXTENSION', damage: (p, r) => treeNonCanonicalNumbers(p, r.fmt) },
+  {
+    name: 'TREE counts written "0<n>" and "00"',
+    signature: 'TREE',
+    code: 'BAD_EXTENSION',
+    damage: (p, r) => treeNonCanonicalNumbers(p, r.fmt),
+  },
   { name: 'TREE with CRLF line ends', signature: 'TREE', code: 'BAD_EXTENSION', damage: (p, r) => treeCrlf(p, r.fmt) },
   { name: 'TREE truncated mid-node', signature: 'TREE', code: 'TRUNCATED', damage: (p, r) => treeTruncatedMidNode(p, r.fmt) },
 ];
@@ -328,7 +334,8 @@ describe('lenient decode of indexes git reads', () => {
   }
   it('TREE with CRLF line ends (v4, SHA-256)', () => checkDamage(sha256v4, treeDamages[1]));
 
-  it('UNTR garbage payload', () => checkDamage(untr, { name: 'UNTR garbage', signature: 'UNTR', code: 'BAD_EXTENSION', damage: untrGarbage }));
+  it('UNTR garbage payload', () =>
+    checkDamage(untr, { name: 'UNTR garbage', signature: 'UNTR', code: 'BAD_EXTENSION', damage: untrGarbage }));
 
   it('FSMN whose ewah_size runs past the extension', () => {
     checkDamage(fsmn, { name: 'FSMN ewah_size', signature: 'FSMN', code: 'BAD_EXTENSION', damage: fsmnEwahSizePastExtension });
@@ -424,9 +431,15 @@ describe('what lenient mode still refuses', () => {
 
   it('an unknown mandatory extension, a bad link and a bad sdir', () => {
     const { entriesEnd, spans } = extensionSpans(v2.original, 'sha1');
-    expect(lenientError(rebuild(v2.original, 'sha1', entriesEnd, [...spans, { signature: 'abcd', payload: new Uint8Array(3) }])).code).toBe('UNKNOWN_MANDATORY_EXTENSION');
-    expect(lenientError(rebuild(v2.original, 'sha1', entriesEnd, [...spans, { signature: 'link', payload: new Uint8Array(5) }])).data.signature).toBe('link');
-    expect(lenientError(rebuild(v2.original, 'sha1', entriesEnd, [...spans, { signature: 'sdir', payload: new Uint8Array(1) }])).data.signature).toBe('sdir');
+    expect(lenientError(rebuild(v2.original, 'sha1', entriesEnd, [...spans, { signature: 'abcd', payload: new Uint8Array(3) }])).code).toBe(
+      'UNKNOWN_MANDATORY_EXTENSION',
+    );
+    expect(
+      lenientError(rebuild(v2.original, 'sha1', entriesEnd, [...spans, { signature: 'link', payload: new Uint8Array(5) }])).data.signature,
+    ).toBe('link');
+    expect(
+      lenientError(rebuild(v2.original, 'sha1', entriesEnd, [...spans, { signature: 'sdir', payload: new Uint8Array(1) }])).data.signature,
+    ).toBe('sdir');
   });
 
   it('an extension size running past the body, and stray bytes after the last extension', () => {

@@ -59,19 +59,32 @@ describe('non-ASCII row detection', () => {
   it('bulk path strings equal one-by-one decoding for random names of every length and byte (v2, v3, v4)', () => {
     const nameArb = fc.uint8Array({ minLength: 1, maxLength: 40 }).map((b) => b.map((x) => (x === 0 || x === 0x2f ? 0x61 : x)));
     fc.assert(
-      fc.property(fc.uniqueArray(nameArb, { minLength: 300, maxLength: 400, selector: (b) => Buffer.from(b).toString('hex') }), fc.constantFrom(2, 3, 4), fc.boolean(), (raw, version, ascii) => {
-        const names = raw.map((b) => (ascii ? b.map((x) => (x & 0x7f) || 0x61).map((x) => (x === 0x2f ? 0x61 : x)) : b));
-        const uniq = [...new Map(names.map((n) => [Buffer.from(n).toString('hex'), n])).values()].sort((a, b) => Buffer.compare(a, b));
-        const oid = 'fedcba9876543210fedcba9876543210fedcba98';
-        const entries = uniq.map((path, i) => new IndexEntry({ path: decodePath(path), oid, mode: 0o100644, flags: version === 3 && i % 5 === 0 ? { intentToAdd: true } : undefined }));
-        const bytes = encodeIndex({ version: version as 2 | 3 | 4, objectFormat: 'sha1', entries, extensions: [], skipHash: false });
-        // both bulk paths: one UTF-8 decode of the copied paths, and the platform's Latin-1 decoder
-        for (const latin1 of [undefined, nodePlatform().latin1]) {
-          const seen: string[] = [];
-          forEachEntry(decodeIndex(bytes, { latin1 }), (e) => seen.push(e.path));
-          expect(seen).toEqual(uniq.map((n) => decodePath(n)));
-        }
-      }),
+      fc.property(
+        fc.uniqueArray(nameArb, { minLength: 300, maxLength: 400, selector: (b) => Buffer.from(b).toString('hex') }),
+        fc.constantFrom(2, 3, 4),
+        fc.boolean(),
+        (raw, version, ascii) => {
+          const names = raw.map((b) => (ascii ? b.map((x) => x & 0x7f || 0x61).map((x) => (x === 0x2f ? 0x61 : x)) : b));
+          const uniq = [...new Map(names.map((n) => [Buffer.from(n).toString('hex'), n])).values()].sort((a, b) => Buffer.compare(a, b));
+          const oid = 'fedcba9876543210fedcba9876543210fedcba98';
+          const entries = uniq.map(
+            (path, i) =>
+              new IndexEntry({
+                path: decodePath(path),
+                oid,
+                mode: 0o100644,
+                flags: version === 3 && i % 5 === 0 ? { intentToAdd: true } : undefined,
+              }),
+          );
+          const bytes = encodeIndex({ version: version as 2 | 3 | 4, objectFormat: 'sha1', entries, extensions: [], skipHash: false });
+          // both bulk paths: one UTF-8 decode of the copied paths, and the platform's Latin-1 decoder
+          for (const latin1 of [undefined, nodePlatform().latin1]) {
+            const seen: string[] = [];
+            forEachEntry(decodeIndex(bytes, { latin1 }), (e) => seen.push(e.path));
+            expect(seen).toEqual(uniq.map((n) => decodePath(n)));
+          }
+        },
+      ),
       { numRuns: 40 },
     );
   });

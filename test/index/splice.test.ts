@@ -37,7 +37,10 @@ function expected(base: GitIndex, edit: IndexSplice): Uint8Array {
   base.entries.forEach((e, i) => {
     if (roots.some((r) => coversBytes(r, e.pathBytes)) && !keep.has(toHex(e.pathBytes))) return;
     // git's is_racy_timestamp: the index file is not newer than the entry
-    const racy = stamp !== null && e.mode !== 0o160000 && (e.mtimeSeconds > stamp.mtimeSeconds || (e.mtimeSeconds === stamp.mtimeSeconds && e.mtimeNanoseconds >= stamp.mtimeNanoseconds));
+    const racy =
+      stamp !== null &&
+      e.mode !== 0o160000 &&
+      (e.mtimeSeconds > stamp.mtimeSeconds || (e.mtimeSeconds === stamp.mtimeSeconds && e.mtimeNanoseconds >= stamp.mtimeNanoseconds));
     all.push({ e: racy && e.cachedSize !== 0 ? e.with({ stat: { size: 0 } }) : e, from: i });
   });
   for (const e of edit.entries) all.push({ e, from: -1 });
@@ -64,16 +67,28 @@ function expected(base: GitIndex, edit: IndexSplice): Uint8Array {
     });
   if (edit.resolveUndo) {
     const existing = base.extensions.find((x): x is Extract<IndexExtension, { signature: 'REUC' }> => x.signature === 'REUC');
-    const records = [...(existing?.records ?? []).filter((r) => !roots.some((root) => coversBytes(root, r.path))), ...edit.resolveUndo].sort((a, b) => compareBytes(a.path, b.path));
+    const records = [
+      ...(existing?.records ?? []).filter((r) => !roots.some((root) => coversBytes(root, r.path))),
+      ...edit.resolveUndo,
+    ].sort((a, b) => compareBytes(a.path, b.path));
     const without = extensions.filter((x) => x.signature !== 'REUC');
     if (records.length === 0) extensions = without;
     else if (existing) extensions = extensions.map((x) => (x.signature === 'REUC' ? { signature: 'REUC', records } : x));
     else {
       const at = without.findIndex((x) => !['IEOT', 'link', 'TREE'].includes(x.signature));
-      extensions = at < 0 ? [...without, { signature: 'REUC', records }] : [...without.slice(0, at), { signature: 'REUC', records }, ...without.slice(at)];
+      extensions =
+        at < 0
+          ? [...without, { signature: 'REUC', records }]
+          : [...without.slice(0, at), { signature: 'REUC', records }, ...without.slice(at)];
     }
   }
-  return encodeIndex({ version: base.version, objectFormat: base.objectFormat, entries: all.map((a) => a.e), extensions, skipHash: base.skipHash });
+  return encodeIndex({
+    version: base.version,
+    objectFormat: base.objectFormat,
+    entries: all.map((a) => a.e),
+    extensions,
+    skipHash: base.skipHash,
+  });
 }
 
 /** The splice from a freshly decoded index and from the same index with its entries (and TREE nodes) materialized. */
@@ -86,7 +101,13 @@ function bothWays(decode: () => GitIndex, edit: IndexSplice): { fresh: Uint8Arra
   return { fresh, materialized, want: expected(decode(), edit) };
 }
 
-function newEntry(path: string, oidLen: number, seed: number, stage: 0 | 1 | 2 | 3 = 0, extra: Partial<{ skipWorktree: boolean; intentToAdd: boolean }> = {}): IndexEntry {
+function newEntry(
+  path: string,
+  oidLen: number,
+  seed: number,
+  stage: 0 | 1 | 2 | 3 = 0,
+  extra: Partial<{ skipWorktree: boolean; intentToAdd: boolean }> = {},
+): IndexEntry {
   const oid = new Uint8Array(oidLen).map((_, i) => (seed * 31 + i * 7) & 0xff);
   return new IndexEntry({ path, oid, mode: 0o100644, stage, flags: extra, stat: { mtimeSeconds: 1_700_000_000 + seed, size: 10 + seed } });
 }
@@ -120,7 +141,13 @@ function editsFor(index: GitIndex, seed: number): Array<{ name: string; edit: In
         stamp,
         changed: [p],
         touched: [],
-        resolveUndo: [{ path: encodePath(p), modes: [0o100644, 0o100644, 0], oids: [toHex(new Uint8Array(oidLen).fill(1)), toHex(new Uint8Array(oidLen).fill(2)), undefined] }],
+        resolveUndo: [
+          {
+            path: encodePath(p),
+            modes: [0o100644, 0o100644, 0],
+            oids: [toHex(new Uint8Array(oidLen).fill(1)), toHex(new Uint8Array(oidLen).fill(2)), undefined],
+          },
+        ],
       },
     });
     const dirs = paths.filter((x) => x.includes('/')).map((x) => x.slice(0, x.lastIndexOf('/')));
@@ -130,13 +157,42 @@ function editsFor(index: GitIndex, seed: number): Array<{ name: string; edit: In
       const kept = inside[0];
       out.push({
         name: `directory ${d}, ${kept} kept`,
-        edit: { roots: [d], keep: [kept], entries: [newEntry(`${d}/zz-new`, oidLen, 5, 0, { intentToAdd: index.version !== 2 })], stamp, changed: [d, `${d}/zz-new`], touched: inside, resolveUndo: [] },
+        edit: {
+          roots: [d],
+          keep: [kept],
+          entries: [newEntry(`${d}/zz-new`, oidLen, 5, 0, { intentToAdd: index.version !== 2 })],
+          stamp,
+          changed: [d, `${d}/zz-new`],
+          touched: inside,
+          resolveUndo: [],
+        },
       });
     }
   }
-  out.push({ name: 'a new path', edit: { roots: ['new/dir/file'], entries: [newEntry('new/dir/file', oidLen, 6)], stamp, changed: ['new/dir/file'], touched: ['new/dir/file'] } });
-  out.push({ name: 'the whole index', edit: { roots: [''], entries: [newEntry('only', oidLen, 7, 0, { skipWorktree: true })], changed: paths.slice(0, 3), touched: paths.slice(0, 3), resolveUndo: [] } });
-  out.push({ name: 'nothing changes but racy entries', edit: { roots: [], entries: [], stamp: { mtimeSeconds: 0, mtimeNanoseconds: 0 }, changed: [], touched: [] } });
+  out.push({
+    name: 'a new path',
+    edit: {
+      roots: ['new/dir/file'],
+      entries: [newEntry('new/dir/file', oidLen, 6)],
+      stamp,
+      changed: ['new/dir/file'],
+      touched: ['new/dir/file'],
+    },
+  });
+  out.push({
+    name: 'the whole index',
+    edit: {
+      roots: [''],
+      entries: [newEntry('only', oidLen, 7, 0, { skipWorktree: true })],
+      changed: paths.slice(0, 3),
+      touched: paths.slice(0, 3),
+      resolveUndo: [],
+    },
+  });
+  out.push({
+    name: 'nothing changes but racy entries',
+    edit: { roots: [], entries: [], stamp: { mtimeSeconds: 0, mtimeNanoseconds: 0 }, changed: [], touched: [] },
+  });
   return out;
 }
 
@@ -171,11 +227,20 @@ describe('index splice', () => {
   });
 
   it('without racySince every row is checked: an index newer than every entry smudges none, one of the same instant as the newest smudges it', () => {
-    const entries = ['a', 'b', 'c'].map((p, i) => new IndexEntry({ path: p, oid: new Uint8Array(20).fill(i + 1), mode: 0o100644, stat: { mtimeSeconds: 100 + i, mtimeNanoseconds: 5, size: 1 } }));
+    const entries = ['a', 'b', 'c'].map(
+      (p, i) =>
+        new IndexEntry({
+          path: p,
+          oid: new Uint8Array(20).fill(i + 1),
+          mode: 0o100644,
+          stat: { mtimeSeconds: 100 + i, mtimeNanoseconds: 5, size: 1 },
+        }),
+    );
     const bytes = encodeIndex({ version: 2, objectFormat: 'sha1', entries, extensions: [], skipHash: false });
     const none: IndexSplice = { roots: [], entries: [], stamp: { mtimeSeconds: 103, mtimeNanoseconds: 0 }, changed: [], touched: [] };
     const newestRacy: IndexSplice = { ...none, stamp: { mtimeSeconds: 102, mtimeNanoseconds: 5 } };
-    for (const edit of [none, newestRacy]) expect(toHex(concatBytes(encodeSplice(decodeIndex(bytes), edit)))).toBe(toHex(expected(decodeIndex(bytes), edit)));
+    for (const edit of [none, newestRacy])
+      expect(toHex(concatBytes(encodeSplice(decodeIndex(bytes), edit)))).toBe(toHex(expected(decodeIndex(bytes), edit)));
     // the newest entry (c, written in the same instant as the index) is smudged: its size 0
     expect(decodeIndex(concatBytes(encodeSplice(decodeIndex(bytes), newestRacy))).entries.map((e) => e.cachedSize)).toEqual([1, 1, 0]);
   });
@@ -194,7 +259,10 @@ describe('index splice', () => {
         expect([f.name, [...t.source.racyRows]]).toEqual([f.name, mtimes.flatMap((m, i) => (m >= since ? [i] : []))]);
         noted += t.source.racyRows.length;
         // a stamp at the index's own time (what a restore passes) and one later than it
-        for (const stamp of [{ mtimeSeconds: since, mtimeNanoseconds: 0 }, { mtimeSeconds: since + 1, mtimeNanoseconds: 0 }]) {
+        for (const stamp of [
+          { mtimeSeconds: since, mtimeNanoseconds: 0 },
+          { mtimeSeconds: since + 1, mtimeNanoseconds: 0 },
+        ]) {
           const edit: IndexSplice = { roots: [], entries: [], stamp, changed: [], touched: [] };
           const fresh = decodeIndex(f.bytes, { objectFormat: f.meta.objectFormat, racySince: since });
           let want: string;
@@ -213,12 +281,43 @@ describe('index splice', () => {
   });
 
   it('keeps carried rows as runs of the decoded table: a 3-path splice of a large index makes a few segments', () => {
-    const entries = Array.from({ length: 5000 }, (_, i) => new IndexEntry({ path: `d${String(i % 50).padStart(2, '0')}/f${String(i).padStart(5, '0')}`, oid: new Uint8Array(20).fill(i & 0xff), mode: 0o100644, stat: { mtimeSeconds: 100, size: 1 } }));
+    const entries = Array.from(
+      { length: 5000 },
+      (_, i) =>
+        new IndexEntry({
+          path: `d${String(i % 50).padStart(2, '0')}/f${String(i).padStart(5, '0')}`,
+          oid: new Uint8Array(20).fill(i & 0xff),
+          mode: 0o100644,
+          stat: { mtimeSeconds: 100, size: 1 },
+        }),
+    );
     entries.sort(compareEntries);
-    const bytes = encodeIndex({ version: 2, objectFormat: 'sha1', entries, extensions: [{ signature: 'IEOT', version: 1, blocks: [{ offset: 0, count: 0 }, { offset: 0, count: 0 }] }, { signature: 'EOIE', offset: 0, hash: '' }], skipHash: false });
+    const bytes = encodeIndex({
+      version: 2,
+      objectFormat: 'sha1',
+      entries,
+      extensions: [
+        {
+          signature: 'IEOT',
+          version: 1,
+          blocks: [
+            { offset: 0, count: 0 },
+            { offset: 0, count: 0 },
+          ],
+        },
+        { signature: 'EOIE', offset: 0, hash: '' },
+      ],
+      skipHash: false,
+    });
     const roots = [entries[10].path, entries[2500].path, entries[4999].path];
     // the index file is newer than every entry: none is racy, none is rewritten
-    const edit: IndexSplice = { roots, entries: roots.map((p, i) => newEntry(p, 20, i)), stamp: { mtimeSeconds: 200, mtimeNanoseconds: 0 }, changed: roots, touched: [] };
+    const edit: IndexSplice = {
+      roots,
+      entries: roots.map((p, i) => newEntry(p, 20, i)),
+      stamp: { mtimeSeconds: 200, mtimeNanoseconds: 0 },
+      changed: roots,
+      touched: [],
+    };
     const { head, segments } = spliceIndex(decodeIndex(bytes), edit);
     expect(segments.filter((s) => 'e' in s).length).toBe(3);
     expect(segments.length).toBe(6);
@@ -229,7 +328,14 @@ describe('index splice', () => {
   });
 
   it('random indexes (v2/v3/v4, SHA-1/SHA-256, TREE, REUC, FSMN, IEOT, EOIE, unknown extensions) and random scopes', () => {
-    const pick = fc.record({ roots: fc.array(fc.nat(), { maxLength: 3 }), asDir: fc.array(fc.boolean(), { maxLength: 3 }), added: fc.array(fc.tuple(fc.nat(), fc.constantFrom(0, 0, 1, 2, 3), fc.stringMatching(/^[a-z]{1,4}$/)), { maxLength: 4 }), keep: fc.nat(), stamp: fc.option(fc.nat(), { nil: undefined }), reuc: fc.boolean() });
+    const pick = fc.record({
+      roots: fc.array(fc.nat(), { maxLength: 3 }),
+      asDir: fc.array(fc.boolean(), { maxLength: 3 }),
+      added: fc.array(fc.tuple(fc.nat(), fc.constantFrom(0, 0, 1, 2, 3), fc.stringMatching(/^[a-z]{1,4}$/)), { maxLength: 4 }),
+      keep: fc.nat(),
+      stamp: fc.option(fc.nat(), { nil: undefined }),
+      reuc: fc.boolean(),
+    });
     fc.assert(
       fc.property(gitIndexArb, pick, (idx, p) => {
         const bytes = encodeIndex(idx);
@@ -258,16 +364,35 @@ describe('index splice', () => {
           added.push(newEntry(path, oidLen, k, stage as 0 | 1 | 2 | 3));
         });
         const mtimes = base.entries.map((e) => e.mtimeSeconds);
-        const stamp = p.stamp === undefined || mtimes.length === 0 ? null : { mtimeSeconds: mtimes[p.stamp % mtimes.length], mtimeNanoseconds: 0 };
-        const reuc: ResolveUndoRecord[] | undefined = p.reuc ? added.filter((e) => e.stage === 2).map((e) => ({ path: e.pathBytes.slice(), modes: [0o100644, 0o100755, 0], oids: [toHex(new Uint8Array(oidLen).fill(3)), toHex(new Uint8Array(oidLen).fill(4)), undefined] })) : undefined;
-        const edit: IndexSplice = { roots, keep, entries: added, stamp, changed: [...roots, ...added.map((e) => e.path)], touched: roots, resolveUndo: reuc };
+        const stamp =
+          p.stamp === undefined || mtimes.length === 0 ? null : { mtimeSeconds: mtimes[p.stamp % mtimes.length], mtimeNanoseconds: 0 };
+        const reuc: ResolveUndoRecord[] | undefined = p.reuc
+          ? added
+              .filter((e) => e.stage === 2)
+              .map((e) => ({
+                path: e.pathBytes.slice(),
+                modes: [0o100644, 0o100755, 0],
+                oids: [toHex(new Uint8Array(oidLen).fill(3)), toHex(new Uint8Array(oidLen).fill(4)), undefined],
+              }))
+          : undefined;
+        const edit: IndexSplice = {
+          roots,
+          keep,
+          entries: added,
+          stamp,
+          changed: [...roots, ...added.map((e) => e.path)],
+          touched: roots,
+          resolveUndo: reuc,
+        };
         const { fresh, materialized, want } = bothWays(decode, edit);
         expect(toHex(fresh)).toBe(toHex(want));
         expect(toHex(materialized)).toBe(toHex(want));
         // and what it says: the scope's entries are the new ones, everything else is as it was
         const out = decodeIndex(fresh, { objectFormat: idx.objectFormat });
         const scoped = out.entries.filter((e) => covered(e.path) && !keep.includes(e.path));
-        expect(scoped.map((e) => `${decodePath(e.pathBytes)}:${e.stage}:${e.oid}`)).toEqual([...added].sort(compareEntries).map((e) => `${e.path}:${e.stage}:${e.oid}`));
+        expect(scoped.map((e) => `${decodePath(e.pathBytes)}:${e.stage}:${e.oid}`)).toEqual(
+          [...added].sort(compareEntries).map((e) => `${e.path}:${e.stage}:${e.oid}`),
+        );
         expect(out.entries.length).toBe(base.entries.filter((e) => !covered(e.path) || keep.includes(e.path)).length + added.length);
       }),
       { numRuns: 150 },

@@ -97,7 +97,9 @@ describe('UNTR against git', () => {
       // dir.c add_patterns() hashes the file's bytes plus an appended '\n' (tracked, up-to-date
       // per-dir files take the index entry's oid instead)
       const exclude = readFileSync(join(dir, '.git', 'info', 'exclude'));
-      expect(cache.infoExcludeOid).toBe(git(dir, ['hash-object', '--stdin'], { input: Buffer.concat([exclude, Buffer.from('\n')]) }).trim());
+      expect(cache.infoExcludeOid).toBe(
+        git(dir, ['hash-object', '--stdin'], { input: Buffer.concat([exclude, Buffer.from('\n')]) }).trim(),
+      );
       expect(cache.excludesFileOid).toBe('0'.repeat(hashHex));
 
       const byName = new Map(cache.dirs.map((d) => [str(d.name), d]));
@@ -183,12 +185,19 @@ function cacheArb(format: ObjectFormat): fc.Arbitrary<UntrackedCache> {
         const depth = i === 0 ? 0 : 1 + (d.depth % (depths[i - 1] + 1));
         depths.push(depth);
         let p = -1;
-        for (let k = i - 1; k >= 0; k--) if (depths[k] === depth - 1) {
-          p = k;
-          break;
-        }
+        for (let k = i - 1; k >= 0; k--)
+          if (depths[k] === depth - 1) {
+            p = k;
+            break;
+          }
         parent.push(p);
-        const dir: UntrackedDir = { name: i === 0 ? new Uint8Array(0) : d.name, untracked: d.untracked, dirCount: 0, valid: d.valid, checkOnly: d.checkOnly };
+        const dir: UntrackedDir = {
+          name: i === 0 ? new Uint8Array(0) : d.name,
+          untracked: d.untracked,
+          dirCount: 0,
+          valid: d.valid,
+          checkOnly: d.checkOnly,
+        };
         if (d.valid) dir.stat = d.stat;
         if (d.oid !== undefined) dir.excludeOid = d.oid;
         dirs.push(dir);

@@ -194,7 +194,11 @@ describe('git-scalpel mcp over stdio', () => {
     }
     // 50 MB in one argument: a label, one path, a list of paths
     const big = 'x'.repeat(50 * 1024 * 1024);
-    for (const args of [{ paths: ['README.md'], label: big }, { paths: [big] }, { paths: Array.from({ length: 25_000 }, (_, i) => `${'p'.repeat(2000)}${i}`) }]) {
+    for (const args of [
+      { paths: ['README.md'], label: big },
+      { paths: [big] },
+      { paths: Array.from({ length: 25_000 }, (_, i) => `${'p'.repeat(2000)}${i}`) },
+    ]) {
       const r = (await client.callTool({ name: 'snapshot', arguments: args }, undefined, { timeout: 120_000 })) as Result;
       expect(r.isError).toBe(true);
       expect(text(r)).toMatch(/validation/i);
@@ -248,7 +252,17 @@ describe('createMcpServer in-process (InMemoryTransport)', () => {
     const { client } = await stdioClient(dir);
     open.push(client);
     const before = { git: gitView(dir), tree: worktreeView(dir) };
-    const patch = ['*** Begin Patch', '*** Add File: gen/x.ts', '+export const x = 1;', '*** Update File: src/lib/util.ts', '@@', '-export function u() { return 1; }', '+export function u() { return 2; }', '*** End Patch', ''].join('\n');
+    const patch = [
+      '*** Begin Patch',
+      '*** Add File: gen/x.ts',
+      '+export const x = 1;',
+      '*** Update File: src/lib/util.ts',
+      '@@',
+      '-export function u() { return 1; }',
+      '+export function u() { return 2; }',
+      '*** End Patch',
+      '',
+    ].join('\n');
     const r = (await client.callTool({ name: 'apply', arguments: { patch, index: true, check: 'echo 1 test failed; exit 1' } })) as Result;
     expect(r.isError, text(r)).toBeFalsy();
     expect(text(r)).toContain('rolled back');
@@ -264,6 +278,6 @@ describe('createMcpServer in-process (InMemoryTransport)', () => {
     const huge = (await client.callTool({ name: 'apply', arguments: { patch: 'x'.repeat(50 << 20) } })) as Result;
     expect(huge.isError).toBe(true);
     expect({ git: gitView(dir), tree: worktreeView(dir) }).toEqual(afterOk);
-    expect(text(bad)).toContain('does not apply to \'src/lib/util.ts\' (hunk 1)');
+    expect(text(bad)).toContain("does not apply to 'src/lib/util.ts' (hunk 1)");
   });
 });

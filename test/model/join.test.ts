@@ -8,22 +8,38 @@ const dir = (path: string) => ({ path, kind: 'dir' as const });
 describe('joinCaptured in a turn', () => {
   // the agent's write of pkg/x/y/z.txt captured it absent with pkg absent; a later command's
   // capture of pkg finds the directories that write made
-  const first: PathState = { roots: ['pkg/x/y/z.txt'], items: [], index: [], reuc: [], absentParents: [{ root: 'pkg/x/y/z.txt', existing: '' }] };
+  const first: PathState = {
+    roots: ['pkg/x/y/z.txt'],
+    items: [],
+    index: [],
+    reuc: [],
+    absentParents: [{ root: 'pkg/x/y/z.txt', existing: '' }],
+  };
 
   it('leaves out the directories made to hold an earlier root: pkg was absent, so it stays absent', () => {
-    const later: PathState = { roots: ['pkg'], items: [dir('pkg'), dir('pkg/x'), dir('pkg/x/y'), file('pkg/x/y/z.txt')], index: [], reuc: [] };
+    const later: PathState = {
+      roots: ['pkg'],
+      items: [dir('pkg'), dir('pkg/x'), dir('pkg/x/y'), file('pkg/x/y/z.txt')],
+      index: [],
+      reuc: [],
+    };
     expect(joinCaptured(first, later, { dropUnderAbsent: false }).items).toEqual([]);
   });
 
   it("keeps someone else's note there, with the directories it needs to sit in", () => {
-    const later: PathState = { roots: ['pkg'], items: [dir('pkg'), dir('pkg/x'), file('pkg/x/note.md'), dir('pkg/x/y'), file('pkg/x/y/z.txt')], index: [], reuc: [] };
+    const later: PathState = {
+      roots: ['pkg'],
+      items: [dir('pkg'), dir('pkg/x'), file('pkg/x/note.md'), dir('pkg/x/y'), file('pkg/x/y/z.txt')],
+      index: [],
+      reuc: [],
+    };
     expect(joinCaptured(first, later, { dropUnderAbsent: false }).items.map((i) => i.path)).toEqual(['pkg', 'pkg/x', 'pkg/x/note.md']);
   });
 });
 
 describe('markOverwritten', () => {
   const c: Contest = { path: 'a.txt', part: 'worktree', expected: 'file 100644 ' + 'b'.repeat(40), found: 'file 100644 ' + oid };
-  it("marks a contest whose found version is gone from what a call left; not one that still holds it, nor one outside the capture", () => {
+  it('marks a contest whose found version is gone from what a call left; not one that still holds it, nor one outside the capture', () => {
     const gone: PathState = { roots: ['a.txt'], items: [], index: [], reuc: [] };
     const still: PathState = { roots: ['a.txt'], items: [file('a.txt')], index: [], reuc: [] };
     const other: PathState = { roots: ['b.txt'], items: [], index: [], reuc: [] };

@@ -17,7 +17,10 @@ const stateArb: fc.Arbitrary<PathState> = fc
     fc.tuple(
       fc.constant(names),
       fc.array(fc.constantFrom('file', 'exec', 'link', 'dir', 'absent'), { minLength: names.length, maxLength: names.length }),
-      fc.array(fc.tuple(hex, fc.nat({ max: 1 << 20 }), fc.constantFrom('clean', 'staged', 'flags', 'conflict', 'none', 'ita')), { minLength: names.length, maxLength: names.length }),
+      fc.array(fc.tuple(hex, fc.nat({ max: 1 << 20 }), fc.constantFrom('clean', 'staged', 'flags', 'conflict', 'none', 'ita')), {
+        minLength: names.length,
+        maxLength: names.length,
+      }),
       fc.array(flagsArb, { minLength: names.length, maxLength: names.length }),
       hex,
     ),
@@ -42,11 +45,23 @@ const stateArb: fc.Arbitrary<PathState> = fc
       else if (ix === 'staged') index.push({ path, stage: 0, mode, oid: other, flags: none });
       else if (ix === 'flags') index.push({ path, stage: 0, mode, oid, flags: flags[i] });
       else if (ix === 'ita') index.push({ path, stage: 0, mode: 0o100644, oid, flags: { ...none, intentToAdd: true } });
-      else if (ix === 'conflict') for (const stage of [1, 2, 3] as const) index.push({ path, stage, mode: 0o100644, oid: stage === 2 ? oid : other, flags: none });
+      else if (ix === 'conflict')
+        for (const stage of [1, 2, 3] as const) index.push({ path, stage, mode: 0o100644, oid: stage === 2 ? oid : other, flags: none });
     });
     items.sort((a, b) => compareRel(a.path, b.path));
     index.sort((a, b) => compareRel(a.path, b.path) || a.stage - b.stage);
-    return { roots: ['r'], items, index, reuc: [{ path: 'r/x', modes: [0o100644, 0, 0o100755] as [number, number, number], oids: [other, null, other] as [string | null, string | null, string | null] }] };
+    return {
+      roots: ['r'],
+      items,
+      index,
+      reuc: [
+        {
+          path: 'r/x',
+          modes: [0o100644, 0, 0o100755] as [number, number, number],
+          oids: [other, null, other] as [string | null, string | null, string | null],
+        },
+      ],
+    };
   });
 
 function manifestOf(captured: PathState, seal: PathState | null): Manifest {
@@ -109,15 +124,22 @@ describe('manifest storage', () => {
       (m) => (m.captured.items = [['r', 'f', 0o100644, 'a'.repeat(40)]]),
       (m) => (m.captured.items = [{ path: 'r', kind: 'dir' }]),
       (m) => (m.captured.index = [['r', 0, 0o100644, 'a'.repeat(40), 8]]),
-      (m) => (m.captured.index = [['r', 0, 0o100644, 'a'.repeat(40), 0], ['r', 0, 0o100644, 'b'.repeat(40), 0]]),
-      (m) => (m.captured.items = [['r', 'f', 0o100644, 'a'.repeat(40), 1, 1]]) && (m.captured.index = [['r', 0, 0o100644, 'a'.repeat(40), 0]]),
+      (m) =>
+        (m.captured.index = [
+          ['r', 0, 0o100644, 'a'.repeat(40), 0],
+          ['r', 0, 0o100644, 'b'.repeat(40), 0],
+        ]),
+      (m) =>
+        (m.captured.items = [['r', 'f', 0o100644, 'a'.repeat(40), 1, 1]]) && (m.captured.index = [['r', 0, 0o100644, 'a'.repeat(40), 0]]),
       (m) => (m.captured.reuc = [['r', [1, 2], [null]]]),
       (m) => (m.captured = null as unknown as Record<string, unknown>),
     ];
     for (const edit of cases) {
       const m = structuredClone(good);
       edit(m);
-      expect(() => decodeManifest(JSON.stringify(m), 'sha1'), JSON.stringify(m.captured)).toThrow(expect.objectContaining({ code: 'SNAPSHOT_CORRUPT' }));
+      expect(() => decodeManifest(JSON.stringify(m), 'sha1'), JSON.stringify(m.captured)).toThrow(
+        expect.objectContaining({ code: 'SNAPSHOT_CORRUPT' }),
+      );
     }
     expect(() => decodeManifest('{"format": "git-scalpel/2", ', 'sha1')).toThrow(expect.objectContaining({ code: 'SNAPSHOT_CORRUPT' }));
   });
@@ -137,14 +159,19 @@ describe('manifest storage', () => {
       [['q/r', '']], // not a root
       [['a/b/c', '../..']], // hostile
       [['a/b/c', '.git']],
-      [['a/b/c', ''], ['a/b/c', 'a']], // duplicated
+      [
+        ['a/b/c', ''],
+        ['a/b/c', 'a'],
+      ], // duplicated
       [['a/b/c']],
       'a/b/c',
     ];
     for (const parents of bad) {
       const m = JSON.parse(text);
       m.captured.parents = parents;
-      expect(() => decodeManifest(JSON.stringify(m), 'sha1'), JSON.stringify(parents)).toThrow(expect.objectContaining({ code: 'SNAPSHOT_CORRUPT' }));
+      expect(() => decodeManifest(JSON.stringify(m), 'sha1'), JSON.stringify(parents)).toThrow(
+        expect.objectContaining({ code: 'SNAPSHOT_CORRUPT' }),
+      );
     }
   });
 
@@ -208,13 +235,25 @@ describe('scope path check', () => {
     };
     // the full check alone: the same input with a non-ASCII character appended to each component
     // takes the slow path; compare verdicts on the ASCII part
-    const slow = (p: string) => verdict(p.split('/').map((c) => (c === '' || c === '.' || c === '..' || c.toLowerCase() === '.git' ? c : `${c}\u00e9`)).join('/'));
+    const slow = (p: string) =>
+      verdict(
+        p
+          .split('/')
+          .map((c) => (c === '' || c === '.' || c === '..' || c.toLowerCase() === '.git' ? c : `${c}\u00e9`))
+          .join('/'),
+      );
     fc.assert(
-      fc.property(fc.array(fc.constantFrom('a', 'b', '.', '..', '.git', '.GIT', '.gitx', 'x.git', '', '\0', ' ', 'a.b'), { minLength: 1, maxLength: 5 }), (parts) => {
-        const p = parts.join('/');
-        if (p === '') return;
-        expect(verdict(p), JSON.stringify(p)).toBe(slow(p));
-      }),
+      fc.property(
+        fc.array(fc.constantFrom('a', 'b', '.', '..', '.git', '.GIT', '.gitx', 'x.git', '', '\0', ' ', 'a.b'), {
+          minLength: 1,
+          maxLength: 5,
+        }),
+        (parts) => {
+          const p = parts.join('/');
+          if (p === '') return;
+          expect(verdict(p), JSON.stringify(p)).toBe(slow(p));
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -223,13 +262,35 @@ describe('scope path check', () => {
 describe('sorting by path', () => {
   it('sortByPath orders exactly as compareRel (byte order), with ASCII, UTF-8 and escaped bytes mixed', async () => {
     const { sortByPath, compareRel: cmp } = await import('../../src/model/scope.js');
-    const unit = fc.constantFrom('a', 'b', 'z', '-', '.', '/', '0', '\u00e9', '\u00ff', '\u0100', '\ue000', '\uffff', '\ud83d\ude00', '\udc80', '\udcff');
+    const unit = fc.constantFrom(
+      'a',
+      'b',
+      'z',
+      '-',
+      '.',
+      '/',
+      '0',
+      '\u00e9',
+      '\u00ff',
+      '\u0100',
+      '\ue000',
+      '\uffff',
+      '\ud83d\ude00',
+      '\udc80',
+      '\udcff',
+    );
     fc.assert(
-      fc.property(fc.array(fc.array(unit, { minLength: 1, maxLength: 6 }).map((u) => u.join('')), { maxLength: 40 }), (paths) => {
-        const items = paths.map((path, i) => ({ path, i }));
-        const want = [...items].sort((x, y) => cmp(x.path, y.path) || x.i - y.i).map((x) => x.path);
-        expect(sortByPath(items).map((x) => x.path)).toEqual(want);
-      }),
+      fc.property(
+        fc.array(
+          fc.array(unit, { minLength: 1, maxLength: 6 }).map((u) => u.join('')),
+          { maxLength: 40 },
+        ),
+        (paths) => {
+          const items = paths.map((path, i) => ({ path, i }));
+          const want = [...items].sort((x, y) => cmp(x.path, y.path) || x.i - y.i).map((x) => x.path);
+          expect(sortByPath(items).map((x) => x.path)).toEqual(want);
+        },
+      ),
       { numRuns: 1000 },
     );
   });

@@ -91,7 +91,9 @@ function checkAgainstGit(graph: CommitGraph, commits: Map<string, GitCommit>): v
 const infoDir = (dir: string) => join(dir, '.git/objects/info');
 
 function hashOf(format: ObjectFormat, data: Uint8Array): Buffer {
-  return createHash(format === 'sha256' ? 'sha256' : 'sha1').update(data).digest();
+  return createHash(format === 'sha256' ? 'sha256' : 'sha1')
+    .update(data)
+    .digest();
 }
 
 /** A copy of `bytes` with `edit` applied and the trailing checksum recomputed. */
@@ -114,14 +116,13 @@ function chunkOffsets(b: Uint8Array): Map<string, number> {
   return out;
 }
 
-
 describe.each(['sha1', 'sha256'] as const)('commit-graph written by git (%s)', (format) => {
   const dir = buildRepo(format);
   const commits = gitCommits(dir);
   git(dir, ['commit-graph', 'write', '--reachable']);
   const bytes = new Uint8Array(readFileSync(join(infoDir(dir), 'commit-graph')));
 
-  it('gives every commit\'s parents, date, tree and topological level', () => {
+  it("gives every commit's parents, date, tree and topological level", () => {
     const layer = parseCommitGraphLayer(bytes, format);
     expect(layer.count).toBe(commits.size);
     expect(layer.edge).toBeGreaterThan(0);
@@ -193,7 +194,8 @@ describe.each(['sha1', 'sha256'] as const)('commit-graph written by git (%s)', (
     const oidl = offs.get('OIDL')!;
     const cdat = offs.get('CDAT')!;
     const edge = offs.get('EDGE')!;
-    const reason = (edit: (b: Buffer) => void) => scalpelErrorOf(() => parseCommitGraphLayer(reseal(format, bytes, edit), format)).data.reason;
+    const reason = (edit: (b: Buffer) => void) =>
+      scalpelErrorOf(() => parseCommitGraphLayer(reseal(format, bytes, edit), format)).data.reason;
 
     expect(reason((b) => b.writeUInt32BE(0, oidf + 4 * 255))).toBe('fanout');
     expect(reason((b) => b.writeUInt32BE(0xffffffff, oidf + 4 * 100))).toBe('fanout');

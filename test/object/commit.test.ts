@@ -8,7 +8,6 @@ import { GIT_AUTHOR, GIT_COMMITTER, git, makeTempRepo } from '../helpers/git.js'
 
 const FORMATS: ObjectFormat[] = ['sha1', 'sha256'];
 
-
 const SIGNATURE = [
   '-----BEGIN PGP SIGNATURE-----',
   '',
@@ -36,13 +35,20 @@ describe.each(FORMATS)('commits git writes (%s)', (format) => {
     const merge = git(repo, ['commit-tree', tree, '-p', root, '-p', child, '-m', 'merge']).trim();
     const noNewline = git(repo, ['commit-tree', tree, '-F', '-'], { input: 'no trailing newline' }).trim();
     const empty = git(repo, ['commit-tree', tree, '-F', '-'], { input: '' }).trim();
-    const latin1 = git(repo, ['-c', 'i18n.commitEncoding=ISO-8859-1', 'commit-tree', tree, '-F', '-'], { input: Buffer.from('caf\xe9\n', 'latin1') }).trim();
+    const latin1 = git(repo, ['-c', 'i18n.commitEncoding=ISO-8859-1', 'commit-tree', tree, '-F', '-'], {
+      input: Buffer.from('caf\xe9\n', 'latin1'),
+    }).trim();
 
     for (const oid of [root, child, merge, noNewline, empty, latin1]) {
       const content = catCommit(repo, oid);
       const c = decodeCommit(content, format);
       expect(c.tree).toBe(tree);
-      expect(c.parents).toEqual(git(repo, ['rev-parse', `${oid}^@`]).trim().split('\n').filter(Boolean));
+      expect(c.parents).toEqual(
+        git(repo, ['rev-parse', `${oid}^@`])
+          .trim()
+          .split('\n')
+          .filter(Boolean),
+      );
       expect(equalBytes(encodeCommit(c), content)).toBe(true);
       expect(objectId('commit', encodeCommit(c), format)).toBe(oid);
       expect(parseIdentity(c.author)).toEqual({ name: GIT_AUTHOR.name, email: GIT_AUTHOR.email, timestamp: 1700000000, timezone: '+0000' });
@@ -165,18 +171,29 @@ describe('encodeCommit arguments', () => {
 
 describe('identities', () => {
   it('formats and parses', () => {
-    expect(formatIdentity({ name: 'A U Thor', email: 'a@example.com', timestamp: 1700000000, timezone: -90 })).toBe('A U Thor <a@example.com> 1700000000 -0130');
+    expect(formatIdentity({ name: 'A U Thor', email: 'a@example.com', timestamp: 1700000000, timezone: -90 })).toBe(
+      'A U Thor <a@example.com> 1700000000 -0130',
+    );
     expect(formatIdentity({ name: '', email: '', timestamp: 0 })).toBe(' <> 0 +0000');
     expect(formatTimezone(0)).toBe('+0000');
     expect(formatTimezone(-0)).toBe('+0000');
     expect(formatTimezone(840)).toBe('+1400');
-    expect(parseIdentity('Ünï Cödé <u@example.com> 12 -0700')).toEqual({ name: 'Ünï Cödé', email: 'u@example.com', timestamp: 12, timezone: '-0700' });
+    expect(parseIdentity('Ünï Cödé <u@example.com> 12 -0700')).toEqual({
+      name: 'Ünï Cödé',
+      email: 'u@example.com',
+      timestamp: 12,
+      timezone: '-0700',
+    });
     const latin1 = parseIdentity(Uint8Array.of(0x41, 0xe9, 0x20, 0x3c, 0x3e, 0x20, 0x31, 0x20, 0x2b, 0x30, 0x30, 0x30, 0x30));
     expect(latin1.name).toBe('A\udce9');
   });
 
   it('rejects what git would not write', () => {
-    for (const bad of [{ name: 'a<b', email: 'e' }, { name: 'a', email: 'e>' }, { name: 'a\n', email: 'e' }]) {
+    for (const bad of [
+      { name: 'a<b', email: 'e' },
+      { name: 'a', email: 'e>' },
+      { name: 'a\n', email: 'e' },
+    ]) {
       expect(() => formatIdentity({ ...bad, timestamp: 1 })).toThrow(expect.objectContaining({ code: 'BAD_ARGUMENT' }));
     }
     expect(() => formatIdentity({ name: 'a', email: 'e', timestamp: -1 })).toThrow(expect.objectContaining({ code: 'BAD_ARGUMENT' }));

@@ -5,7 +5,16 @@ import { ScalpelError } from '../../src/errors/index.js';
 import { decodeCommit, encodeCommit, splitHeaders } from '../../src/object/commit.js';
 import { decodeLooseObject, encodeLooseObject, frameObject, parseFramed, readLooseHeader } from '../../src/object/loose.js';
 import { nodeZlib } from '../../src/object/node-zlib.js';
-import { compareTreeEntries, decodeTree, encodeTree, MODE_EXECUTABLE, MODE_FILE, MODE_GITLINK, MODE_SYMLINK, MODE_TREE } from '../../src/object/tree.js';
+import {
+  compareTreeEntries,
+  decodeTree,
+  encodeTree,
+  MODE_EXECUTABLE,
+  MODE_FILE,
+  MODE_GITLINK,
+  MODE_SYMLINK,
+  MODE_TREE,
+} from '../../src/object/tree.js';
 import { pakoZlib } from '../../src/object/zlib.js';
 
 /** Runs `fn`; any throw other than a ScalpelError fails the property. */
@@ -75,7 +84,10 @@ const RUNS = { numRuns: 400 };
 
 describe('decoders only ever throw ScalpelError', () => {
   it('parseFramed', () => {
-    fc.assert(fc.property(mutated(framed), (b) => typedOnly(() => parseFramed(b))), RUNS);
+    fc.assert(
+      fc.property(mutated(framed), (b) => typedOnly(() => parseFramed(b))),
+      RUNS,
+    );
   });
 
   it('decodeLooseObject and readLooseHeader (pako and node zlib)', () => {

@@ -80,8 +80,12 @@ describe('framing', () => {
   it('computes ids git computes', () => {
     expect(objectId('blob', new Uint8Array(0))).toBe('e69de29bb2d1d6434b8b29ae775ad8c2e48c5391');
     expect(objectId('tree', new Uint8Array(0))).toBe('4b825dc642cb6eb9a060e54bf8d69288fbee4904');
-    expect(objectId('blob', new Uint8Array(0), 'sha256', nodeHash)).toBe('473a0f4c3be8a93681a267e3b1e9a7dcda1185436fe141f7749120a303721813');
-    expect(objectId('tree', new Uint8Array(0), 'sha256', pureHash)).toBe('6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321');
+    expect(objectId('blob', new Uint8Array(0), 'sha256', nodeHash)).toBe(
+      '473a0f4c3be8a93681a267e3b1e9a7dcda1185436fe141f7749120a303721813',
+    );
+    expect(objectId('tree', new Uint8Array(0), 'sha256', pureHash)).toBe(
+      '6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321',
+    );
   });
 
   it('maps ids to paths and rejects non-ids', () => {
@@ -96,12 +100,19 @@ describe.each(FORMATS)('loose objects against git (%s)', (format) => {
   it('reads every kind of object git writes', () => {
     const repo = makeTempRepo({ objectFormat: format });
     const big = Uint8Array.from({ length: 1_500_000 }, (_, i) => (i * 31 + (i >> 9)) & 0xff);
-    const blobs = [new Uint8Array(0), utf8Encode('hello\n'), big].map((b) => git(repo, ['hash-object', '-w', '--stdin'], { input: b }).trim());
+    const blobs = [new Uint8Array(0), utf8Encode('hello\n'), big].map((b) =>
+      git(repo, ['hash-object', '-w', '--stdin'], { input: b }).trim(),
+    );
     const tree = git(repo, ['mktree'], { input: `100644 blob ${blobs[1]}\thello.txt\n100644 blob ${blobs[2]}\tbig.bin\n` }).trim();
     const commit = git(repo, ['commit-tree', tree, '-m', 'first'], {}).trim();
     git(repo, ['tag', '-a', '-m', 'a tag', 'v1', commit]);
     const tag = git(repo, ['rev-parse', 'v1']).trim();
-    const objects: [string, ObjectType][] = [...blobs.map((b): [string, ObjectType] => [b, 'blob']), [tree, 'tree'], [commit, 'commit'], [tag, 'tag']];
+    const objects: [string, ObjectType][] = [
+      ...blobs.map((b): [string, ObjectType] => [b, 'blob']),
+      [tree, 'tree'],
+      [commit, 'commit'],
+      [tag, 'tag'],
+    ];
     for (const [oid, type] of objects) {
       const fromGit = git(repo, ['cat-file', type, oid], { encoding: 'buffer' });
       for (const zlib of ZLIBS) {
@@ -130,8 +141,18 @@ describe.each(FORMATS)('loose objects against git (%s)', (format) => {
         const tag = `${zlib.name} level ${level}`;
         const blob = put('blob', utf8Encode(`blob written by ${tag}\n`.repeat(50)), zlib, level);
         const tree = put('tree', encodeTree([{ mode: MODE_FILE, name: utf8Encode(`file-${n++}.txt`), oid: blob }], format), zlib, level);
-        const commit = put('commit', utf8Encode(`tree ${tree}\nauthor A <a@example.com> 1700000000 +0000\ncommitter C <c@example.com> 1700000000 +0000\n\n${tag}\n`), zlib, level);
-        put('tag', utf8Encode(`object ${commit}\ntype commit\ntag t${n}\ntagger T <t@example.com> 1700000000 +0000\n\n${tag}\n`), zlib, level);
+        const commit = put(
+          'commit',
+          utf8Encode(`tree ${tree}\nauthor A <a@example.com> 1700000000 +0000\ncommitter C <c@example.com> 1700000000 +0000\n\n${tag}\n`),
+          zlib,
+          level,
+        );
+        put(
+          'tag',
+          utf8Encode(`object ${commit}\ntype commit\ntag t${n}\ntagger T <t@example.com> 1700000000 +0000\n\n${tag}\n`),
+          zlib,
+          level,
+        );
         git(repo, ['update-ref', `refs/tags/t${n}`, expected[expected.length - 1].oid]);
       }
     }
@@ -158,12 +179,22 @@ describe('decodeLooseObject errors', () => {
   it('verifies the expected id', () => {
     expect(decodeLooseObject(file, { expectOid: oid }).type).toBe('blob');
     const other = objectId('blob', utf8Encode('other'));
-    expect(badObjectData(() => decodeLooseObject(file, { expectOid: other }))).toMatchObject({ reason: 'oid-mismatch', expected: other, found: oid, oid: other });
+    expect(badObjectData(() => decodeLooseObject(file, { expectOid: other }))).toMatchObject({
+      reason: 'oid-mismatch',
+      expected: other,
+      found: oid,
+      oid: other,
+    });
   });
 
   it('rejects framing errors inside valid zlib and names the oid', () => {
     const forged = pakoZlib.deflate(utf8Encode('blob 4294967296\0tiny'), 1);
-    expect(badObjectData(() => decodeLooseObject(forged, { expectOid: oid }))).toMatchObject({ reason: 'size-mismatch', expected: 4294967296, found: 4, oid });
+    expect(badObjectData(() => decodeLooseObject(forged, { expectOid: oid }))).toMatchObject({
+      reason: 'size-mismatch',
+      expected: 4294967296,
+      found: 4,
+      oid,
+    });
   });
 
   it('rejects a sha1-length id for sha256 and bad ids', () => {
@@ -173,7 +204,9 @@ describe('decodeLooseObject errors', () => {
 
   it('gives BAD_ZLIB for a corrupt file', () => {
     const broken = file.slice(0, file.length - 2);
-    expect(() => decodeLooseObject(broken)).toThrow(expect.objectContaining({ code: 'BAD_ZLIB', data: expect.objectContaining({ reason: 'truncated' }) }));
+    expect(() => decodeLooseObject(broken)).toThrow(
+      expect.objectContaining({ code: 'BAD_ZLIB', data: expect.objectContaining({ reason: 'truncated' }) }),
+    );
   });
 });
 

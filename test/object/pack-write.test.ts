@@ -194,18 +194,22 @@ describe.each(['sha1', 'sha256'] as ObjectFormat[])('encodePack (%s)', (format) 
       content: fc.uint8Array({ maxLength: 3000 }),
     });
     fc.assert(
-      fc.property(fc.uniqueArray(object, { maxLength: 40, selector: (o) => `${o.type}:${toHex(o.content)}` }), fc.integer({ min: -1, max: 9 }), (objects, level) => {
-        const { pack, index, oids } = encodePack(objects, { format, level });
-        const idx = parsePackIndex(index, format);
-        verifyPackIndex(idx);
-        expect(idx.count).toBe(objects.length);
-        const source = bufferPackSource(pack);
-        for (let i = 0; i < objects.length; i++) {
-          const got = readPackedObjectSync(source, idx.find(oids[i]) as number, { format, index: idx });
-          expect(got.type).toBe(objects[i].type);
-          expect(toHex(got.content)).toBe(toHex(objects[i].content));
-        }
-      }),
+      fc.property(
+        fc.uniqueArray(object, { maxLength: 40, selector: (o) => `${o.type}:${toHex(o.content)}` }),
+        fc.integer({ min: -1, max: 9 }),
+        (objects, level) => {
+          const { pack, index, oids } = encodePack(objects, { format, level });
+          const idx = parsePackIndex(index, format);
+          verifyPackIndex(idx);
+          expect(idx.count).toBe(objects.length);
+          const source = bufferPackSource(pack);
+          for (let i = 0; i < objects.length; i++) {
+            const got = readPackedObjectSync(source, idx.find(oids[i]) as number, { format, index: idx });
+            expect(got.type).toBe(objects[i].type);
+            expect(toHex(got.content)).toBe(toHex(objects[i].content));
+          }
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -244,12 +248,30 @@ describe('encodePackIndex', () => {
       }
       return 'no error';
     };
-    expect(code(() => encodePackIndex([{ oid: id('aa'), offset: 12, crc32: 0 }, { oid: id('aa'), offset: 40, crc32: 0 }], sum, 'sha1'))).toBe('duplicate-object');
+    expect(
+      code(() =>
+        encodePackIndex(
+          [
+            { oid: id('aa'), offset: 12, crc32: 0 },
+            { oid: id('aa'), offset: 40, crc32: 0 },
+          ],
+          sum,
+          'sha1',
+        ),
+      ),
+    ).toBe('duplicate-object');
     expect(code(() => encodePackIndex([{ oid: new Uint8Array(19), offset: 12, crc32: 0 }], sum, 'sha1'))).toBe('oid');
     expect(code(() => encodePackIndex([], new Uint8Array(32), 'sha1'))).toBe('packChecksum');
     expect(code(() => encodePackIndex([{ oid: id('aa'), offset: 11, crc32: 0 }], sum, 'sha1'))).toBe('offset');
     expect(code(() => encodePackIndex([{ oid: id('aa'), offset: 12, crc32: 2 ** 32 }], sum, 'sha1'))).toBe('crc32');
-    expect(code(() => encodePack([{ type: 'blob', content: new Uint8Array(1) }, { type: 'blob', content: new Uint8Array(1) }]))).toBe('duplicate-object');
+    expect(
+      code(() =>
+        encodePack([
+          { type: 'blob', content: new Uint8Array(1) },
+          { type: 'blob', content: new Uint8Array(1) },
+        ]),
+      ),
+    ).toBe('duplicate-object');
     expect(code(() => encodePack([{ type: 'note' as ObjectType, content: new Uint8Array(1) }]))).toBe('type');
   });
 });

@@ -32,7 +32,6 @@ import { prng } from '../helpers/prng.js';
 
 // ───────────────────────────────────────────────────────────────────────────── helpers
 
-
 /**
  * A history written with `git fast-import`: `files` text files in four directories, each commit
  * editing a few of them and always `hot.txt` (so a repack with --depth=50 builds 50-deep chains),
@@ -121,7 +120,11 @@ interface LoadedPack {
 }
 
 function loadPack(base: string, format: ObjectFormat): LoadedPack {
-  return { base, index: parsePackIndex(new Uint8Array(readFileSync(`${base}.idx`)), format), bytes: new Uint8Array(readFileSync(`${base}.pack`)) };
+  return {
+    base,
+    index: parsePackIndex(new Uint8Array(readFileSync(`${base}.idx`)), format),
+    bytes: new Uint8Array(readFileSync(`${base}.pack`)),
+  };
 }
 
 /** Kinds of the entries as the raw type bits say (independent of parsePackEntryHeader). */
@@ -161,7 +164,9 @@ function compareAll(p: LoadedPack, format: ObjectFormat, expected: Map<string, G
   }
   expect(n).toBe(verify.length);
   const depth = Math.max(...verify.map((v) => v.depth));
-  console.log(`[pack ${format}] ${p.base.split('/').pop()}: ${n} objects equal git cat-file; kinds ${JSON.stringify(rawKinds(p))}; max depth ${depth}`);
+  console.log(
+    `[pack ${format}] ${p.base.split('/').pop()}: ${n} objects equal git cat-file; kinds ${JSON.stringify(rawKinds(p))}; max depth ${depth}`,
+  );
   return n;
 }
 
@@ -189,7 +194,9 @@ describe.each(['sha1', 'sha256'] as ObjectFormat[])('packs written by git (%s)',
 
   it('REF_DELTA pack (git pack-objects --no-reuse-delta without --delta-base-offset)', () => {
     const out = makeTempDir();
-    const name = git(repo, ['pack-objects', '--all', '--no-reuse-delta', '--window=50', '--depth=50', join(out, 'pack')], { input: '' }).trim();
+    const name = git(repo, ['pack-objects', '--all', '--no-reuse-delta', '--window=50', '--depth=50', join(out, 'pack')], {
+      input: '',
+    }).trim();
     const p = loadPack(join(out, `pack-${name}`), format);
     const verify = verifyPack(repo, `${p.base}.idx`);
     const kinds = rawKinds(p);
@@ -202,7 +209,10 @@ describe.each(['sha1', 'sha256'] as ObjectFormat[])('packs written by git (%s)',
   it('thin pack completed by index-pack --fix-thin: OFS and REF deltas, REF bases after the delta', () => {
     const other = makeTempRepo({ objectFormat: format, bare: true });
     git(repo, ['push', '-q', other, 'main~40:refs/heads/main']);
-    const thin = git(repo, ['pack-objects', '--thin', '--delta-base-offset', '--stdout', '--revs'], { input: 'main\n^main~40\n', encoding: 'buffer' });
+    const thin = git(repo, ['pack-objects', '--thin', '--delta-base-offset', '--stdout', '--revs'], {
+      input: 'main\n^main~40\n',
+      encoding: 'buffer',
+    });
     const packDirB = join(other, 'objects', 'pack');
     const before = new Set(packFiles(packDirB));
     git(other, ['index-pack', '--stdin', '--fix-thin'], { input: thin });
@@ -458,11 +468,23 @@ describe('pack index by hand', () => {
       const pos = offStart + 2 * 4; // sorted: 00,10,20,30,ff → 0x20 is position 2
       bytes.set([0x80, 0, 0, 3], pos);
       const broken = parsePackIndex(bytes, format);
-      expect(scalpelCode(() => broken.find(id(0x20)))).toMatchObject({ code: 'BAD_OBJECT', data: { reason: 'bad-large-offset', offset: pos } });
+      expect(scalpelCode(() => broken.find(id(0x20)))).toMatchObject({
+        code: 'BAD_OBJECT',
+        data: { reason: 'bad-large-offset', offset: pos },
+      });
       // an offset beyond 2^53
-      const huge = buildIdx([{ oid: id(1), offset: 2 ** 31 }, { oid: id(2), offset: 12 }], format).slice();
+      const huge = buildIdx(
+        [
+          { oid: id(1), offset: 2 ** 31 },
+          { oid: id(2), offset: 12 },
+        ],
+        format,
+      ).slice();
       huge.set([0xff, 0xff, 0xff, 0xff], 8 + 1024 + 2 * (h + 4 + 4));
-      expect(scalpelCode(() => parsePackIndex(huge, format).find(id(1)))).toMatchObject({ code: 'BAD_OBJECT', data: { reason: 'offset-too-large' } });
+      expect(scalpelCode(() => parsePackIndex(huge, format).find(id(1)))).toMatchObject({
+        code: 'BAD_OBJECT',
+        data: { reason: 'offset-too-large' },
+      });
     }
   });
 
@@ -475,7 +497,10 @@ describe('pack index by hand', () => {
     expect(scalpelCode(() => parsePackIndex(v3, 'sha1'))).toMatchObject({ code: 'BAD_VERSION', data: { version: 3 } });
     const fan = good.slice();
     fan.set([0, 0, 0, 9], 8 + 4 * 100); // fanout[100] = 9 > fanout[101..] = 1
-    expect(scalpelCode(() => parsePackIndex(fan, 'sha1'))).toMatchObject({ code: 'BAD_OBJECT', data: { reason: 'bad-fanout', offset: 8 + 400 + 4 } });
+    expect(scalpelCode(() => parsePackIndex(fan, 'sha1'))).toMatchObject({
+      code: 'BAD_OBJECT',
+      data: { reason: 'bad-fanout', offset: 8 + 400 + 4 },
+    });
     const big = new Uint8Array(good.length + 8);
     big.set(good);
     expect(scalpelCode(() => parsePackIndex(big, 'sha1'))).toMatchObject({ code: 'BAD_OBJECT', data: { reason: 'bad-size' } });
@@ -566,14 +591,28 @@ describe('hand-built packs', () => {
   const d1 = delta(blob.length, 5, [0x90, 5]);
 
   it('OFS_DELTA to itself, to the pack header or forward; REF_DELTA cycles; missing bases', () => {
-    const selfRef = buildPack([{ kind: 'obj', type: 3, data: blob }, { kind: 'ofs', baseRel: 0, delta: d1 }], format);
+    const selfRef = buildPack(
+      [
+        { kind: 'obj', type: 3, data: blob },
+        { kind: 'ofs', baseRel: 0, delta: d1 },
+      ],
+      format,
+    );
     const src = bufferPackSource(selfRef.bytes);
     expect(scalpelCode(() => readPackedObjectSync(src, selfRef.offsets[1], { format }))).toMatchObject({
       code: 'BAD_OBJECT',
       data: { reason: 'bad-delta-base', offset: selfRef.offsets[1] },
     });
-    const intoHeader = buildPack([{ kind: 'obj', type: 3, data: blob }, { kind: 'ofs', baseRel: 1000, delta: d1 }], format);
-    expect(scalpelCode(() => readPackedObjectSync(bufferPackSource(intoHeader.bytes), intoHeader.offsets[1], { format })).data.reason).toBe('bad-delta-base');
+    const intoHeader = buildPack(
+      [
+        { kind: 'obj', type: 3, data: blob },
+        { kind: 'ofs', baseRel: 1000, delta: d1 },
+      ],
+      format,
+    );
+    expect(scalpelCode(() => readPackedObjectSync(bufferPackSource(intoHeader.bytes), intoHeader.offsets[1], { format })).data.reason).toBe(
+      'bad-delta-base',
+    );
     // a correct OFS delta: rel = offsets[1] - offsets[0]
     const good = buildPackOfs(blob, d1, format);
     expect(new TextDecoder().decode(readPackedObjectSync(bufferPackSource(good.bytes), good.offsets[1], { format }).content)).toBe('hello');
@@ -581,14 +620,36 @@ describe('hand-built packs', () => {
     // REF_DELTA A → B → A through the idx
     const idA = new Uint8Array(20).fill(0xaa);
     const idB = new Uint8Array(20).fill(0xbb);
-    const cyc = buildPack([{ kind: 'ref', base: idB, delta: d1 }, { kind: 'ref', base: idA, delta: d1 }], format);
-    const idx = parsePackIndex(buildIdx([{ oid: idA, offset: cyc.offsets[0] }, { oid: idB, offset: cyc.offsets[1] }], format), format);
-    expect(scalpelCode(() => readPackedObjectSync(bufferPackSource(cyc.bytes), cyc.offsets[0], { format, index: idx })).data.reason).toBe('delta-cycle');
-    expect(scalpelCode(() => readPackedHeaderSync(bufferPackSource(cyc.bytes), cyc.offsets[0], { format, index: idx })).data.reason).toBe('delta-cycle');
+    const cyc = buildPack(
+      [
+        { kind: 'ref', base: idB, delta: d1 },
+        { kind: 'ref', base: idA, delta: d1 },
+      ],
+      format,
+    );
+    const idx = parsePackIndex(
+      buildIdx(
+        [
+          { oid: idA, offset: cyc.offsets[0] },
+          { oid: idB, offset: cyc.offsets[1] },
+        ],
+        format,
+      ),
+      format,
+    );
+    expect(scalpelCode(() => readPackedObjectSync(bufferPackSource(cyc.bytes), cyc.offsets[0], { format, index: idx })).data.reason).toBe(
+      'delta-cycle',
+    );
+    expect(scalpelCode(() => readPackedHeaderSync(bufferPackSource(cyc.bytes), cyc.offsets[0], { format, index: idx })).data.reason).toBe(
+      'delta-cycle',
+    );
     // a REF_DELTA whose base is elsewhere: resolveRef
     const thin = buildPack([{ kind: 'ref', base: blobId, delta: d1 }], format);
     const tsrc = bufferPackSource(thin.bytes);
-    expect(scalpelCode(() => readPackedObjectSync(tsrc, thin.offsets[0], { format })).data).toMatchObject({ reason: 'missing-delta-base', base: toHex(blobId) });
+    expect(scalpelCode(() => readPackedObjectSync(tsrc, thin.offsets[0], { format })).data).toMatchObject({
+      reason: 'missing-delta-base',
+      base: toHex(blobId),
+    });
     const resolved = readPackedObjectSync(tsrc, thin.offsets[0], {
       format,
       resolveRef: (oid) => (oid === toHex(blobId) ? { type: 'blob', content: blob } : undefined),
@@ -648,17 +709,25 @@ describe('hand-built packs', () => {
       data: { reason: 'size-mismatch', offset: lie.offsets[0] },
     });
     const short = buildPack([{ kind: 'obj', type: 3, data: blob, declared: blob.length - 1 }], format);
-    expect(scalpelCode(() => readPackedObjectSync(bufferPackSource(short.bytes), short.offsets[0], { format })).data.reason).toBe('size-mismatch');
+    expect(scalpelCode(() => readPackedObjectSync(bufferPackSource(short.bytes), short.offsets[0], { format })).data.reason).toBe(
+      'size-mismatch',
+    );
     // bad offsets, bad types
     const p = buildPack([{ kind: 'obj', type: 3, data: blob }], format);
     const s = bufferPackSource(p.bytes);
     expect(scalpelCode(() => readPackedObjectSync(s, 3, { format })).data.reason).toBe('bad-offset');
     expect(scalpelCode(() => readPackedObjectSync(s, p.bytes.length - 5, { format })).data.reason).toBe('bad-offset');
     const t5 = buildPack([{ kind: 'obj', type: 5, data: blob }], format);
-    expect(scalpelCode(() => readPackedObjectSync(bufferPackSource(t5.bytes), 12, { format }))).toMatchObject({ code: 'BAD_OBJECT', data: { reason: 'bad-type' } });
+    expect(scalpelCode(() => readPackedObjectSync(bufferPackSource(t5.bytes), 12, { format }))).toMatchObject({
+      code: 'BAD_OBJECT',
+      data: { reason: 'bad-type' },
+    });
     // a zlib stream cut by the trailer
     const cut = p.bytes.slice(0, p.bytes.length - 25);
-    expect(scalpelCode(() => readPackedObjectSync(bufferPackSource(cut), 12, { format }))).toMatchObject({ code: 'BAD_ZLIB', data: { reason: 'truncated', offset: 12 } });
+    expect(scalpelCode(() => readPackedObjectSync(bufferPackSource(cut), 12, { format }))).toMatchObject({
+      code: 'BAD_ZLIB',
+      data: { reason: 'truncated', offset: 12 },
+    });
   });
 
   it('ExactInflate reports the bytes it consumed and stops at the stream end', () => {
@@ -687,7 +756,24 @@ describe('hand-built packs', () => {
 function buildPackOfs(base: Uint8Array, d: Uint8Array, format: ObjectFormat): { bytes: Uint8Array; offsets: number[] } {
   const first = [...entryHeader(3, base.length), ...deflate(base)];
   const second = 12 + first.length;
-  const parts = [0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2, 0, 0, 0, 2, ...first, ...entryHeader(6, d.length), ...ofsVarint(second - 12), ...deflate(d)];
+  const parts = [
+    0x50,
+    0x41,
+    0x43,
+    0x4b,
+    0,
+    0,
+    0,
+    2,
+    0,
+    0,
+    0,
+    2,
+    ...first,
+    ...entryHeader(6, d.length),
+    ...ofsVarint(second - 12),
+    ...deflate(d),
+  ];
   const body = Uint8Array.from(parts);
   const out = new Uint8Array(body.length + oidLength(format));
   out.set(body);
@@ -703,7 +789,9 @@ describe('fuzz: pack decoders only ever throw ScalpelError, and terminate', () =
   buildHistory(repo, 12, 3, 5);
   const out = makeTempDir();
   const name = git(repo, ['pack-objects', '--all', '--window=10', '--depth=10', join(out, 'pack')], { input: '' }).trim();
-  const ofsName = git(repo, ['pack-objects', '--all', '--delta-base-offset', '--window=10', '--depth=10', join(out, 'ofs')], { input: '' }).trim();
+  const ofsName = git(repo, ['pack-objects', '--all', '--delta-base-offset', '--window=10', '--depth=10', join(out, 'ofs')], {
+    input: '',
+  }).trim();
   const refPack = loadPack(join(out, `pack-${name}`), 'sha1');
   const ofsPack = loadPack(join(out, `ofs-${ofsName}`), 'sha1');
   // real deltas, for applyDelta
@@ -753,13 +841,17 @@ describe('fuzz: pack decoders only ever throw ScalpelError, and terminate', () =
   it('parsePackIndex + find/offsetAt/verify on random and mutated idx files', () => {
     const t0 = performance.now();
     fc.assert(
-      fc.property(fc.oneof(fc.uint8Array({ maxLength: 1200 }), mutate(refPack.index.bytes)), fc.constantFrom('sha1' as const, 'sha256' as const), (b, format) => {
-        typedOnly(() => {
-          const idx = parsePackIndex(b, format);
-          for (let i = 0; i < Math.min(idx.count, 50); i++) idx.find(idx.oidAt(i));
-          verifyPackIndex(idx);
-        });
-      }),
+      fc.property(
+        fc.oneof(fc.uint8Array({ maxLength: 1200 }), mutate(refPack.index.bytes)),
+        fc.constantFrom('sha1' as const, 'sha256' as const),
+        (b, format) => {
+          typedOnly(() => {
+            const idx = parsePackIndex(b, format);
+            for (let i = 0; i < Math.min(idx.count, 50); i++) idx.find(idx.oidAt(i));
+            verifyPackIndex(idx);
+          });
+        },
+      ),
       { numRuns: 300 },
     );
     expect(performance.now() - t0).toBeLessThan(5000);

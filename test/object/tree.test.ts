@@ -5,12 +5,19 @@ import { describe, expect, it } from 'vitest';
 import { concatBytes, equalBytes, fromHex, utf8Encode } from '../../src/bytes/index.js';
 import { oidLength, type ObjectFormat } from '../../src/hash/index.js';
 import { objectId } from '../../src/object/loose.js';
-import { compareTreeEntries, decodeTree, encodeTree, entryObjectType, MODE_FILE, MODE_TREE, type TreeEntry } from '../../src/object/tree.js';
+import {
+  compareTreeEntries,
+  decodeTree,
+  encodeTree,
+  entryObjectType,
+  MODE_FILE,
+  MODE_TREE,
+  type TreeEntry,
+} from '../../src/object/tree.js';
 import { errorData } from '../helpers/errors.js';
 import { git, makeTempRepo } from '../helpers/git.js';
 
 const FORMATS: ObjectFormat[] = ['sha1', 'sha256'];
-
 
 /** One raw tree entry: `mode name\0id`. */
 function rawEntry(mode: string, name: Uint8Array | string, oid: Uint8Array): Uint8Array {
@@ -36,7 +43,8 @@ function lsTree(repo: string, tree: string): TreeEntry[] {
 describe.each(FORMATS)('trees git writes (%s)', (format) => {
   it('decode → encode is byte-identical and matches ls-tree', () => {
     const repo = makeTempRepo({ objectFormat: format });
-    const w = (p: string | Buffer, data = 'x\n') => writeFileSync(typeof p === 'string' ? join(repo, p) : Buffer.concat([Buffer.from(repo + '/'), p]), data);
+    const w = (p: string | Buffer, data = 'x\n') =>
+      writeFileSync(typeof p === 'string' ? join(repo, p) : Buffer.concat([Buffer.from(repo + '/'), p]), data);
     mkdirSync(join(repo, 'a/deeper'), { recursive: true });
     w('a/inner.txt');
     w('a/deeper/leaf');
@@ -64,9 +72,13 @@ describe.each(FORMATS)('trees git writes (%s)', (format) => {
       expect(equalBytes(encodeTree([...entries].reverse(), format), content)).toBe(true);
       expect(objectId('tree', encodeTree(entries, format), format)).toBe(oid);
     }
-    const modes = new Set(decodeTree(new Uint8Array(git(repo, ['cat-file', 'tree', root], { encoding: 'buffer' })), format).map((e) => e.mode.toString(8)));
+    const modes = new Set(
+      decodeTree(new Uint8Array(git(repo, ['cat-file', 'tree', root], { encoding: 'buffer' })), format).map((e) => e.mode.toString(8)),
+    );
     expect([...modes].sort()).toEqual(['100644', '100755', '120000', '160000', '40000']);
-    const names = decodeTree(new Uint8Array(git(repo, ['cat-file', 'tree', root], { encoding: 'buffer' })), format).map((e) => Buffer.from(e.name).toString('latin1'));
+    const names = decodeTree(new Uint8Array(git(repo, ['cat-file', 'tree', root], { encoding: 'buffer' })), format).map((e) =>
+      Buffer.from(e.name).toString('latin1'),
+    );
     expect(names.slice(0, 6)).toEqual(['a-', 'a.b', 'a', 'a0', 'ab', 'dangling']);
   });
 
@@ -81,15 +93,24 @@ describe.each(FORMATS)('trees git writes (%s)', (format) => {
     });
     const isDot = (n: Uint8Array) => (n.length === 1 && n[0] === 0x2e) || (n.length === 2 && n[0] === 0x2e && n[1] === 0x2e);
     const trees = fc.sample(
-      fc.uniqueArray(entry, { maxLength: 12, selector: (e) => Buffer.from(e.name).toString('latin1') }).map((es) => es.filter((e) => !isDot(e.name))),
+      fc
+        .uniqueArray(entry, { maxLength: 12, selector: (e) => Buffer.from(e.name).toString('latin1') })
+        .map((es) => es.filter((e) => !isDot(e.name))),
       { numRuns: 150, seed: 42 },
     );
     const parts: Buffer[] = [];
     for (const t of trees) {
-      for (const e of t) parts.push(Buffer.from(`${e.mode.toString(8).padStart(6, '0')} ${entryObjectType(e.mode)} ${e.oid}\t`), Buffer.from(e.name), Buffer.of(0));
+      for (const e of t)
+        parts.push(
+          Buffer.from(`${e.mode.toString(8).padStart(6, '0')} ${entryObjectType(e.mode)} ${e.oid}\t`),
+          Buffer.from(e.name),
+          Buffer.of(0),
+        );
       parts.push(Buffer.of(0));
     }
-    const oids = git(repo, ['mktree', '-z', '--missing', '--batch'], { input: Buffer.concat(parts) }).trim().split('\n');
+    const oids = git(repo, ['mktree', '-z', '--missing', '--batch'], { input: Buffer.concat(parts) })
+      .trim()
+      .split('\n');
     expect(oids.length).toBe(trees.length);
     trees.forEach((t, i) => expect(objectId('tree', encodeTree(t, format), format)).toBe(oids[i]));
   });
@@ -147,7 +168,15 @@ describe('decodeTree rejects malformed trees', () => {
 describe('encodeTree rejects bad entries', () => {
   const oid = '22'.repeat(20);
   it.each([
-    ['file and tree with one name', [{ mode: MODE_FILE, name: utf8Encode('a'), oid }, { mode: MODE_FILE, name: utf8Encode('a.b'), oid }, { mode: MODE_TREE, name: utf8Encode('a'), oid }], 'duplicate-name'],
+    [
+      'file and tree with one name',
+      [
+        { mode: MODE_FILE, name: utf8Encode('a'), oid },
+        { mode: MODE_FILE, name: utf8Encode('a.b'), oid },
+        { mode: MODE_TREE, name: utf8Encode('a'), oid },
+      ],
+      'duplicate-name',
+    ],
     ['slash', [{ mode: MODE_FILE, name: utf8Encode('a/b'), oid }], 'slash-in-name'],
     ['NUL', [{ mode: MODE_FILE, name: Uint8Array.of(0x61, 0), oid }], 'nul-in-name'],
     ['empty', [{ mode: MODE_FILE, name: new Uint8Array(0), oid }], 'empty-name'],

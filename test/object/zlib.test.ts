@@ -38,18 +38,28 @@ function zlibReason(fn: () => unknown): unknown {
 
 describe('zlib providers', () => {
   it('inflate(deflate(x)) = x across every pair of providers and every level', () => {
-    const inputs = [new Uint8Array(0), utf8Encode('hello\n'), sampleText(100_000, 7), Uint8Array.from({ length: 5000 }, (_, i) => (i * 7919) & 0xff)];
+    const inputs = [
+      new Uint8Array(0),
+      utf8Encode('hello\n'),
+      sampleText(100_000, 7),
+      Uint8Array.from({ length: 5000 }, (_, i) => (i * 7919) & 0xff),
+    ];
     for (const from of providers)
       for (const to of providers)
-        for (const level of LEVELS)
-          for (const x of inputs) expect(equalBytes(to.inflate(from.deflate(x, level)), x)).toBe(true);
+        for (const level of LEVELS) for (const x of inputs) expect(equalBytes(to.inflate(from.deflate(x, level)), x)).toBe(true);
   });
 
   it('round-trips random data (property)', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 4000 }), fc.constantFrom(...LEVELS), fc.constantFrom(...providers), fc.constantFrom(...providers), (x, level, a, b) => {
-        expect(equalBytes(b.inflate(a.deflate(x, level)), x)).toBe(true);
-      }),
+      fc.property(
+        fc.uint8Array({ maxLength: 4000 }),
+        fc.constantFrom(...LEVELS),
+        fc.constantFrom(...providers),
+        fc.constantFrom(...providers),
+        (x, level, a, b) => {
+          expect(equalBytes(b.inflate(a.deflate(x, level)), x)).toBe(true);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -87,7 +97,8 @@ describe('zlib providers', () => {
   });
 
   it.each(providers)('$name: rejects levels outside -1..9', (z) => {
-    for (const level of [-2, 10, 1.5, NaN]) expect(() => z.deflate(new Uint8Array(1), level)).toThrow(expect.objectContaining({ code: 'BAD_ARGUMENT' }));
+    for (const level of [-2, 10, 1.5, NaN])
+      expect(() => z.deflate(new Uint8Array(1), level)).toThrow(expect.objectContaining({ code: 'BAD_ARGUMENT' }));
   });
 });
 

@@ -81,12 +81,19 @@ function targets(v: unknown): string[] {
 beforeAll(() => {
   if (!existsSync(join(ROOT, 'dist', 'git-scalpel.cjs'))) throw new Error(`no build in ${ROOT}/dist: run npm run build`);
   work = makeTempDir('scalpel-pkg-');
-  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', work, ROOT], { cwd: work, env: npmEnv, encoding: 'utf8' }).trim().split('\n').pop()!;
+  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', work, ROOT], { cwd: work, env: npmEnv, encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .pop()!;
   project = join(work, 'consumer');
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }, null, 2) + '\n');
   // the registry only where the npm cache lacks a dependency
-  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', join(work, tarball)], { cwd: project, env: npmEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', join(work, tarball)], {
+    cwd: project,
+    env: npmEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   pkgDir = join(project, 'node_modules', 'git-scalpel');
   pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as PackageJson;
   cpSync(CONSUMER, project, { recursive: true });
@@ -94,7 +101,9 @@ beforeAll(() => {
 
 describe('the installed package', () => {
   it('is git-scalpel and its runtime dependencies, at most 5 packages', () => {
-    const lock = JSON.parse(readFileSync(join(project, 'node_modules', '.package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
+    const lock = JSON.parse(readFileSync(join(project, 'node_modules', '.package-lock.json'), 'utf8')) as {
+      packages: Record<string, unknown>;
+    };
     const installed = Object.keys(lock.packages)
       .filter((k) => k.startsWith('node_modules/'))
       .map((k) => k.slice(k.lastIndexOf('node_modules/') + 'node_modules/'.length));
@@ -107,7 +116,9 @@ describe('the installed package', () => {
     const runtime = files.filter((f) => /\.(js|cjs|mjs)$/.test(f));
     // the entries: `exports` targets and the binary, and what the command line loads by a computed
     // path (its bundle, the MCP server's bundle, the usage text)
-    const entries = [...targets(pkg.exports), ...Object.values(pkg.bin)].map((f) => posix.normalize(f)).filter((f) => !f.endsWith('.d.ts') && f !== 'package.json');
+    const entries = [...targets(pkg.exports), ...Object.values(pkg.bin)]
+      .map((f) => posix.normalize(f))
+      .filter((f) => !f.endsWith('.d.ts') && f !== 'package.json');
     // and the example adapter `conformance --adapter` loads by path (conformance/README.md)
     const dynamic = ['dist/cli.cjs', 'dist/mcp.cjs', 'dist/help.json', 'conformance/examples/minimal-adapter.mjs'];
     const reached = new Set<string>();
@@ -129,8 +140,13 @@ describe('the installed package', () => {
       }
     }
     expect(missing, 'loaded but not in the package (package.json files)').toEqual([]);
-    expect(runtime.filter((f) => !reached.has(f)), 'in the package but loaded by no entry: leave them out in package.json files').toEqual([]);
-    expect([...bare].sort(), 'packages the shipped JavaScript imports, against package.json dependencies').toEqual(Object.keys(pkg.dependencies).sort());
+    expect(
+      runtime.filter((f) => !reached.has(f)),
+      'in the package but loaded by no entry: leave them out in package.json files',
+    ).toEqual([]);
+    expect([...bare].sort(), 'packages the shipped JavaScript imports, against package.json dependencies').toEqual(
+      Object.keys(pkg.dependencies).sort(),
+    );
   });
 
   it('has its LICENSE, and no source map without its sources', () => {
@@ -142,7 +158,11 @@ describe('the installed package', () => {
       if (url && !url.startsWith('data:')) expect(existsSync(join(pkgDir, dirname(f), url)), `${f} points at ${url}`).toBe(true);
     }
     for (const f of files.filter((x) => x.endsWith('.map'))) {
-      const map = JSON.parse(readFileSync(join(pkgDir, f), 'utf8')) as { sources: string[]; sourceRoot?: string; sourcesContent?: unknown[] };
+      const map = JSON.parse(readFileSync(join(pkgDir, f), 'utf8')) as {
+        sources: string[];
+        sourceRoot?: string;
+        sourcesContent?: unknown[];
+      };
       for (const s of map.sources) expect(existsSync(join(pkgDir, dirname(f), map.sourceRoot ?? '', s)), `${f} cites ${s}`).toBe(true);
     }
   });
@@ -177,7 +197,11 @@ describe('the installed package', () => {
  * line. `strict`, `skipLibCheck: false`; `skipDefaultLibCheck` spares checking TypeScript's own
  * lib.*.d.ts again in every run (the package's declarations and @types/node are still checked).
  */
-async function tsc(name: string, compilerOptions: Record<string, unknown>, files: { files?: string[]; include?: string[] }): Promise<string[]> {
+async function tsc(
+  name: string,
+  compilerOptions: Record<string, unknown>,
+  files: { files?: string[]; include?: string[] },
+): Promise<string[]> {
   // two at a time: the other test files run beside these
   while (running >= 2) await new Promise<void>((wake) => waiting.push(wake));
   running++;
@@ -192,10 +216,30 @@ async function tsc(name: string, compilerOptions: Record<string, unknown>, files
 let running = 0;
 const waiting: Array<() => void> = [];
 
-async function tscNow(name: string, compilerOptions: Record<string, unknown>, files: { files?: string[]; include?: string[] }): Promise<string[]> {
-  const config = { compilerOptions: { strict: true, skipLibCheck: false, skipDefaultLibCheck: true, noEmit: true, target: 'es2022', typeRoots: [TYPE_ROOTS], types: [], ...compilerOptions }, ...files, exclude: [] };
+async function tscNow(
+  name: string,
+  compilerOptions: Record<string, unknown>,
+  files: { files?: string[]; include?: string[] },
+): Promise<string[]> {
+  const config = {
+    compilerOptions: {
+      strict: true,
+      skipLibCheck: false,
+      skipDefaultLibCheck: true,
+      noEmit: true,
+      target: 'es2022',
+      typeRoots: [TYPE_ROOTS],
+      types: [],
+      ...compilerOptions,
+    },
+    ...files,
+    exclude: [],
+  };
   writeFileSync(join(project, `tsconfig.${name}.json`), JSON.stringify(config, null, 2) + '\n');
-  const out = await run(process.execPath, [TSC, '-p', `tsconfig.${name}.json`, '--pretty', 'false'], { cwd: project, encoding: 'utf8' }).then(
+  const out = await run(process.execPath, [TSC, '-p', `tsconfig.${name}.json`, '--pretty', 'false'], {
+    cwd: project,
+    encoding: 'utf8',
+  }).then(
     (r) => r.stdout,
     (e: { stdout?: string }) => e.stdout ?? String(e),
   );
@@ -216,13 +260,28 @@ describe('a consumer type-checks against the installed declarations (strict, ski
   // file the package ships (both trees, ES module and CommonJS)
   it.concurrent.each([
     ['node16', { module: 'node16', moduleResolution: 'node16', ...NODE }, { files: ['api.mts', 'api.cts', 'bad.mts'] }],
-    ['nodenext, with Node.js types and every shipped declaration file', { module: 'nodenext', moduleResolution: 'nodenext', ...NODE, types: ['node'] }, { files: ['api.mts', 'api.cts', 'use.mts', 'use.cts', 'bad.mts'], include: ['node_modules/git-scalpel/**/*.d.ts'] }],
-    ['bundler with module esnext, in a browser project', { module: 'esnext', moduleResolution: 'bundler', ...BROWSER }, { files: ['api.mts', 'browser.mts', 'bad.mts'] }],
-    ['bundler with module preserve, in a browser project', { module: 'preserve', moduleResolution: 'bundler', ...BROWSER }, { files: ['api.mts', 'api.cts', 'browser.mts', 'bad.mts'] }],
+    [
+      'nodenext, with Node.js types and every shipped declaration file',
+      { module: 'nodenext', moduleResolution: 'nodenext', ...NODE, types: ['node'] },
+      { files: ['api.mts', 'api.cts', 'use.mts', 'use.cts', 'bad.mts'], include: ['node_modules/git-scalpel/**/*.d.ts'] },
+    ],
+    [
+      'bundler with module esnext, in a browser project',
+      { module: 'esnext', moduleResolution: 'bundler', ...BROWSER },
+      { files: ['api.mts', 'browser.mts', 'bad.mts'] },
+    ],
+    [
+      'bundler with module preserve, in a browser project',
+      { module: 'preserve', moduleResolution: 'bundler', ...BROWSER },
+      { files: ['api.mts', 'api.cts', 'browser.mts', 'bad.mts'] },
+    ],
   ] as const)(
     'under %s: the consumer files pass, fs: 42 fails',
     async (name, options, files) => {
-      const diagnostics = await tsc(name.replace(/\W+/g, '-'), options, { files: [...files.files], ...('include' in files ? { include: [...files.include] } : {}) });
+      const diagnostics = await tsc(name.replace(/\W+/g, '-'), options, {
+        files: [...files.files],
+        ...('include' in files ? { include: [...files.include] } : {}),
+      });
       expect(diagnostics).toEqual([expect.stringMatching(BAD)]);
     },
     TSC_TIMEOUT,
@@ -230,24 +289,41 @@ describe('a consumer type-checks against the installed declarations (strict, ski
 });
 
 describe('the installed package runs', () => {
-  it('as an ES module (import) and as CommonJS (require() and import()): a snapshot and a restore of a file', async () => {
-    // compiled without checking (the nodenext run above checks these files)
-    expect(await tsc('emit', { module: 'nodenext', moduleResolution: 'nodenext', noCheck: true, noEmit: false, outDir: 'out', types: ['node'] }, { files: ['use.mts', 'use.cts'] })).toEqual([]);
-    const repo = makeTempRepo();
-    writeFileSync(join(repo, 'a.txt'), 'hello\n');
-    git(repo, ['add', 'a.txt']);
-    git(repo, ['commit', '-q', '-m', 'init']);
-    const status = git(repo, ['status', '--porcelain=v2']);
-    const outside = makeTempDir('scalpel-outside-');
-    // the code cache of the Node entry goes to a directory of this test's own
-    const env = { ...process.env, GIT_SCALPEL_CACHE_DIR: join(work, 'code-cache') };
-    const esm = await run(process.execPath, [join(project, 'out', 'use.mjs'), repo, outside], { cwd: project, env, encoding: 'utf8' });
-    expect(esm.stderr).toBe('');
-    expect(JSON.parse(esm.stdout)).toEqual({ restored: true, codecRoundTrip: true, blobMatches: true, nodeEntry: true, error: 'NOT_A_REPOSITORY', internal: true });
-    const cjs = await run(process.execPath, [join(project, 'out', 'use.cjs'), repo], { cwd: project, env, encoding: 'utf8' });
-    expect(cjs.stderr).toBe('');
-    expect(JSON.parse(cjs.stdout)).toEqual({ restored: true, sameClasses: true, listed: 0, error: 'TRUNCATED' });
-    expect(git(repo, ['status', '--porcelain=v2'])).toBe(status);
-    expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('hello\n');
-  }, TSC_TIMEOUT);
+  it(
+    'as an ES module (import) and as CommonJS (require() and import()): a snapshot and a restore of a file',
+    async () => {
+      // compiled without checking (the nodenext run above checks these files)
+      expect(
+        await tsc(
+          'emit',
+          { module: 'nodenext', moduleResolution: 'nodenext', noCheck: true, noEmit: false, outDir: 'out', types: ['node'] },
+          { files: ['use.mts', 'use.cts'] },
+        ),
+      ).toEqual([]);
+      const repo = makeTempRepo();
+      writeFileSync(join(repo, 'a.txt'), 'hello\n');
+      git(repo, ['add', 'a.txt']);
+      git(repo, ['commit', '-q', '-m', 'init']);
+      const status = git(repo, ['status', '--porcelain=v2']);
+      const outside = makeTempDir('scalpel-outside-');
+      // the code cache of the Node entry goes to a directory of this test's own
+      const env = { ...process.env, GIT_SCALPEL_CACHE_DIR: join(work, 'code-cache') };
+      const esm = await run(process.execPath, [join(project, 'out', 'use.mjs'), repo, outside], { cwd: project, env, encoding: 'utf8' });
+      expect(esm.stderr).toBe('');
+      expect(JSON.parse(esm.stdout)).toEqual({
+        restored: true,
+        codecRoundTrip: true,
+        blobMatches: true,
+        nodeEntry: true,
+        error: 'NOT_A_REPOSITORY',
+        internal: true,
+      });
+      const cjs = await run(process.execPath, [join(project, 'out', 'use.cjs'), repo], { cwd: project, env, encoding: 'utf8' });
+      expect(cjs.stderr).toBe('');
+      expect(JSON.parse(cjs.stdout)).toEqual({ restored: true, sameClasses: true, listed: 0, error: 'TRUNCATED' });
+      expect(git(repo, ['status', '--porcelain=v2'])).toBe(status);
+      expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('hello\n');
+    },
+    TSC_TIMEOUT,
+  );
 });

@@ -6,10 +6,26 @@ import { makeTempRepo } from '../helpers/git.js';
 import { gitTry, readState, writeTree } from './helpers.js';
 
 const CASES: { name: string; file: string; patch: string }[] = [
-  { name: 'a later hunk cannot match lines an earlier hunk wrote', file: 'x\ny\nx\ny\n', patch: '@@ -1,2 +1,2 @@\n-x\n+x\n y\n@@ -2,2 +1,2 @@\n-x\n+z\n y\n' },
-  { name: 'context without newline against a line with one', file: 'a\nb\n', patch: '@@ -1,2 +1,2 @@\n-a\n+A\n b\n\\ No newline at end of file\n' },
-  { name: 'context without newline against trailing blanks', file: 'q\na\nb  \n', patch: '@@ -2,2 +2,2 @@\n-a\n+A\n b\n\\ No newline at end of file\n' },
-  { name: 'stated line far off', file: Array.from({ length: 50 }, (_, i) => `l${i}\n`).join(''), patch: '@@ -3,3 +3,3 @@\n l40\n-l41\n+L41\n l42\n' },
+  {
+    name: 'a later hunk cannot match lines an earlier hunk wrote',
+    file: 'x\ny\nx\ny\n',
+    patch: '@@ -1,2 +1,2 @@\n-x\n+x\n y\n@@ -2,2 +1,2 @@\n-x\n+z\n y\n',
+  },
+  {
+    name: 'context without newline against a line with one',
+    file: 'a\nb\n',
+    patch: '@@ -1,2 +1,2 @@\n-a\n+A\n b\n\\ No newline at end of file\n',
+  },
+  {
+    name: 'context without newline against trailing blanks',
+    file: 'q\na\nb  \n',
+    patch: '@@ -2,2 +2,2 @@\n-a\n+A\n b\n\\ No newline at end of file\n',
+  },
+  {
+    name: 'stated line far off',
+    file: Array.from({ length: 50 }, (_, i) => `l${i}\n`).join(''),
+    patch: '@@ -3,3 +3,3 @@\n l40\n-l41\n+L41\n l42\n',
+  },
   { name: 'match at the end required', file: 'a\nb\nc\nb\n', patch: '@@ -1,1 +1,2 @@\n b\n+end\n' },
   { name: 'match at the beginning required', file: 'x\na\nb\n', patch: '@@ -1,2 +1,2 @@\n-a\n+A\n b\n' },
   { name: 'pure insertion at line 0', file: 'a\n', patch: '@@ -0,0 +1 @@\n+top\n' },
@@ -24,7 +40,9 @@ describe('patch: hand-made patches, git apply as the oracle', () => {
       const patch = Buffer.from(`diff --git a/f b/f\n--- a/f\n+++ b/f\n${c.patch}`);
       let mine: string | Error;
       try {
-        mine = Buffer.from(applyPatch(parsePatch(new Uint8Array(patch)), (p) => readState(dir, p)).final.get('f')!.content).toString('latin1');
+        mine = Buffer.from(applyPatch(parsePatch(new Uint8Array(patch)), (p) => readState(dir, p)).final.get('f')!.content).toString(
+          'latin1',
+        );
       } catch (e) {
         mine = e as Error;
       }

@@ -37,7 +37,8 @@ describe('patch: parse', () => {
   });
 
   it('skips mail headers, message and signature', () => {
-    const p = 'From 123 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] x\n\nmessage\n---\n x | 2 +-\n\ndiff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n-- \n2.43.0\n\n';
+    const p =
+      'From 123 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] x\n\nmessage\n---\n x | 2 +-\n\ndiff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n-- \n2.43.0\n\n';
     const files = parsePatch(enc(p));
     expect(files).toHaveLength(1);
     expect(files[0].hunks[0].lines.map((l) => l.op + dec(l.text))).toEqual(['-a\n', '+b\n']);
@@ -45,22 +46,40 @@ describe('patch: parse', () => {
 
   it('errors name the line and a reason', () => {
     expect(reason(() => parsePatch(enc('hello\n')))).toMatchObject({ reason: 'no-patch' });
-    expect(reason(() => parsePatch(enc('diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n')))).toMatchObject({ reason: 'corrupt-hunk' });
-    expect(reason(() => parsePatch(enc('diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n?b\n+c\n')))).toMatchObject({ reason: 'corrupt-hunk', line: 6 });
+    expect(reason(() => parsePatch(enc('diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n')))).toMatchObject({
+      reason: 'corrupt-hunk',
+    });
+    expect(reason(() => parsePatch(enc('diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n?b\n+c\n')))).toMatchObject({
+      reason: 'corrupt-hunk',
+      line: 6,
+    });
     expect(reason(() => parsePatch(enc('@@ -1 +1 @@\n-a\n+b\n')))).toMatchObject({ reason: 'no-header', line: 1 });
     expect(reason(() => parsePatch(enc('diff --git a/x b/x\nindex zz..yy\n')))).toMatchObject({ reason: 'bad-index', line: 2 });
-    expect(reason(() => parsePatch(enc('diff --git a/x b/y\nold mode 100644\nnew mode 100755\n')))).toMatchObject({ reason: 'no-name', line: 1 });
-    expect(reason(() => parsePatch(enc('diff --git a/x b/x\nindex 1..2 100644\nGIT binary patch\nliteral 5\nzzz\n\n')))).toMatchObject({ reason: 'bad-binary' });
+    expect(reason(() => parsePatch(enc('diff --git a/x b/y\nold mode 100644\nnew mode 100755\n')))).toMatchObject({
+      reason: 'no-name',
+      line: 1,
+    });
+    expect(reason(() => parsePatch(enc('diff --git a/x b/x\nindex 1..2 100644\nGIT binary patch\nliteral 5\nzzz\n\n')))).toMatchObject({
+      reason: 'bad-binary',
+    });
   });
 
   it('apply errors name the file and the hunk', () => {
     const [fp] = parsePatch(enc('diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n@@ -10,2 +10,2 @@\n j\n-k\n+K\n'));
-    expect(reason(() => applyFilePatch(enc('a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nX\n'), fp))).toMatchObject({ reason: 'hunk-does-not-apply', path: 'x', hunk: 2 });
+    expect(reason(() => applyFilePatch(enc('a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nX\n'), fp))).toMatchObject({
+      reason: 'hunk-does-not-apply',
+      path: 'x',
+      hunk: 2,
+    });
     expect(reason(() => applyFilePatch(null, fp))).toMatchObject({ reason: 'missing-file', path: 'x', hunk: 0 });
   });
 
   it('symlink result carries its target', () => {
-    const [fp] = parsePatch(enc('diff --git a/l b/l\nnew file mode 120000\nindex 0000000..1\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+some/target\n\\ No newline at end of file\n'));
+    const [fp] = parsePatch(
+      enc(
+        'diff --git a/l b/l\nnew file mode 120000\nindex 0000000..1\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+some/target\n\\ No newline at end of file\n',
+      ),
+    );
     expect(applyFilePatchResult(null, fp)).toMatchObject({ path: 'l', mode: '120000', symlinkTarget: 'some/target', deleted: false });
   });
 });
@@ -94,7 +113,12 @@ describe('patch: Codex apply_patch', () => {
     const tree: Record<string, string> = { 'src/a.py': 'def g():\n    return 1\ndef f():\n    return 1\ntail', 'old.txt': 'x\n' };
     const r = applyPatch(files, (p) => (p in tree ? { content: enc(tree[p]), mode: '100644' } : null));
     const final = Object.fromEntries([...r.final].map(([k, v]) => [k, v && dec(v.content)]));
-    expect(final).toEqual({ 'new.txt': 'hello\nworld\n', 'src/a.py': null, 'src/b.py': 'def g():\n    return 1\ndef f():\n    return 2\ntail\nadded\n', 'old.txt': null });
+    expect(final).toEqual({
+      'new.txt': 'hello\nworld\n',
+      'src/a.py': null,
+      'src/b.py': 'def g():\n    return 1\ndef f():\n    return 2\ntail\nadded\n',
+      'old.txt': null,
+    });
   });
 
   it('falls back to whitespace-blind matching, and fails naming the chunk', () => {

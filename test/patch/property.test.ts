@@ -21,7 +21,10 @@ const content = fc.record({
 type Content = { lines: string[]; finalNewline: boolean };
 const render = (c: Content) => (c.lines.length ? c.lines.join('\n') + (c.finalNewline ? '\n' : '') : '');
 
-const edit = fc.array(fc.record({ at: fc.nat(40), del: fc.nat(3), ins: fc.array(fc.constantFrom(...ALPHA), { maxLength: 3 }) }), { minLength: 1, maxLength: 4 });
+const edit = fc.array(fc.record({ at: fc.nat(40), del: fc.nat(3), ins: fc.array(fc.constantFrom(...ALPHA), { maxLength: 3 }) }), {
+  minLength: 1,
+  maxLength: 4,
+});
 
 const fileCase = fc.record({
   before: fc.option(content, { freq: 6 }),

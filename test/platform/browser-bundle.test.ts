@@ -9,15 +9,34 @@ const entry = fileURLToPath(new URL('../../src/index.ts', import.meta.url));
 /** Bundles `code` (importing the package by its name, as a user does) against the built dist/. */
 async function bundlePackage(code: string, platform: 'browser' | 'node') {
   const root = fileURLToPath(new URL('../..', import.meta.url));
-  return build({ stdin: { contents: code, resolveDir: root, loader: 'js' }, absWorkingDir: root, bundle: true, platform, format: 'esm', write: false, metafile: true, logLevel: 'silent', external: ['node:*'] });
+  return build({
+    stdin: { contents: code, resolveDir: root, loader: 'js' },
+    absWorkingDir: root,
+    bundle: true,
+    platform,
+    format: 'esm',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+    external: ['node:*'],
+  });
 }
 
 describe('the package as bundlers see it (dist/, package.json exports)', () => {
-  it("a browser bundle of `git-scalpel` takes the default entry: no node: import, no Node platform", async () => {
+  it('a browser bundle of `git-scalpel` takes the default entry: no node: import, no Node platform', async () => {
     const result = await bundlePackage(`export { openRepository, decodeIndex, webPlatform } from 'git-scalpel';`, 'browser');
     const inputs = Object.keys(result.metafile.inputs);
     expect(inputs).toContain('dist/index.js');
-    expect(inputs.some((p) => p.includes('root-node') || p.includes('platform/node') || p.includes('node-crypto') || p.includes('node-zlib') || p.includes('fs/node'))).toBe(false);
+    expect(
+      inputs.some(
+        (p) =>
+          p.includes('root-node') ||
+          p.includes('platform/node') ||
+          p.includes('node-crypto') ||
+          p.includes('node-zlib') ||
+          p.includes('fs/node'),
+      ),
+    ).toBe(false);
     for (const [, meta] of Object.entries(result.metafile.inputs)) {
       for (const imp of meta.imports) expect(imp.path.startsWith('node:'), imp.path).toBe(false);
     }
@@ -35,15 +54,28 @@ describe('the package as bundlers see it (dist/, package.json exports)', () => {
   it('sideEffects: false lets a bundler keep only what is used (a hex helper pulls in no hash, zlib or engine)', async () => {
     const result = await bundlePackage(`export { toHex } from 'git-scalpel';`, 'browser');
     const kept = Object.entries(result.metafile.outputs)[0][1].inputs;
-    const used = Object.entries(kept).filter(([, v]) => v.bytesInOutput > 0).map(([k]) => k);
-    expect(used.some((p) => /pako|noble|snapshot\/engine/.test(p)), used.join(' ')).toBe(false);
+    const used = Object.entries(kept)
+      .filter(([, v]) => v.bytesInOutput > 0)
+      .map(([k]) => k);
+    expect(
+      used.some((p) => /pako|noble|snapshot\/engine/.test(p)),
+      used.join(' '),
+    ).toBe(false);
     expect(result.outputFiles[0].text.length).toBeLessThan(4000);
   });
 });
 
 describe('root module in a browser', () => {
   it('bundles for the browser with no Node built-in in its module graph', async () => {
-    const result = await build({ entryPoints: [entry], bundle: true, platform: 'browser', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
+    const result = await build({
+      entryPoints: [entry],
+      bundle: true,
+      platform: 'browser',
+      format: 'esm',
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+    });
     const inputs = Object.keys(result.metafile.inputs);
     expect(inputs.some((p) => p.includes('node-crypto') || p.includes('node-zlib') || p.includes('fs/node'))).toBe(false);
     for (const [, meta] of Object.entries(result.metafile.inputs)) {
@@ -55,7 +87,15 @@ describe('root module in a browser', () => {
   });
 
   it('decodes and re-encodes every fixture in a context with only web globals (no process, Buffer, require)', async () => {
-    const result = await build({ entryPoints: [entry], bundle: true, platform: 'browser', format: 'iife', globalName: 'scalpel', write: false, logLevel: 'silent' });
+    const result = await build({
+      entryPoints: [entry],
+      bundle: true,
+      platform: 'browser',
+      format: 'iife',
+      globalName: 'scalpel',
+      write: false,
+      logLevel: 'silent',
+    });
     const code = result.outputFiles[0].text;
     const fixtures = loadIndexFixtures().map((f) => ({ name: f.name, fmt: f.meta.objectFormat, bytes: f.bytes.slice() }));
     const sandbox: Record<string, unknown> = { TextEncoder, TextDecoder, fixtures, results: [] as unknown[] };

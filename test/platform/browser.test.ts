@@ -21,10 +21,6 @@ import type { ProviderReport } from './browser/providers-page.js';
  * except in CI, where it fails.
  */
 
-
-
-
-
 describe.runIf(inChromium)('in headless Chromium', () => {
   it('every provider gives the same bytes: pure hash and WebCrypto, pako and DecompressionStream (and how fast each is)', async () => {
     const z = deflateSync(Buffer.alloc(300_000, 'abcdefghij'), { level: 1 });
@@ -59,14 +55,19 @@ describe.runIf(inChromium)('in headless Chromium', () => {
         expect(web, `${format} ${n}`).toBe(pure);
         expect(whole, `${format} ${n}`).toBe(pure);
       }
-      const want = (name: string) => createHash('sha1').update(inflateSync(Buffer.from(streams[name], 'base64'))).digest('hex');
+      const want = (name: string) =>
+        createHash('sha1')
+          .update(inflateSync(Buffer.from(streams[name], 'base64')))
+          .digest('hex');
       const byName = Object.fromEntries(r.inflates.map(([n, ...rest]) => [n, rest]));
       for (const name of ['small', 'level1', 'level9', 'stored']) expect(byName[name], name).toEqual([want(name), want(name), want(name)]);
       expect(byName.truncated).toEqual(['error:truncated', 'error:truncated', 'error:truncated']);
       expect(byName.trailing).toEqual(['error:trailing-data', 'error:trailing-data', 'error:trailing-data']);
       expect(byName.corrupt).toEqual(['error:corrupt', 'error:corrupt', 'error:corrupt']);
       expect(byName.dictionary).toEqual(['error:needs-dictionary', 'error:needs-dictionary', 'error:needs-dictionary']);
-      console.log(`Chromium, 10 MB: SHA-1 pure ${r.timing.sha1Pure} ms, WebCrypto ${r.timing.sha1WebCrypto} ms; SHA-256 pure ${r.timing.sha256Pure} ms, WebCrypto ${r.timing.sha256WebCrypto} ms; inflate pako ${r.timing.inflatePako} ms, DecompressionStream ${r.timing.inflateStream} ms`);
+      console.log(
+        `Chromium, 10 MB: SHA-1 pure ${r.timing.sha1Pure} ms, WebCrypto ${r.timing.sha1WebCrypto} ms; SHA-256 pure ${r.timing.sha256Pure} ms, WebCrypto ${r.timing.sha256WebCrypto} ms; inflate pako ${r.timing.inflatePako} ms, DecompressionStream ${r.timing.inflateStream} ms`,
+      );
     } finally {
       await browser.close();
       server.close();
@@ -88,11 +89,21 @@ describe.runIf(inChromium)('in headless Chromium', () => {
       await page.waitForFunction(() => typeof (globalThis as { scenario?: unknown }).scenario === 'function');
       // the snapshot's objects loose (the default for a few paths), then as one pack
       for (const packThreshold of [undefined, 1]) {
-        const result = await page.evaluate(
-          ([f, scope, t]) => (globalThis as unknown as { scenario: (f: unknown, s: string[], t?: number) => Promise<unknown> }).scenario(f, scope, t),
+        const result = (await page.evaluate(
+          ([f, scope, t]) =>
+            (globalThis as unknown as { scenario: (f: unknown, s: string[], t?: number) => Promise<unknown> }).scenario(f, scope, t),
           [files, ['src', 'README.md', 'run.sh'], packThreshold] as [FileSpec[], string[], number | undefined],
-        ) as { snapshot: { paths: string[]; items: number; entries: number }; restored: number; indexWritten: boolean; files: FileSpec[]; globals: string[]; userAgent: string };
-        const packs = result.files.filter((f) => /^\.git\/objects\/pack\/pack-[0-9a-f]{40}\.(pack|idx)$/.test(f.path)).map((f) => f.path.slice(-4));
+        )) as {
+          snapshot: { paths: string[]; items: number; entries: number };
+          restored: number;
+          indexWritten: boolean;
+          files: FileSpec[];
+          globals: string[];
+          userAgent: string;
+        };
+        const packs = result.files
+          .filter((f) => /^\.git\/objects\/pack\/pack-[0-9a-f]{40}\.(pack|idx)$/.test(f.path))
+          .map((f) => f.path.slice(-4));
         expect(packs.sort()).toEqual(packThreshold === 1 ? ['.idx', 'pack'] : []);
         expect(errors).toEqual([]);
         expect(result.userAgent).toMatch(/Chrome/);

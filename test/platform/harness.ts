@@ -17,7 +17,15 @@ import type { FileSpec } from './browser/files.js';
 export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
 /** Run the Chromium suites: Chromium is installed, or this is CI (where a missing one must fail). */
 export const inChromium = Boolean(CHROMIUM || process.env.CI);
-export const LAUNCH_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const LAUNCH_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /**
  * Every file of `dir` for the page (not .git/hooks: git's sample hooks, large and beside the
@@ -32,7 +40,11 @@ export function collectFiles(dir: string, opts: { linksAsFiles?: boolean } = {},
     const st = lstatSync(join(dir, r));
     if (st.isSymbolicLink()) {
       const target = readlinkSync(join(dir, r));
-      out.push(opts.linksAsFiles ? { path: r, kind: 'file', data: Buffer.from(target).toString('base64'), mode: 0o644 } : { path: r, kind: 'symlink', target });
+      out.push(
+        opts.linksAsFiles
+          ? { path: r, kind: 'file', data: Buffer.from(target).toString('base64'), mode: 0o644 }
+          : { path: r, kind: 'symlink', target },
+      );
     } else if (st.isDirectory()) {
       out.push({ path: r, kind: 'dir' });
       out.push(...collectFiles(dir, opts, r));
@@ -71,7 +83,15 @@ export function expectRestoredOnDisk(files: FileSpec[], before: { tree: unknown;
 /** `page`: relative to this folder (e.g. './browser/page.ts'). */
 export async function bundlePage(page: string): Promise<string> {
   const entry = fileURLToPath(new URL(page, import.meta.url));
-  const result = await build({ entryPoints: [entry], bundle: true, platform: 'browser', format: 'iife', write: false, logLevel: 'silent', metafile: true });
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    write: false,
+    logLevel: 'silent',
+    metafile: true,
+  });
   for (const [, meta] of Object.entries(result.metafile.inputs)) {
     for (const imp of meta.imports) expect(imp.path.startsWith('node:'), imp.path).toBe(false);
   }

@@ -21,8 +21,6 @@ import type { FileSpec } from './browser/files.js';
  * Chromium comes from Debian's package. Without it the test is skipped, except in CI.
  */
 
-
-
 /** The repository as git leaves it on a filesystem without symlinks and modes. */
 function withoutLinksAndModes(dir: string): void {
   git(dir, ['config', 'core.symlinks', 'false']);
@@ -43,7 +41,6 @@ function withoutLinksAndModes(dir: string): void {
   };
   walk('');
 }
-
 
 async function withPage<T>(f: (page: Page, errors: string[]) => Promise<T>): Promise<T> {
   const server = await servePage(await bundlePage('./browser/opfs-page.ts'), 'git-scalpel opfs');
@@ -68,7 +65,10 @@ async function withPage<T>(f: (page: Page, errors: string[]) => Promise<T>): Pro
 
 type Call = (...args: unknown[]) => Promise<unknown>;
 const call = <T>(page: Page, name: string, ...args: unknown[]): Promise<T> =>
-  page.evaluate(([n, a]) => ((globalThis as unknown as Record<string, Call>)[n as string])(...(a as unknown[])), [name, args] as [string, unknown[]]) as Promise<T>;
+  page.evaluate(([n, a]) => (globalThis as unknown as Record<string, Call>)[n as string](...(a as unknown[])), [name, args] as [
+    string,
+    unknown[],
+  ]) as Promise<T>;
 
 describe.runIf(inChromium)('in headless Chromium on OPFS', () => {
   it('opfsFs keeps the Fs contract, and refuses what OPFS cannot do by name', async () => {
@@ -158,7 +158,9 @@ describe.runIf(inChromium)('in headless Chromium on OPFS', () => {
         expect(result.editedIndex).toEqual({ readme: false, runSh: 0o100644 });
         // core.fileMode=false: the index entry is 100755 again, the worktree file has no mode
         expect(result.runSh).toEqual({ indexMode: 0o100755, worktreeMode: 0o644 });
-        const packs = result.files.filter((f) => /^\.git\/objects\/pack\/pack-[0-9a-f]{40}\.(pack|idx)$/.test(f.path)).map((f) => f.path.slice(-4));
+        const packs = result.files
+          .filter((f) => /^\.git\/objects\/pack\/pack-[0-9a-f]{40}\.(pack|idx)$/.test(f.path))
+          .map((f) => f.path.slice(-4));
         expect(packs.sort()).toEqual(opts.packThreshold === 1 ? ['.idx', 'pack'] : []);
         // no swap file or temp file of a write is left behind
         expect(result.files.filter((f) => /\.crswap$|scalpel-tmp|\.lock$/.test(f.path))).toEqual([]);
@@ -176,7 +178,11 @@ describe.runIf(inChromium)('in headless Chromium on OPFS', () => {
     writeFileSync(join(dir, 'link'), 'not a link\n');
     const files = collectFiles(dir, { linksAsFiles: true });
     await withPage(async (page, errors) => {
-      const r = await call<{ error: { name: string; code: string; capability: string; path: string; message: string } | null; files: FileSpec[]; stack: number }>(page, 'restoreOnly', files);
+      const r = await call<{
+        error: { name: string; code: string; capability: string; path: string; message: string } | null;
+        files: FileSpec[];
+        stack: number;
+      }>(page, 'restoreOnly', files);
       expect(errors).toEqual([]);
       expect(r.error).toMatchObject({ name: 'ScalpelError', code: 'UNSUPPORTED', capability: 'symlinks', path: 'link' });
       expect(r.error?.message).toMatch(/symbolic link 'link'.*opfs.*no symlinks/);

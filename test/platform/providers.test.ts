@@ -26,7 +26,6 @@ import { resolvePlatform } from '../../src/repo/repository.js';
 import { loadIndexFixtures } from '../helpers/fixtures.js';
 import { sample } from './browser/files.js';
 
-
 async function reason(p: Promise<unknown>): Promise<unknown> {
   try {
     await p;
@@ -46,7 +45,8 @@ describe('hash providers agree', () => {
       const want = toHex(hashBytes(format, data, pureHash));
       expect(toHex(hashBytes(format, data, nodeHash)), `node ${n}`).toBe(want);
       expect(toHex(await webDigest(format, data)), `web ${n}`).toBe(want);
-      for (const p of [purePlatform, webPlatform(), nodePlatform()]) expect(toHex(await digestWhole(p, format, data)), `${p.name} ${n}`).toBe(want);
+      for (const p of [purePlatform, webPlatform(), nodePlatform()])
+        expect(toHex(await digestWhole(p, format, data)), `${p.name} ${n}`).toBe(want);
     }
   });
 
@@ -84,7 +84,13 @@ describe('zlib providers agree', () => {
       for (const level of [-1, 0, 1, 6, 9]) {
         const z = pakoZlib.deflate(data, level);
         expect(toHex(nodeZlib.deflate(data, level)), `deflate ${n} @${level}`).toBe(toHex(z));
-        for (const inflated of [pakoZlib.inflate(z), nodeZlib.inflate(z), await webInflate(z), await inflateWhole(webPlatform(), z), await inflateWhole(nodePlatform(), z)]) {
+        for (const inflated of [
+          pakoZlib.inflate(z),
+          nodeZlib.inflate(z),
+          await webInflate(z),
+          await inflateWhole(webPlatform(), z),
+          await inflateWhole(nodePlatform(), z),
+        ]) {
           expect(inflated.length).toBe(n);
           expect(toHex(inflated.subarray(0, 64))).toBe(toHex(data.subarray(0, 64)));
           expect(Buffer.compare(Buffer.from(inflated), Buffer.from(data))).toBe(0);
@@ -176,7 +182,8 @@ describe('no platform in module state', () => {
 });
 
 describe('the package entries', () => {
-  const node = (code: string) => execFileSync(process.execPath, ['--input-type=module', '-e', code], { cwd: process.cwd(), encoding: 'utf8' }).trim();
+  const node = (code: string) =>
+    execFileSync(process.execPath, ['--input-type=module', '-e', code], { cwd: process.cwd(), encoding: 'utf8' }).trim();
 
   it("`import fs from 'node:fs'` passed to the root entry's openRepository gets Node's platform and the node:fs adapter (not the generic one over fs.promises)", () => {
     const dir = makeTempRepo();
@@ -194,7 +201,11 @@ describe('the package entries', () => {
     // one bundled module serves both Node entries: one copy of every class (instanceof holds across them)
     expect(node(`console.log(import.meta.resolve('git-scalpel'))`)).toMatch(/\/dist\/git-scalpel-node\.mjs$/);
     expect(node(`console.log(import.meta.resolve('git-scalpel/node'))`)).toMatch(/\/dist\/git-scalpel-node\.mjs$/);
-    expect(node(`import * as a from 'git-scalpel'; import * as b from 'git-scalpel/node'; console.log(a.ScalpelError === b.ScalpelError && a.openRepository === b.openRepository)`)).toBe('true');
+    expect(
+      node(
+        `import * as a from 'git-scalpel'; import * as b from 'git-scalpel/node'; console.log(a.ScalpelError === b.ScalpelError && a.openRepository === b.openRepository)`,
+      ),
+    ).toBe('true');
     expect(node(`console.log(import.meta.resolve('git-scalpel/internal'))`)).toMatch(/\/dist\/internal\.js$/);
     const pkg = JSON.parse(node(`import p from 'git-scalpel/package.json' with { type: 'json' }; console.log(JSON.stringify(p))`));
     expect(pkg.exports['.'].default).toBe('./dist/index.js');

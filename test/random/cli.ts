@@ -24,7 +24,14 @@ export function assertBuilt(): void {
 }
 
 export function cli(cwd: string, args: string[], input?: string): Run {
-  const p = spawnSync(process.execPath, [BIN, ...args], { cwd, input, env: gitEnv(), encoding: 'utf8', maxBuffer: 1 << 28, timeout: 120_000 });
+  const p = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    input,
+    env: gitEnv(),
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+    timeout: 120_000,
+  });
   return { code: p.status ?? -1, stdout: p.stdout ?? '', stderr: (p.stderr ?? '') + (p.error ? `\n${p.error.message}` : '') };
 }
 
@@ -32,7 +39,9 @@ export function cli(cwd: string, args: string[], input?: string): Run {
 export function jsonData<T>(stdout: string): T {
   const v = JSON.parse(stdout) as unknown;
   const o = v as { code?: unknown; exit?: unknown; data?: unknown };
-  return (v && typeof v === 'object' && !Array.isArray(v) && typeof o.code === 'string' && typeof o.exit === 'number' && 'data' in o ? o.data : v) as T;
+  return (
+    v && typeof v === 'object' && !Array.isArray(v) && typeof o.code === 'string' && typeof o.exit === 'number' && 'data' in o ? o.data : v
+  ) as T;
 }
 
 export function hook(cwd: string, harness: string, payload: unknown): Run {
@@ -75,11 +84,23 @@ export class Payloads {
 
   private claude(event: string): Record<string, unknown> {
     const id = harnessId(this.spec);
-    return { session_id: id, transcript_path: `/home/user/.claude/projects/-work/${id}.jsonl`, cwd: this.dir, permission_mode: 'default', hook_event_name: event };
+    return {
+      session_id: id,
+      transcript_path: `/home/user/.claude/projects/-work/${id}.jsonl`,
+      cwd: this.dir,
+      permission_mode: 'default',
+      hook_event_name: event,
+    };
   }
 
   private gemini(event: string): Record<string, unknown> {
-    return { session_id: harnessId(this.spec), transcript_path: '/home/user/.gemini/tmp/chats/session.json', cwd: this.dir, hook_event_name: event, timestamp: new Date().toISOString() };
+    return {
+      session_id: harnessId(this.spec),
+      transcript_path: '/home/user/.gemini/tmp/chats/session.json',
+      cwd: this.dir,
+      hook_event_name: event,
+      timestamp: new Date().toISOString(),
+    };
   }
 
   private generic(event: string): Record<string, unknown> {
@@ -110,13 +131,17 @@ export class Payloads {
   /** What the harness would name the call's tool and its input. */
   private toolOf(c: Call): { name: string; input: Record<string, unknown> } {
     const f = this.spec.form;
-    if (c.tool === 'shell') return { name: f === 'claude' ? 'Bash' : f === 'gemini' ? 'run_shell_command' : 'bash', input: { command: c.cmd } };
+    if (c.tool === 'shell')
+      return { name: f === 'claude' ? 'Bash' : f === 'gemini' ? 'run_shell_command' : 'bash', input: { command: c.cmd } };
     if (c.op === 'edit') {
       const input = { file_path: this.abs(c.path), old_string: c.old ?? '', new_string: c.text ?? '' };
       return { name: f === 'claude' ? 'Edit' : f === 'gemini' ? 'replace' : 'edit', input };
     }
     if (c.op === 'delete') return { name: 'apply_patch', input: { file_path: this.abs(c.path) } };
-    return { name: f === 'claude' ? 'Write' : f === 'gemini' ? 'write_file' : 'write', input: { file_path: this.abs(c.path), content: c.text ?? '' } };
+    return {
+      name: f === 'claude' ? 'Write' : f === 'gemini' ? 'write_file' : 'write',
+      input: { file_path: this.abs(c.path), content: c.text ?? '' },
+    };
   }
 
   before(c: Call, id: string | undefined): unknown {
@@ -132,12 +157,25 @@ export class Payloads {
   after(c: Call, id: string | undefined, ok: boolean, output: string): unknown {
     const t = this.toolOf(c);
     if (this.spec.form === 'claude') {
-      if (!ok) return { ...this.claude('PostToolUseFailure'), tool_name: t.name, tool_input: t.input, tool_use_id: id, error: output || 'failed', is_interrupt: false };
-      const response = c.tool === 'shell' ? { stdout: output, stderr: '', interrupted: false, isImage: false } : { filePath: t.input.file_path, success: true };
+      if (!ok)
+        return {
+          ...this.claude('PostToolUseFailure'),
+          tool_name: t.name,
+          tool_input: t.input,
+          tool_use_id: id,
+          error: output || 'failed',
+          is_interrupt: false,
+        };
+      const response =
+        c.tool === 'shell'
+          ? { stdout: output, stderr: '', interrupted: false, isImage: false }
+          : { filePath: t.input.file_path, success: true };
       return { ...this.claude('PostToolUse'), tool_name: t.name, tool_input: t.input, tool_use_id: id, tool_response: response };
     }
     if (this.spec.form === 'gemini') {
-      const response = ok ? { llmContent: output || 'ok', returnDisplay: output || 'ok' } : { llmContent: `Error: ${output}`, returnDisplay: `Error: ${output}`, error: { message: output || 'failed' } };
+      const response = ok
+        ? { llmContent: output || 'ok', returnDisplay: output || 'ok' }
+        : { llmContent: `Error: ${output}`, returnDisplay: `Error: ${output}`, error: { message: output || 'failed' } };
       return { ...this.gemini('AfterTool'), tool_name: t.name, tool_input: t.input, tool_response: response };
     }
     const withId = id !== undefined ? { toolUseId: id } : {};
@@ -187,6 +225,12 @@ poll();
 c.on('close', (code) => process.stdout.write(JSON.stringify({ killed, size, code, out, err })));
 `;
   const p = spawnSync(process.execPath, ['-e', script, lock, BIN, ...args], { cwd, env: gitEnv(), encoding: 'utf8', timeout: 120_000 });
-  const r = JSON.parse(p.stdout || '{"killed":false,"size":-1,"code":-1,"out":"","err":""}') as { killed: boolean; size: number; code: number | null; out: string; err: string };
+  const r = JSON.parse(p.stdout || '{"killed":false,"size":-1,"code":-1,"out":"","err":""}') as {
+    killed: boolean;
+    size: number;
+    code: number | null;
+    out: string;
+    err: string;
+  };
   return { killed: r.killed, lockSize: r.size, run: { code: r.code ?? -1, stdout: r.out, stderr: r.err } };
 }

@@ -18,11 +18,32 @@ type Rng = () => number;
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'line', 'value', 'todo', 'fix', 'const', 'return', 'name', 'port'];
 export const GITIGNORE = '.env\n*.log\ndist/\nbuild/\nnode_modules/\n';
 
-const TRACKED = ['README.md', 'a.txt', 'b.txt', 'src/app.ts', 'src/lib/util.ts', 'docs/guide.md', 'cfg/settings.json', 'src/deep/x/y.txt', 'empty.txt', 'run.sh', 'src/lib/data.bin'];
-const NEW_FILES = ['gen/api/client.ts', 'src/new.ts', 'src/lib/extra.ts', 'pkg/x/y/z.txt', 'docs/new/page.md', 'c.txt', 'tools/gen.sh', 'src/deep/x/w.txt', 'out/report.txt'];
+const TRACKED = [
+  'README.md',
+  'a.txt',
+  'b.txt',
+  'src/app.ts',
+  'src/lib/util.ts',
+  'docs/guide.md',
+  'cfg/settings.json',
+  'src/deep/x/y.txt',
+  'empty.txt',
+  'run.sh',
+  'src/lib/data.bin',
+];
+const NEW_FILES = [
+  'gen/api/client.ts',
+  'src/new.ts',
+  'src/lib/extra.ts',
+  'pkg/x/y/z.txt',
+  'docs/new/page.md',
+  'c.txt',
+  'tools/gen.sh',
+  'src/deep/x/w.txt',
+  'out/report.txt',
+];
 const NEW_DIRS = ['gen', 'newdir', 'pkg/sub', 'src/feature', 'docs/new', 'tmp/work'];
 const NOTES = ['notes/todo.md', 'scratch/idea.txt', 'notes.txt', 'src/untracked.ts'];
-
 
 function pick<T>(r: Rng, xs: readonly T[]): T {
   return xs[Math.floor(r() * xs.length)];
@@ -40,7 +61,10 @@ function text(r: Rng, lines = 1 + Math.floor(r() * 4)): string {
 
 function hex(r: Rng, n = 6 + Math.floor(r() * 10)): string {
   let s = '';
-  for (let i = 0; i < n; i++) s += Math.floor(r() * 256).toString(16).padStart(2, '0');
+  for (let i = 0; i < n; i++)
+    s += Math.floor(r() * 256)
+      .toString(16)
+      .padStart(2, '0');
   return `00ff${s}`;
 }
 
@@ -92,21 +116,37 @@ export function setupSteps(r: Rng, g: ReadonlySet<Gate>): Step[] {
   }
   if (chance(r, 0.12)) {
     const f = pick(r, texts);
-    steps.push(setup.sh(`git checkout -q -b other && printf 'theirs\\n' >> ${f} && git commit -qam theirs && git checkout -q main && printf 'ours\\n' >> ${f} && git commit -qam ours && git merge -q other >/dev/null 2>&1; true`));
+    steps.push(
+      setup.sh(
+        `git checkout -q -b other && printf 'theirs\\n' >> ${f} && git commit -qam theirs && git checkout -q main && printf 'ours\\n' >> ${f} && git commit -qam ours && git merge -q other >/dev/null 2>&1; true`,
+      ),
+    );
     if (chance(r, 0.4)) steps.push(setup.sh(`printf 'resolved\\n' > ${f} && git add ${f}`));
   }
   if (!g.has('nested-repo') && chance(r, 0.12)) {
-    steps.push(setup.sh("mkdir -p vendor/lib && cd vendor/lib && git init -q && printf 'v1\\n' > v.txt && git add v.txt && git commit -qm v && printf 'wip\\n' >> v.txt"));
+    steps.push(
+      setup.sh(
+        "mkdir -p vendor/lib && cd vendor/lib && git init -q && printf 'v1\\n' > v.txt && git add v.txt && git commit -qm v && printf 'wip\\n' >> v.txt",
+      ),
+    );
   }
   if (chance(r, 0.12)) {
-    steps.push(setup.sh('git init -q --bare ../origin.git && git remote add origin ../origin.git && git push -q -u origin main 2>/dev/null'));
-    if (chance(r, 0.6)) steps.push(setup.sh("git clone -q ../origin.git ../other && cd ../other && printf 'o\\n' > other.txt && git add other.txt && git commit -qm other && git push -q origin main && cd ../repo && git fetch -q"));
+    steps.push(
+      setup.sh('git init -q --bare ../origin.git && git remote add origin ../origin.git && git push -q -u origin main 2>/dev/null'),
+    );
+    if (chance(r, 0.6))
+      steps.push(
+        setup.sh(
+          "git clone -q ../origin.git ../other && cd ../other && printf 'o\\n' > other.txt && git add other.txt && git commit -qm other && git push -q origin main && cd ../repo && git fetch -q",
+        ),
+      );
   }
   // the person's work in progress
   for (const f of texts) {
     const x = r();
     if (x < 0.2) steps.push(person.append(f, `unstaged ${pick(r, WORDS)}\n`));
-    else if (x < 0.32) steps.push(person.append(f, `staged ${pick(r, WORDS)}\n`), person.sh(`git add ${f}`), person.append(f, `on top ${pick(r, WORDS)}\n`));
+    else if (x < 0.32)
+      steps.push(person.append(f, `staged ${pick(r, WORDS)}\n`), person.sh(`git add ${f}`), person.append(f, `on top ${pick(r, WORDS)}\n`));
     else if (x < 0.38 && !g.has('deletion-then-shell')) steps.push(person.rm(f));
     else if (x < 0.42) steps.push(person.rm(f), person.link(f, pick(r, files)));
     else if (x < 0.45 && !g.has('dir-over-tracked-then-shell')) steps.push(person.rm(f), person.file(`${f}/inner.txt`, text(r, 1)));
@@ -200,14 +240,16 @@ export class Generator {
       if (c.op === 'delete') return person.rm(c.path);
       return person.append(c.path, c.text ?? '');
     }
-    if (this.justRewound && chance(r, 0.35) && w.lastRewind && (supportsUndo() || (w.lastRewind.forced && w.lastRewind.savedAs))) return { k: 'undo' };
+    if (this.justRewound && chance(r, 0.35) && w.lastRewind && (supportsUndo() || (w.lastRewind.forced && w.lastRewind.savedAs)))
+      return { k: 'undo' };
     if (this.main > 0) {
       this.main--;
       const idle = sessions.filter((s) => !s.open);
       const open = sessions.filter((s) => s.open);
       const x = r();
       if (open.length === 0) {
-        if (x < 0.6 || w.events.every((e) => e.actor.kind === 'setup')) return { k: 'start', s: pick(r, idle).spec.name, label: `prompt ${w.step + 1}` };
+        if (x < 0.6 || w.events.every((e) => e.actor.kind === 'setup'))
+          return { k: 'start', s: pick(r, idle).spec.name, label: `prompt ${w.step + 1}` };
         if (x < 0.8) return this.personStep(w);
         return this.rewindStep(w) ?? this.personStep(w);
       }
@@ -234,7 +276,8 @@ export class Generator {
 
   private rewindStep(w: World, final = false): Step | null {
     const r = this.r;
-    const forced = (s: Sess) => this.g.has('rewind-after-force') && w.events.some((e) => e.actor.kind === 'rewind' && e.actor.s === s.spec.name && e.forced);
+    const forced = (s: Sess) =>
+      this.g.has('rewind-after-force') && w.events.some((e) => e.actor.kind === 'rewind' && e.actor.s === s.spec.name && e.forced);
     const candidates = [...w.sessions.values()].filter((s) => !s.open && !s.frozen && s.live.length > 0 && !forced(s));
     if (candidates.length === 0) return null;
     if (final && chance(r, 0.15) && ![...w.sessions.values()].some(forced)) return { k: 'rewind' };
@@ -263,7 +306,9 @@ export class Generator {
   private agentDirs(w: World): string[] {
     const out = new Set<string>();
     for (const s of w.sessions.values())
-      for (const t of s.live) for (const e of t.events) for (const [p, [b, a]] of e.changes) if (a?.wt === 'dir' && b?.wt !== 'dir' && w.cur.paths.get(p)?.wt === 'dir') out.add(p);
+      for (const t of s.live)
+        for (const e of t.events)
+          for (const [p, [b, a]] of e.changes) if (a?.wt === 'dir' && b?.wt !== 'dir' && w.cur.paths.get(p)?.wt === 'dir') out.add(p);
     return [...out];
   }
 
@@ -272,16 +317,21 @@ export class Generator {
     const v = view(w);
     // what the person must not touch while a gate is in force
     const avoid = new Set<string>();
-    for (const s of w.sessions.values()) if (s.open && !s.pay.ids && this.g.has('idless-person-between-calls')) for (const p of this.touchedBy(s)) avoid.add(p);
+    for (const s of w.sessions.values())
+      if (s.open && !s.pay.ids && this.g.has('idless-person-between-calls')) for (const p of this.touchedBy(s)) avoid.add(p);
     const agentDirs = this.agentDirs(w);
-    const ok = (p: string) => ![...avoid].some((q) => related(p, q)) && !(this.g.has('note-in-agent-dir') && agentDirs.some((d) => isUnder(p, d) || d === p));
-    const agentTouched = [...w.sessions.values()].flatMap((s) => s.live.flatMap((t) => t.events.flatMap((e) => [...e.changes.keys()]))).filter((p) => w.cur.paths.get(p)?.wt?.startsWith('file ') && !p.startsWith('vendor/'));
+    const ok = (p: string) =>
+      ![...avoid].some((q) => related(p, q)) && !(this.g.has('note-in-agent-dir') && agentDirs.some((d) => isUnder(p, d) || d === p));
+    const agentTouched = [...w.sessions.values()]
+      .flatMap((s) => s.live.flatMap((t) => t.events.flatMap((e) => [...e.changes.keys()])))
+      .filter((p) => w.cur.paths.get(p)?.wt?.startsWith('file ') && !p.startsWith('vendor/'));
     const x = r();
     if (x < 0.35 && agentTouched.filter(ok).length) {
       const p = pick(r, agentTouched.filter(ok));
       return chance(r, 0.6) ? person.append(p, `person ${pick(r, WORDS)}\n`) : person.file(p, text(r));
     }
-    if (x < 0.45 && !this.g.has('note-in-agent-dir') && agentDirs.length) return person.file(`${pick(r, agentDirs)}/person-note.md`, text(r, 1));
+    if (x < 0.45 && !this.g.has('note-in-agent-dir') && agentDirs.length)
+      return person.file(`${pick(r, agentDirs)}/person-note.md`, text(r, 1));
     if (x < 0.55) return person.file(this.newName(pick(r, NOTES)), text(r));
     const files = v.files.filter(ok);
     const texts = v.texts.filter(ok);
@@ -290,7 +340,10 @@ export class Generator {
     if (x < 0.82 && v.tracked.filter(ok).length) return person.sh(`git reset -q -- ${pick(r, v.tracked.filter(ok))}`);
     if (x < 0.86 && files.length) return person.chmod(pick(r, files), chance(r, 0.5));
     if (x < 0.9 && files.length && !(this.g.has('deletion-then-shell') && during)) {
-      const p = pick(r, files.filter((f) => !this.g.has('deletion-then-shell') || !v.tracked.includes(f)).concat(NOTES.filter((n) => v.files.includes(n))));
+      const p = pick(
+        r,
+        files.filter((f) => !this.g.has('deletion-then-shell') || !v.tracked.includes(f)).concat(NOTES.filter((n) => v.files.includes(n))),
+      );
       if (p) return person.rm(p);
     }
     if (x < 0.93 && files.length) {
@@ -316,7 +369,11 @@ export class Generator {
       const a = this.call(w, s);
       const b = this.call(w, s);
       // the later-path gate sees both writes of a parallel pair (the second may not sort first)
-      const sortsFirst = a?.tool === 'write' && b?.tool === 'write' && this.g.has('later-path-sorts-first') && (b.path < a.path || a.path < (s.open?.declared[0] ?? ''));
+      const sortsFirst =
+        a?.tool === 'write' &&
+        b?.tool === 'write' &&
+        this.g.has('later-path-sorts-first') &&
+        (b.path < a.path || a.path < (s.open?.declared[0] ?? ''));
       if (a && b && !sortsFirst) return { k: 'call', s: name, calls: [a, b], ...(chance(r, 0.5) ? { afterOrder: [1, 0] } : {}) };
     }
     const c = this.call(w, s);
@@ -335,7 +392,9 @@ export class Generator {
     const r = this.r;
     const v = view(w);
     const turn = s.open;
-    const removed = (turn?.events ?? []).flatMap((e) => [...e.changes].filter(([, [b, a]]) => b?.wt === 'dir' && a?.wt !== 'dir').map(([p]) => p));
+    const removed = (turn?.events ?? []).flatMap((e) =>
+      [...e.changes].filter(([, [b, a]]) => b?.wt === 'dir' && a?.wt !== 'dir').map(([p]) => p),
+    );
     const okPath = (p: string) => {
       // a write of .gitignore in parallel with a command un-ignores files inside the command's run
       if (this.g.has('command-changes-gitignore') && p.endsWith('.gitignore')) return false;
@@ -368,10 +427,17 @@ export class Generator {
     // (also the turn's own deletion: the engine records it again, for a read-only command too)
     if (g.has('deletion-then-shell') && [...w.cur.paths].some(([, st]) => st.idx?.startsWith('0 ') && !st.wt)) return null;
     if (g.has('dir-over-tracked-then-shell') && [...w.cur.paths].some(([, st]) => st.idx && st.wt === 'dir')) return null;
-    if (g.has('note-in-agent-dir') && this.agentDirs(w).some((d) => [...w.events].some((e) => e.actor.kind === 'person' && [...e.changes.keys()].some((q) => isUnder(q, d))))) return null;
+    if (
+      g.has('note-in-agent-dir') &&
+      this.agentDirs(w).some((d) =>
+        [...w.events].some((e) => e.actor.kind === 'person' && [...e.changes.keys()].some((q) => isUnder(q, d))),
+      )
+    )
+      return null;
     if (g.has('crlf') && existsLine(w, '.gitattributes')) return null;
     const inIgnoredDir = (p: string) => /^(dist|build|node_modules)\//.test(p);
-    const keep = (p: string) => !(g.has('command-changes-gitignore') && p.endsWith('.gitignore')) && !(g.has('command-writes-ignored-dir') && inIgnoredDir(p));
+    const keep = (p: string) =>
+      !(g.has('command-changes-gitignore') && p.endsWith('.gitignore')) && !(g.has('command-writes-ignored-dir') && inIgnoredDir(p));
     const files = v.files.filter(keep);
     const texts = v.texts.filter(keep);
     const F = () => pick(r, files.length ? files : ['a.txt']);
@@ -381,7 +447,8 @@ export class Generator {
     const x = r();
     const cmd = (() => {
       if (x < 0.12) return pick(r, READ_ONLY);
-      if (x < 0.2) return pick(r, [`sed -i '1s/^/agent: /' ${T()}`, `sed -i 's/line/LINE/g' ${T()}`, `sed -i '$a appended by agent' ${T()}`]);
+      if (x < 0.2)
+        return pick(r, [`sed -i '1s/^/agent: /' ${T()}`, `sed -i 's/line/LINE/g' ${T()}`, `sed -i '$a appended by agent' ${T()}`]);
       if (x < 0.27) return pick(r, [`rm ${F()}`, `rm -f ${F()}`, `rm -rf ${D()}`]);
       if (x < 0.32) {
         const d = this.newName(pick(r, NEW_DIRS));
@@ -395,17 +462,45 @@ export class Generator {
       if (x < 0.44) return pick(r, [`chmod +x ${F()}`, `chmod -x ${F()}`]);
       if (x < 0.47) return pick(r, [`ln -s ${F()} ${this.newName('ln')}`, `ln -sf ${F()} ${F()}`]);
       if (x < 0.5) return pick(r, [`echo TOKEN=agent >> .env`, `echo agent >> debug.log`]);
-      if (x < 0.55) return pick(r, ['rm -rf dist', 'rm -rf build', ...(g.has('command-writes-ignored-dir') ? [] : ['mkdir -p dist && echo bundle > dist/bundle.js', 'mkdir -p build/out && echo app > build/out/app.js', 'mkdir -p node_modules/pkg && echo m > node_modules/pkg/index.js'])]);
+      if (x < 0.55)
+        return pick(r, [
+          'rm -rf dist',
+          'rm -rf build',
+          ...(g.has('command-writes-ignored-dir')
+            ? []
+            : [
+                'mkdir -p dist && echo bundle > dist/bundle.js',
+                'mkdir -p build/out && echo app > build/out/app.js',
+                'mkdir -p node_modules/pkg && echo m > node_modules/pkg/index.js',
+              ]),
+        ]);
       if (x < 0.62) return pick(r, ['git add -A', `git add ${F()}`, `git add -A && git commit -qm agent`]);
       if (x < 0.65) return `git diff -U0 -- ${T()} | awk '/^@@/{n++} n<2' | git apply --cached --unidiff-zero -`;
-      if (x < 0.7) return pick(r, [`git rm --cached -q ${TR()}`, `git rm -q ${TR()}`, `git restore ${TR()}`, `git restore --staged ${TR()}`, `git checkout -- ${TR()}`]);
+      if (x < 0.7)
+        return pick(r, [
+          `git rm --cached -q ${TR()}`,
+          `git rm -q ${TR()}`,
+          `git restore ${TR()}`,
+          `git restore --staged ${TR()}`,
+          `git checkout -- ${TR()}`,
+        ]);
       if (x < 0.74) return pick(r, ['git stash -q', 'git stash pop -q', 'git commit -qam agent', 'git reset -q', 'git reset -q --hard']);
       if (x < 0.76) return 'git gc -q --prune=now';
       if (x < 0.79 && !g.has('gc-in-command')) return `rm -f ${pick(r, NOTES)} ${F()} && git gc -q --prune=now`;
-      if (x < 0.83) return pick(r, [`f=${F()}; rm -f $f && mkdir $f && echo x > $f/inner.txt`, `d=${D()}; rm -rf $d && echo x > $d`, `f=${F()}; rm -f $f && ln -s ${F()} $f`]);
+      if (x < 0.83)
+        return pick(r, [
+          `f=${F()}; rm -f $f && mkdir $f && echo x > $f/inner.txt`,
+          `d=${D()}; rm -rf $d && echo x > $d`,
+          `f=${F()}; rm -f $f && ln -s ${F()} $f`,
+        ]);
       if (x < 0.88) return pick(r, [`echo partial >> ${T()}; exit 1`, 'false', 'sed -i s/a/b/ missing-file.txt']);
       if (x < 0.9 && w.nested.size) return pick(r, ['rm -rf vendor', 'echo agent >> vendor/lib/v.txt']);
-      if (x < 0.93 && existsLine(w, 'origin')) return pick(r, ['git pull -q --ff-only', 'git commit -qam pushed && git push -q origin HEAD', ...(g.has('push-skewed-clock') ? [] : ["GIT_COMMITTER_DATE='1500000000 +0000' git commit -qam old && git push -q origin HEAD"])]);
+      if (x < 0.93 && existsLine(w, 'origin'))
+        return pick(r, [
+          'git pull -q --ff-only',
+          'git commit -qam pushed && git push -q origin HEAD',
+          ...(g.has('push-skewed-clock') ? [] : ["GIT_COMMITTER_DATE='1500000000 +0000' git commit -qam old && git push -q origin HEAD"]),
+        ]);
       return pick(r, [`echo ${pick(r, WORDS)} >> ${T()}`, `printf '${pick(r, WORDS)}\\n' > ${this.newName('out.txt')}`]);
     })();
     return shell(cmd);

@@ -33,7 +33,9 @@ describe('randomized differential tester', () => {
         ? { runs: 150, budgetMs: 20 * 60_000, base: longBase(), shrinkMs: 300_000 }
         : { runs: 30, budgetMs: 30_000, base: 1000, shrinkMs: 120_000, shortTrials: true };
       const g = [...gates()];
-      console.log(`gates in force (known open bugs, known.ts): ${g.length ? g.join(', ') : 'none'}; rewind --undo: ${supportsUndo() ? 'yes' : 'no (a forced rewind is undone by restore)'}`);
+      console.log(
+        `gates in force (known open bugs, known.ts): ${g.length ? g.join(', ') : 'none'}; rewind --undo: ${supportsUndo() ? 'yes' : 'no (a forced rewind is undone by restore)'}`,
+      );
       const r = runTrials(defaults);
       console.log(
         `${r.trials} trials, ${r.steps} steps, ${r.hookCalls} hook calls, rewinds: ${r.rewinds.done} done (${r.rewinds.forced} forced; ${r.rewinds.paths} paths the agent had changed checked), ${r.rewinds.refused} refused, ${r.rewinds.undone} undone; ${(r.ms / 1000).toFixed(1)} s; ${r.failed.length} failed, ${r.soft.length} soft finding(s)`,

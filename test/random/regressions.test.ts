@@ -17,7 +17,9 @@ import { agent, edit, person, rewind, setup, shell, trace, undo, write, type Tra
 function explain(o: ReturnType<typeof runTrace>): void {
   if (process.env.RANDOM_EXPLAIN !== '1') return;
   console.log((o as unknown as { log: string[] }).log.join('\n'));
-  console.log(o.failures.length ? o.failures.map((f) => `step ${f.step}: ${f.kind}${f.soft ? ' (soft)' : ''}\n${f.text}`).join('\n\n') : 'no failure');
+  console.log(
+    o.failures.length ? o.failures.map((f) => `step ${f.step}: ${f.kind}${f.soft ? ' (soft)' : ''}\n${f.text}`).join('\n\n') : 'no failure',
+  );
 }
 
 /** The trace runs with no hard failure (an unjustified refusal is reported, not failed). */
@@ -68,62 +70,212 @@ describe("issue 19's table, as fixed sequences", () => {
   });
 
   it("row 3: one command deletes a person's untracked file and runs git gc --prune=now: the file is gone for good", () => {
-    check(trace([A], [...base(), person.file('notes.txt', 'mine\n'), A.start(), A.shell('rm notes.txt && git gc -q --prune=now'), A.end(), rewind('A')]));
+    check(
+      trace(
+        [A],
+        [...base(), person.file('notes.txt', 'mine\n'), A.start(), A.shell('rm notes.txt && git gc -q --prune=now'), A.end(), rewind('A')],
+      ),
+    );
   });
 
   it('row 4: the person replaced a tracked file by a directory, then a shell command: after-tool fails, its change stays', () => {
-    check(trace([A], [...base(), person.rm('b.txt'), person.file('b.txt/inner.txt', 'inner\n'), A.start(), A.shell('git add -A'), A.end(), rewind('A')]));
+    check(
+      trace(
+        [A],
+        [...base(), person.rm('b.txt'), person.file('b.txt/inner.txt', 'inner\n'), A.start(), A.shell('git add -A'), A.end(), rewind('A')],
+      ),
+    );
   });
 
   it("row 5: Gemini (no call id): the person fixes a.txt between the agent's calls; rewind destroys the fix", () => {
-    check(trace([G], [...base(), G.start(), G.write('a.txt', 'agent\n'), person.file('a.txt', 'person fix\n'), G.write('c.txt', 'c\n'), G.end(), rewind('A')]));
+    check(
+      trace(
+        [G],
+        [
+          ...base(),
+          G.start(),
+          G.write('a.txt', 'agent\n'),
+          person.file('a.txt', 'person fix\n'),
+          G.write('c.txt', 'c\n'),
+          G.end(),
+          rewind('A'),
+        ],
+      ),
+    );
   });
 
   it("row 5: the generic form without toolUseId: the person fixes a.txt between the agent's calls; rewind destroys the fix", () => {
-    check(trace([N], [...base(), N.start(), N.write('a.txt', 'agent\n'), person.file('a.txt', 'person fix\n'), N.write('c.txt', 'c\n'), N.end(), rewind('A')]));
+    check(
+      trace(
+        [N],
+        [
+          ...base(),
+          N.start(),
+          N.write('a.txt', 'agent\n'),
+          person.file('a.txt', 'person fix\n'),
+          N.write('c.txt', 'c\n'),
+          N.end(),
+          rewind('A'),
+        ],
+      ),
+    );
   });
 
   it('row 6: Claude Code: the person denies an Edit at the permission prompt and makes the change by hand; rewind replaces the hand edit', () => {
-    check(trace([C], [...base(), C.start(), C.denied(edit('a.txt', 'two', 'TWO')), person.file('a.txt', 'one\nTWO by hand\nthree\n'), C.write('c.txt', 'c\n'), C.end(), rewind('A')]));
+    check(
+      trace(
+        [C],
+        [
+          ...base(),
+          C.start(),
+          C.denied(edit('a.txt', 'two', 'TWO')),
+          person.file('a.txt', 'one\nTWO by hand\nthree\n'),
+          C.write('c.txt', 'c\n'),
+          C.end(),
+          rewind('A'),
+        ],
+      ),
+    );
   });
 
   it('row 7: turn 1 writes a, the person edits a, turn 2 writes a: rewind 1 exits 0 and destroys the edit', () => {
-    check(trace([A], [...base(), A.start(), A.write('a.txt', 'turn 1\n'), A.end(), person.file('a.txt', 'person\n'), A.start(), A.write('a.txt', 'turn 2\n'), A.end(), rewind('A', 1)]));
+    check(
+      trace(
+        [A],
+        [
+          ...base(),
+          A.start(),
+          A.write('a.txt', 'turn 1\n'),
+          A.end(),
+          person.file('a.txt', 'person\n'),
+          A.start(),
+          A.write('a.txt', 'turn 2\n'),
+          A.end(),
+          rewind('A', 1),
+        ],
+      ),
+    );
   });
 
   it('row 7: rewind, then rewind again: the second refuses at turn 1 (the person edited its path)', () => {
-    check(trace([A], [...base(), A.start(), A.write('a.txt', 'turn 1\n'), A.end(), person.file('a.txt', 'person\n'), A.start(), A.write('a.txt', 'turn 2\n'), A.end(), rewind('A'), rewind('A')]));
+    check(
+      trace(
+        [A],
+        [
+          ...base(),
+          A.start(),
+          A.write('a.txt', 'turn 1\n'),
+          A.end(),
+          person.file('a.txt', 'person\n'),
+          A.start(),
+          A.write('a.txt', 'turn 2\n'),
+          A.end(),
+          rewind('A'),
+          rewind('A'),
+        ],
+      ),
+    );
   });
 
   it('row 8: eol=crlf files edited by a command: rewind writes LF where the person had CRLF', () => {
-    check(trace([A], [setup.file('.gitattributes', '*.txt eol=crlf\n'), setup.file('a.txt', 'one\r\ntwo\r\n'), setup.sh('git add -A && git commit -qm base'), A.start(), A.shell("sed -i 's/one/ONE/' a.txt"), A.end(), rewind('A')]));
+    check(
+      trace(
+        [A],
+        [
+          setup.file('.gitattributes', '*.txt eol=crlf\n'),
+          setup.file('a.txt', 'one\r\ntwo\r\n'),
+          setup.sh('git add -A && git commit -qm base'),
+          A.start(),
+          A.shell("sed -i 's/one/ONE/' a.txt"),
+          A.end(),
+          rewind('A'),
+        ],
+      ),
+    );
   });
 
   it('row 8: core.autocrlf=true files edited by a command: rewind writes LF where the person had CRLF', () => {
-    check(trace([A], [setup.sh('git config core.autocrlf true'), setup.file('a.txt', 'one\r\ntwo\r\n'), setup.sh('git add -A && git commit -qm base'), A.start(), A.shell("sed -i 's/one/ONE/' a.txt"), A.end(), rewind('A')]));
+    check(
+      trace(
+        [A],
+        [
+          setup.sh('git config core.autocrlf true'),
+          setup.file('a.txt', 'one\r\ntwo\r\n'),
+          setup.sh('git add -A && git commit -qm base'),
+          A.start(),
+          A.shell("sed -i 's/one/ONE/' a.txt"),
+          A.end(),
+          rewind('A'),
+        ],
+      ),
+    );
   });
 
   it('row 9: a Write whose path is a symlink to a tracked file: the target changes, rewind leaves it changed', () => {
     check(trace([C], [...base(setup.link('link', 'a.txt')), C.start(), C.write('link', 'through the link\n'), C.end(), rewind('A')]));
   });
 
-  it("row 10: the agent creates src/deep/, the person saves a note there, the agent runs git add -A: rewind deletes the note", () => {
-    check(trace([A], [...base(), A.start(), A.write('src/deep/gen.ts', 'gen\n'), person.file('src/deep/note.md', 'mine\n'), A.shell('git add -A'), A.end(), rewind('A')]));
+  it('row 10: the agent creates src/deep/, the person saves a note there, the agent runs git add -A: rewind deletes the note', () => {
+    check(
+      trace(
+        [A],
+        [
+          ...base(),
+          A.start(),
+          A.write('src/deep/gen.ts', 'gen\n'),
+          person.file('src/deep/note.md', 'mine\n'),
+          A.shell('git add -A'),
+          A.end(),
+          rewind('A'),
+        ],
+      ),
+    );
   });
 
   // row 11's window (between creating index.lock and writing its marker) is one writeFile call:
   // a kill from outside lands after the marker every time here, so this checks the recovery only
   it('row 11: a rewind killed (-9) the moment index.lock appears: running it again completes it', () => {
-    check(trace([A], [...base(), person.append('b.txt', 'staged\n'), person.sh('git add b.txt'), A.start(), A.shell('git add -A'), A.write('a.txt', 'agent\n'), A.end(), rewind('A', 1, { kill: true })]));
+    check(
+      trace(
+        [A],
+        [
+          ...base(),
+          person.append('b.txt', 'staged\n'),
+          person.sh('git add b.txt'),
+          A.start(),
+          A.shell('git add -A'),
+          A.write('a.txt', 'agent\n'),
+          A.end(),
+          rewind('A', 1, { kill: true }),
+        ],
+      ),
+    );
   });
 
   it('row 12: rm -rf over a nested repository with uncommitted work: rewind exits 0 and does not name the loss', () => {
-    check(trace([A], [...base(setup.sh("mkdir -p vendor/lib && cd vendor/lib && git init -q && printf 'v1\\n' > v.txt && git add v.txt && git commit -qm v && printf 'wip\\n' >> v.txt")), A.start(), A.shell('rm -rf vendor'), A.end(), rewind('A')]));
+    check(
+      trace(
+        [A],
+        [
+          ...base(
+            setup.sh(
+              "mkdir -p vendor/lib && cd vendor/lib && git init -q && printf 'v1\\n' > v.txt && git add v.txt && git commit -qm v && printf 'wip\\n' >> v.txt",
+            ),
+          ),
+          A.start(),
+          A.shell('rm -rf vendor'),
+          A.end(),
+          rewind('A'),
+        ],
+      ),
+    );
   });
 
   const remote = [
     setup.sh('git init -q --bare ../origin.git && git remote add origin ../origin.git && git push -q -u origin main 2>/dev/null'),
-    setup.sh("git clone -q ../origin.git ../other && cd ../other && printf 'o\\n' > other.txt && git add other.txt && git commit -qm other && git push -q origin main && cd ../repo && git fetch -q"),
+    setup.sh(
+      "git clone -q ../origin.git ../other && cd ../other && printf 'o\\n' > other.txt && git add other.txt && git commit -qm other && git push -q origin main && cd ../repo && git fetch -q",
+    ),
   ];
 
   it("row 13: the agent only pulled (a fast-forward to someone else's pushed commit): the rewind is refused as a push", () => {
@@ -131,15 +283,54 @@ describe("issue 19's table, as fixed sequences", () => {
   });
 
   it('row 13: the agent pushed a commit whose clock is behind the turn: the rewind is not refused', () => {
-    check(trace([A], [...base(), remote[0], A.start(), A.shell("echo agent >> a.txt && GIT_COMMITTER_DATE='1500000000 +0000' git commit -qam old && git push -q origin HEAD"), A.end(), rewind('A')]));
+    check(
+      trace(
+        [A],
+        [
+          ...base(),
+          remote[0],
+          A.start(),
+          A.shell("echo agent >> a.txt && GIT_COMMITTER_DATE='1500000000 +0000' git commit -qam old && git push -q origin HEAD"),
+          A.end(),
+          rewind('A'),
+        ],
+      ),
+    );
   });
 
   it('row 13: the agent pushed a commit (a true clock): the rewind refuses', () => {
-    check(trace([A], [...base(), remote[0], A.start(), A.shell('echo agent >> a.txt && git commit -qam pushed && git push -q origin HEAD'), A.end(), rewind('A')]));
+    check(
+      trace(
+        [A],
+        [
+          ...base(),
+          remote[0],
+          A.start(),
+          A.shell('echo agent >> a.txt && git commit -qam pushed && git push -q origin HEAD'),
+          A.end(),
+          rewind('A'),
+        ],
+      ),
+    );
   });
 
   it("row 14: two sessions write one file; B is rewound, then A: A refuses with a stale contest though the file holds A's last write", () => {
-    checkStrict(trace([A, B], [...base(), A.start(), A.write('a.txt', 'by A\n'), B.start(), B.write('a.txt', 'by B\n'), A.end(), B.end(), rewind('B'), rewind('A')]));
+    checkStrict(
+      trace(
+        [A, B],
+        [
+          ...base(),
+          A.start(),
+          A.write('a.txt', 'by A\n'),
+          B.start(),
+          B.write('a.txt', 'by B\n'),
+          A.end(),
+          B.end(),
+          rewind('B'),
+          rewind('A'),
+        ],
+      ),
+    );
   });
 
   it('row 15: a later call of a turn declares a path that sorts before the first one: directories the turn created stay behind', () => {
@@ -151,23 +342,38 @@ describe("issue 19's table, as fixed sequences", () => {
   });
 
   it('files a command created in an ignored directory that existed (build/) stay after the rewind and are not named', () => {
-    check(trace([A], [...base(), person.file('build/old.js', 'old\n'), A.start(), A.shell('mkdir -p build/out && echo app > build/out/app.js'), A.end(), rewind('A')]));
+    check(
+      trace(
+        [A],
+        [
+          ...base(),
+          person.file('build/old.js', 'old\n'),
+          A.start(),
+          A.shell('mkdir -p build/out && echo app > build/out/app.js'),
+          A.end(),
+          rewind('A'),
+        ],
+      ),
+    );
   });
 
   // seed 4011: a file the person keeps in an ignored directory that existed, changed by a command
   // (here replaced by a symlink; sed -i too): the rewind leaves it changed and does not name it
   it('a command changes a file inside an ignored directory that existed: left changed, not named in uncovered (seed 4011)', () => {
     check(
-      trace([A], [
-        setup.file('.gitignore', '.env\n*.log\ndist/\nbuild/\nnode_modules/\n'),
-        setup.file('README.md', 'x\n'),
-        person.file('dist/bundle.js', 'x\n'),
-        A.start(),
-        A.shell('ln -sf .env dist/bundle.js'),
-        A.shell("sed -i '$a appended by agent' README.md"),
-        A.end(),
-        rewind(),
-      ]),
+      trace(
+        [A],
+        [
+          setup.file('.gitignore', '.env\n*.log\ndist/\nbuild/\nnode_modules/\n'),
+          setup.file('README.md', 'x\n'),
+          person.file('dist/bundle.js', 'x\n'),
+          A.start(),
+          A.shell('ln -sf .env dist/bundle.js'),
+          A.shell("sed -i '$a appended by agent' README.md"),
+          A.end(),
+          rewind(),
+        ],
+      ),
     );
   });
 
@@ -182,15 +388,18 @@ describe('shrunk failures of the random runs', () => {
   // rewind took back comes back, over the person's bytes.
   it('a rewind after a forced rewind brings back what the forced one undid (seed 1006)', () => {
     check(
-      trace([C], [
-        person.append('run.sh', 'on top line\n'),
-        C.start('prompt 21'),
-        C.start('prompt 33'),
-        C.edit('run.sh', 'on top line', 'x\n'),
-        C.end(),
-        rewind('A', 2, { force: true }),
-        rewind('A', 1),
-      ]),
+      trace(
+        [C],
+        [
+          person.append('run.sh', 'on top line\n'),
+          C.start('prompt 21'),
+          C.start('prompt 33'),
+          C.edit('run.sh', 'on top line', 'x\n'),
+          C.end(),
+          rewind('A', 2, { force: true }),
+          rewind('A', 1),
+        ],
+      ),
     );
   });
 });
@@ -201,20 +410,28 @@ describe('shrunk failures of the random runs (2)', () => {
   // the turn as absent before, and the rewind deletes it.
   it("a command that un-ignores the person's ignored files: the rewind deletes them (seed 1005)", () => {
     check(
-      trace([G], [
-        setup.file('.gitignore', '.env\n*.log\ndist/\nbuild/\nnode_modules/\n'),
-        person.file('.env', 'x\n'),
-        person.file('dist/bundle.js', 'x\n'),
-        G.start('prompt 21'),
-        G.shell('ln -sf src/untracked5.ts .gitignore'),
-        G.end(),
-        rewind('A', 1),
-      ]),
+      trace(
+        [G],
+        [
+          setup.file('.gitignore', '.env\n*.log\ndist/\nbuild/\nnode_modules/\n'),
+          person.file('.env', 'x\n'),
+          person.file('dist/bundle.js', 'x\n'),
+          G.start('prompt 21'),
+          G.shell('ln -sf src/untracked5.ts .gitignore'),
+          G.end(),
+          rewind('A', 1),
+        ],
+      ),
     );
   });
 
   it("the same with a tracked .gitignore edited by sed: the person's build output is deleted", () => {
-    check(trace([A], [...base(), person.file('dist/bundle.js', 'built\n'), A.start(), A.shell("sed -i '/dist/d' .gitignore"), A.end(), rewind('A')]));
+    check(
+      trace(
+        [A],
+        [...base(), person.file('dist/bundle.js', 'built\n'), A.start(), A.shell("sed -i '/dist/d' .gitignore"), A.end(), rewind('A')],
+      ),
+    );
   });
 });
 
@@ -225,7 +442,20 @@ describe('shrunk failures of the random runs (3)', () => {
   it('a write into new directories, staged by another session, removed by reset --hard: no directory of the write in the pre-image, and the rewind refuses (the staging went under the agent’s command) (seed 5008)', () => {
     const A = agent('A');
     const B = agent('B', 'gemini');
-    check(trace([A, B], [B.start(), A.start(), B.write('pkg/x/y/z3.txt', 'x\n'), A.shell('git add -A'), B.shell('git reset -q --hard'), B.end(), rewind('B', 1)]));
+    check(
+      trace(
+        [A, B],
+        [
+          B.start(),
+          A.start(),
+          B.write('pkg/x/y/z3.txt', 'x\n'),
+          A.shell('git add -A'),
+          B.shell('git reset -q --hard'),
+          B.end(),
+          rewind('B', 1),
+        ],
+      ),
+    );
   });
 });
 
@@ -236,19 +466,25 @@ describe('oracle corrections the random runs showed', () => {
     const A = agent('A');
     const B = agent('B', 'claude');
     check(
-      trace([A, B], [
-        setup.file('.gitignore', '.env\n*.log\ndist/\nbuild/\nnode_modules/\n'),
-        setup.file('.gitattributes', '*.txt eol=crlf\n'),
-        setup.file('README.md', 'fix name 48\nline return 63\n'),
-        person.file('dist/bundle.js', 'value name 10\n'),
-        A.start('prompt 25'),
-        B.start('prompt 39'),
-        B.parallel([shell("sed -i '$a appended by agent' dist/bundle.js"), shell("git diff -U0 -- .gitattributes | awk '/^@@/{n++} n<2' | git apply --cached --unidiff-zero -")]),
-        person.rm('.gitignore'),
-        B.write('src/new5.ts', 'return todo 55\n'),
-        B.end(),
-        rewind('B', 1, { force: true }),
-      ]),
+      trace(
+        [A, B],
+        [
+          setup.file('.gitignore', '.env\n*.log\ndist/\nbuild/\nnode_modules/\n'),
+          setup.file('.gitattributes', '*.txt eol=crlf\n'),
+          setup.file('README.md', 'fix name 48\nline return 63\n'),
+          person.file('dist/bundle.js', 'value name 10\n'),
+          A.start('prompt 25'),
+          B.start('prompt 39'),
+          B.parallel([
+            shell("sed -i '$a appended by agent' dist/bundle.js"),
+            shell("git diff -U0 -- .gitattributes | awk '/^@@/{n++} n<2' | git apply --cached --unidiff-zero -"),
+          ]),
+          person.rm('.gitignore'),
+          B.write('src/new5.ts', 'return todo 55\n'),
+          B.end(),
+          rewind('B', 1, { force: true }),
+        ],
+      ),
     );
   });
   // seed 6001: Gemini CLI sends nothing when the person denies a call; the person then writes the
@@ -256,13 +492,38 @@ describe('oracle corrections the random runs showed', () => {
   // back, saving it for --undo (the oracle allows that, and the undo must bring it back)
   it('a forced rewind over a denied call whose path the person wrote by hand: allowed, and undone exactly (seed 6001)', () => {
     const G1 = agent('A', 'gemini');
-    check(trace([G1], [G1.start(), G1.denied(write('src/lib/extra6.ts', 'x\n')), person.file('src/lib/extra6.ts', 'x\n'), G1.end(), rewind('A', 1, { force: true, kill: true }), undo()]));
+    check(
+      trace(
+        [G1],
+        [
+          G1.start(),
+          G1.denied(write('src/lib/extra6.ts', 'x\n')),
+          person.file('src/lib/extra6.ts', 'x\n'),
+          G1.end(),
+          rewind('A', 1, { force: true, kill: true }),
+          undo(),
+        ],
+      ),
+    );
   });
   // seed 131015153: the agent makes tools/, the person saves a note there, the agent's rm -rf
   // tools takes it; the forced rewind brings the note back, in the directory it needs
   it('a forced rewind brings back a note the agent removed with the directory it created, and that directory (seed 131015153)', () => {
     const B1 = agent('B');
-    check(trace([B1], [...base(), B1.start(), B1.write('tools/gen1.sh', 'g\n'), person.file('tools/person-note.md', 'note\n'), B1.parallel([shell('cp tools/person-note.md copy2.txt'), shell('rm -rf tools')]), B1.end(), rewind('B', 1, { force: true })]));
+    check(
+      trace(
+        [B1],
+        [
+          ...base(),
+          B1.start(),
+          B1.write('tools/gen1.sh', 'g\n'),
+          person.file('tools/person-note.md', 'note\n'),
+          B1.parallel([shell('cp tools/person-note.md copy2.txt'), shell('rm -rf tools')]),
+          B1.end(),
+          rewind('B', 1, { force: true }),
+        ],
+      ),
+    );
   });
 
   // seed 131015163: the person's new .gitattributes drops `*.txt eol=crlf`; git still calls
@@ -271,16 +532,19 @@ describe('oracle corrections the random runs showed', () => {
   it("a stat-clean file that an attribute change left differing from its blob is git's own, not the rewind's (seed 131015163)", () => {
     const B1 = agent('B');
     check(
-      trace([B1], [
-        setup.file('.gitattributes', '*.txt eol=crlf\n'),
-        setup.file('a.txt', 'one\r\ntwo\r\n'),
-        setup.sh('git add -A && git commit -qm base && touch -d "1 hour ago" a.txt && git update-index -q --refresh'),
-        B1.start(),
-        B1.shell('echo agent >> debug.log'),
-        person.file('.gitattributes', 'nothing\n'),
-        B1.end(),
-        rewind('B', 1, { force: true, kill: true }),
-      ]),
+      trace(
+        [B1],
+        [
+          setup.file('.gitattributes', '*.txt eol=crlf\n'),
+          setup.file('a.txt', 'one\r\ntwo\r\n'),
+          setup.sh('git add -A && git commit -qm base && touch -d "1 hour ago" a.txt && git update-index -q --refresh'),
+          B1.start(),
+          B1.shell('echo agent >> debug.log'),
+          person.file('.gitattributes', 'nothing\n'),
+          B1.end(),
+          rewind('B', 1, { force: true, kill: true }),
+        ],
+      ),
     );
   });
 
@@ -288,7 +552,21 @@ describe('oracle corrections the random runs showed', () => {
   it("another session's edit of .gitattributes leaves a stat-clean file differing from its blob: not the rewind's (seed 226063955)", () => {
     const A1 = agent('A');
     const B1 = agent('B');
-    check(trace([A1, B1], [setup.file('.gitattributes', '*.txt eol=crlf\n'), setup.file('b.txt', 'x\r\n'), A1.start(), B1.start('prompt 29'), A1.shell('git add -A'), A1.edit('.gitattributes', '*.t', '*.t edited'), B1.end(), rewind('B', 1)]));
+    check(
+      trace(
+        [A1, B1],
+        [
+          setup.file('.gitattributes', '*.txt eol=crlf\n'),
+          setup.file('b.txt', 'x\r\n'),
+          A1.start(),
+          B1.start('prompt 29'),
+          A1.shell('git add -A'),
+          A1.edit('.gitattributes', '*.t', '*.t edited'),
+          B1.end(),
+          rewind('B', 1),
+        ],
+      ),
+    );
   });
 
   // seed 131809478: B's chmod +x, A's edit, A's forced rewind puts back B's state: B's rewind
@@ -296,26 +574,44 @@ describe('oracle corrections the random runs showed', () => {
   it("another session's forced rewind puts back what this session's agent left: its rewind takes it back (seed 131809478)", () => {
     const A1 = agent('A');
     const B1 = agent('B');
-    check(trace([A1, B1], [...base(), B1.start(), A1.start(), B1.shell('chmod +x b.txt'), A1.edit('b.txt', 'bee', 'bee edited'), A1.end(), B1.end(), rewind('A', 1, { force: true }), rewind('B', 1)]));
+    check(
+      trace(
+        [A1, B1],
+        [
+          ...base(),
+          B1.start(),
+          A1.start(),
+          B1.shell('chmod +x b.txt'),
+          A1.edit('b.txt', 'bee', 'bee edited'),
+          A1.end(),
+          B1.end(),
+          rewind('A', 1, { force: true }),
+          rewind('B', 1),
+        ],
+      ),
+    );
   });
   // seed 131809548: the agent's `rm -rf notes`, then a person's new file in a new notes/. The
   // unforced rewind refuses naming notes/todo6.md; the forced one brings notes back as it was
   // (without the new file, saved for --undo), and the undo brings the file back
-  it("a forced rewind of a deleted directory takes what was made in it since, and its undo brings that back (seed 131809548)", () => {
+  it('a forced rewind of a deleted directory takes what was made in it since, and its undo brings that back (seed 131809548)', () => {
     check(
-      trace([A, B], [
-        person.file('notes/todo1.md', 'name value 77\n'),
-        A.start('prompt 39'),
-        A.shell("git diff -U0 -- b.txt | awk '/^@@/{n++} n<2' | git apply --cached --unidiff-zero -"),
-        A.shell('rm -rf notes'),
-        person.append('.env', 'person name\n'),
-        A.end(),
-        person.file('notes/todo6.md', 'return name 41\nconst port 86'),
-        B.start('prompt 53'),
-        rewind('A', 1),
-        rewind('A', 1, { force: true, kill: true }),
-        undo(),
-      ]),
+      trace(
+        [A, B],
+        [
+          person.file('notes/todo1.md', 'name value 77\n'),
+          A.start('prompt 39'),
+          A.shell("git diff -U0 -- b.txt | awk '/^@@/{n++} n<2' | git apply --cached --unidiff-zero -"),
+          A.shell('rm -rf notes'),
+          person.append('.env', 'person name\n'),
+          A.end(),
+          person.file('notes/todo6.md', 'return name 41\nconst port 86'),
+          B.start('prompt 53'),
+          rewind('A', 1),
+          rewind('A', 1, { force: true, kill: true }),
+          undo(),
+        ],
+      ),
     );
   });
 });
@@ -326,15 +622,18 @@ describe('unjustified refusals the random runs found (soft findings)', () => {
   // refuses it as changed by someone else, though only the agent touched it (with ids: exact)
   it('id-less calls: a command creates a file, a later edit of the turn changes it: the rewind refuses, sealed absent (seed 1005)', () => {
     checkStrict(
-      trace([G], [
-        setup.file('a.txt', 'one\n'),
-        setup.sh('git add -A && git commit -qm base'),
-        G.start('p'),
-        G.shell('mkdir -p pkg/sub && echo name > pkg/sub/f4.txt'),
-        G.edit('pkg/sub/f4.txt', 'name', 'name edited'),
-        G.end(),
-        rewind('A', 1),
-      ]),
+      trace(
+        [G],
+        [
+          setup.file('a.txt', 'one\n'),
+          setup.sh('git add -A && git commit -qm base'),
+          G.start('p'),
+          G.shell('mkdir -p pkg/sub && echo name > pkg/sub/f4.txt'),
+          G.edit('pkg/sub/f4.txt', 'name', 'name edited'),
+          G.end(),
+          rewind('A', 1),
+        ],
+      ),
     );
   });
 
@@ -342,46 +641,101 @@ describe('unjustified refusals the random runs found (soft findings)', () => {
   // (chmod to the mode it has, touch): the command is recorded as changing it (I10: nothing of
   // its state changed). Harmless for this rewind (the path is the turn's already), noise in turns.
   it('a command that only touches a file the turn wrote (chmod -x of a plain file) is listed as changing it (seed 3019)', () => {
-    checkStrict(trace([B], [setup.file('empty.txt', ''), B.start(), B.edit('empty.txt', '', ' edited'), B.shell('chmod -x empty.txt'), B.end(), rewind()]));
+    checkStrict(
+      trace(
+        [B],
+        [setup.file('empty.txt', ''), B.start(), B.edit('empty.txt', '', ' edited'), B.shell('chmod -x empty.txt'), B.end(), rewind()],
+      ),
+    );
   });
 
   it('the same with call ids: the rewind is exact', () => {
-    checkStrict(trace([A], [setup.file('a.txt', 'one\n'), setup.sh('git add -A && git commit -qm base'), A.start('p'), A.shell('mkdir -p pkg/sub && echo name > pkg/sub/f4.txt'), A.edit('pkg/sub/f4.txt', 'name', 'name edited'), A.end(), rewind('A', 1)]));
+    checkStrict(
+      trace(
+        [A],
+        [
+          setup.file('a.txt', 'one\n'),
+          setup.sh('git add -A && git commit -qm base'),
+          A.start('p'),
+          A.shell('mkdir -p pkg/sub && echo name > pkg/sub/f4.txt'),
+          A.edit('pkg/sub/f4.txt', 'name', 'name edited'),
+          A.end(),
+          rewind('A', 1),
+        ],
+      ),
+    );
   });
 });
 
 describe('what held in the outside tester: fixed sequences that pass', () => {
   it("a person's work in progress, one turn with a write into new directories, an edit, sed -i, rm and git add -A: rewind is exact", () => {
     check(
-      trace([A], [
-        ...base(),
-        person.append('a.txt', 'unstaged\n'),
-        person.append('b.txt', 'staged\n'),
-        person.sh('git add b.txt'),
-        person.append('b.txt', 'on top\n'),
-        person.file('notes.txt', 'untracked\n'),
-        person.file('.env', 'SECRET=1\n'),
-        A.start(),
-        A.write('gen/api/client.ts', 'client\n'),
-        A.edit('src/app.ts', '1', '10'),
-        A.shell("sed -i '1s/^/agent: /' a.txt"),
-        A.shell('rm src/lib/util.ts'),
-        A.shell('git add -A'),
-        A.end(),
-        rewind('A'),
-      ]),
+      trace(
+        [A],
+        [
+          ...base(),
+          person.append('a.txt', 'unstaged\n'),
+          person.append('b.txt', 'staged\n'),
+          person.sh('git add b.txt'),
+          person.append('b.txt', 'on top\n'),
+          person.file('notes.txt', 'untracked\n'),
+          person.file('.env', 'SECRET=1\n'),
+          A.start(),
+          A.write('gen/api/client.ts', 'client\n'),
+          A.edit('src/app.ts', '1', '10'),
+          A.shell("sed -i '1s/^/agent: /' a.txt"),
+          A.shell('rm src/lib/util.ts'),
+          A.shell('git add -A'),
+          A.end(),
+          rewind('A'),
+        ],
+      ),
     );
   });
 
   it('git gc --prune=now between turns, two turns rewound at once', () => {
-    check(trace([A], [...base(), A.start(), A.write('a.txt', '1\n'), A.end(), person.sh('git gc -q --prune=now'), A.start(), A.shell('echo x >> b.txt && git add b.txt'), A.end(), person.sh('git gc -q --prune=now'), rewind('A', 1)]));
+    check(
+      trace(
+        [A],
+        [
+          ...base(),
+          A.start(),
+          A.write('a.txt', '1\n'),
+          A.end(),
+          person.sh('git gc -q --prune=now'),
+          A.start(),
+          A.shell('echo x >> b.txt && git add b.txt'),
+          A.end(),
+          person.sh('git gc -q --prune=now'),
+          rewind('A', 1),
+        ],
+      ),
+    );
   });
 
   it('parallel calls with ids (generic form): both land in the turn, rewind is exact', () => {
-    check(trace([A], [...base(), A.start(), A.parallel([shell("sed -i 's/bee/BEE/' b.txt"), write('c.txt', 'c\n')], [1, 0]), A.end(), rewind('A')]));
+    check(
+      trace(
+        [A],
+        [...base(), A.start(), A.parallel([shell("sed -i 's/bee/BEE/' b.txt"), write('c.txt', 'c\n')], [1, 0]), A.end(), rewind('A')],
+      ),
+    );
   });
 
   it('a forced rewind over the person edit, then its undo (restore of what it saved, or rewind --undo)', () => {
-    check(trace([A], [...base(), A.start(), A.write('a.txt', 'agent\n'), A.end(), person.file('a.txt', 'person\n'), rewind('A', 1, { force: true }), undo()]));
+    check(
+      trace(
+        [A],
+        [
+          ...base(),
+          A.start(),
+          A.write('a.txt', 'agent\n'),
+          A.end(),
+          person.file('a.txt', 'person\n'),
+          rewind('A', 1, { force: true }),
+          undo(),
+        ],
+      ),
+    );
   });
 });

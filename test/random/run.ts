@@ -23,14 +23,45 @@
  *   the state before it.
  */
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { gitEnv, makeTempDir } from '../helpers/git.js';
 import { cli, cliKilledAtLock, engineSession, hook, HARNESS, jsonData, Payloads, supportsUndo, type Run } from './cli.js';
-import { captureState, describeState, diffPaths, fsckProblems, gitQuiet, isUnder, key, racyClean, refsView, related, same, type PathState, type State } from './state.js';
+import {
+  captureState,
+  describeState,
+  diffPaths,
+  fsckProblems,
+  gitQuiet,
+  isUnder,
+  key,
+  racyClean,
+  refsView,
+  related,
+  same,
+  type PathState,
+  type State,
+} from './state.js';
 import { stepText, type Call, type SessionSpec, type Step, type Trace } from './trace.js';
 
-export type Actor = { kind: 'setup' } | { kind: 'person' } | { kind: 'agent'; s: string; turn: number } | { kind: 'rewind'; s: string } | { kind: 'undo' } | { kind: 'hook' };
+export type Actor =
+  | { kind: 'setup' }
+  | { kind: 'person' }
+  | { kind: 'agent'; s: string; turn: number }
+  | { kind: 'rewind'; s: string }
+  | { kind: 'undo' }
+  | { kind: 'hook' };
 
 export interface HEvent {
   pos: number;
@@ -126,7 +157,18 @@ function sh(cwd: string, cmd: string, env: NodeJS.ProcessEnv): { code: number; o
 }
 
 /** The read-only commands the generator runs (a turn must list no path for them). */
-export const READ_ONLY = ['ls -la', 'git status', 'git status --short', 'grep -rn line . || true', 'git diff --stat', 'git log --oneline -3', 'true', 'find . -name "*.md" -not -path "./.git/*"', 'ls', 'cat a.txt'];
+export const READ_ONLY = [
+  'ls -la',
+  'git status',
+  'git status --short',
+  'grep -rn line . || true',
+  'git diff --stat',
+  'git log --oneline -3',
+  'true',
+  'find . -name "*.md" -not -path "./.git/*"',
+  'ls',
+  'cat a.txt',
+];
 
 /** Failure kinds of a wrong rewind, the worst first (the first one present names the failure). */
 const SEVERITY = ['person-lost', 'collateral', 'not-restored', 'unnamed-loss', 'empty-dir'];
@@ -168,7 +210,14 @@ export class World {
     const init = sh(this.dir, 'git init -q . && git config core.autocrlf false', PERSON_ENV);
     if (init.code !== 0) throw new Error(`git init failed: ${init.out}`);
     for (const spec of trace.sessions) {
-      this.sessions.set(spec.name, { spec, pay: new Payloads(spec, this.dir), engine: engineSession(spec), open: null, live: [], frozen: false });
+      this.sessions.set(spec.name, {
+        spec,
+        pay: new Payloads(spec, this.dir),
+        engine: engineSession(spec),
+        open: null,
+        live: [],
+        frozen: false,
+      });
     }
     this.cur = this.capture();
   }
@@ -222,7 +271,10 @@ export class World {
   private drift(before: State, after: State, what: string): void {
     const d = diffPaths(before, after);
     if (d.length === 0) return;
-    this.fail('hook-wrote', `${what} changed ${d.length} path(s) of the worktree or index:\n${d.map((p) => this.pathDiff(p, before.paths.get(p), after.paths.get(p), 'before', 'after')).join('\n')}`);
+    this.fail(
+      'hook-wrote',
+      `${what} changed ${d.length} path(s) of the worktree or index:\n${d.map((p) => this.pathDiff(p, before.paths.get(p), after.paths.get(p), 'before', 'after')).join('\n')}`,
+    );
     this.record({ kind: 'hook' }, before, after);
   }
 
@@ -230,7 +282,10 @@ export class World {
     this.hookCalls++;
     const r = hook(this.dir, HARNESS[s.spec.form], payload);
     if (r.code !== 0 && !(blockable && r.code === 2)) {
-      this.fail('hook-exit', `hook ${HARNESS[s.spec.form]} ${what} exited ${r.code} for a well-formed event:\n${indent(r.stderr.trim() || r.stdout.trim())}`);
+      this.fail(
+        'hook-exit',
+        `hook ${HARNESS[s.spec.form]} ${what} exited ${r.code} for a well-formed event:\n${indent(r.stderr.trim() || r.stdout.trim())}`,
+      );
     }
     return r;
   }
@@ -293,7 +348,8 @@ export class World {
           break;
         case 'sh': {
           const r = sh(this.dir, step.cmd, PERSON_ENV);
-          if (r.code !== 0) this.log.push(`step ${this.step}: ${step.who} command exited ${r.code}: ${r.out.trim().split('\n').slice(-2).join(' / ')}`);
+          if (r.code !== 0)
+            this.log.push(`step ${this.step}: ${step.who} command exited ${r.code}: ${r.out.trim().split('\n').slice(-2).join(' / ')}`);
           break;
         }
       }
@@ -320,7 +376,16 @@ export class World {
     if (s.open) s.open.ended = true; // a prompt while a turn is open ends it (the engine seals it)
     const text = label ?? `prompt ${this.step}`;
     this.hook(s, s.pay.turnStart(text), 'turn-start');
-    const t: ModelTurn = { uid: ++this.turnUid, label: text, events: [], declared: [], head: this.head(), remote: this.remoteCommits(), ambiguous: false, ended: false };
+    const t: ModelTurn = {
+      uid: ++this.turnUid,
+      label: text,
+      events: [],
+      declared: [],
+      head: this.head(),
+      remote: this.remoteCommits(),
+      ambiguous: false,
+      ended: false,
+    };
     s.open = t;
     s.live.push(t);
     if (!this.driftChecks) return;
@@ -358,7 +423,9 @@ export class World {
     if (step.denied) {
       // the person denied it at the permission prompt: it never runs, no after event comes
       this.cur = b;
-      const paths = step.calls.filter((c, i): c is Extract<Call, { tool: 'write' }> => c.tool === 'write' && !blocked[i]).map((c) => c.path);
+      const paths = step.calls
+        .filter((c, i): c is Extract<Call, { tool: 'write' }> => c.tool === 'write' && !blocked[i])
+        .map((c) => c.path);
       if (paths.length) (turn.denied ??= []).push({ paths, before: b });
       return;
     }
@@ -366,7 +433,9 @@ export class World {
     const ignoredAtStart = ignoredDirs(this.dir, b);
     const results = step.calls.map((c, i) => (blocked[i] ? null : runCall(this.dir, c)));
     const a = this.capture();
-    const declared = step.calls.filter((c, i): c is Extract<Call, { tool: 'write' }> => c.tool === 'write' && !blocked[i]).map((c) => c.path);
+    const declared = step.calls
+      .filter((c, i): c is Extract<Call, { tool: 'write' }> => c.tool === 'write' && !blocked[i])
+      .map((c) => c.path);
     const ev = this.record({ kind: 'agent', s: step.s, turn: turn.uid }, b, a, declared);
     ev.ignoredAtStart = ignoredAtStart;
     turn.events.push(ev);
@@ -402,13 +471,21 @@ export class World {
       return null;
     }
     for (const q of this.quietCalls.splice(0)) {
-      const entries = list.filter((t) => t.session === q.engine).flatMap((t) => t.tools.filter((c) => c.phase === 'after' && (q.id ? c.toolUseId === q.id : c.command === q.cmd)));
+      const entries = list
+        .filter((t) => t.session === q.engine)
+        .flatMap((t) => t.tools.filter((c) => c.phase === 'after' && (q.id ? c.toolUseId === q.id : c.command === q.cmd)));
       const noisy = q.id ? entries : entries.length && entries.every((c) => c.paths.length) ? entries : [];
       for (const c of noisy) {
         // a read-only command (ls, git status, grep) that adds paths is a failure; any other command
         // whose run changed no path's state (touch, chmod to the same mode) is a soft one (I10)
         const readOnly = READ_ONLY.includes(q.cmd);
-        if (c.paths.length) this.fail(readOnly ? 'read-only-paths' : 'unchanged-paths', `step ${q.step}: the command ${JSON.stringify(q.cmd)} changed nothing${readOnly ? '' : ' (no path\'s bytes, mode, type or index entries)'}, yet turns --json lists paths for it: ${c.paths.join(', ')}`, !readOnly, c.paths);
+        if (c.paths.length)
+          this.fail(
+            readOnly ? 'read-only-paths' : 'unchanged-paths',
+            `step ${q.step}: the command ${JSON.stringify(q.cmd)} changed nothing${readOnly ? '' : " (no path's bytes, mode, type or index entries)"}, yet turns --json lists paths for it: ${c.paths.join(', ')}`,
+            !readOnly,
+            c.paths,
+          );
       }
     }
     return list;
@@ -427,7 +504,11 @@ export class World {
         const captured = (p: string) => !/^(dist|build|node_modules|vendor)(\/|$)/.test(p);
         const changed = (x: Sess) => [...new Set(x.live.flatMap((t) => t.events.flatMap((e) => [...e.changes.keys()])))].filter(captured);
         const pending = [...this.sessions.values()].filter((x) => !x.frozen && changed(x).length > 0);
-        if (pending.length) this.fail('not-recorded', `turns --json lists no turn that changed anything, while ${pending.map((x) => `${x.spec.name}'s turns changed ${changed(x).join(', ')}`).join('; ')}`);
+        if (pending.length)
+          this.fail(
+            'not-recorded',
+            `turns --json lists no turn that changed anything, while ${pending.map((x) => `${x.spec.name}'s turns changed ${changed(x).join(', ')}`).join('; ')}`,
+          );
         return;
       }
       s = [...this.sessions.values()].find((x) => x.engine === pick.session);
@@ -457,7 +538,10 @@ export class World {
 
   private sameTurnCount(s: Sess, mine: EngineTurn[]): boolean {
     if (mine.length === s.live.length) return true;
-    this.fail('turn-count', `session ${s.spec.name} (${s.engine}): the hooks were sent ${s.live.length} live turn(s), turns --json lists ${mine.length}: ${mine.map((t) => `${t.turn} ${JSON.stringify(t.label)} [${t.paths.join(', ')}]`).join('; ')}`);
+    this.fail(
+      'turn-count',
+      `session ${s.spec.name} (${s.engine}): the hooks were sent ${s.live.length} live turn(s), turns --json lists ${mine.length}: ${mine.map((t) => `${t.turn} ${JSON.stringify(t.label)} [${t.paths.join(', ')}]`).join('; ')}`,
+    );
     return false;
   }
 
@@ -475,14 +559,18 @@ export class World {
       // killed the moment it creates index.lock; running it again must complete it (I6). A run
       // that wrote no index (no lock) was not killed: it is the one judged.
       const k = cliKilledAtLock(this.dir, args, join(this.dir, '.git', 'index.lock'));
-      if (k.killed) killedNote = ` (run again after a run killed -9 the moment index.lock appeared${k.lockSize === 0 ? ', still empty' : ''})`;
+      if (k.killed)
+        killedNote = ` (run again after a run killed -9 the moment index.lock appeared${k.lockSize === 0 ? ', still empty' : ''})`;
       else r = k.run;
-      this.log.push(`step ${this.step}: the first run was ${k.killed ? 'killed' : 'not killed (it wrote no index)'}; index.lock ${existsSync(join(this.dir, '.git', 'index.lock')) ? `left, ${readFileSync(join(this.dir, '.git', 'index.lock')).length} bytes` : 'gone'}`);
+      this.log.push(
+        `step ${this.step}: the first run was ${k.killed ? 'killed' : 'not killed (it wrote no index)'}; index.lock ${existsSync(join(this.dir, '.git', 'index.lock')) ? `left, ${readFileSync(join(this.dir, '.git', 'index.lock')).length} bytes` : 'gone'}`,
+      );
     }
     r ??= cli(this.dir, args);
     const post = this.capture();
     const cmd = `git-scalpel ${args.join(' ')}${killedNote}`;
-    if (killedNote && existsSync(join(this.dir, '.git', 'index.lock'))) this.fail('lock-left', `${cmd}: .git/index.lock is still there after the run (git is blocked)`);
+    if (killedNote && existsSync(join(this.dir, '.git', 'index.lock')))
+      this.fail('lock-left', `${cmd}: .git/index.lock is still there after the run (git is blocked)`);
     if (killedNote && r.code === 3 && /\[INDEX_LOCKED\]/.test(r.stderr)) {
       this.fail('lock-left', `${cmd} refused: its own killed run's index.lock blocks it:\n${indent(r.stderr.trim())}`);
       return;
@@ -491,11 +579,21 @@ export class World {
     if (r.code === 3 && !force) {
       this.rewinds.refused++;
       const changed = diffPaths(pre, post);
-      if (changed.length) this.fail('refusal-wrote', `${context} refused (exit 3) but changed:\n${changed.map((p) => this.pathDiff(p, pre.paths.get(p), post.paths.get(p), 'before', 'after')).join('\n')}`);
+      if (changed.length)
+        this.fail(
+          'refusal-wrote',
+          `${context} refused (exit 3) but changed:\n${changed.map((p) => this.pathDiff(p, pre.paths.get(p), post.paths.get(p), 'before', 'after')).join('\n')}`,
+        );
       if (refsView(this.dir) !== preRefs) this.fail('refs-moved', `${context} refused but moved refs`);
       const code = /\[([A-Z_]+)\]/.exec(r.stderr)?.[1] ?? '?';
-      if (code === 'SNAPSHOT_CORRUPT') this.fail('corrupt', `${context} refused: the turn's snapshot is corrupt:\n${indent(r.stderr.trim())}\n${a.summary()}`);
-      else if (!a.justification) this.fail('unjustified-refusal', `${context} refused though no path the turns' agent changed was changed by anyone else since, nothing was pushed:\n${indent(r.stderr.trim())}\n${a.summary()}`, true);
+      if (code === 'SNAPSHOT_CORRUPT')
+        this.fail('corrupt', `${context} refused: the turn's snapshot is corrupt:\n${indent(r.stderr.trim())}\n${a.summary()}`);
+      else if (!a.justification)
+        this.fail(
+          'unjustified-refusal',
+          `${context} refused though no path the turns' agent changed was changed by anyone else since, nothing was pushed:\n${indent(r.stderr.trim())}\n${a.summary()}`,
+          true,
+        );
       if (changed.length) {
         this.record({ kind: 'rewind', s: s.spec.name }, pre, post);
         this.cur = post;
@@ -517,7 +615,8 @@ export class World {
     this.rewinds.done++;
     this.rewinds.paths += a.ap.size;
     if (force) this.rewinds.forced++;
-    if (!force && a.pushed.length) this.fail('pushed-not-refused', `${context} exited 0 though the turns' commits ${a.pushed.join(', ')} were pushed (I5)`);
+    if (!force && a.pushed.length)
+      this.fail('pushed-not-refused', `${context} exited 0 though the turns' commits ${a.pushed.join(', ')} were pushed (I5)`);
     // what the rewind names as not brought back: `uncovered` (no snapshot holds it) and `left`
     // (made or changed by a command inside an ignored directory that was there before)
     const uncovered = [...(report.uncovered ?? []), ...(report.left ?? [])];
@@ -528,10 +627,23 @@ export class World {
       if (verdict.allowed.some((x) => same(x, found))) continue;
       // forced: a directory the rewind made to hold what it brought back beneath (a person's note
       // the agent's rm -rf took, in a directory the agent had created)
-      if (force && isDir(found) && hasChildren(post, p) && verdict.allowed.some((x) => x === undefined) && [...post.paths.keys()].some((q) => isUnder(q, p) && !isDir(post.paths.get(q)) && a.expect(q, force).allowed.some((x) => same(x, post.paths.get(q))))) continue;
+      if (
+        force &&
+        isDir(found) &&
+        hasChildren(post, p) &&
+        verdict.allowed.some((x) => x === undefined) &&
+        [...post.paths.keys()].some(
+          (q) => isUnder(q, p) && !isDir(post.paths.get(q)) && a.expect(q, force).allowed.some((x) => same(x, post.paths.get(q))),
+        )
+      )
+        continue;
       if (verdict.uncoverable && same(found, pre.paths.get(p))) {
         if (!uncovered.some((u) => related(u, p))) {
-          problems.push({ kind: 'unnamed-loss', path: p, text: `${this.pathDiff(p, verdict.allowed[0], found, 'expected', 'found')}\n    the tool cannot bring it back, but the report's uncovered and left [${uncovered.join(', ')}] do not name it\n${this.history(p)}` });
+          problems.push({
+            kind: 'unnamed-loss',
+            path: p,
+            text: `${this.pathDiff(p, verdict.allowed[0], found, 'expected', 'found')}\n    the tool cannot bring it back, but the report's uncovered and left [${uncovered.join(', ')}] do not name it\n${this.history(p)}`,
+          });
         }
         continue;
       }
@@ -540,19 +652,46 @@ export class World {
       problems.push({
         kind: emptyDir ? 'empty-dir' : verdict.kind,
         path: p,
-        text: `${this.pathDiff(p, verdict.allowed[0], found, 'expected', 'found')}${verdict.allowed.length > 1 ? `\n    (or: ${verdict.allowed.slice(1).map((x) => describeState(x, this.previews)).join(' | ')})` : ''}\n    ${verdict.why}\n${this.history(p)}`,
+        text: `${this.pathDiff(p, verdict.allowed[0], found, 'expected', 'found')}${
+          verdict.allowed.length > 1
+            ? `\n    (or: ${verdict.allowed
+                .slice(1)
+                .map((x) => describeState(x, this.previews))
+                .join(' | ')})`
+            : ''
+        }\n    ${verdict.why}\n${this.history(p)}`,
       });
     }
     if (problems.length) {
       const kind = SEVERITY.find((k) => problems.some((x) => x.kind === k)) ?? problems[0].kind;
-      this.fail(kind, `${context} exited 0 and left ${problems.length} path(s) wrong (${[...new Set(problems.map((x) => x.kind))].join(', ')}):\n${problems.slice(0, 6).map((x) => `${x.text}`).join('\n')}${problems.length > 6 ? `\n  and ${problems.length - 6} more: ${problems.slice(6).map((x) => x.path).join(', ')}` : ''}\n${a.summary()}`, false, problems.filter((x) => x.kind === kind).map((x) => x.path));
+      this.fail(
+        kind,
+        `${context} exited 0 and left ${problems.length} path(s) wrong (${[...new Set(problems.map((x) => x.kind))].join(', ')}):\n${problems
+          .slice(0, 6)
+          .map((x) => `${x.text}`)
+          .join('\n')}${
+          problems.length > 6
+            ? `\n  and ${problems.length - 6} more: ${problems
+                .slice(6)
+                .map((x) => x.path)
+                .join(', ')}`
+            : ''
+        }\n${a.summary()}`,
+        false,
+        problems.filter((x) => x.kind === kind).map((x) => x.path),
+      );
     }
     const refs = refsView(this.dir);
-    if (refs !== preRefs) this.fail('refs-moved', `${context} moved HEAD, a ref, the stash or the reflog:\nbefore:\n${indent(preRefs)}\nafter:\n${indent(refs)}`);
+    if (refs !== preRefs)
+      this.fail(
+        'refs-moved',
+        `${context} moved HEAD, a ref, the stash or the reflog:\nbefore:\n${indent(preRefs)}\nafter:\n${indent(refs)}`,
+      );
     const fsck = fsckProblems(this.dir);
     if (fsck) this.fail('fsck', `after ${context}, git fsck:\n${indent(fsck)}`);
     const racy = racyClean(this.dir, post).filter((p) => !racyBefore.has(p) || !same(pre.paths.get(p), post.paths.get(p)));
-    if (racy.length) this.fail('racy-clean', `after ${context}, git diff calls ${racy.join(', ')} clean, yet the bytes differ from the index (racy-git)`);
+    if (racy.length)
+      this.fail('racy-clean', `after ${context}, git diff calls ${racy.join(', ')} clean, yet the bytes differ from the index (racy-git)`);
     const ev = this.record({ kind: 'rewind', s: s.spec.name }, pre, post);
     ev.forced = force;
     for (const t of range) this.rewound.add(t.uid);
@@ -581,7 +720,12 @@ export class World {
     if (r.code === 3) {
       const changed = diffPaths(pre, post);
       if (changed.length) this.fail('refusal-wrote', `${context} refused but changed ${changed.join(', ')}`);
-      if (![...last.event.changes.keys()].some(touched)) this.fail('unjustified-refusal', `${context} refused though nothing the rewind wrote changed since:\n${indent(r.stderr.trim())}`, true);
+      if (![...last.event.changes.keys()].some(touched))
+        this.fail(
+          'unjustified-refusal',
+          `${context} refused though nothing the rewind wrote changed since:\n${indent(r.stderr.trim())}`,
+          true,
+        );
       return;
     }
     if (r.code !== 0) {
@@ -760,7 +904,8 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
   const ap = new Map<string, ApInfo>();
   for (const e of agentEvents) {
     for (const [p, [before]] of e.changes) {
-      if (!ap.has(p)) ap.set(p, { firstPos: e.pos, firstStep: e.step, before, direct: [], relatedNonS: [], lastNonS: false, uncoverable: false });
+      if (!ap.has(p))
+        ap.set(p, { firstPos: e.pos, firstStep: e.step, before, direct: [], relatedNonS: [], lastNonS: false, uncoverable: false });
     }
   }
   const declared = range.flatMap((t) => t.declared);
@@ -794,7 +939,9 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
   let pushed: string[] = [];
   const head = gitQuiet(w.dir, ['rev-parse', '-q', '--verify', 'HEAD']).out.trim();
   if (first && head && first.head && head !== first.head) {
-    const made = gitQuiet(w.dir, ['rev-list', head, `^${first.head}`]).out.split('\n').filter(Boolean);
+    const made = gitQuiet(w.dir, ['rev-list', head, `^${first.head}`])
+      .out.split('\n')
+      .filter(Boolean);
     const remote = new Set(gitQuiet(w.dir, ['rev-list', '--remotes']).out.split('\n').filter(Boolean));
     pushed = made.filter((c) => remote.has(c) && !first.remote.has(c));
   }
@@ -813,41 +960,102 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
   const forcedAway = (p: string) => [...ap].some(([q]) => isUnder(p, q));
   // what a path held when a denied call of the range declaring it (or a path beneath it) was asked
   const deniedBefore = (p: string): Array<PathState | undefined> =>
-    range.flatMap((t) => t.denied ?? []).filter((d) => d.paths.some((q) => related(q, p))).map((d) => d.before.paths.get(p));
+    range
+      .flatMap((t) => t.denied ?? [])
+      .filter((d) => d.paths.some((q) => related(q, p)))
+      .map((d) => d.before.paths.get(p));
   return {
     ap,
     pushed,
     justification,
     summary(): string {
-      const lines = [...ap].map(([p, i]) => `    ${p}: first changed by the agent at step ${i.firstStep}${i.direct.length ? `; changed by someone else at step ${i.direct.map((e) => e.step).join(', ')}` : i.relatedNonS.length ? `; a path above/beneath it changed by someone else at step ${i.relatedNonS.map((e) => e.step).join(', ')}` : ''}`);
+      const lines = [...ap].map(
+        ([p, i]) =>
+          `    ${p}: first changed by the agent at step ${i.firstStep}${i.direct.length ? `; changed by someone else at step ${i.direct.map((e) => e.step).join(', ')}` : i.relatedNonS.length ? `; a path above/beneath it changed by someone else at step ${i.relatedNonS.map((e) => e.step).join(', ')}` : ''}`,
+      );
       return `  what the rewound turns' agent changed (ground truth):\n${lines.join('\n') || '    nothing'}`;
     },
     expect(p: string, force: boolean): Verdict {
       const now = pre.paths.get(p);
       const info = ap.get(p);
       if (!info) {
-        if (force && forcedAway(p)) return { allowed: [now, undefined], kind: 'collateral', why: 'the rewound turns never changed this path (it lies beneath one they did)', uncoverable: false };
-        if (force && deniedBefore(p).length) return { allowed: [now, ...deniedBefore(p)], kind: 'person-lost', why: 'the rewound turns never changed this path; a call they were denied declared it, so a forced rewind may put back what it held when that call was asked (saved for --undo)', uncoverable: false };
-        const byPerson = w.events.some((e) => e.changes.has(p) && (e.actor.kind === 'person' || (e.actor.kind === 'agent' && e.actor.s !== name)));
-        return { allowed: [now], kind: byPerson ? 'person-lost' : 'collateral', why: `the rewound turns never changed this path: it must be left as it was${byPerson ? " (it holds someone else's change)" : ''}`, uncoverable: false };
+        if (force && forcedAway(p))
+          return {
+            allowed: [now, undefined],
+            kind: 'collateral',
+            why: 'the rewound turns never changed this path (it lies beneath one they did)',
+            uncoverable: false,
+          };
+        if (force && deniedBefore(p).length)
+          return {
+            allowed: [now, ...deniedBefore(p)],
+            kind: 'person-lost',
+            why: 'the rewound turns never changed this path; a call they were denied declared it, so a forced rewind may put back what it held when that call was asked (saved for --undo)',
+            uncoverable: false,
+          };
+        const byPerson = w.events.some(
+          (e) => e.changes.has(p) && (e.actor.kind === 'person' || (e.actor.kind === 'agent' && e.actor.s !== name)),
+        );
+        return {
+          allowed: [now],
+          kind: byPerson ? 'person-lost' : 'collateral',
+          why: `the rewound turns never changed this path: it must be left as it was${byPerson ? " (it holds someone else's change)" : ''}`,
+          uncoverable: false,
+        };
       }
       const firstBefore = info.before;
       if (force) {
         const allowed = [firstBefore, ...deniedBefore(p)];
         if (firstBefore === undefined && isDir(now)) allowed.push(now);
-        return { allowed, kind: 'not-restored', why: `forced: back to its state before the agent's first change (step ${info.firstStep})`, uncoverable: info.uncoverable };
+        return {
+          allowed,
+          kind: 'not-restored',
+          why: `forced: back to its state before the agent's first change (step ${info.firstStep})`,
+          uncoverable: info.uncoverable,
+        };
       }
       // what the agent's last change of the path left: if the path holds it again (another
       // session's forced rewind put it back), nobody else's change is there to keep
-      const agentLast = [...agentEvents].reverse().find((e) => e.changes.has(p))?.changes.get(p)?.[1];
-      if (info.direct.length && info.lastNonS && same(now, agentLast)) return { allowed: [firstBefore, now], kind: 'not-restored', why: `the agent changed it first at step ${info.firstStep}; someone else changed it since, and it holds the agent's last change again`, uncoverable: false };
+      const agentLast = [...agentEvents]
+        .reverse()
+        .find((e) => e.changes.has(p))
+        ?.changes.get(p)?.[1];
+      if (info.direct.length && info.lastNonS && same(now, agentLast))
+        return {
+          allowed: [firstBefore, now],
+          kind: 'not-restored',
+          why: `the agent changed it first at step ${info.firstStep}; someone else changed it since, and it holds the agent's last change again`,
+          uncoverable: false,
+        };
       if (info.direct.length) {
-        if (info.lastNonS) return { allowed: [now], kind: 'person-lost', why: `someone else changed it last (step ${info.direct[info.direct.length - 1].step}): a rewind keeps that (or refuses)`, uncoverable: false };
+        if (info.lastNonS)
+          return {
+            allowed: [now],
+            kind: 'person-lost',
+            why: `someone else changed it last (step ${info.direct[info.direct.length - 1].step}): a rewind keeps that (or refuses)`,
+            uncoverable: false,
+          };
         const personVersion = info.direct[info.direct.length - 1].changes.get(p)?.[1];
-        return { allowed: [personVersion], kind: 'person-lost', why: `someone else changed it at step ${info.direct.map((e) => e.step).join(', ')}, then the agent again: a rewind must refuse, or bring back that person's version`, uncoverable: false };
+        return {
+          allowed: [personVersion],
+          kind: 'person-lost',
+          why: `someone else changed it at step ${info.direct.map((e) => e.step).join(', ')}, then the agent again: a rewind must refuse, or bring back that person's version`,
+          uncoverable: false,
+        };
       }
-      if (info.relatedNonS.length) return { allowed: [firstBefore, now], kind: 'not-restored', why: `the agent changed it first at step ${info.firstStep}; a path above or beneath it changed by someone else since`, uncoverable: false };
-      return { allowed: [firstBefore], kind: 'not-restored', why: `the agent changed it first at step ${info.firstStep}: back to its state right before that`, uncoverable: info.uncoverable };
+      if (info.relatedNonS.length)
+        return {
+          allowed: [firstBefore, now],
+          kind: 'not-restored',
+          why: `the agent changed it first at step ${info.firstStep}; a path above or beneath it changed by someone else since`,
+          uncoverable: false,
+        };
+      return {
+        allowed: [firstBefore],
+        kind: 'not-restored',
+        why: `the agent changed it first at step ${info.firstStep}: back to its state right before that`,
+        uncoverable: info.uncoverable,
+      };
     },
   };
 }
@@ -895,7 +1103,15 @@ export function runTrace(trace: Trace, opts: RunOptions = {}): Outcome {
   const firstHard = w.failures.find((f) => !f.soft);
   const ran: Trace = { sessions: trace.sessions, steps: trace.steps.slice(0, firstHard ? firstHard.step + 1 : i) };
   rmSync(w.root, { recursive: true, force: true });
-  return { trace: ran, failures: w.failures, hard: w.failures.filter((f) => !f.soft), hookCalls: w.hookCalls, rewinds: w.rewinds, ms: Date.now() - t0, log: w.log } as Outcome & { log: string[] };
+  return {
+    trace: ran,
+    failures: w.failures,
+    hard: w.failures.filter((f) => !f.soft),
+    hookCalls: w.hookCalls,
+    rewinds: w.rewinds,
+    ms: Date.now() - t0,
+    log: w.log,
+  } as Outcome & { log: string[] };
 }
 
 export { key };

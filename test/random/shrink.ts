@@ -17,7 +17,8 @@ export interface ShrinkResult {
 export function shrink(trace: Trace, failure: Failure, opts: { budgetMs: number; log?: (s: string) => void }): ShrinkResult {
   const kind = failure.kind;
   // the same kind, about at least one of the same paths: a shrink does not slip to another bug
-  const sameBug = (f: Failure) => f.kind === kind && (!failure.paths?.length || !f.paths?.length || f.paths.some((p) => failure.paths?.includes(p)));
+  const sameBug = (f: Failure) =>
+    f.kind === kind && (!failure.paths?.length || !f.paths?.length || f.paths.some((p) => failure.paths?.includes(p)));
   const t0 = Date.now();
   let runs = 0;
   let best: { trace: Trace; outcome: Outcome } | null = null;
@@ -63,7 +64,7 @@ export function shrink(trace: Trace, failure: Failure, opts: { budgetMs: number;
     }
   }
   // one step at a time, from the end (later steps depend on earlier ones)
-  for (let changed = true; changed && timeLeft(); ) {
+  for (let changed = true; changed && timeLeft();) {
     changed = false;
     for (let i = steps.length - 1; i >= 0 && timeLeft(); i--) {
       if (i >= steps.length) continue;
@@ -76,7 +77,7 @@ export function shrink(trace: Trace, failure: Failure, opts: { budgetMs: number;
   }
   // simpler steps, each simplified as far as it goes
   for (let i = 0; i < steps.length && timeLeft(); i++) {
-    for (let again = true; again && timeLeft(); ) {
+    for (let again = true; again && timeLeft();) {
       again = false;
       for (const simpler of simplify(steps[i])) {
         if (!timeLeft()) break;

@@ -148,8 +148,8 @@ export function describeState(s: PathState | undefined, previews: ReadonlyMap<st
 
 /** Everything git says that is not per path: refs (but the tool's own: refs/scalpel, refs/scalpel-shell, refs/scalpel-undo), HEAD, the stash. */
 export function refsView(dir: string): string {
-  const refs = gitQuiet(dir, ['for-each-ref', '--format=%(refname) %(objectname)']).out
-    .split('\n')
+  const refs = gitQuiet(dir, ['for-each-ref', '--format=%(refname) %(objectname)'])
+    .out.split('\n')
     .filter((l) => l && !/^refs\/scalpel(-shell|-undo)?\//.test(l))
     .join('\n');
   const head = gitQuiet(dir, ['rev-parse', '-q', '--verify', 'HEAD']).out.trim();
@@ -183,7 +183,12 @@ export function racyClean(dir: string, state: State): string[] {
     const entries = s.idx.split('; ');
     if (entries.length !== 1) continue;
     const [stage, mode, oid, flags] = entries[0].split(' ');
-    if (stage !== '0' || (mode !== '100644' && mode !== '100755') || (parseInt(flags, 16) & (0x8000 | (0x4000 << 16) | (0x2000 << 16))) !== 0) continue;
+    if (
+      stage !== '0' ||
+      (mode !== '100644' && mode !== '100755') ||
+      (parseInt(flags, 16) & (0x8000 | (0x4000 << 16) | (0x2000 << 16))) !== 0
+    )
+      continue;
     if (!s.wt.startsWith('file ')) continue;
     files.push(p);
     want.set(p, { mode, oid });

@@ -87,8 +87,21 @@ function ops(who: Who) {
 export const setup = ops('setup');
 export const person = ops('person');
 
-export const write = (path: string, text: string, opts: { fail?: boolean } = {}): WriteCall => ({ tool: 'write', path, op: 'write', text, ...opts });
-export const edit = (path: string, old: string, text: string, opts: { fail?: boolean } = {}): WriteCall => ({ tool: 'write', path, op: 'edit', old, text, ...opts });
+export const write = (path: string, text: string, opts: { fail?: boolean } = {}): WriteCall => ({
+  tool: 'write',
+  path,
+  op: 'write',
+  text,
+  ...opts,
+});
+export const edit = (path: string, old: string, text: string, opts: { fail?: boolean } = {}): WriteCall => ({
+  tool: 'write',
+  path,
+  op: 'edit',
+  old,
+  text,
+  ...opts,
+});
 export const del = (path: string, opts: { fail?: boolean } = {}): WriteCall => ({ tool: 'write', path, op: 'delete', ...opts });
 export const shell = (cmd: string): ShellCall => ({ tool: 'shell', cmd });
 
@@ -99,7 +112,11 @@ export function agent(name: string, form: Form = 'generic', ids = true) {
     start: (label?: string): Step => ({ k: 'start', s: name, ...(label ? { label } : {}) }),
     end: (): Step => ({ k: 'end', s: name }),
     write: (path: string, text: string, opts: { fail?: boolean } = {}): Step => ({ k: 'call', s: name, calls: [write(path, text, opts)] }),
-    edit: (path: string, old: string, text: string, opts: { fail?: boolean } = {}): Step => ({ k: 'call', s: name, calls: [edit(path, old, text, opts)] }),
+    edit: (path: string, old: string, text: string, opts: { fail?: boolean } = {}): Step => ({
+      k: 'call',
+      s: name,
+      calls: [edit(path, old, text, opts)],
+    }),
     del: (path: string, opts: { fail?: boolean } = {}): Step => ({ k: 'call', s: name, calls: [del(path, opts)] }),
     shell: (cmd: string): Step => ({ k: 'call', s: name, calls: [shell(cmd)] }),
     /** a call the person denied at the permission prompt: its before event only */
@@ -109,7 +126,13 @@ export function agent(name: string, form: Form = 'generic', ids = true) {
 }
 
 export function rewind(s?: string, turn?: number, opts: { force?: boolean; kill?: boolean } = {}): Step {
-  return { k: 'rewind', ...(s !== undefined ? { s } : {}), ...(turn !== undefined ? { turn } : {}), ...(opts.force ? { force: true } : {}), ...(opts.kill ? { kill: true } : {}) };
+  return {
+    k: 'rewind',
+    ...(s !== undefined ? { s } : {}),
+    ...(turn !== undefined ? { turn } : {}),
+    ...(opts.force ? { force: true } : {}),
+    ...(opts.kill ? { kill: true } : {}),
+  };
 }
 
 export const undo = (): Step => ({ k: 'undo' });
@@ -180,7 +203,12 @@ export function sessionText(s: SessionSpec): string {
 
 /** The trace as code: paste it into regressions.test.ts. */
 export function traceText(t: Trace): string {
-  return [...t.sessions.map(sessionText), `check(trace([${t.sessions.map((s) => s.name).join(', ')}], [`, ...t.steps.map((s) => `  ${stepText(s)},`), ']));'].join('\n');
+  return [
+    ...t.sessions.map(sessionText),
+    `check(trace([${t.sessions.map((s) => s.name).join(', ')}], [`,
+    ...t.steps.map((s) => `  ${stepText(s)},`),
+    ']));',
+  ].join('\n');
 }
 
 /**

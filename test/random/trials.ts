@@ -47,7 +47,10 @@ function defaultLog(s: string): void {
   if (process.env.RANDOM_LOG) appendFileSync(process.env.RANDOM_LOG, s + '\n');
 }
 
-export function runTrials(defaults: { runs: number; budgetMs: number; base: number; shrinkMs: number; shortTrials?: boolean }, log: (s: string) => void = defaultLog): TrialsReport {
+export function runTrials(
+  defaults: { runs: number; budgetMs: number; base: number; shrinkMs: number; shortTrials?: boolean },
+  log: (s: string) => void = defaultLog,
+): TrialsReport {
   const t0 = Date.now();
   const single = process.env.RANDOM_SEED;
   const runs = single !== undefined ? 1 : num(process.env.RANDOM_RUNS, defaults.runs);
@@ -55,7 +58,15 @@ export function runTrials(defaults: { runs: number; budgetMs: number; base: numb
   const base = single !== undefined ? Number(single) : num(process.env.RANDOM_BASE, defaults.base);
   const shrinkMs = num(process.env.RANDOM_SHRINK_MS, defaults.shrinkMs);
   const stepsLimit = process.env.RANDOM_STEPS ? Number(process.env.RANDOM_STEPS) : undefined;
-  const report: TrialsReport = { trials: 0, ms: 0, failed: [], soft: [], hookCalls: 0, steps: 0, rewinds: { done: 0, refused: 0, forced: 0, undone: 0, paths: 0 } };
+  const report: TrialsReport = {
+    trials: 0,
+    ms: 0,
+    failed: [],
+    soft: [],
+    hookCalls: 0,
+    steps: 0,
+    rewinds: { done: 0, refused: 0, forced: 0, undone: 0, paths: 0 },
+  };
   const replay: Trace | null = process.env.RANDOM_TRACE ? parseTrace(readFileSync(process.env.RANDOM_TRACE, 'utf8')) : null;
   for (let k = 0; k < (replay ? 1 : runs) && (k === 0 || Date.now() - t0 < budget); k++) {
     const seed = (base + k) >>> 0;
@@ -69,10 +80,13 @@ export function runTrials(defaults: { runs: number; budgetMs: number; base: numb
     for (const key of Object.keys(report.rewinds) as Array<keyof Outcome['rewinds']>) report.rewinds[key] += o.rewinds[key];
     for (const f of o.failures.filter((x) => x.soft)) {
       report.soft.push({ seed, failure: f });
-      if (process.env.RANDOM_LOG) appendFileSync(process.env.RANDOM_LOG, `soft finding, seed ${seed}, step ${f.step}: ${f.kind}\n${f.text}\n`);
+      if (process.env.RANDOM_LOG)
+        appendFileSync(process.env.RANDOM_LOG, `soft finding, seed ${seed}, step ${f.step}: ${f.kind}\n${f.text}\n`);
     }
     const hard = o.hard[0];
-    log(`${replay ? 'replay' : `seed ${seed}`}: ${o.trace.steps.length} steps, ${o.hookCalls} hook calls, ${o.rewinds.done} rewinds done, ${o.rewinds.refused} refused, ${(o.ms / 1000).toFixed(1)} s${hard ? `: FAILED (${hard.kind})` : o.failures.length ? `: ${o.failures.length} soft finding(s) (${o.failures.map((f) => f.kind).join(', ')})` : ''}`);
+    log(
+      `${replay ? 'replay' : `seed ${seed}`}: ${o.trace.steps.length} steps, ${o.hookCalls} hook calls, ${o.rewinds.done} rewinds done, ${o.rewinds.refused} refused, ${(o.ms / 1000).toFixed(1)} s${hard ? `: FAILED (${hard.kind})` : o.failures.length ? `: ${o.failures.length} soft finding(s) (${o.failures.map((f) => f.kind).join(', ')})` : ''}`,
+    );
     if (!hard) continue;
     const outDir = process.env.RANDOM_OUT ?? join(tmpdir(), 'git-scalpel-random');
     mkdirSync(outDir, { recursive: true });
@@ -95,9 +109,16 @@ export function runTrials(defaults: { runs: number; budgetMs: number; base: numb
     } else {
       lines.push('', 'the sequence (not shrunk):', traceText(o.trace));
     }
-    lines.push('', `replay: ${replay ? '' : `RANDOM_SEED=${seed}${mainSteps !== undefined ? ` RANDOM_STEPS=${mainSteps}` : ''} npm run test:random (this generator), or `}RANDOM_TRACE=${saved} npm run test:random`);
+    lines.push(
+      '',
+      `replay: ${replay ? '' : `RANDOM_SEED=${seed}${mainSteps !== undefined ? ` RANDOM_STEPS=${mainSteps}` : ''} npm run test:random (this generator), or `}RANDOM_TRACE=${saved} npm run test:random`,
+    );
     log(lines.join('\n'));
-    report.failed.push({ seed, failure: hard, report: [`seed ${seed} failed: ${hard.kind} at step ${hard.step} (the trace: ${saved})`, hard.text, ...lines].join('\n') });
+    report.failed.push({
+      seed,
+      failure: hard,
+      report: [`seed ${seed} failed: ${hard.kind} at step ${hard.step} (the trace: ${saved})`, hard.text, ...lines].join('\n'),
+    });
   }
   report.ms = Date.now() - t0;
   return report;

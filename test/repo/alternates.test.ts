@@ -6,7 +6,17 @@ import { newMemoryFs } from '../helpers/memfs.js';
 
 describe('objects/info/alternates', () => {
   it('lines as git reads them: comments and blank lines skipped, CRLF, C-quoted paths unquoted, broken quoting skipped', () => {
-    const text = ['# a comment', '', '/abs/objects', '../rel/objects\r', '"/quoted\\tname/objects"', '"/caf\\303\\251"', '"/broken\\q"', '"/trailing" x', '""'].join('\n');
+    const text = [
+      '# a comment',
+      '',
+      '/abs/objects',
+      '../rel/objects\r',
+      '"/quoted\\tname/objects"',
+      '"/caf\\303\\251"',
+      '"/broken\\q"',
+      '"/trailing" x',
+      '""',
+    ].join('\n');
     expect(parseAlternates(text)).toEqual(['/abs/objects', '../rel/objects', '/quoted\tname/objects', '/café']);
   });
 

@@ -5,7 +5,14 @@ import { utf8Encode } from '../../src/bytes/index.js';
 import { ScalpelError } from '../../src/errors/index.js';
 import { commitLinks } from '../../src/object/commit.js';
 import { nodeFs } from '../../src/fs/node.js';
-import { headMovement, loadCommitGraph, readHead, type HeadMovement, type HeadMovementOptions, type HeadState } from '../../src/repo/history.js';
+import {
+  headMovement,
+  loadCommitGraph,
+  readHead,
+  type HeadMovement,
+  type HeadMovementOptions,
+  type HeadState,
+} from '../../src/repo/history.js';
 import { Repository } from '../../src/repo/repository.js';
 import { git, makeTempDir, makeTempRepo, type ObjectFormat } from '../helpers/git.js';
 
@@ -89,7 +96,10 @@ describe('commitLinks', () => {
   const links = (text: string, len: 40 | 64 = 40) => commitLinks(utf8Encode(text), len);
 
   it('reads parents and the committer date as git does for a walk', () => {
-    expect(links(`tree ${t}\nparent ${p1}\nparent ${p2}\nauthor A <a@x> 1 +0000\ncommitter C <c@x> 1700000123 +0100\n\nmsg\n`)).toEqual({ parents: [p1, p2], date: 1700000123 });
+    expect(links(`tree ${t}\nparent ${p1}\nparent ${p2}\nauthor A <a@x> 1 +0000\ncommitter C <c@x> 1700000123 +0100\n\nmsg\n`)).toEqual({
+      parents: [p1, p2],
+      date: 1700000123,
+    });
     expect(links(`tree ${t}\nauthor A <a@x> 1 +0000\ncommitter C <c@x> 42 +0000\nencoding x\n\n`)).toEqual({ parents: [], date: 42 });
     const s = 'd'.repeat(64);
     expect(links(`tree ${s}\nparent ${s}\nauthor A <a@x> 1 +0000\ncommitter C <c@x> 7 +0000\n\n`, 64)).toEqual({ parents: [s], date: 7 });
@@ -100,10 +110,26 @@ describe('commitLinks', () => {
     expect(links(`tree ${t}\nauthor A <a@x> 1 +0000\ncommitter nobody\n\n`).date).toBe(0);
     expect(links(`tree ${t}\nauthor A <a@x> 1 +0000\ncommitter C <c@x> 5 +0000`).date).toBe(0);
     expect(links(`tree ${t}\nauthor A <a\ncommitter C <weird> name <c@x> 9 +0000\n\n`).date).toBe(0);
-    expectCode(errorOf(() => links(`parent ${p1}\n`)), 'BAD_OBJECT', 'missing-tree');
-    expectCode(errorOf(() => links(`tree ${t}\nparent ${p1.slice(1)}x\n`)), 'BAD_OBJECT', 'bad-oid');
-    expectCode(errorOf(() => links(`tree ${t}`)), 'BAD_OBJECT', 'bad-oid');
-    expectCode(errorOf(() => links(`tree ${t}\n`, 64)), 'BAD_OBJECT', 'bad-oid');
+    expectCode(
+      errorOf(() => links(`parent ${p1}\n`)),
+      'BAD_OBJECT',
+      'missing-tree',
+    );
+    expectCode(
+      errorOf(() => links(`tree ${t}\nparent ${p1.slice(1)}x\n`)),
+      'BAD_OBJECT',
+      'bad-oid',
+    );
+    expectCode(
+      errorOf(() => links(`tree ${t}`)),
+      'BAD_OBJECT',
+      'bad-oid',
+    );
+    expectCode(
+      errorOf(() => links(`tree ${t}\n`, 64)),
+      'BAD_OBJECT',
+      'bad-oid',
+    );
   });
 });
 
@@ -223,7 +249,14 @@ describe('headMovement', () => {
     const m = (await move(dir, from))!;
     expect(m.count).toBe(3);
     expect(m.newCommits).toEqual(revList(dir, ['HEAD', `^${from.commit}`]));
-    expect(m).toMatchObject({ from, to: { ref: 'refs/heads/main', commit: rev(dir, 'HEAD') }, branchChanged: false, complete: true, pushed: [], warnings: [] });
+    expect(m).toMatchObject({
+      from,
+      to: { ref: 'refs/heads/main', commit: rev(dir, 'HEAD') },
+      branchChanged: false,
+      complete: true,
+      pushed: [],
+      warnings: [],
+    });
   });
 
   it('works with the single pinned date the test helper gives every commit', async () => {
@@ -521,7 +554,10 @@ function buildScenario(format: ObjectFormat): Scenario {
  */
 function expected(s: Scenario): { newCommits: string[]; pushed: { ref: string; commits: string[] }[]; older: string[] } {
   const fromDate = Number(git(s.dir, ['log', '-1', '--format=%ct', s.from.commit!]).trim());
-  const rows = git(s.dir, ['log', '--format=%H %ct', 'HEAD', `^${s.from.commit}`]).trim().split('\n').map((l) => l.split(' '));
+  const rows = git(s.dir, ['log', '--format=%H %ct', 'HEAD', `^${s.from.commit}`])
+    .trim()
+    .split('\n')
+    .map((l) => l.split(' '));
   expect(rows.map((r) => r[0])).toEqual(revList(s.dir, ['HEAD', `^${s.from.commit}`]));
   const newCommits = rows.filter((r) => Number(r[1]) >= fromDate).map((r) => r[0]);
   const older = rows.filter((r) => Number(r[1]) < fromDate).map((r) => r[0]);
@@ -553,7 +589,7 @@ function graphFiles(dir: string): string[] {
   return out;
 }
 
-describe.each(['sha1', 'sha256'] as const)('every storage shape gives git\'s answer (%s)', (format) => {
+describe.each(['sha1', 'sha256'] as const)("every storage shape gives git's answer (%s)", (format) => {
   const base = buildScenario(format);
   const want = expected(base);
   it('the scenario has what it claims', () => {
@@ -569,7 +605,10 @@ describe.each(['sha1', 'sha256'] as const)('every storage shape gives git\'s ans
     ['commit-graph of everything', (s) => git(s.dir, ['commit-graph', 'write', '--reachable'])],
     [
       'commit-graph written at the snapshot (new commits outside it)',
-      (s) => git(s.dir, ['commit-graph', 'write', '--stdin-commits'], { input: `${s.from.commit}\n${rev(s.dir, 'refs/remotes/origin/feat')}\n` }),
+      (s) =>
+        git(s.dir, ['commit-graph', 'write', '--stdin-commits'], {
+          input: `${s.from.commit}\n${rev(s.dir, 'refs/remotes/origin/feat')}\n`,
+        }),
     ],
     [
       'split commit-graph chain of two layers',
@@ -626,11 +665,14 @@ describe.each(['sha1', 'sha256'] as const)('every storage shape gives git\'s ans
     const damages: [string, Buffer][] = [
       ['bad signature', Buffer.concat([Buffer.from('XGPH'), good.subarray(4)])],
       ['truncated', good.subarray(0, good.length - 7)],
-      ['a flipped byte in the commit data', (() => {
-        const b = Buffer.from(good);
-        b[b.length - 40] ^= 0x01;
-        return b;
-      })()],
+      [
+        'a flipped byte in the commit data',
+        (() => {
+          const b = Buffer.from(good);
+          b[b.length - 40] ^= 0x01;
+          return b;
+        })(),
+      ],
       ['empty', Buffer.alloc(0)],
     ];
     for (const [what, bytes] of damages) {
@@ -663,7 +705,9 @@ function longHistory(dir: string, n: number, start: number): void {
   const parts: string[] = [];
   for (let i = 0; i < n; i++) {
     const body = `c${i}\n`;
-    parts.push(`commit refs/heads/main\nmark :${i + 1}\ncommitter C <c@example.com> ${start + i} +0000\ndata ${`commit ${i}\n`.length}\ncommit ${i}\n`);
+    parts.push(
+      `commit refs/heads/main\nmark :${i + 1}\ncommitter C <c@example.com> ${start + i} +0000\ndata ${`commit ${i}\n`.length}\ncommit ${i}\n`,
+    );
     if (i > 0) parts.push(`from :${i}\n`);
     parts.push(`M 100644 inline f${i % 10}.txt\ndata ${body.length}\n${body}\n`);
   }
@@ -708,7 +752,9 @@ describe('a 10,000-commit history', () => {
       const then = await readHead(repo);
       writeFileSync(join(s.dir, 'new.txt'), 'new\n');
       git(s.dir, ['add', 'new.txt']);
-      git(s.dir, ['commit', '-q', '-m', 'new'], { env: { GIT_COMMITTER_DATE: `${start + N} +0000`, GIT_AUTHOR_DATE: `${start + N} +0000` } });
+      git(s.dir, ['commit', '-q', '-m', 'new'], {
+        env: { GIT_COMMITTER_DATE: `${start + N} +0000`, GIT_AUTHOR_DATE: `${start + N} +0000` },
+      });
       // a first call opens the packs; the second is what a long-lived harness pays
       await headMovement(repo, then, undefined, opts);
       const reads = countReads(repo);

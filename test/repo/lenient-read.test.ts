@@ -42,14 +42,19 @@ describe('readIndexFile and Repository: lenient reads', () => {
   });
 
   it('readIndexFile is strict unless asked: the typed error names the file', async () => {
-    await expect(readIndexFile(nodeFs(), r.gitDir, 'sha1')).rejects.toMatchObject({ code: 'BAD_EXTENSION', data: { signature: 'TREE', path: r.indexPath } });
+    await expect(readIndexFile(nodeFs(), r.gitDir, 'sha1')).rejects.toMatchObject({
+      code: 'BAD_EXTENSION',
+      data: { signature: 'TREE', path: r.indexPath },
+    });
     await expect(readIndexFile(nodeFs(), r.gitDir, 'sha1', nodeHash, { lenient: false })).rejects.toMatchObject({ code: 'BAD_EXTENSION' });
   });
 
   it('readIndexFile lenient: the extension is left out and named, with the file that held it', async () => {
     const read = (await readIndexFile(nodeFs(), r.gitDir, 'sha1', nodeHash, { lenient: true }))!;
     const offset = extensionOffset(damaged, 'sha1', 'TREE');
-    expect(read.dropped).toEqual([{ path: r.indexPath, signature: 'TREE', offset, code: 'BAD_EXTENSION', reason: expect.stringContaining('TREE extension') }]);
+    expect(read.dropped).toEqual([
+      { path: r.indexPath, signature: 'TREE', offset, code: 'BAD_EXTENSION', reason: expect.stringContaining('TREE extension') },
+    ]);
     expect(read.file.dropped).toEqual([{ signature: 'TREE', offset, code: 'BAD_EXTENSION', reason: read.dropped[0].reason }]);
     expect(read.index.extensions).toEqual([]);
     expect(read.index.entries.map((e) => e.path)).toEqual(tracked);
@@ -108,7 +113,11 @@ describe('describeDropped', () => {
   });
 
   it('says git stops on an FSMN bitmap covering more entries than the index', () => {
-    const fsmn = { ...d, signature: 'FSMN', reason: 'index: FSMN extension: fsmonitor bitmap covers 8 entries, the index has 5 (byte 441)' };
+    const fsmn = {
+      ...d,
+      signature: 'FSMN',
+      reason: 'index: FSMN extension: fsmonitor bitmap covers 8 entries, the index has 5 (byte 441)',
+    };
     expect(describeDropped(fsmn)).toBe(
       `index: dropped the FSMN extension at byte 1234 of .git/index, which does not fit the index (${fsmn.reason}); git itself stops on it, and an index written now leaves it out`,
     );
@@ -134,7 +143,14 @@ describe('split index', () => {
     const shared = readdirSync(gitDir).filter((f) => f.startsWith('sharedindex.'));
     expect(shared).toHaveLength(1);
     const stage = git(dir, ['ls-files', '-s']);
-    return { dir, gitDir, indexPath: join(gitDir, 'index'), sharedPath: join(gitDir, shared[0]), stage, staged: git(dir, ['diff', '--cached']) };
+    return {
+      dir,
+      gitDir,
+      indexPath: join(gitDir, 'index'),
+      sharedPath: join(gitDir, shared[0]),
+      stage,
+      staged: git(dir, ['diff', '--cached']),
+    };
   }
 
   async function checkWriteBack({ dir, stage, staged }: { dir: string; stage: string; staged: string }): Promise<void> {
@@ -191,7 +207,9 @@ describe('split index', () => {
 
     await expect(readIndexFile(nodeFs(), s.gitDir, 'sha1')).rejects.toMatchObject({ code: 'BAD_EXTENSION', data: { path: newShared } });
     const read = (await readIndexFile(nodeFs(), s.gitDir, 'sha1', nodeHash, { lenient: true }))!;
-    expect(read.dropped.map((d) => [d.path, d.signature, d.offset])).toEqual([[newShared, 'TREE', extensionOffset(badShared, 'sha1', 'TREE')]]);
+    expect(read.dropped.map((d) => [d.path, d.signature, d.offset])).toEqual([
+      [newShared, 'TREE', extensionOffset(badShared, 'sha1', 'TREE')],
+    ]);
     expect(read.shared!.index.dropped).toHaveLength(1);
     expect(read.index.extensions.map((x) => x.signature)).toEqual(['TREE']); // the split file's own, intact
     expect(read.index.entries.map((e) => `${e.mode.toString(8)} ${e.oid} ${e.stage}\t${e.path}\n`).join('')).toBe(s.stage);

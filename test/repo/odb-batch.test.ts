@@ -48,7 +48,8 @@ function objectSet(format: ObjectFormat, blobs: number, seed: number, bigBytes =
   const objects: Obj[] = [];
   const blobIds: string[] = [];
   for (let i = 0; i < blobs; i++) {
-    const content = i === 0 ? new Uint8Array(0) : i === 1 && bigBytes > 0 ? randomData(seed, bigBytes) : enc(`blob ${seed}/${i}\n`.repeat(1 + (i % 5)));
+    const content =
+      i === 0 ? new Uint8Array(0) : i === 1 && bigBytes > 0 ? randomData(seed, bigBytes) : enc(`blob ${seed}/${i}\n`.repeat(1 + (i % 5)));
     objects.push({ type: 'blob', content });
     blobIds.push(objectId('blob', content, format));
   }
@@ -152,10 +153,17 @@ describe.each(['sha1', 'sha256'] as ObjectFormat[])('ObjectBatch (%s)', (format)
     const packsBefore = packDirFiles(objects);
     const blobs = [enc('one\n'), enc('two\n'), new Uint8Array([0, 1, 2, 255])];
     const blobIds = blobs.map((b) => objectId('blob', b, format));
-    const tree = encodeTree(blobIds.map((oid, i) => ({ mode: MODE_FILE, name: enc(`f${i}`), oid })), format);
+    const tree = encodeTree(
+      blobIds.map((oid, i) => ({ mode: MODE_FILE, name: enc(`f${i}`), oid })),
+      format,
+    );
     const treeId = objectId('tree', tree, format);
     const commit = encodeCommit({ tree: treeId, author: IDENT, committer: IDENT, message: 'five objects\n' });
-    const set: Obj[] = [...blobs.map((content) => ({ type: 'blob' as const, content })), { type: 'tree', content: tree }, { type: 'commit', content: commit }];
+    const set: Obj[] = [
+      ...blobs.map((content) => ({ type: 'blob' as const, content })),
+      { type: 'tree', content: tree },
+      { type: 'commit', content: commit },
+    ];
 
     const odb = new ObjectDatabase({ fs: nodeFs(), objectsDir: objects, format }); // default threshold 16
     expect(odb.packThreshold).toBe(16);
@@ -266,7 +274,12 @@ describe.each(['sha1', 'sha256'] as ObjectFormat[])('ObjectBatch (%s)', (format)
       const fresh = new ObjectDatabase({ fs, objectsDir: objects, format });
       const got = await fresh.existing(asked);
       const one = await Promise.all(asked.map((id) => fresh.has(id)));
-      expect([...got].sort()).toEqual(asked.filter((_, i) => one[i]).map((id) => id.toLowerCase()).sort());
+      expect([...got].sort()).toEqual(
+        asked
+          .filter((_, i) => one[i])
+          .map((id) => id.toLowerCase())
+          .sort(),
+      );
       expect([...got].sort()).toEqual([...written].sort());
       // a batch also counts what it will write
       const batch = fresh.batch();
@@ -447,56 +460,63 @@ describe.each(['sha1', 'sha256'] as ObjectFormat[])('ObjectBatch flush under fau
   const { objects: set } = objectSet(format, 16, 41, 30_000);
   const plans: Array<Omit<FaultPlan, 'failAt'>> = [{}, { mode: 'torn' }, { after: 'crash' }, { mode: 'torn', after: 'crash' }];
 
-  it.each(plans.map((p) => [JSON.stringify(p), p] as const))('every mutating call of a pack flush fails in turn %s', async (_name, plan) => {
-    const probe = makeTempRepo({ objectFormat: format });
-    const counter = faultyFs(nodeFs(), { failAt: 0 });
-    await writeAll(new ObjectDatabase({ fs: counter, objectsDir: objectsDir(probe), format, packThreshold: 4 }), set);
-    const total = counter.count;
-    // temp pack, temp idx, two renames
-    expect(counter.calls.map((c) => c.op)).toEqual(['writeFile', 'writeFile', 'rename', 'rename']);
-    expect(total).toBe(4);
+  it.each(plans.map((p) => [JSON.stringify(p), p] as const))(
+    'every mutating call of a pack flush fails in turn %s',
+    async (_name, plan) => {
+      const probe = makeTempRepo({ objectFormat: format });
+      const counter = faultyFs(nodeFs(), { failAt: 0 });
+      await writeAll(new ObjectDatabase({ fs: counter, objectsDir: objectsDir(probe), format, packThreshold: 4 }), set);
+      const total = counter.count;
+      // temp pack, temp idx, two renames
+      expect(counter.calls.map((c) => c.op)).toEqual(['writeFile', 'writeFile', 'rename', 'rename']);
+      expect(total).toBe(4);
 
-    for (let n = 1; n <= total; n++) {
-      const repo = makeTempRepo({ objectFormat: format });
-      const objects = objectsDir(repo);
-      const fs = faultyFs(nodeFs(), { ...plan, failAt: n });
-      const odb = new ObjectDatabase({ fs, objectsDir: objects, format, packThreshold: 4 });
-      const batch = odb.batch();
-      for (const o of set) await batch.write(o.type, o.content);
-      const outcome = await batch.flush().then(
-        () => 'completed',
-        (e: unknown) => e,
-      );
-      expect(fs.failed, `call ${n}`).toBe(true);
-      if (outcome === 'completed') {
+      for (let n = 1; n <= total; n++) {
+        const repo = makeTempRepo({ objectFormat: format });
+        const objects = objectsDir(repo);
+        const fs = faultyFs(nodeFs(), { ...plan, failAt: n });
+        const odb = new ObjectDatabase({ fs, objectsDir: objects, format, packThreshold: 4 });
+        const batch = odb.batch();
+        for (const o of set) await batch.write(o.type, o.content);
+        const outcome = await batch.flush().then(
+          () => 'completed',
+          (e: unknown) => e,
+        );
+        expect(fs.failed, `call ${n}`).toBe(true);
+        if (outcome === 'completed') {
+          expectGitHas(repo, set, format);
+        } else {
+          expect(outcome, `call ${n}`).toMatchObject({ code: 'EIO' });
+          // the failure sticks: a later flush of the same batch throws it again and writes nothing
+          const files = allObjectFiles(objects);
+          await batch.write('blob', enc(`after the failure ${n}\n`));
+          await expect(batch.flush()).rejects.toBe(outcome);
+          expect(allObjectFiles(objects)).toEqual(files);
+        }
+        // never an idx without its pack, and every pack there is verifies
+        expect(orphanIdx(objects), `call ${n}`).toEqual([]);
+        for (const f of packDirFiles(objects).filter((x) => x.endsWith('.idx'))) verifyPack(repo, join(objects, 'pack', f));
+        if (plan.after !== 'crash') {
+          // an I/O error the writer recovers from: its temp files and a pack without idx are removed
+          expect(tempFilesUnder(objects), `call ${n}`).toEqual([]);
+          expect(
+            packDirFiles(objects).filter((f) => f.endsWith('.pack')),
+            `call ${n}`,
+          ).toHaveLength(outcome === 'completed' ? 1 : 0);
+          // the same database (its fs works again) stores them with a new batch
+          await writeAll(odb, set);
+          expectGitHas(repo, set, format);
+        }
+        // a clean run stores them all
+        await writeAll(new ObjectDatabase({ fs: nodeFs(), objectsDir: objects, format, packThreshold: 4 }), set);
         expectGitHas(repo, set, format);
-      } else {
-        expect(outcome, `call ${n}`).toMatchObject({ code: 'EIO' });
-        // the failure sticks: a later flush of the same batch throws it again and writes nothing
-        const files = allObjectFiles(objects);
-        await batch.write('blob', enc(`after the failure ${n}\n`));
-        await expect(batch.flush()).rejects.toBe(outcome);
-        expect(allObjectFiles(objects)).toEqual(files);
+        expect(orphanIdx(objects)).toEqual([]);
+        for (const f of packDirFiles(objects).filter((x) => x.endsWith('.idx')))
+          expect(verifyPack(repo, join(objects, 'pack', f))).toEqual(ids(set, format));
+        expect(git(repo, ['count-objects', '-v'])).toMatch(/^packs: 1$/m);
       }
-      // never an idx without its pack, and every pack there is verifies
-      expect(orphanIdx(objects), `call ${n}`).toEqual([]);
-      for (const f of packDirFiles(objects).filter((x) => x.endsWith('.idx'))) verifyPack(repo, join(objects, 'pack', f));
-      if (plan.after !== 'crash') {
-        // an I/O error the writer recovers from: its temp files and a pack without idx are removed
-        expect(tempFilesUnder(objects), `call ${n}`).toEqual([]);
-        expect(packDirFiles(objects).filter((f) => f.endsWith('.pack')), `call ${n}`).toHaveLength(outcome === 'completed' ? 1 : 0);
-        // the same database (its fs works again) stores them with a new batch
-        await writeAll(odb, set);
-        expectGitHas(repo, set, format);
-      }
-      // a clean run stores them all
-      await writeAll(new ObjectDatabase({ fs: nodeFs(), objectsDir: objects, format, packThreshold: 4 }), set);
-      expectGitHas(repo, set, format);
-      expect(orphanIdx(objects)).toEqual([]);
-      for (const f of packDirFiles(objects).filter((x) => x.endsWith('.idx'))) expect(verifyPack(repo, join(objects, 'pack', f))).toEqual(ids(set, format));
-      expect(git(repo, ['count-objects', '-v'])).toMatch(/^packs: 1$/m);
-    }
-  });
+    },
+  );
 
   it('a loose flush that fails ends every write before it throws', async () => {
     const small = set.slice(0, 12);

@@ -18,7 +18,6 @@ import { prng } from '../helpers/prng.js';
 
 // ───────────────────────────────────────────────────────────────────────────── helpers
 
-
 /** `commits` commits on main through git fast-import, each editing `hot.txt` and a few of `files` files. */
 function addHistory(dir: string, commits: number, files: number, seed: number, first = 0): void {
   const rnd = prng(seed);
@@ -124,7 +123,9 @@ describe.each(['sha1', 'sha256'] as ObjectFormat[])('ObjectDatabase read (%s)', 
   addHistory(repo, 80, 12, 1);
   git(repo, ['repack', '-adf', '--depth=50', '--window=50']);
   addHistory(repo, 40, 12, 2, 100);
-  const refPack = git(repo, ['pack-objects', '--revs', '--no-reuse-delta', '--window=20', join(objects, 'pack', 'pack')], { input: 'main\n^main~40\n' }).trim();
+  const refPack = git(repo, ['pack-objects', '--revs', '--no-reuse-delta', '--window=20', join(objects, 'pack', 'pack')], {
+    input: 'main\n^main~40\n',
+  }).trim();
   git(repo, ['prune-packed']);
   addHistory(repo, 8, 12, 3, 200);
   git(repo, ['hash-object', '-w', '--stdin'], { input: '' });
@@ -203,7 +204,9 @@ describe('REF_DELTA bases in another pack', () => {
     addHistory(src, 50, 8, 7);
     const dst = makeTempRepo({ objectFormat: format, bare: true });
     git(src, ['push', '-q', dst, 'main~10:refs/heads/main']);
-    const thin = new Uint8Array(git(src, ['pack-objects', '--thin', '--stdout', '--revs'], { input: 'main\n^main~10\n', encoding: 'buffer' }));
+    const thin = new Uint8Array(
+      git(src, ['pack-objects', '--thin', '--stdout', '--revs'], { input: 'main\n^main~10\n', encoding: 'buffer' }),
+    );
     const all = catAll(src);
     // Walk the thin pack entry by entry (ExactInflate tells where each zlib stream ends) and
     // build its idx by hand: git's index-pack refuses a thin pack unless it may complete it.
@@ -242,13 +245,18 @@ describe('REF_DELTA bases in another pack', () => {
     writeFileSync(join(dst, 'objects', 'pack', `${name}.pack`), thin);
     writeFileSync(join(dst, 'objects', 'pack', `${name}.idx`), buildIdx(entries, format, checksum));
     const odb = new ObjectDatabase({ fs: nodeFs(), objectsDir: join(dst, 'objects'), format });
-    const reachable = git(src, ['rev-list', '--objects', 'main']).split('\n').filter(Boolean).map((l) => l.slice(0, 40));
+    const reachable = git(src, ['rev-list', '--objects', 'main'])
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.slice(0, 40));
     for (const oid of reachable) {
       const got = await odb.read(oid);
       expect(equalBytes(got.content, all.get(oid)!.content)).toBe(true);
     }
     for (const e of entries) expect((await odb.readHeader(toHex(e.oid))).size).toBe(all.get(toHex(e.oid))!.content.length);
-    console.log(`[odb thin] ${reachable.length} objects via 2 packs; thin pack has ${external} REF_DELTA entries with bases in the other pack`);
+    console.log(
+      `[odb thin] ${reachable.length} objects via 2 packs; thin pack has ${external} REF_DELTA entries with bases in the other pack`,
+    );
   });
 });
 
@@ -282,7 +290,10 @@ describe('alternates and pack re-scan', () => {
     addHistory(c, 5, 2, 12);
     const bObjects = objectsDir(b);
     mkdirSync(join(bObjects, 'info'), { recursive: true });
-    writeFileSync(join(bObjects, 'info', 'alternates'), `# shared\n\n${relative(bObjects, objectsDir(a))}\n"${objectsDir(c)}"\n/nonexistent/objects\n`);
+    writeFileSync(
+      join(bObjects, 'info', 'alternates'),
+      `# shared\n\n${relative(bObjects, objectsDir(a))}\n"${objectsDir(c)}"\n/nonexistent/objects\n`,
+    );
     const cObjects = objectsDir(c);
     // c → d, two levels deep
     const d = makeTempRepo();
@@ -325,7 +336,11 @@ describe('alternates and pack re-scan', () => {
       expect(await odb.has(late[0])).toBe(true);
       expect((await odb.readHeader(late[1])).type).toBe('blob');
       // gc rewrites every pack and deletes the old ones
-      git(repo, ['update-ref', 'refs/keep', git(repo, ['mktree'], { input: late.map((o, i) => `100644 blob ${o}\tl${i}\n`).join('') }).trim()]);
+      git(repo, [
+        'update-ref',
+        'refs/keep',
+        git(repo, ['mktree'], { input: late.map((o, i) => `100644 blob ${o}\tl${i}\n`).join('') }).trim(),
+      ]);
       git(repo, ['gc', '-q', '--prune=now']);
       const all = catAll(repo);
       expect(await compareEverything(odb, all)).toBe(all.size);
@@ -358,7 +373,10 @@ describe.each(['sha1', 'sha256'] as ObjectFormat[])('ObjectDatabase write (%s)',
       ),
     );
     const ident = 'A U Thor <author@example.com> 1700000000 +0000';
-    const commit = await odb.write('commit', encodeCommit({ tree, parents: [], author: ident, committer: ident, message: 'written by scalpel\n' }));
+    const commit = await odb.write(
+      'commit',
+      encodeCommit({ tree, parents: [], author: ident, committer: ident, message: 'written by scalpel\n' }),
+    );
     git(repo, ['update-ref', 'refs/heads/main', commit]);
     git(repo, ['fsck', '--strict', '--no-dangling']);
     expect(git(repo, ['cat-file', '-p', `${commit}^{tree}`])).toContain('f2');
@@ -369,7 +387,9 @@ describe.each(['sha1', 'sha256'] as ObjectFormat[])('ObjectDatabase write (%s)',
       expect(st.mode & 0o777).toBe(0o444);
     }
     // level 1 (git's core.loosecompression default): the file is what encodeLooseObject writes
-    expect(equalBytes(readFileSync(join(objects, ids[2].slice(0, 2), ids[2].slice(2))), encodeLooseObject('blob', big, { level: 1 }))).toBe(true);
+    expect(equalBytes(readFileSync(join(objects, ids[2].slice(0, 2), ids[2].slice(2))), encodeLooseObject('blob', big, { level: 1 }))).toBe(
+      true,
+    );
     expect(tempFilesUnder(objects)).toEqual([]);
     // reading back through the odb
     expect(equalBytes((await odb.read(ids[2])).content, big)).toBe(true);
@@ -409,7 +429,9 @@ describe.each(['sha1', 'sha256'] as ObjectFormat[])('ObjectDatabase write (%s)',
         throw Object.assign(new Error('EIO: rename failed'), { code: 'EIO' });
       },
     };
-    const e1 = await new ObjectDatabase({ fs: failingRename, objectsDir: objects, format }).write('blob', new Uint8Array([1, 2, 3])).catch((e: unknown) => e);
+    const e1 = await new ObjectDatabase({ fs: failingRename, objectsDir: objects, format })
+      .write('blob', new Uint8Array([1, 2, 3]))
+      .catch((e: unknown) => e);
     expect((e1 as { code?: string }).code).toBe('EIO');
     const failingWrite: Fs = {
       ...base,
@@ -418,7 +440,9 @@ describe.each(['sha1', 'sha256'] as ObjectFormat[])('ObjectDatabase write (%s)',
         throw Object.assign(new Error('ENOSPC: no space'), { code: 'ENOSPC' });
       },
     };
-    const e2 = await new ObjectDatabase({ fs: failingWrite, objectsDir: objects, format }).write('blob', new Uint8Array([4, 5, 6])).catch((e: unknown) => e);
+    const e2 = await new ObjectDatabase({ fs: failingWrite, objectsDir: objects, format })
+      .write('blob', new Uint8Array([4, 5, 6]))
+      .catch((e: unknown) => e);
     expect((e2 as { code?: string }).code).toBe('ENOSPC');
     expect(tempFilesUnder(objects)).toEqual([]);
     expect(looseCount(objects)).toBe(0);
@@ -441,7 +465,9 @@ describe.each(['sha1', 'sha256'] as ObjectFormat[])('ObjectDatabase write (%s)',
     }
     expect(tempFilesUnder(objects)).toEqual([]);
     // a bad type or level is refused up front
-    await expect(new ObjectDatabase({ fs: base, objectsDir: objects, format }).write('blub' as ObjectType, new Uint8Array(0))).rejects.toMatchObject({ code: 'BAD_ARGUMENT' });
+    await expect(
+      new ObjectDatabase({ fs: base, objectsDir: objects, format }).write('blub' as ObjectType, new Uint8Array(0)),
+    ).rejects.toMatchObject({ code: 'BAD_ARGUMENT' });
     expect(() => new ObjectDatabase({ fs: base, objectsDir: objects, format, compressionLevel: 12 })).toThrow(ScalpelError);
   });
 });
@@ -462,7 +488,9 @@ describe('core.sharedRepository', () => {
       expect(await odb.write('blob', new TextEncoder().encode('shared\n'))).toBe(oid);
       const mode = (r: string, p: string) => statSync(join(objectsDir(r), p)).mode & 0o7777;
       expect(mode(ours, oid.slice(0, 2)).toString(8), `dir ${value}`).toBe(mode(viaGit, oid.slice(0, 2)).toString(8));
-      expect(mode(ours, `${oid.slice(0, 2)}/${oid.slice(2)}`).toString(8), `file ${value}`).toBe(mode(viaGit, `${oid.slice(0, 2)}/${oid.slice(2)}`).toString(8));
+      expect(mode(ours, `${oid.slice(0, 2)}/${oid.slice(2)}`).toString(8), `file ${value}`).toBe(
+        mode(viaGit, `${oid.slice(0, 2)}/${oid.slice(2)}`).toString(8),
+      );
     }
     expect(parseSharedRepository('umask')).toBe('umask');
     expect(parseSharedRepository('true')).toBe('group');

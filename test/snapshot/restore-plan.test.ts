@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { planFromFacts, pruneCandidates, type RestoreFacts } from '../../src/snapshot/restore.js';
 import { minimalRoots } from '../../src/model/scope.js';
-import { describeItem, type IndexRecord, type Manifest, type PathState, type ReucRecord, type WorktreeItem } from '../../src/model/state.js';
+import {
+  describeItem,
+  type IndexRecord,
+  type Manifest,
+  type PathState,
+  type ReucRecord,
+  type WorktreeItem,
+} from '../../src/model/state.js';
 import { isScalpelError } from '../../src/errors/index.js';
 
 /** The pure plan on hand-built facts: no filesystem, no object database, no index file. */
@@ -10,7 +17,13 @@ const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);
 const C = 'c'.repeat(40);
 
-const file = (path: string, oid: string, mode: 0o100644 | 0o100755 = 0o100644): WorktreeItem => ({ path, kind: 'file', mode, oid, size: 3 });
+const file = (path: string, oid: string, mode: 0o100644 | 0o100755 = 0o100644): WorktreeItem => ({
+  path,
+  kind: 'file',
+  mode,
+  oid,
+  size: 3,
+});
 const dir = (path: string): WorktreeItem => ({ path, kind: 'dir' });
 const link = (path: string, target: string): WorktreeItem => ({ path, kind: 'symlink', target, oid: C });
 const NO_FLAGS = { assumeValid: false, skipWorktree: false, intentToAdd: false };
@@ -21,7 +34,18 @@ function state(roots: string[], parts: Partial<PathState> = {}): PathState {
 }
 
 function manifest(id: string, captured: PathState, extra: Partial<Manifest> = {}): Manifest {
-  return { format: 'git-scalpel/1', id, session: 'default', worktreeId: 'main', objectFormat: 'sha1', label: null, createdAt: '2025-01-01T00:00:00.000Z', captured, seal: null, ...extra };
+  return {
+    format: 'git-scalpel/1',
+    id,
+    session: 'default',
+    worktreeId: 'main',
+    objectFormat: 'sha1',
+    label: null,
+    createdAt: '2025-01-01T00:00:00.000Z',
+    captured,
+    seal: null,
+    ...extra,
+  };
 }
 
 /** Facts for `chain` (newest first) with the scope holding `current` now; nothing unusual around it unless `over` says so. */
@@ -65,7 +89,14 @@ describe('restore plan (pure, from gathered facts)', () => {
     const snap = manifest('s1', state(['a.txt', 'b.txt'], { items: [file('a.txt', A), file('b.txt', B)], index: [entry('a.txt', A)] }));
     const plan = planFromFacts(facts([snap], { items: [file('a.txt', B), file('b.txt', B)], index: [entry('a.txt', A)] }));
     expect(plan.roots).toEqual(['a.txt', 'b.txt']);
-    expect(plan.paths).toEqual([{ path: 'a.txt', worktree: { action: 'write', from: describeItem(file('a.txt', B)), to: describeItem(file('a.txt', A)) }, index: null, resolveUndo: null }]);
+    expect(plan.paths).toEqual([
+      {
+        path: 'a.txt',
+        worktree: { action: 'write', from: describeItem(file('a.txt', B)), to: describeItem(file('a.txt', A)) },
+        index: null,
+        resolveUndo: null,
+      },
+    ]);
     expect(plan.work.creations.map((c) => c.path)).toEqual(['a.txt']);
     expect(plan.work.removals).toEqual([]);
     expect(plan.indexChanged).toBe(false);
@@ -105,19 +136,27 @@ describe('restore plan (pure, from gathered facts)', () => {
   it('finds conflicts with the seal (worktree, index, resolve-undo), and none where the path is as sealed', () => {
     const reuc: ReucRecord = { path: 'a.txt', modes: [0o100644, 0o100644, 0], oids: [A, B, null] };
     const sealed = state(['a.txt'], { items: [file('a.txt', B)], index: [entry('a.txt', B)], reuc: [] });
-    const snap = manifest('s1', state(['a.txt'], { items: [file('a.txt', A)], index: [entry('a.txt', A)], reuc: [reuc] }), { seal: { sealedAt: '2025-01-01T00:01:00.000Z', state: sealed } });
+    const snap = manifest('s1', state(['a.txt'], { items: [file('a.txt', A)], index: [entry('a.txt', A)], reuc: [reuc] }), {
+      seal: { sealedAt: '2025-01-01T00:01:00.000Z', state: sealed },
+    });
     const asSealed = planFromFacts(facts([snap], { items: [file('a.txt', B)], index: [entry('a.txt', B)] }));
     expect(asSealed.conflicts).toEqual([]);
     expect(asSealed.indexChanged).toBe(true);
     expect(asSealed.paths[0].resolveUndo).not.toBeNull();
 
-    const someoneElse = planFromFacts(facts([snap], { items: [file('a.txt', C)], index: [entry('a.txt', C)], reuc: [{ ...reuc, oids: [C, B, null] }] }));
+    const someoneElse = planFromFacts(
+      facts([snap], { items: [file('a.txt', C)], index: [entry('a.txt', C)], reuc: [{ ...reuc, oids: [C, B, null] }] }),
+    );
     expect(someoneElse.conflicts.map((c) => [c.path, c.part, c.snapshot])).toEqual([
       ['a.txt', 'worktree', 's1'],
       ['a.txt', 'index', 's1'],
       ['a.txt', 'resolve-undo', 's1'],
     ]);
-    expect(someoneElse.conflicts[0]).toMatchObject({ expected: describeItem(file('a.txt', B)), found: describeItem(file('a.txt', C)), restoring: describeItem(file('a.txt', A)) });
+    expect(someoneElse.conflicts[0]).toMatchObject({
+      expected: describeItem(file('a.txt', B)),
+      found: describeItem(file('a.txt', C)),
+      restoring: describeItem(file('a.txt', A)),
+    });
   });
 
   it("refuses a turn's contested path where the restore would change it", () => {
@@ -188,15 +227,33 @@ describe('restore plan (pure, from gathered facts)', () => {
     ]);
     expect(planFromFacts(facts(chain, current, { listings: personal })).pruned).toEqual(['gen/api']);
     // not a directory any more (or gone): nothing to prune
-    expect(planFromFacts(facts(chain, current, { listings: new Map([['gen/api', null], ['gen', ['api']]]) })).pruned).toEqual([]);
+    expect(
+      planFromFacts(
+        facts(chain, current, {
+          listings: new Map([
+            ['gen/api', null],
+            ['gen', ['api']],
+          ]),
+        }),
+      ).pruned,
+    ).toEqual([]);
     // parents that existed at capture are never candidates
     expect(pruneCandidates([manifest('s2', state(['gen/api/client.ts']))], () => false)).toEqual([]);
   });
 
   it('plans index and resolve-undo changes: conflict stages and their record come back, a staged file goes back', () => {
     const reuc: ReucRecord = { path: 'm.txt', modes: [0o100644, 0o100644, 0o100644], oids: [A, B, C] };
-    const snap = manifest('s1', state(['m.txt', 's.txt'], { items: [file('m.txt', A), file('s.txt', A)], index: [entry('m.txt', A, 1), entry('m.txt', B, 2), entry('m.txt', C, 3), entry('s.txt', A)], reuc: [] }));
-    const plan = planFromFacts(facts([snap], { items: [file('m.txt', A), file('s.txt', A)], index: [entry('m.txt', B), entry('s.txt', B)], reuc: [reuc] }));
+    const snap = manifest(
+      's1',
+      state(['m.txt', 's.txt'], {
+        items: [file('m.txt', A), file('s.txt', A)],
+        index: [entry('m.txt', A, 1), entry('m.txt', B, 2), entry('m.txt', C, 3), entry('s.txt', A)],
+        reuc: [],
+      }),
+    );
+    const plan = planFromFacts(
+      facts([snap], { items: [file('m.txt', A), file('s.txt', A)], index: [entry('m.txt', B), entry('s.txt', B)], reuc: [reuc] }),
+    );
     expect(plan.indexChanged).toBe(true);
     expect(plan.work.changedIndexPaths).toEqual(['m.txt', 's.txt']);
     expect(plan.work.targetIndex.get('m.txt')?.map((e) => e.stage)).toEqual([1, 2, 3]);
@@ -206,14 +263,21 @@ describe('restore plan (pure, from gathered facts)', () => {
       ['s.txt', null, true, false],
     ]);
     // only the resolve-undo record differs: the index is still written
-    const onlyReuc = planFromFacts(facts([snap], { items: [file('m.txt', A), file('s.txt', A)], index: snap.captured.index, reuc: [reuc] }));
+    const onlyReuc = planFromFacts(
+      facts([snap], { items: [file('m.txt', A), file('s.txt', A)], index: snap.captured.index, reuc: [reuc] }),
+    );
     expect(onlyReuc.work.changedIndexPaths).toEqual([]);
     expect(onlyReuc.indexChanged).toBe(true);
   });
 
   it('is pure: frozen facts plan the same twice', () => {
-    const snap = manifest('s1', state(['gen/a.ts', 'x'], { items: [file('x', A)], index: [entry('x', A)], absentParents: [{ root: 'gen/a.ts', existing: '' }] }));
-    const f = deepFreeze(facts([snap], { items: [file('gen/a.ts', B), dir('x')], index: [entry('x', B)] }, { listings: new Map([['gen', ['a.ts']]]) }));
+    const snap = manifest(
+      's1',
+      state(['gen/a.ts', 'x'], { items: [file('x', A)], index: [entry('x', A)], absentParents: [{ root: 'gen/a.ts', existing: '' }] }),
+    );
+    const f = deepFreeze(
+      facts([snap], { items: [file('gen/a.ts', B), dir('x')], index: [entry('x', B)] }, { listings: new Map([['gen', ['a.ts']]]) }),
+    );
     const one = planFromFacts(f);
     const two = planFromFacts(f);
     expect(two).toEqual(one);

@@ -35,7 +35,10 @@ function sharedRepo(): string {
 function damageTree(dir: string): void {
   git(dir, ['write-tree']);
   const path = join(dir, '.git/index');
-  writeFileSync(path, withPayload(new Uint8Array(readFileSync(path)), 'sha1', 'TREE', (p) => serializeTree(parseTree(p, 'sha1'), '\r\n')));
+  writeFileSync(
+    path,
+    withPayload(new Uint8Array(readFileSync(path)), 'sha1', 'TREE', (p) => serializeTree(parseTree(p, 'sha1'), '\r\n')),
+  );
 }
 
 type Step = [step: string, warnings: string[]];
@@ -50,7 +53,10 @@ async function script(repo: ScalpelRepository, dir: string, s: Session, round: n
   note('openTurn', await repo.openTurn({ session: s, label: `prompt ${round}` }));
   const call = `call-${s}-${round}`;
   note('capture', await repo.snapshot([`${s}/g.txt`], { session: s, turn: true, call }));
-  await repo.callStarted({ session: s, rec: { key: call, byId: true, at: Date.now(), turn: null, kind: 'write', tool: 'Write', paths: [`${s}/g.txt`] } });
+  await repo.callStarted({
+    session: s,
+    rec: { key: call, byId: true, at: Date.now(), turn: null, kind: 'write', tool: 'Write', paths: [`${s}/g.txt`] },
+  });
   w(dir, `${s}/g.txt`, `${s} g by the agent ${round}\n`);
   note('callFinished', await repo.callFinished({ session: s, call, paths: [`${s}/g.txt`] }));
   note('record', await repo.record({ event: 'tool', session: s, ids: [], paths: [], detail: { tool: 'Write', phase: 'after', call } }));

@@ -15,7 +15,7 @@ function setup() {
   mkdirSync(outside);
   for (const d of [join(wt, 'src'), join(wt, 'src/lib'), outside]) {
     writeFileSync(join(d, TEMP), 'left by a killed run');
-    writeFileSync(join(d, 'keep.txt'), 'a person\'s file');
+    writeFileSync(join(d, 'keep.txt'), "a person's file");
   }
   const file = join(root, 'state', 'restore-temps');
   return { wt, outside, file, ledger: new TempLedger(nodeFs(), file, wt) };

@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { CallsInFlight, type CallRecord } from '../../src/store/calls.js';
 import { newMemoryFs } from '../helpers/memfs.js';
 
-const rec = (over: Partial<CallRecord> & { key: string }): CallRecord => ({ byId: true, at: 1, turn: null, kind: 'write', tool: 'write', paths: [], ...over });
+const rec = (over: Partial<CallRecord> & { key: string }): CallRecord => ({
+  byId: true,
+  at: 1,
+  turn: null,
+  kind: 'write',
+  tool: 'write',
+  paths: [],
+  ...over,
+});
 
 describe('tool calls in flight', () => {
   it('what a start keeps comes back once at the end; a call never started, or unreadable, is null', async () => {

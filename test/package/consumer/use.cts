@@ -25,7 +25,9 @@ async function main(dir: string): Promise<void> {
   } catch (e) {
     if (scalpel.isScalpelError(e)) code = e.code;
   }
-  console.log(JSON.stringify({ restored, sameClasses: imported.ScalpelError === scalpel.ScalpelError, listed: listed.length, error: code }));
+  console.log(
+    JSON.stringify({ restored, sameClasses: imported.ScalpelError === scalpel.ScalpelError, listed: listed.length, error: code }),
+  );
 }
 
 const dir = process.argv[2];

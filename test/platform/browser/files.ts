@@ -13,7 +13,12 @@ export interface FileSpec {
 export type DumpedEntry = { kind: 'dir' } | { kind: 'symlink'; target: string } | { kind: 'file'; data: Uint8Array; mode: number };
 
 /** Every entry under `dir`, depth first in name order, as a page sends its repository back. */
-export async function dumpTree(dir: string, readdir: (p: string) => Promise<string[]>, entry: (p: string) => Promise<DumpedEntry>, rel = ''): Promise<FileSpec[]> {
+export async function dumpTree(
+  dir: string,
+  readdir: (p: string) => Promise<string[]>,
+  entry: (p: string) => Promise<DumpedEntry>,
+  rel = '',
+): Promise<FileSpec[]> {
   const out: FileSpec[] = [];
   for (const name of (await readdir(dir)).sort()) {
     const p = `${dir}/${name}`;

@@ -25,10 +25,14 @@ const dec = new TextDecoder();
 
 /** OPFS holds directories and files only (no symlinks). */
 function dump(fs: Fs, dir: string): Promise<FileSpec[]> {
-  return dumpTree(dir, (p) => fs.readdir(p), async (p): Promise<DumpedEntry> => {
-    const st = await fs.lstat(p);
-    return st?.type === 'directory' ? { kind: 'dir' } : { kind: 'file', data: await fs.readFile(p), mode: st?.mode ?? 0 };
-  });
+  return dumpTree(
+    dir,
+    (p) => fs.readdir(p),
+    async (p): Promise<DumpedEntry> => {
+      const st = await fs.lstat(p);
+      return st?.type === 'directory' ? { kind: 'dir' } : { kind: 'file', data: await fs.readFile(p), mode: st?.mode ?? 0 };
+    },
+  );
 }
 
 async function load(fs: Fs, dir: string, files: FileSpec[]): Promise<void> {
@@ -75,9 +79,17 @@ async function contract() {
   // eight exclusive creates of one file at once, through two instances whose roots are nested
   // (the lock is named by the path from the OPFS root): exactly one may win
   const inner = opfsFs(await top.getDirectoryHandle('contract'));
-  const racers = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => (i % 2 ? inner.writeFile('/race', enc.encode(`r${i}`), { exclusive: true }) : fs.writeFile(c('race'), enc.encode(`r${i}`), { exclusive: true }))));
+  const racers = await Promise.allSettled(
+    Array.from({ length: 8 }, (_, i) =>
+      i % 2
+        ? inner.writeFile('/race', enc.encode(`r${i}`), { exclusive: true })
+        : fs.writeFile(c('race'), enc.encode(`r${i}`), { exclusive: true }),
+    ),
+  );
   r.raceWinners = racers.filter((x) => x.status === 'fulfilled').length;
-  r.raceLosers = [...new Set(racers.filter((x): x is PromiseRejectedResult => x.status === 'rejected').map((x) => (x.reason as { code?: string }).code))];
+  r.raceLosers = [
+    ...new Set(racers.filter((x): x is PromiseRejectedResult => x.status === 'rejected').map((x) => (x.reason as { code?: string }).code)),
+  ];
 
   await fs.mkdir(c('d'));
   await fs.writeFile(c('d/f'), enc.encode('F'));
@@ -102,12 +114,22 @@ async function contract() {
   await fs.writeFile(c('t'), enc.encode('12345'));
   const st = await fs.lstat(c('t'));
   const ms = st ? st.mtimeSeconds * 1000 + st.mtimeNanoseconds / 1e6 : 0;
-  r.fileStat = st && { type: st.type, mode: st.mode, size: st.size, ino: st.ino, ctimeIsMtime: st.ctimeSeconds === st.mtimeSeconds && st.ctimeNanoseconds === st.mtimeNanoseconds, mtimeNearNow: ms >= before - 2000 && ms <= Date.now() + 2000 };
+  r.fileStat = st && {
+    type: st.type,
+    mode: st.mode,
+    size: st.size,
+    ino: st.ino,
+    ctimeIsMtime: st.ctimeSeconds === st.mtimeSeconds && st.ctimeNanoseconds === st.mtimeNanoseconds,
+    mtimeNearNow: ms >= before - 2000 && ms <= Date.now() + 2000,
+  };
   r.dirStat = await fs.lstat(c('d'));
   r.rootStat = (await fs.lstat('/'))?.type;
 
   // rename: move() replaces the destination; copy + delete (move: false) does the same
-  for (const [label, f] of [['move', fs], ['copy', opfsFs(top, { move: false })]] as const) {
+  for (const [label, f] of [
+    ['move', fs],
+    ['copy', opfsFs(top, { move: false })],
+  ] as const) {
     await f.writeFile(c(`src-${label}`), enc.encode(`new-${label}`));
     await f.writeFile(c(`dst-${label}`), enc.encode('old'));
     await f.rename(c(`src-${label}`), c(`dst-${label}`));
@@ -127,9 +149,12 @@ async function contract() {
 
   // pieces
   const big = new Uint8Array(300_000).map((_, i) => (i * 7) & 0xff);
-  await fs.writeChunks!(c('big'), (async function* () {
-    for (let i = 0; i < big.length; i += 65536) yield big.subarray(i, i + 65536);
-  })());
+  await fs.writeChunks!(
+    c('big'),
+    (async function* () {
+      for (let i = 0; i < big.length; i += 65536) yield big.subarray(i, i + 65536);
+    })(),
+  );
   const pieces: Uint8Array[] = [];
   for await (const p of fs.readChunks!(c('big'), 100_000)) pieces.push(p);
   const back = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
@@ -161,7 +186,13 @@ async function contract() {
 
   // the adapter's own probe agrees with what opfsFs declares
   const probe = await probeCapabilities(fs, '/contract/probe');
-  r.probe = { symlinks: probe.symlinks, modes: probe.modes, exclusiveCreate: probe.exclusiveCreate, renameFollowsSymlinks: probe.renameFollowsSymlinks, renameReplaces: probe.renameReplaces };
+  r.probe = {
+    symlinks: probe.symlinks,
+    modes: probe.modes,
+    exclusiveCreate: probe.exclusiveCreate,
+    renameFollowsSymlinks: probe.renameFollowsSymlinks,
+    renameReplaces: probe.renameReplaces,
+  };
   r.probeLeft = await fs.readdir('/contract/probe').catch(() => []);
   await freshDir('contract');
   return r;
@@ -193,7 +224,10 @@ async function scenario(files: FileSpec[], scope: string[], opts: ScenarioOption
   index.entries = index.entries.filter((e) => e.path !== 'README.md').map((e) => (e.path === 'run.sh' ? e.with({ mode: 0o100644 }) : e));
   await fs.writeFile(`${dir}/.git/index`, encodeIndex(index));
   const edited = decodeIndex(await fs.readFile(`${dir}/.git/index`));
-  const editedIndex = { readme: edited.entries.some((e) => e.path === 'README.md'), runSh: edited.entries.find((e) => e.path === 'run.sh')?.mode };
+  const editedIndex = {
+    readme: edited.entries.some((e) => e.path === 'README.md'),
+    runSh: edited.entries.find((e) => e.path === 'run.sh')?.mode,
+  };
 
   const report = await repo.restore();
   const after = decodeIndex(await fs.readFile(`${dir}/.git/index`));

@@ -23,14 +23,17 @@ interface PromiseFs {
   chmod(p: string, m: number): Promise<void>;
 }
 
-
 function dump(fs: PromiseFs, dir: string): Promise<FileSpec[]> {
-  return dumpTree(dir, (p) => fs.readdir(p), async (p): Promise<DumpedEntry> => {
-    const st = await fs.lstat(p);
-    if (st.type === 'dir') return { kind: 'dir' };
-    if (st.type === 'symlink') return { kind: 'symlink', target: await fs.readlink(p) };
-    return { kind: 'file', data: await fs.readFile(p), mode: st.mode };
-  });
+  return dumpTree(
+    dir,
+    (p) => fs.readdir(p),
+    async (p): Promise<DumpedEntry> => {
+      const st = await fs.lstat(p);
+      if (st.type === 'dir') return { kind: 'dir' };
+      if (st.type === 'symlink') return { kind: 'symlink', target: await fs.readlink(p) };
+      return { kind: 'file', data: await fs.readFile(p), mode: st.mode };
+    },
+  );
 }
 
 /** `packThreshold`: 1 stores the snapshot's objects as a pack (written, then read by the restore, on IndexedDB). */
@@ -69,7 +72,11 @@ async function scenario(files: FileSpec[], scope: string[], packThreshold?: numb
     restored: report.restored.length,
     indexWritten: report.indexWritten,
     files: await dump(fs, '/repo'),
-    globals: [typeof (globalThis as { process?: unknown }).process, typeof (globalThis as { Buffer?: unknown }).Buffer, typeof (globalThis as { require?: unknown }).require],
+    globals: [
+      typeof (globalThis as { process?: unknown }).process,
+      typeof (globalThis as { Buffer?: unknown }).Buffer,
+      typeof (globalThis as { require?: unknown }).require,
+    ],
     userAgent: navigator.userAgent,
   };
 }

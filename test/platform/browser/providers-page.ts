@@ -20,10 +20,16 @@ export interface ProviderReport {
   /** [name, pako result, DecompressionStream result, inflateWhole result]: sha1 hex of the output, or `error:<reason>` */
   inflates: Array<[string, string, string, string]>;
   /** median milliseconds over 5 runs, 10 MB */
-  timing: { sha1Pure: number; sha1WebCrypto: number; sha256Pure: number; sha256WebCrypto: number; inflatePako: number; inflateStream: number; size: number };
+  timing: {
+    sha1Pure: number;
+    sha1WebCrypto: number;
+    sha256Pure: number;
+    sha256WebCrypto: number;
+    inflatePako: number;
+    inflateStream: number;
+    size: number;
+  };
 }
-
-
 
 const sha1 = (b: Uint8Array) => toHex(pureHash.create('sha1').update(b).digest());
 
@@ -52,13 +58,24 @@ async function providers(streams: Record<string, string>, sizes: number[]): Prom
   for (const format of ['sha1', 'sha256'] as ObjectFormat[]) {
     for (const n of sizes) {
       const data = sample(n, n + 7);
-      digests.push([format, n, toHex(pureHash.create(format).update(data).digest()), toHex(await webDigest(format, data)), toHex(await digestWhole(p, format, data))]);
+      digests.push([
+        format,
+        n,
+        toHex(pureHash.create(format).update(data).digest()),
+        toHex(await webDigest(format, data)),
+        toHex(await digestWhole(p, format, data)),
+      ]);
     }
   }
   const inflates: ProviderReport['inflates'] = [];
   for (const [name, encoded] of Object.entries(streams)) {
     const z = b64.decode(encoded);
-    inflates.push([name, await outcome(() => pakoZlib.inflate(z)), await outcome(() => webInflate(z)), await outcome(() => inflateWhole(p, z))]);
+    inflates.push([
+      name,
+      await outcome(() => pakoZlib.inflate(z)),
+      await outcome(() => webInflate(z)),
+      await outcome(() => inflateWhole(p, z)),
+    ]);
   }
   const size = 10 << 20;
   const big = sample(size, 3);
@@ -72,7 +89,12 @@ async function providers(streams: Record<string, string>, sizes: number[]): Prom
     inflatePako: await median(() => pakoZlib.inflate(z)),
     inflateStream: await median(() => webInflate(z)),
   };
-  return { platform: { name: p.name, digest: typeof p.digest === 'function', inflate: typeof p.inflate === 'function' }, digests, inflates, timing };
+  return {
+    platform: { name: p.name, digest: typeof p.digest === 'function', inflate: typeof p.inflate === 'function' },
+    digests,
+    inflates,
+    timing,
+  };
 }
 
 (globalThis as unknown as { providers: typeof providers }).providers = providers;
