@@ -34,6 +34,8 @@ const bundle = (entry, out) =>
     define: { __GIT_SCALPEL_VERSION__: JSON.stringify(version) },
   });
 await bundle('cli/bin.js', 'cli.cjs');
+// install, status and conformance (and their config file parsers), which no hook runs: loaded on demand (src/cli/lazy.ts)
+await bundle('cli/tools.js', 'tools.cjs');
 // The package's entry in Node (`git-scalpel` under the `node` condition, and `git-scalpel/node`):
 // one CommonJS bundle (dist/git-scalpel-node.cjs, its dependencies left to node_modules) compiled
 // through the V8 code cache (src/entry/code-cache.cjs), behind an ES module that names every

@@ -2,7 +2,7 @@ import { ScalpelError } from '../errors/index.js';
 import type { TurnInfo } from '../snapshot/engine.js';
 import { handleHookEvent, openRepository } from '../entry/root-node.js';
 import { HARNESSES, hookResponse, parseHookPayload, type Harness, type HookEvent } from '../hooks/harness.js';
-import { hookSilenceWarnings } from '../hooks/status.js';
+import { loadTools } from './lazy.js';
 import { parseArgs, UsageError } from './args.js';
 import { reportOutcome } from './cmd-stack.js';
 import { binOf, type CliIo } from './io.js';
@@ -110,7 +110,8 @@ export async function cmdTurns(args: string[], io: CliIo): Promise<number> {
   const turns = await repo.turns({ session: option(flags.get('session')) });
   // hooks installed that never reached this worktree (untrusted, not found): stderr only, so
   // `--json` stays the array it always was
-  for (const w of await hookSilenceWarnings(io.fs, { cwd: io.cwd, env: io.env ?? {}, bin: io.bin })) io.err(`git-scalpel: warning: ${w}\n`);
+  for (const w of await (await loadTools()).hookSilenceWarnings(io.fs, { cwd: io.cwd, env: io.env ?? {}, bin: io.bin }))
+    io.err(`git-scalpel: warning: ${w}\n`);
   if (flags.has('json')) return ok(io, `${turns.length} turn(s)`, turns);
   const bin = binOf(io);
   io.out(

@@ -1,5 +1,5 @@
 import { ScalpelError } from '../errors/index.js';
-import { shellQuote } from '../hooks/install.js';
+import { shellQuote } from '../hooks/install-words.js';
 
 /** Where a hint is given: the command, the whole command line as typed, and how a person runs git-scalpel (CliIo.bin). */
 export interface HintContext {

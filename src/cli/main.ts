@@ -9,14 +9,12 @@ import type { CliIo } from './io.js';
 import { withCliHint } from './hints.js';
 import { cmdSnapshot, cmdSeal, cmdRestore, cmdList, cmdShow, cmdDrop, cmdPrune, cmdLog } from './cmd-stack.js';
 import { cmdHook, cmdRewind, cmdTurns } from './cmd-turns.js';
-import { cmdInstall } from './cmd-install.js';
-import { cmdStatus } from './cmd-status.js';
-import { HARNESS_ENV } from '../hooks/install.js';
+import { HARNESS_ENV } from '../hooks/install-words.js';
+import { loadTools } from './lazy.js';
 import { cmdApply } from './cmd-apply.js';
 import { USAGE, commandHelp, isCommand } from './usage.js';
 import { errorOutcome, ok, printOutcome, wantsJson } from './output.js';
 import { firstOnPathIs, personCommand } from './invocation.js';
-import { cmdConformance } from './cmd-conformance.js';
 
 /** What run() reads beyond a command's CliIo. */
 export interface RunIo extends CliIo {
@@ -154,13 +152,13 @@ async function dispatch(cmd: string, rest: string[], ctx: CliIo): Promise<number
     case 'rewind':
       return cmdRewind(rest, ctx);
     case 'install':
-      return cmdInstall(rest, ctx);
+      return (await loadTools()).cmdInstall(rest, ctx);
     case 'status':
-      return cmdStatus(rest, ctx);
+      return (await loadTools()).cmdStatus(rest, ctx);
     case 'apply':
       return cmdApply(rest, ctx);
     case 'conformance':
-      return cmdConformance(rest, ctx);
+      return (await loadTools()).cmdConformance(rest, ctx);
     case 'mcp':
       // the MCP SDK is large: only this command loads it, from its own bundle (dist/mcp.cjs beside
       // dist/cli.cjs; unbundled, the module) — a literal import would inline it into every command

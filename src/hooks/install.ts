@@ -77,6 +77,9 @@ import {
   type JsonNode,
   type NewItem,
 } from './config-files.js';
+import { HARNESS_ENV, shellQuote } from './install-words.js';
+
+export { HARNESS_ENV, shellQuote };
 
 export type InstallableHarness = 'claude-code' | 'codex' | 'gemini';
 export const INSTALLABLE: readonly InstallableHarness[] = ['claude-code', 'codex', 'gemini'];
@@ -167,29 +170,6 @@ export function isInstallable(s: string): s is InstallableHarness {
 /** The process environment as the command line passes it (main.ts): only what is read is looked at. */
 export type Env = Readonly<Record<string, string | undefined>>;
 
-/**
- * The variables that move a harness's user-level files, as each harness reads them (an absolute
- * path; an unset, empty or relative value is ignored here, so the default applies):
- *
- * - CLAUDE_CONFIG_DIR replaces `~/.claude` (settings.json) and holds `.claude.json` instead of
- *   HOME (see the module comment and install-mcp.ts).
- * - CODEX_HOME replaces `~/.codex` (hooks.json, config.toml): codex-rs/utils/home-dir `find_codex_home`
- *   (it must exist, and Codex canonicalizes it: trust keys name the resolved path, see status.ts),
- *   https://developers.openai.com/codex/environment-variables.
- * - GEMINI_CLI_HOME replaces HOME as the directory holding `.gemini/` (paths.ts `homedir()`);
- *   GEMINI_CLI_TRUSTED_FOLDERS_PATH names the trusted-folders file itself
- *   (storage.ts `getTrustedFoldersPath`, docs/cli/trusted-folders.md).
- */
-export const HARNESS_ENV = [
-  'HOME',
-  'CLAUDE_CONFIG_DIR',
-  'CODEX_HOME',
-  'GEMINI_CLI_HOME',
-  'GEMINI_CLI_TRUSTED_FOLDERS_PATH',
-  'GEMINI_CLI_SYSTEM_SETTINGS_PATH',
-  'GEMINI_CLI_TRUST_WORKSPACE',
-] as const;
-
 /** An absolute directory from the environment, without trailing slashes; undefined otherwise. */
 export function envDir(v: string | undefined): string | undefined {
   return v && v.startsWith('/') ? v.replace(/\/+$/, '') || '/' : undefined;
@@ -239,12 +219,6 @@ export function userConfigFile(harness: InstallableHarness, env: Env): string {
 
 // ---------------------------------------------------------------------------------------------
 // The command
-
-/** POSIX shell quoting: the word as is when it needs none, else in single quotes. */
-export function shellQuote(word: string): string {
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
 
 /** Every hook entry we write runs this; `isOurCommand` recognises exactly these. */
 export function hookCommand(harness: InstallableHarness, bin: string): string {
