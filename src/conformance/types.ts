@@ -4,6 +4,7 @@
  *
  * Byte strings (paths, object ids, tree names, tokens, raw payloads) are lowercase hex.
  */
+import type { IndexStat } from '../index/types.js';
 
 /** What a strict reader must report for a damaged file (conformance/README.md, "Error classes"). */
 export type ErrorClass =
@@ -23,17 +24,8 @@ export const ERROR_CLASSES: readonly ErrorClass[] = [
 
 export type ObjectFormatName = 'sha1' | 'sha256';
 
-export interface AnswerStat {
-  ctimeSeconds: number;
-  ctimeNanoseconds: number;
-  mtimeSeconds: number;
-  mtimeNanoseconds: number;
-  dev: number;
-  ino: number;
-  uid: number;
-  gid: number;
-  size: number;
-}
+/** An entry's stat fields, as the index stores them (the same shape as the codec's IndexStat). */
+export type AnswerStat = IndexStat;
 
 export interface AnswerEntry {
   /** Path bytes, hex. */
