@@ -3,7 +3,7 @@ import { resolvePath } from '../fs/path.js';
 import { openRepository } from '../entry/root-node.js';
 import { parseArgs, UsageError } from './args.js';
 import type { CliIo } from './io.js';
-import { ok, printOutcome } from './output.js';
+import { ok, printOutcome, printWarnings } from './output.js';
 import { outputTail as tail, runCheck } from '../process/check.js';
 
 /** Exit code of a check that failed (the patch was rolled back, or kept with --keep-on-failure). */
@@ -44,7 +44,7 @@ export async function cmdApply(args: string[], io: CliIo): Promise<number> {
   const checkLine = r.check
     ? `check: exit ${r.check.code}${r.check.code === 0 ? '' : r.rolledBack ? '; the patch was rolled back' : '; the patch is kept (--keep-on-failure), restore undoes it'}`
     : null;
-  for (const w of r.warnings ?? []) io.err(`git-scalpel: warning: ${w}\n`);
+  printWarnings(io, r.warnings);
   if (flags.has('json')) {
     if (!failed) return ok(io, head, r);
     printOutcome(io, { code: 'CHECK_FAILED', exit: CHECK_FAILED, message: checkLine as string, data: r });

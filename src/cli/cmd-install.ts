@@ -29,7 +29,7 @@ import {
 } from '../hooks/install-mcp.js';
 import { parseArgs, UsageError } from './args.js';
 import type { CliIo } from './io.js';
-import { ok } from './output.js';
+import { ok, printWarnings } from './output.js';
 import { firstOnPathIs, personCommand } from './invocation.js';
 
 /** What `install` reads of the process beyond CliIo; main() leaves it to the defaults. */
@@ -88,7 +88,7 @@ export async function cmdInstall(args: string[], io: CliIo & InstallIo): Promise
   }
 
   const warnings = uninstall ? [] : installWarnings(absScript, projectRoot, onPath);
-  for (const w of warnings) io.err(`git-scalpel: warning: ${w}\n`);
+  printWarnings(io, warnings);
   if (uninstall) {
     const text = describe(harness, file, plan, removed, user);
     if (flags.has('json')) return ok(io, text.split('\n')[0], { file, action: plan.action, events: plan.events, command: plan.command });

@@ -8,7 +8,7 @@ import type { Manifest, PathState } from '../model/state.js';
 import { headRefusal, pushedRefusal, refusal } from '../snapshot/refusals.js';
 import { parseArgs, UsageError } from './args.js';
 import { binOf, type CliIo } from './io.js';
-import { ok, printOutcome } from './output.js';
+import { ok, printOutcome, printWarnings } from './output.js';
 import { reportJson } from './report-json.js';
 import { withCliHint } from './hints.js';
 
@@ -80,7 +80,7 @@ export async function cmdSnapshot(args: string[], io: CliIo): Promise<number> {
     into: str(flags.get('into')),
     cwd: io.cwd,
   });
-  warn(io, s.warnings ?? []);
+  printWarnings(io, s.warnings);
   const notes = (s.absent ?? []).map(absentNote);
   if (flags.has('json')) return ok(io, `snapshot ${s.id}: ${s.paths.length} path(s)`, { ...s, absent: s.absent ?? [] });
   io.out(`snapshot ${describeSnapshot(s)}\n${s.paths.map((p) => `  ${show(p)}\n`).join('')}${notes.map((n) => `note: ${n}\n`).join('')}`);
@@ -97,7 +97,7 @@ export async function cmdSeal(args: string[], io: CliIo): Promise<number> {
   if (positionals.length > 1) throw new UsageError('seal takes at most one snapshot id');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   const s = await repo.seal({ session: str(flags.get('session')), id: positionals[0] });
-  warn(io, s.warnings ?? []);
+  printWarnings(io, s.warnings);
   if (flags.has('json')) return ok(io, `sealed ${s.id}`, s);
   io.out(`sealed ${describeSnapshot(s)}\n`);
   return 0;
@@ -115,7 +115,7 @@ export async function cmdRestore(args: string[], io: CliIo): Promise<number> {
     force,
     verifyIndex: flags.has('verify-index'),
   });
-  warn(io, r.warnings);
+  printWarnings(io, r.warnings);
   return reportOutcome(io, r, { force, verb: 'restore', json: flags.has('json'), command: 'restore', args });
 }
 
@@ -345,10 +345,6 @@ function stateJson(st: PathState): unknown {
     index: st.index.map((e) => ({ ...e, mode: mode(e.mode) })),
     reuc: st.reuc.map((r) => ({ ...r, modes: r.modes.map((x) => (x ? mode(x) : null)) })),
   };
-}
-
-function warn(io: CliIo, warnings: string[]): void {
-  for (const w of warnings) io.err(`git-scalpel: warning: ${w}\n`);
 }
 
 function str(v: string | true | undefined): string | undefined {

@@ -6,7 +6,7 @@ import { loadTools } from './lazy.js';
 import { parseArgs, UsageError } from './args.js';
 import { reportOutcome } from './cmd-stack.js';
 import { binOf, type CliIo } from './io.js';
-import { ok } from './output.js';
+import { ok, printWarnings } from './output.js';
 
 /** A hook payload larger than this is refused before it is parsed (a Write of a large file is still far below). */
 const MAX_PAYLOAD = 256 << 20;
@@ -49,7 +49,7 @@ export async function cmdHook(args: string[], io: CliIo): Promise<number> {
   }
   const outcome = await handleHookEvent(event, { fs: io.fs, failOpen: flags.has('fail-open'), env: io.env });
   if (outcome.ok) {
-    for (const w of outcome.warnings ?? []) io.err(`git-scalpel: warning: ${w}\n`);
+    printWarnings(io, outcome.warnings);
     return answer({ ok: true });
   }
   return answer({ ok: false, block: outcome.block, reason: outcome.reason });
@@ -137,7 +137,7 @@ export async function cmdRewind(args: string[], io: CliIo): Promise<number> {
       throw new UsageError('rewind --undo takes no turn and no session: it undoes the newest rewind of this worktree');
     const force = flags.has('force');
     const r = await repo.rewindUndo({ dryRun: flags.has('dry-run'), force, verifyIndex: flags.has('verify-index') });
-    for (const w of r.warnings) io.err(`git-scalpel: warning: ${w}\n`);
+    printWarnings(io, r.warnings);
     const after = r.dryRun
       ? ''
       : r.turnsBack
@@ -154,7 +154,7 @@ export async function cmdRewind(args: string[], io: CliIo): Promise<number> {
     force,
     verifyIndex: flags.has('verify-index'),
   });
-  for (const w of r.warnings) io.err(`git-scalpel: warning: ${w}\n`);
+  printWarnings(io, r.warnings);
   const undo = `${binOf(io)} rewind --undo`;
   return reportOutcome(io, r, {
     force,

@@ -10,7 +10,7 @@ import { withCliHint } from './hints.js';
 import { cmdSnapshot, cmdSeal, cmdRestore, cmdList, cmdShow, cmdDrop, cmdPrune, cmdLog } from './cmd-stack.js';
 import { cmdHook, cmdRewind, cmdTurns } from './cmd-turns.js';
 import { HARNESS_ENV } from '../hooks/install-words.js';
-import { loadTools } from './lazy.js';
+import { loadMcp, loadTools } from './lazy.js';
 import { cmdApply } from './cmd-apply.js';
 import { USAGE, commandHelp, isCommand } from './usage.js';
 import { errorOutcome, ok, printOutcome, wantsJson } from './output.js';
@@ -160,13 +160,8 @@ async function dispatch(cmd: string, rest: string[], ctx: CliIo): Promise<number
     case 'conformance':
       return (await loadTools()).cmdConformance(rest, ctx);
     case 'mcp':
-      // the MCP SDK is large: only this command loads it, from its own bundle (dist/mcp.cjs beside
-      // dist/cli.cjs; unbundled, the module) — a literal import would inline it into every command
-      return (
-        (typeof require === 'function'
-          ? require(`${__dirname}/mcp.cjs`)
-          : await import(['..', 'mcp', 'cli.js'].join('/'))) as typeof import('../mcp/cli.js')
-      ).cmdMcp(rest, ctx);
+      // the MCP SDK is large: only this command loads it, from its own bundle (lazy.ts)
+      return (await loadMcp()).cmdMcp(rest, ctx);
     default:
       throw new UsageError(`'${cmd}' is not a git-scalpel command`);
   }

@@ -35,6 +35,11 @@ export function printOutcome(io: CliIo, o: Outcome): void {
   io.out(toJsonText({ code: o.code, exit: o.exit, message: o.message, data: o.data }) + '\n');
 }
 
+/** What an operation read past without stopping, one line each on stderr (with --json too: stdout holds the one object). */
+export function printWarnings(io: CliIo, warnings: readonly string[] | undefined): void {
+  for (const w of warnings ?? []) io.err(`git-scalpel: warning: ${w}\n`);
+}
+
 /** A success: exit 0, `data` the command's result. */
 export function ok(io: CliIo, message: string, data: unknown): number {
   printOutcome(io, { code: 'OK', exit: 0, message, data });
