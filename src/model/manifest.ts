@@ -29,6 +29,7 @@ export type NewManifest = Pick<
   | 'turn'
   | 'uncovered'
   | 'left'
+  | 'made'
   | 'provisional'
   | 'rewound'
 > & { head: HeadState };
@@ -52,6 +53,7 @@ export function newManifest(n: NewManifest): Manifest {
     ...(n.turn ? { turn: n.turn } : {}),
     ...(n.uncovered?.length ? { uncovered: n.uncovered } : {}),
     ...(n.left?.length ? { left: n.left } : {}),
+    ...(n.made?.length ? { made: n.made } : {}),
     ...(n.provisional?.length ? { provisional: n.provisional } : {}),
     ...(n.rewound ? { rewound: n.rewound } : {}),
   };

@@ -62,6 +62,35 @@ export function shallowestAbsent(a: AbsentParents): string {
   return a.existing === '' ? first : `${a.existing}/${first}`;
 }
 
+/**
+ * The roots of `s` that held nothing when captured: no worktree item, index record or
+ * resolve-undo record at or beneath them (a misspelt path, or one the edit creates).
+ */
+export function absentRootsOf(s: PathState): string[] {
+  const roots = new Set(s.roots);
+  const held = new Set<string>(['']);
+  // each captured path marks the root above it: a walk up to that root, no further (O(what was captured))
+  const mark = (p: string) => {
+    for (let q = p; !held.has(q); q = q.slice(0, Math.max(0, q.lastIndexOf('/')))) {
+      if (roots.has(q)) return void held.add(q);
+      if (q === '') return;
+    }
+  };
+  for (const i of s.items) mark(i.path);
+  for (const e of s.index) mark(e.path);
+  for (const r of s.reuc) mark(r.path);
+  return s.roots.filter((r) => !held.has(r));
+}
+
+/**
+ * What a capture shows was made after it: the roots that held nothing, and above each root
+ * created in a directory that was not there, the outermost such directory. Everything at or
+ * beneath one of them came later.
+ */
+export function madeAfter(s: PathState): string[] {
+  return minimalRoots([...absentRootsOf(s), ...(s.absentParents ?? []).map(shallowestAbsent)]);
+}
+
 /** A state of no paths (a turn before its first write). */
 export function emptyState(): PathState {
   return { roots: [], items: [], index: [], reuc: [] };
@@ -124,6 +153,14 @@ export interface Manifest {
    * before it (never captured): a rewind leaves it in place, and names it.
    */
   left?: string[];
+  /**
+   * On a turn: the paths this session's turns made from nothing, up to this one's start (each
+   * new turn carries its predecessor's, with what that one made). A shell baseline walks an
+   * ignored directory among them as it walks any other, so what a command makes or changes
+   * there is the turn's, and goes with it (I11). Only a hint of where to look: a path wrongly
+   * here costs a walk, never a wrong restore.
+   */
+  made?: string[];
   /**
    * On a rewind's undo snapshot (its pre-image: what the rewind replaced; its seal: what the
    * rewind left): the session rewound, and its stack's head before and after the rewind, so
@@ -291,7 +328,7 @@ export function validateManifest(raw: unknown, format: ObjectFormat): Manifest {
     if (!t || typeof t !== 'object' || !Number.isSafeInteger(t.number) || t.number < 1 || typeof t.ended !== 'boolean')
       fail('bad turn record');
   }
-  for (const key of ['uncovered', 'left'] as const) {
+  for (const key of ['uncovered', 'left', 'made'] as const) {
     const list = m[key];
     if (list === undefined) continue;
     if (!Array.isArray(list)) fail(`bad ${key} list`);

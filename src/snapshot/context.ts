@@ -18,7 +18,8 @@ import { CallsInFlight } from '../store/calls.js';
 import { ShellBaselines } from '../store/baselines.js';
 import { captureState } from './capture.js';
 import { newManifest } from '../model/manifest.js';
-import type { Manifest, PathState, TurnRecord } from '../model/state.js';
+import { absentRootsOf, madeAfter, type Manifest, type PathState, type TurnRecord } from '../model/state.js';
+import { covers, minimalRoots } from '../model/scope.js';
 import type { SnapshotInfo } from './types.js';
 
 export interface EngineContext {
@@ -70,6 +71,7 @@ export function newSnapshot(
     turn?: TurnRecord;
     uncovered?: string[];
     left?: string[];
+    made?: string[];
     provisional?: Manifest['provisional'];
     rewound?: Manifest['rewound'];
   } = {},
@@ -141,21 +143,27 @@ export function info(m: Manifest, commit: string): SnapshotInfo {
 
 /** The declared paths that held nothing when captured (no file, no index entry): a misspelt path, or one the edit will create. */
 function absentRoots(m: Manifest): { absent?: string[] } {
-  const c = m.captured;
-  const roots = new Set(c.roots);
-  const held = new Set<string>(['']);
-  // each captured path marks the root above it: a walk up to that root, no further (O(what was captured))
-  const mark = (p: string) => {
-    for (let q = p; !held.has(q); q = q.slice(0, Math.max(0, q.lastIndexOf('/')))) {
-      if (roots.has(q)) return void held.add(q);
-      if (q === '') return;
-    }
-  };
-  for (const i of c.items) mark(i.path);
-  for (const e of c.index) mark(e.path);
-  for (const r of c.reuc) mark(r.path);
-  const absent = c.roots.filter((r) => !held.has(r));
+  const absent = absentRootsOf(m.captured);
   return absent.length ? { absent } : {};
+}
+
+/** How many made paths a turn carries at most (its own first, then its predecessors'). */
+const MADE_MAX = 256;
+
+/**
+ * What the session's turns made from nothing up to the end of `m` (what `m` carried, and what
+ * its captures, finished or not, show was made after them): for `m`'s shell baselines, and for
+ * the turn after it to carry. None when `m` is not a turn.
+ */
+export function madeThrough(m: Manifest | null): string[] {
+  if (!m?.turn) return [];
+  const own = minimalRoots([m.captured, ...(m.provisional ?? []).map((p) => p.state)].flatMap(madeAfter));
+  const out = own.slice(0, MADE_MAX);
+  for (const p of m.made ?? []) {
+    if (out.length >= MADE_MAX) break;
+    if (!out.some((o) => covers(o, p))) out.push(p);
+  }
+  return minimalRoots(out);
 }
 
 /** `i` with the operation's warnings, when there are some (each once). */

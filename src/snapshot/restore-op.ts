@@ -11,7 +11,7 @@ import { commitsMadeSince, headMovement, readHead, readHeadWithLog, type HeadMov
 import type { ReadIndexResult } from '../repo/index-file.js';
 import type { RefTransaction } from '../repo/refs.js';
 import type { SnapshotStack, StackEntry } from '../store/stack.js';
-import { compareRel } from '../model/scope.js';
+import { compareRel, minimalRoots } from '../model/scope.js';
 import type { Manifest, TurnRecord } from '../model/state.js';
 import { captureState } from './capture.js';
 import { newSnapshot, readPast, stackOf, unique, type EngineContext } from './context.js';
@@ -148,11 +148,14 @@ async function restoreLocked(
   let saved: Manifest | null = null;
   let savedCommit: string | null = null;
   let undo: PushedRewind | null = null;
+  // what the undo puts back: the restored paths, and the directories the restore removes as
+  // emptied (made to hold a path that is gone again, they held something before it ran)
+  const replaced = plan.pruned.length ? minimalRoots([...plan.roots, ...plan.pruned]) : plan.roots;
   if (how.rewind || opts.force) {
     // what is about to be replaced, stored before the worktree is touched: a failure here
     // leaves everything as it was
     const batch = ctx.repo.odb.batch();
-    const state = await captureState(ctx.repo, read?.index ?? null, plan.roots, { writeObjects: true, indexStat, writer: batch });
+    const state = await captureState(ctx.repo, read?.index ?? null, replaced, { writeObjects: true, indexStat, writer: batch });
     if (how.rewind) {
       const turns = chain.filter((e) => e.manifest.turn).map((e) => (e.manifest.turn as TurnRecord).number);
       const what = turns.length
@@ -172,7 +175,7 @@ async function restoreLocked(
   await tx.set(savedCommit ?? oldest.parent);
   // the rewind's undo is sealed with what the rewind left: `rewind --undo` refuses when someone changed it since
   const later: string[] = [];
-  if (undo) await sealRewind(ctx, undo, plan.roots, later);
+  if (undo) await sealRewind(ctx, undo, replaced, later);
   await appendLog(
     ctx,
     {

@@ -8,7 +8,7 @@
 import { readHeadWithLog } from '../repo/history.js';
 import { checkSession } from '../store/stack.js';
 import { covers } from '../model/scope.js';
-import { info, newSnapshot, readPast, stackOf, unique, type EngineContext } from './context.js';
+import { info, madeThrough, newSnapshot, readPast, stackOf, unique, type EngineContext } from './context.js';
 import { decodeBaseline, encodeBaseline, shellChanges, takeBaseline } from './shell.js';
 import { snapshot } from './stack-verbs.js';
 import { sealPaths } from './tool-calls.js';
@@ -30,6 +30,8 @@ export async function shellBefore(
   await recordContests(ctx, opts.session, warnings);
   const turn = await snapshot(ctx, [], { session: opts.session, turn: true });
   warnings.push(...(turn.warnings ?? []));
+  // what this session's turns made from nothing: an ignored directory there is walked (I11)
+  const made = madeThrough((await openTurnOf(stackOf(ctx, opts.session)))?.manifest ?? null);
   const batch = ctx.repo.odb.batch();
   const taken = await ctx.repo.withIndex({ verify: false }, async (read) => {
     warnings.push(...readPast(read));
@@ -37,6 +39,7 @@ export async function shellBefore(
       session: opts.session,
       command: opts.command,
       held: turn.paths,
+      made,
       writer: batch,
       now: ctx.now(),
     });
@@ -87,6 +90,7 @@ export async function shellAfter(
       const prev = tx.current ? await stack.load(tx.current) : null;
       const manifest = newSnapshot(ctx, opts.session, OUTSIDE_PROMPT, changes.state, head, {
         turn: { number: (prev?.manifest.turn?.number ?? 0) + 1, ended: false },
+        made: madeThrough(prev?.manifest ?? null),
         ...shell,
       });
       const commit = await stack.writeCommit(manifest, tx.current, undefined, batch);

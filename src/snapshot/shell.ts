@@ -32,7 +32,7 @@ import { fileModeOf, type AbsentParents, type FileMode, type PathState, type Wor
 
 /** What one walk of the worktree found besides its files (which it hands to a visitor as it goes). */
 interface WalkResult {
-  /** Every directory walked (not ignored, or holding tracked paths). */
+  /** Every directory walked (not ignored, or holding tracked paths, or one of the turn's own). */
   dirs: Set<string>;
   /** Ignored directories not walked (holding no tracked path), the topmost ones. */
   ignoredDirs: string[];
@@ -71,9 +71,16 @@ export interface ShellBaseline {
   tooLarge: string[];
   nested: string[];
   /**
-   * What the ignored directories held, where there were few enough entries to list
-   * (`scalpel.shellIgnoredList`, 2,000 a directory): [directory, [[path, stat key], ...]], or
-   * [directory, null, its own stat key] when it held more. Never read: only told apart after.
+   * Ignored directories the session's turns made from nothing, small enough to list: walked as
+   * any other directory (their files as hand-kept ignored ones), so what the command does in
+   * them is the turn's (I11).
+   */
+  own: string[];
+  /**
+   * What the ignored directories and the other repositories' checkouts held (their `.git` left
+   * out), where there were few enough entries to list (`scalpel.shellIgnoredList`, 2,000 a
+   * directory): [directory, [[path, stat key], ...]], or [directory, null, its own stat key]
+   * when it held more. Never read: only told apart after.
    */
   ignoredListings: Array<[string, Array<[string, string]>] | [string, null, string]>;
 }
@@ -111,8 +118,10 @@ async function rulesOf(repo: Repository): Promise<IgnoreRules> {
 /**
  * Walk the worktree as `git status --untracked-files=all --ignored` sees it: `.git` never, an
  * ignored directory only when the index has paths beneath it (a tracked file is tracked whatever
- * the patterns say), a directory holding `.git` (a nested repository, a submodule's checkout) not.
- * Files go to `visit` as they are found: a 100,000-file tree is not held as stat objects.
+ * the patterns say) or `own` says it is the turn's (made by it from nothing: everything in it is
+ * then visited, as hand-kept ignored files), a directory holding `.git` (a nested repository, a
+ * submodule's checkout) not. Files go to `visit` as they are found: a 100,000-file tree is not
+ * held as stat objects.
  */
 async function walk(
   repo: Repository,
@@ -120,6 +129,7 @@ async function walk(
   rules: IgnoreRules,
   visit: Visit,
   attributes: AttributeRules | null = null,
+  own: (dir: string) => boolean | Promise<boolean> = () => false,
 ): Promise<WalkResult> {
   const fs = repo.fs;
   const out: WalkResult = { dirs: new Set(), ignoredDirs: [], nested: [] };
@@ -128,11 +138,12 @@ async function walk(
   const lstat = fs.lstatSync ? (fs.lstatSync.bind(fs) as (p: string) => FileStat | null) : null;
   const readdir = fs.readdirSync ? (fs.readdirSync.bind(fs) as (p: string) => string[]) : null;
   // a directory's attribute rules are entered when it is listed (its listing says whether it has a .gitattributes)
-  const stack: Array<{ rel: string; rules: DirRules; parentAttrs: DirAttributes | null; name: string }> = [
-    { rel: '', rules: rules.root, parentAttrs: null, name: '' },
+  // `mine`: the directory is (beneath) an ignored one of the turn's own, walked whole
+  const stack: Array<{ rel: string; rules: DirRules; parentAttrs: DirAttributes | null; name: string; mine: boolean }> = [
+    { rel: '', rules: rules.root, parentAttrs: null, name: '', mine: false },
   ];
   while (stack.length > 0) {
-    const { rel, rules: here, parentAttrs, name: dirName } = stack.pop() as (typeof stack)[number];
+    const { rel, rules: here, parentAttrs, name: dirName, mine } = stack.pop() as (typeof stack)[number];
     const names = readdir ? readdir(abs(rel)) : await fs.readdir(abs(rel));
     if (rel !== '' && names.some((n) => isGitDirName(n, rules.ignoreCase))) {
       out.nested.push(rel);
@@ -154,15 +165,20 @@ async function walk(
       if (!st) continue;
       if (st.type === 'directory') {
         const sub = await here.enter(name);
-        if (sub.excluded && !index.dirs.has(child) && !index.rows.has(child)) {
-          out.ignoredDirs.push(child);
-          continue;
+        let ours = mine;
+        if (sub.excluded && !index.dirs.has(child) && !index.rows.has(child) && !mine) {
+          if (!(await own(child))) {
+            out.ignoredDirs.push(child);
+            continue;
+          }
+          ours = true;
         }
         out.dirs.add(child);
-        stack.push({ rel: child, rules: sub, parentAttrs: attrs, name });
+        stack.push({ rel: child, rules: sub, parentAttrs: attrs, name, mine: ours });
         continue;
       }
       if (index.rows.has(child)) visit(child, st, false, attrs, name);
+      else if (mine) visit(child, st, true, attrs, name);
       else if (!here.excluded) visit(child, st, here.isIgnored(name, false), attrs, name);
       // else: untracked inside an ignored directory that holds tracked paths: ignored
     }
@@ -218,6 +234,8 @@ export interface BaselineOptions {
   command: string;
   /** Paths the turn already holds: their bytes need not be read again (the first capture wins). */
   held: readonly string[];
+  /** What the session's turns made from nothing (an ignored directory there is the turn's own). */
+  made?: readonly string[];
   /** Where blobs go (a batch, flushed before the command runs). */
   writer: ObjectWriter;
   now: Date;
@@ -240,6 +258,17 @@ export async function takeBaseline(
   const found = new Uint8Array(idx.table?.count ?? 0);
   // a stat-clean file is its index blob only where no eol conversion or filter applies (DESIGN I10)
   const attributes = read ? await conversionRules(repo, read.index) : null;
+  const listMax = Math.max(0, repo.config.getInt('scalpel.shellIgnoredList', 2000));
+  const made = opts.made ?? [];
+  const own: string[] = [];
+  // an ignored directory the turn made is walked when it is small enough to list (a dependency
+  // tree an install made is not: listed by its own stat key as any large ignored directory)
+  const isOwn = async (dir: string) => {
+    if (!made.some((m) => covers(m, dir))) return false;
+    if ((await listIgnored(repo, dir, listMax))[1] === null) return false;
+    own.push(dir);
+    return true;
+  };
   const w = await walk(
     repo,
     idx,
@@ -259,6 +288,7 @@ export async function takeBaseline(
       else if (st.type === 'file' || st.type === 'symlink') toRead.push({ rel, st });
     },
     attributes,
+    isOwn,
   );
   const entries: BaselineEntry[] = [];
   for (const { rel, st } of toRead) {
@@ -276,9 +306,8 @@ export async function takeBaseline(
     }
   }
   entries.sort((x, y) => compareRel(x[0], y[0]));
-  const listMax = Math.max(0, repo.config.getInt('scalpel.shellIgnoredList', 2000));
   const ignoredListings: ShellBaseline['ignoredListings'] = [];
-  for (const d of w.ignoredDirs) ignoredListings.push(await listIgnored(repo, d, listMax));
+  for (const d of [...w.ignoredDirs, ...w.nested]) ignoredListings.push(await listIgnored(repo, d, listMax));
   const baseline: ShellBaseline = {
     format: 'git-scalpel-shell/2',
     session: opts.session,
@@ -291,6 +320,7 @@ export async function takeBaseline(
     absent: absentTracked(idx, found),
     tooLarge: tooLarge.sort(compareRel),
     nested: w.nested.sort(compareRel),
+    own: own.sort(compareRel),
     ignoredListings,
   };
   return { baseline, indexBytes: read ? read.bytes : null, warnings: [...rules.warnings] };
@@ -338,6 +368,8 @@ async function listIgnored(
       continue;
     }
     for (const n of names) {
+      // another repository's own store is not its checkout (a commit there changes nothing here)
+      if (isGitDirName(n, false)) continue;
       if (out.length >= max) return [dir, null, selfKey];
       const rel = `${d}/${n}`;
       const st = fs.lstatSync ? fs.lstatSync(abs(rel)) : await fs.lstat(abs(rel));
@@ -379,6 +411,7 @@ export function decodeBaseline(bytes: Uint8Array): ShellBaseline {
     absent: Array.isArray(b.absent) ? b.absent : [],
     tooLarge: Array.isArray(b.tooLarge) ? b.tooLarge : [],
     nested: Array.isArray(b.nested) ? b.nested : [],
+    own: Array.isArray(b.own) ? b.own : [],
     ignoredListings: Array.isArray(b.ignoredListings) ? b.ignoredListings : [],
   };
 }
@@ -460,6 +493,7 @@ export async function shellChanges(
   // what the walk leaves to read: files whose stat moved (the content decides)
   const toHash: Array<{ rel: string; st: FileStat; oid: string }> = [];
   const seen = new Set<string>();
+  const own = new Set(baseline.own);
   const w = await walk(repo, trackedPaths(now?.index ?? null), rules, (rel, st) => {
     const e = before.get(rel);
     if (e) {
@@ -494,7 +528,7 @@ export async function shellChanges(
     }
     // new since the baseline
     if (!tooLarge.has(rel) && !ignoredBefore(rel)) changed.add(rel);
-  });
+  }, null, (dir) => own.has(dir));
   // a path the walk no longer sees because the command made it ignored (an edit of .gitignore)
   // is gone only if it is: its state decides, as for any other
   const ignoredNow = (p: string) => w.ignoredDirs.some((d) => covers(d, p));

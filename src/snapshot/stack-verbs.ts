@@ -14,7 +14,7 @@ import { covers, minimalRoots, toScopeRoot } from '../model/scope.js';
 import { sealed, withCaptured } from '../model/manifest.js';
 import { emptyState, joinCaptured, type Manifest, type PathState, type TurnRecord } from '../model/state.js';
 import { captureState, sparseDirContaining } from './capture.js';
-import { DEFAULT_SESSION, info, newSnapshot, readPast, stackOf, withWarnings, type EngineContext } from './context.js';
+import { DEFAULT_SESSION, info, madeThrough, newSnapshot, readPast, stackOf, withWarnings, type EngineContext } from './context.js';
 import { appendLog, logDetail, logWarnings } from './log-ops.js';
 import { extendTurn, openTurnOf, sealTouches } from './turns.js';
 import { OUTSIDE_PROMPT, type SnapshotInfo, type SnapshotOptions } from './types.js';
@@ -80,12 +80,14 @@ export async function capture(
   // push: one commit on top of the head, under the session's ref lock (concurrent pushes queue up)
   const done = await stack.locked(async (tx): Promise<{ joined: SnapshotInfo } | { manifest: Manifest; commit: string }> => {
     let turn: TurnRecord | undefined;
+    let made: string[] = [];
     if (opts.turn) {
       // the decision and the write under one lock: parallel tool calls of a turn join one snapshot
       const top = tx.current ? await stack.load(tx.current) : null;
       if (top && top.manifest.turn && !top.manifest.turn.ended)
         return { joined: await extendTurn(ctx, stack, tx, top, state, batch, { call: opts.call, logged: past }, warnings) };
       turn = { number: (top?.manifest.turn?.number ?? 0) + 1, ended: false };
+      made = madeThrough(top?.manifest ?? null);
     }
     const provisional = opts.turn && opts.call !== undefined;
     const manifest = newSnapshot(
@@ -94,7 +96,7 @@ export async function capture(
       opts.label ?? (opts.turn ? OUTSIDE_PROMPT : null),
       provisional ? emptyState() : state,
       head,
-      { turn, ...(provisional ? { provisional: [{ call: opts.call as string, state }] } : {}) },
+      { turn, made, ...(provisional ? { provisional: [{ call: opts.call as string, state }] } : {}) },
     );
     const commit = await stack.writeCommit(manifest, tx.current, cacheTree, batch);
     await batch.flush();

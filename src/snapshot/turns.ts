@@ -30,7 +30,7 @@ import {
   type Provisional,
   type TurnRecord,
 } from '../model/state.js';
-import { captureNow, info, newSnapshot, sessionsOf, stackOf, withWarnings, type EngineContext } from './context.js';
+import { captureNow, info, madeThrough, newSnapshot, sessionsOf, stackOf, withWarnings, type EngineContext } from './context.js';
 import { appendLog, logDetail, logWarnings, readLog } from './log-ops.js';
 import { planRestore } from './restore.js';
 import { headCheck } from './restore-op.js';
@@ -70,6 +70,7 @@ export async function openTurn(ctx: EngineContext, opts: { session: string; labe
     }
     const m = newSnapshot(ctx, session, opts.label, emptyState(), head, {
       turn: { number: (top?.manifest.turn?.number ?? 0) + 1, ended: false },
+      made: madeThrough(top?.manifest ?? null),
     });
     const c = await stack.writeCommit(m, parent, undefined, batch);
     await batch.flush();

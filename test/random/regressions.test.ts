@@ -739,3 +739,81 @@ describe('what held in the outside tester: fixed sequences that pass', () => {
     );
   });
 });
+
+describe("the long random run of d09de07's CI (seeds 218750473, 218750496, 218750545), shrunk", () => {
+  const IGNORING_BUILD = setup.file('.gitignore', '.env\n*.log\ndist/\nbuild/\nnode_modules/\n');
+
+  it('an ignored directory the turn made by a write, then filled by a command: the rewind removes it all (I11)', () => {
+    check(
+      trace(
+        [A],
+        [
+          IGNORING_BUILD,
+          A.start(),
+          A.write('build/gen.js', 'x\n'),
+          A.shell('mkdir -p build/out && echo app > build/out/app.js'),
+          A.end(),
+          rewind('A', 1),
+        ],
+      ),
+    );
+  });
+
+  it('the same over two turns: the second turn carries what the first made, and a rewind of both removes it all', () => {
+    checkStrict(
+      trace(
+        [A],
+        [
+          IGNORING_BUILD,
+          A.start(),
+          A.write('build/gen.js', 'x\n'),
+          A.end(),
+          A.start(),
+          A.shell("mkdir -p build/out && echo app > build/out/app.js && sed -i 's/x/y/' build/gen.js"),
+          A.end(),
+          rewind('A', 1),
+        ],
+      ),
+    );
+  });
+
+  it("the second turn alone: its command's change of the first turn's ignored file is put back, what it made goes", () => {
+    checkStrict(
+      trace(
+        [A],
+        [
+          IGNORING_BUILD,
+          A.start(),
+          A.write('build/gen.js', 'x\n'),
+          A.end(),
+          person.file('build/mine.txt', 'mine\n'),
+          A.start(),
+          A.shell("mkdir -p build/out && echo app > build/out/app.js && sed -i 's/x/y/' build/gen.js && echo more >> build/mine.txt"),
+          A.end(),
+          rewind('A', 2),
+        ],
+      ),
+    );
+  });
+
+  it("a command's edit inside another repository's checkout is named as not brought back", () => {
+    check(
+      trace(
+        [N],
+        [
+          setup.sh(
+            "mkdir -p vendor/lib && cd vendor/lib && git init -q && printf 'v1\\n' > v.txt && git add v.txt && git commit -qm v && printf 'wip\\n' >> v.txt",
+          ),
+          N.start(),
+          N.shell('echo agent >> vendor/lib/v.txt'),
+          N.end(),
+          rewind('A', 1),
+        ],
+      ),
+    );
+  });
+
+  it('a rewind that removes the directories the turn made, emptied by a command: its undo makes them again', () => {
+    check(trace([N], [N.start(), N.write('pkg/x/y/z5.txt', 'x\n'), N.shell('mv pkg/x/y/z5.txt moved7.txt'), N.end(), rewind('A', 1), undo()]));
+  });
+});
