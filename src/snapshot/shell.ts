@@ -494,41 +494,48 @@ export async function shellChanges(
   const toHash: Array<{ rel: string; st: FileStat; oid: string }> = [];
   const seen = new Set<string>();
   const own = new Set(baseline.own);
-  const w = await walk(repo, trackedPaths(now?.index ?? null), rules, (rel, st) => {
-    const e = before.get(rel);
-    if (e) {
-      seen.add(rel);
-      if (e[1] === 'l') {
-        if (st.type !== 'symlink') changed.add(rel);
-        else if (statKey(st) !== e[4]) toHash.push({ rel, st, oid: e[3] });
+  const w = await walk(
+    repo,
+    trackedPaths(now?.index ?? null),
+    rules,
+    (rel, st) => {
+      const e = before.get(rel);
+      if (e) {
+        seen.add(rel);
+        if (e[1] === 'l') {
+          if (st.type !== 'symlink') changed.add(rel);
+          else if (statKey(st) !== e[4]) toHash.push({ rel, st, oid: e[3] });
+          return;
+        }
+        if (st.type !== 'file' || e[2] !== fileModeOf(st.mode)) changed.add(rel);
+        else if (statKey(st) !== e[5]) {
+          // the turn holds it already (no id was taken): it just joins again
+          if (e[3] === null) changed.add(rel);
+          else toHash.push({ rel, st, oid: e[3] });
+        }
         return;
       }
-      if (st.type !== 'file' || e[2] !== fileModeOf(st.mode)) changed.add(rel);
-      else if (statKey(st) !== e[5]) {
-        // the turn holds it already (no id was taken): it just joins again
-        if (e[3] === null) changed.add(rel);
-        else toHash.push({ rel, st, oid: e[3] });
-      }
-      return;
-    }
-    const z = oldIdx.zero.get(rel);
-    if (z !== undefined && oldIdx.table && !absent.has(rel) && !ignoredBefore(rel)) {
-      const x = oldIdx.table.entry(z);
-      if (x.mode === MODE_GITLINK) return;
-      if (x.skipWorktree) {
-        // not in the worktree before (a sparse checkout's): the command put it there
-        changed.add(rel);
+      const z = oldIdx.zero.get(rel);
+      if (z !== undefined && oldIdx.table && !absent.has(rel) && !ignoredBefore(rel)) {
+        const x = oldIdx.table.entry(z);
+        if (x.mode === MODE_GITLINK) return;
+        if (x.skipWorktree) {
+          // not in the worktree before (a sparse checkout's): the command put it there
+          changed.add(rel);
+          return;
+        }
+        // clean at the baseline (it has no entry of its own): the old index entry is what it held
+        seen.add(rel);
+        if (st.type !== 'file' || x.mode !== fileModeOf(st.mode)) changed.add(rel);
+        else if (!x.statEquals(st)) toHash.push({ rel, st, oid: x.oid });
         return;
       }
-      // clean at the baseline (it has no entry of its own): the old index entry is what it held
-      seen.add(rel);
-      if (st.type !== 'file' || x.mode !== fileModeOf(st.mode)) changed.add(rel);
-      else if (!x.statEquals(st)) toHash.push({ rel, st, oid: x.oid });
-      return;
-    }
-    // new since the baseline
-    if (!tooLarge.has(rel) && !ignoredBefore(rel)) changed.add(rel);
-  }, null, (dir) => own.has(dir));
+      // new since the baseline
+      if (!tooLarge.has(rel) && !ignoredBefore(rel)) changed.add(rel);
+    },
+    null,
+    (dir) => own.has(dir),
+  );
   // a path the walk no longer sees because the command made it ignored (an edit of .gitignore)
   // is gone only if it is: its state decides, as for any other
   const ignoredNow = (p: string) => w.ignoredDirs.some((d) => covers(d, p));

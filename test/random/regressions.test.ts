@@ -814,6 +814,8 @@ describe("the long random run of d09de07's CI (seeds 218750473, 218750496, 21875
   });
 
   it('a rewind that removes the directories the turn made, emptied by a command: its undo makes them again', () => {
-    check(trace([N], [N.start(), N.write('pkg/x/y/z5.txt', 'x\n'), N.shell('mv pkg/x/y/z5.txt moved7.txt'), N.end(), rewind('A', 1), undo()]));
+    check(
+      trace([N], [N.start(), N.write('pkg/x/y/z5.txt', 'x\n'), N.shell('mv pkg/x/y/z5.txt moved7.txt'), N.end(), rewind('A', 1), undo()]),
+    );
   });
 });
