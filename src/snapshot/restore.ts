@@ -251,10 +251,13 @@ export function planFromFacts(facts: RestoreFacts): RestorePlan {
   // directory in between, say), the older state wins: a path holding something is a directory
   // A snapshot older than a path's owner that saw a directory above its roots absent saw the
   // path absent too when it lies in that directory (an older edit created it): the oldest view wins.
-  const absentDirs: Array<{ dir: string; at: number }> = [];
+  const absentDirs: Array<{ dir: string; root: string; at: number }> = [];
   chain.forEach((m, at) => {
-    for (const a of m.captured.absentParents ?? []) absentDirs.push({ dir: shallowestAbsent(a), at });
+    for (const a of m.captured.absentParents ?? []) absentDirs.push({ dir: shallowestAbsent(a), root: a.root, at });
   });
+  // a directory an older snapshot's edit created to hold its root (`mkdir -p` of a write) was
+  // that edit's, whoever captured it since: it goes, unless something that stays is beneath it
+  const madeByOlder = (p: string, at: number) => absentDirs.some((a) => a.at > at && covers(a.dir, p) && isAncestor(p, a.root));
   const targets = new Map<string, WorktreeItem | undefined>();
   for (const p of wtPaths) {
     const owner = oldest(p) as Manifest;
@@ -262,7 +265,8 @@ export function planFromFacts(facts: RestoreFacts): RestorePlan {
     // a turn's capture is made just before the agent's call: what it found was someone else's
     // (a person's note in a directory an earlier turn created), and stays
     const absentBefore = !owner.turn && absentDirs.length > 0 && absentDirs.some((a) => a.at > at && covers(a.dir, p));
-    targets.set(p, absentBefore ? undefined : itemsOf(owner.captured).get(p));
+    const item = absentBefore ? undefined : itemsOf(owner.captured).get(p);
+    targets.set(p, item?.kind === 'dir' && madeByOlder(p, at) ? undefined : item);
   }
   const inScope = (p: string) => roots.some((r) => covers(r, p));
   for (const [p, t] of [...targets]) {

@@ -638,6 +638,10 @@ async function stateBefore(repo: Repository, baseline: ShellBaseline, old: GitIn
   }
   const dirs = new Set(baseline.dirs);
   for (const d of baseline.dirs) if (inRoots(d)) items.push({ path: d, kind: 'dir' });
+  // an ignored directory the command removed or replaced was a directory: a rewind makes it
+  // again, empty (what it held is named as not brought back; another repository's checkout is
+  // among `dirs` already)
+  for (const d of baseline.ignoredDirs) if (inRoots(d) && !dirs.has(d)) items.push({ path: d, kind: 'dir' });
   if (old) {
     // clean tracked files (no baseline entry): what the old index says, a link's target from its blob
     const rows = rowsOf(old);

@@ -819,3 +819,38 @@ describe("the long random run of d09de07's CI (seeds 218750473, 218750496, 21875
     );
   });
 });
+
+describe('the long random run of 38cc819 (seeds 59557947, 59557949), shrunk', () => {
+  it("an ignored directory holding a person's file, replaced by a file: the rewind makes the directory again and names what it held", () => {
+    check(
+      trace(
+        [A],
+        [
+          setup.file('.gitignore', '.env\n*.log\ndist/\nbuild/\nnode_modules/\n'),
+          person.file('build/out/app.js', 'gamma beta 99\n'),
+          A.start('prompt 16'),
+          A.shell('d=build; rm -rf $d && echo x > $d'),
+          A.end(),
+          rewind(),
+        ],
+      ),
+    );
+  });
+
+  it('a directory turn 1 made for its write, removed by turn 2 beside a write: a forced rewind of both removes it', () => {
+    const B = agent('B', 'claude');
+    check(
+      trace(
+        [A, B],
+        [
+          B.start('prompt 26'),
+          B.write('docs/new/page3.md', 'alpha alpha 4\nbeta value 56\ntodo port 23'),
+          B.start('prompt 40'),
+          B.parallel([shell('rm -rf docs/new'), write('src/new.ts', 'beta fix 46\nconst fix 94\n')]),
+          B.end(),
+          rewind('B', 1, { force: true }),
+        ],
+      ),
+    );
+  });
+});
