@@ -2,6 +2,7 @@ import type { CliIo } from './io.js';
 import { discoverRepository, objectFormatOf, readRepoConfig } from '../repo/discover.js';
 import { readIndexFile } from '../entry/root-node.js';
 import { encodeIndex } from '../index/encode.js';
+import { checkEntryOrder } from '../index/verify.js';
 import { equalBytes } from '../bytes/compare.js';
 import { formatStageDebug, inMemoryFlags } from '../index/format.js';
 import { parseArgs, UsageError } from './args.js';
@@ -11,7 +12,7 @@ import type { IndexExtension } from '../index/types.js';
 
 /**
  * `git-scalpel index [--json] [--verify]`: print the index as `git ls-files --stage --debug`
- * does (merged with the shared index when split). `--verify`: the trailer is checked on read,
+ * does (merged with the shared index when split). `--verify`: the entries' order is checked as git's read checks it, the trailer on read,
  * and re-encoding every file (index, shared index) must give back its exact bytes.
  */
 export async function cmdIndex(args: string[], io: CliIo): Promise<number> {
@@ -24,6 +25,8 @@ export async function cmdIndex(args: string[], io: CliIo): Promise<number> {
   const verify = flags.has('verify');
   const checks: Array<{ file: string; bytes: number; identical: boolean }> = [];
   if (read && verify) {
+    // the order git's read checks (read-cache.c check_ce_order): a reader must refuse what breaks it (BAD_ENTRY)
+    checkEntryOrder(read.index);
     checks.push({ file: `${loc.gitDir}/index`, bytes: read.bytes.length, identical: equalBytes(encodeIndex(read.file), read.bytes) });
     if (read.shared) {
       checks.push({

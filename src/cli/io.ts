@@ -23,6 +23,8 @@ export interface CliIo {
   bin?: string;
   /** The whole command line after the program's name (-C DIR included), as given: for hints that repeat it. */
   argv?: readonly string[];
+  /** The package's version, for `--version` and the MCP handshake (main() reads it for those; without it, 'unknown'). */
+  version?: string;
 }
 
 /** The command line as a person runs it again (CliIo.bin). */

@@ -16,11 +16,8 @@ import { USAGE, commandHelp, isCommand } from './usage.js';
 import { errorOutcome, ok, printOutcome, wantsJson } from './output.js';
 import { firstOnPathIs, personCommand } from './invocation.js';
 
-/** What run() reads beyond a command's CliIo. */
-export interface RunIo extends CliIo {
-  /** The package's version, for `--version` (main() reads it; without it, 'unknown'). */
-  version?: string;
-}
+/** What run() reads: a command's CliIo. */
+export type RunIo = CliIo;
 
 /** The commands that speak someone else's protocol on stdout: `--json` is not theirs. */
 const PROTOCOL_COMMANDS = new Set(['hook', 'mcp']);
@@ -245,7 +242,8 @@ export async function main(): Promise<void> {
     const abs = resolvePath(io.cwd, script);
     io.bin = personCommand({ script: abs, onPath: await firstOnPathIs(fs, env.PATH, abs).catch(() => false) });
   }
-  if (command === '--version') {
+  // the MCP server reports it to its client in the initialize handshake
+  if (command === '--version' || command === 'mcp') {
     io.version =
       typeof __GIT_SCALPEL_VERSION__ === 'string'
         ? __GIT_SCALPEL_VERSION__

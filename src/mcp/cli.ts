@@ -21,7 +21,7 @@ export async function cmdMcp(args: string[], io: CliIo): Promise<number> {
     io.err(`git-scalpel: mcp takes no arguments (got '${args[0]}')\n`);
     return 2;
   }
-  const server = createMcpServer({ dir: io.cwd, fs: io.fs, env: io.env });
+  const server = createMcpServer({ dir: io.cwd, fs: io.fs, env: io.env, version: io.version });
   const transport = new LineStdioTransport(process.stdin, process.stdout, MAX_MESSAGE);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();

@@ -154,7 +154,7 @@ const HINTS: Partial<Record<ScalpelError['code'], (d: Record<string, unknown>) =
 
 /** The MCP server for the repository containing `opts.dir`. Connect it to a transport (stdio, or in-memory in tests). */
 export function createMcpServer(opts: McpServerOptions): McpServer {
-  const server = new McpServer({ name: 'git-scalpel', version: opts.version ?? '0.1.0' }, { capabilities: { tools: {} } });
+  const server = new McpServer({ name: 'git-scalpel', version: opts.version ?? 'unknown' }, { capabilities: { tools: {} } });
   const open = (): Promise<ScalpelRepository> => openRepository({ fs: opts.fs, dir: opts.dir, env: opts.env });
 
   /** Run one tool: every throw becomes a tool error; the warnings of a result that does not print its own travel along. */

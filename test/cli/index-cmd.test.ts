@@ -126,6 +126,23 @@ describe('git-scalpel index', () => {
     expect(c.code).toBe(1);
   });
 
+  it('--verify refuses entries out of order as git fsck does (BAD_ENTRY, exit 1); without it they print as git ls-files prints them', async () => {
+    const dir = makeTempRepo();
+    copyFileSync(join(process.cwd(), 'conformance/cases/damaged-order-swapped/index'), join(dir, '.git/index'));
+    const plain = await cli(dir, ['index']);
+    expect(plain.code).toBe(0);
+    expect(plain.out).toBe(git(dir, ['ls-files', '--stage', '--debug']));
+    const v = await cli(dir, ['index', '--verify']);
+    expect(v.code).toBe(1);
+    expect(v.err).toMatch(/sorts before the entry above it/);
+    // the built command line's --json envelope (npm test builds dist/ first)
+    const j = spawnSync(process.execPath, [join(process.cwd(), 'dist/git-scalpel.cjs'), '-C', dir, 'index', '--verify', '--json'], {
+      encoding: 'utf8',
+    });
+    expect(j.status).toBe(1);
+    expect(JSON.parse(j.stdout)).toMatchObject({ code: 'BAD_ENTRY', exit: 1, data: { index: 2, reason: 'unsorted' } });
+  });
+
   it('runs as a real process from dist when built (bin entry)', () => {
     // `npm test` builds dist/ before running the tests
     const bin = join(process.cwd(), 'dist/git-scalpel.cjs');

@@ -57,6 +57,9 @@ describe('git-scalpel mcp over stdio', () => {
 
   it('lists the tools, each with an input schema and a description naming the default session', async () => {
     await start();
+    // the server names itself with the package's version in the handshake
+    const { version } = JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as { version: string };
+    expect(client.getServerVersion()).toEqual({ name: 'git-scalpel', version });
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
     for (const t of tools) {
