@@ -23,6 +23,12 @@ export interface CliIo {
   bin?: string;
   /** The whole command line after the program's name (-C DIR included), as given: for hints that repeat it. */
   argv?: readonly string[];
+  /**
+   * Set by the warm server (src/server/server.ts) for the hook events it answers: `hook` then
+   * logs its calls as answered by the server, and names each worktree it opens (`served`), for
+   * `server status`.
+   */
+  hookServer?: { served(worktree: string): void };
 }
 
 /** The command line as a person runs it again (CliIo.bin). */
