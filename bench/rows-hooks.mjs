@@ -294,7 +294,7 @@ function warmRows(big, small, log) {
   let child = null;
   rows.push({
     group: 'hooks',
-    name: "`sh -c 'curl --unix-socket'` to a trivial server (the warm path's floor)",
+    name: "hook client's floor: `sh -c 'curl --unix-socket'` to a trivial server",
     setup: async () => {
       child = spawn(
         process.execPath,
