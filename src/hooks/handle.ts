@@ -24,8 +24,8 @@ export interface HookOptions {
   env?: OpenOptions['env'];
   /**
    * Which path the command line answered the event on, kept in each tool call's log records
-   * (`turns` shows it): 'server' (the warm server, src/server/) or 'process' (`git-scalpel hook`
-   * in a process of its own). Absent for a library caller.
+   * (`turns` shows it): 'server' (the warm hook server) or 'process' (`git-scalpel hook` in a
+   * process of its own). Absent for a library caller.
    */
   via?: 'server' | 'process';
 }
