@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { makeRepo, WORK_DIR } from './make-repo.mjs';
 import { group100k, git, spreadPaths } from './rows-engine.mjs';
@@ -28,6 +28,41 @@ export function checkHook(res) {
 
 const nodeFloor = () => spawnSync(process.execPath, ['-e', '0'], { encoding: 'utf8' });
 
+/** The hook client install writes for a checkout (src/server/hook-client.sh), as the harness runs it: `sh -c <command>`. */
+const CLIENT = path.join(path.dirname(CLI), 'git-scalpel-hook.sh');
+const CLIENT_COMMAND = `sh '${CLIENT}' hook claude-code`;
+const BUILD = /^b='([^']+)'$/m.exec(fs.readFileSync(CLIENT, 'utf8'))[1];
+
+/** A user-only runtime directory of the bench's own (XDG_RUNTIME_DIR), so the bench's server is not a person's. */
+function benchRuntime(name) {
+  const rt = path.join(WORK_DIR, name);
+  fs.rmSync(rt, { recursive: true, force: true });
+  fs.mkdirSync(rt, { recursive: true, mode: 0o700 });
+  fs.chmodSync(rt, 0o700);
+  return { env: { ...process.env, XDG_RUNTIME_DIR: rt }, socket: path.join(rt, 'git-scalpel', `${BUILD}.sock`) };
+}
+
+export function clientHook(dir, payload, env) {
+  return spawnSync('/bin/sh', ['-c', CLIENT_COMMAND], { cwd: dir, input: JSON.stringify(payload), encoding: 'utf8', env });
+}
+
+function serverCli(env, args) {
+  return spawnSync(process.execPath, [CLI, 'server', ...args], { encoding: 'utf8', env });
+}
+
+function serverRequests(env) {
+  const r = JSON.parse(serverCli(env, ['status', '--json']).stdout).data;
+  return r.running ? r.requests : null;
+}
+
+function waitSync(test, ms = 10_000) {
+  const end = Date.now() + ms;
+  while (!test()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    spawnSync('sleep', ['0.05']);
+  }
+}
+
 /** The payloads of one conversation in `dir`, shaped as Claude Code's hooks reference shows them. */
 function payloads(dir) {
   const common = (event) => ({
@@ -46,6 +81,8 @@ function payloads(dir) {
       tool_input: { file_path: path.join(dir, rel), content: 'x' },
       tool_use_id: `toolu_bench_${++n}`,
     }),
+    /** The PostToolUse of a `write(rel)` event. */
+    post: (pre) => ({ ...pre, hook_event_name: 'PostToolUse', tool_response: { success: true } }),
     stop: () => ({ ...common('Stop'), stop_hook_active: false }),
   };
 }
@@ -119,7 +156,172 @@ export function hookRows(ctx, { log = (s) => console.log(s) } = {}) {
       },
     );
   }
+  rows.push(...warmRows(big, small, log));
   rows.push(...shellRows(big));
+  return rows;
+}
+
+/**
+ * Warm rows (issue 22): the hook as the harness runs the command `install` writes, `sh -c 'sh
+ * <dist>/git-scalpel-hook.sh hook claude-code'` with the event on stdin, against `node -e 0`:
+ * with the warm server running (every event answered by it: the rows check its request count),
+ * the first event of a session (no server: the process path, which starts one), and the process
+ * path through the client when no server can start (the fallback). And the floor of the warm
+ * path: `sh -c 'curl --unix-socket ...'` against a trivial server that answers an empty 200.
+ */
+function warmRows(big, small, log) {
+  const rows = [];
+  for (const [label, get] of [
+    ['100,000 entries', big],
+    ['50 files', small],
+  ]) {
+    const rt = benchRuntime(`warm-rt-${label.startsWith('100') ? 'big' : 'small'}`);
+    let g = null;
+    let p = null;
+    let k = 0;
+    let pendingWrite = null;
+    const ensureServer = () => {
+      if (serverRequests(rt.env) !== null) return;
+      const s = serverCli(rt.env, ['start', '--idle', '600']);
+      if (s.status !== 0) throw new Error(`server start: ${s.stderr}`);
+    };
+    const setup = async () => {
+      g = await get();
+      p = payloads(g.dir);
+      ensureServer();
+    };
+    const nextPath = () => g.paths[k++ % g.paths.length];
+    // each timed event must reach the server: a fallback would be timed as warm
+    let before = 0;
+    const viaServer = (r) => {
+      checkHook(r);
+      const now = serverRequests(rt.env);
+      if (now !== before + 1) throw new Error(`the event did not reach the server (requests ${before} -> ${now})`);
+    };
+    const count = () => (before = serverRequests(rt.env));
+    const h = (payload) => clientHook(g.dir, payload, rt.env);
+    const common = { group: 'hooks', setup, peerName: '`node -e 0` (process)', peer: nodeFloor, target: 0.2 };
+    rows.push(
+      {
+        ...common,
+        name: `hook UserPromptSubmit, ${label} (warm: client + server)`,
+        prepare: { ours: count },
+        ours: () => h(p.prompt()),
+        check: { ours: viaServer },
+      },
+      {
+        ...common,
+        name: `hook PreToolUse Write 1 file, ${label} (warm)`,
+        prepare: {
+          ours: () => {
+            checkHook(h(p.prompt()));
+            count();
+          },
+        },
+        ours: () => h((pendingWrite = p.write(nextPath()))),
+        check: { ours: viaServer },
+      },
+      {
+        ...common,
+        name: `hook PostToolUse of a Write, ${label} (warm)`,
+        prepare: {
+          ours: () => {
+            checkHook(h(p.prompt()));
+            checkHook(h((pendingWrite = p.write(nextPath()))));
+            count();
+          },
+        },
+        ours: () => h(p.post(pendingWrite)),
+        check: { ours: viaServer },
+      },
+      {
+        ...common,
+        name: `hook Stop (seals the turn's file), ${label} (warm)`,
+        prepare: {
+          ours: () => {
+            checkHook(h(p.prompt()));
+            checkHook(h(p.write(nextPath())));
+            count();
+          },
+        },
+        ours: () => h(p.stop()),
+        check: { ours: viaServer },
+      },
+    );
+    if (!label.startsWith('100')) continue;
+    // the first event of a session: no server yet, so the process answers and starts one
+    rows.push({
+      group: 'hooks',
+      name: `hook UserPromptSubmit, first event (no server: process path + server start), ${label}`,
+      setup,
+      prepare: {
+        ours: () => {
+          serverCli(rt.env, ['stop']);
+          waitSync(() => !fs.existsSync(rt.socket));
+        },
+      },
+      ours: () => h(p.prompt()),
+      check: {
+        ours: (r) => {
+          checkHook(r);
+          // the server it started comes up (untimed), then is stopped by the next prepare
+          waitSync(() => serverRequests(rt.env) !== null);
+        },
+      },
+      peerName: 'the same event as a process (`node git-scalpel.cjs hook`)',
+      peer: () => hook(g.dir, p.prompt()),
+      target: 1.5,
+      after: () => ensureServer(),
+    });
+    // the fallback when no server can run: the client finds the directory is not the user's alone
+    const shared = benchRuntime('warm-rt-shared');
+    fs.mkdirSync(path.join(shared.env.XDG_RUNTIME_DIR, 'git-scalpel'), { mode: 0o755 });
+    fs.chmodSync(path.join(shared.env.XDG_RUNTIME_DIR, 'git-scalpel'), 0o755);
+    rows.push({
+      group: 'hooks',
+      name: `hook UserPromptSubmit, fallback (client, no server can run), ${label}`,
+      setup,
+      ours: () => clientHook(g.dir, p.prompt(), { ...shared.env, XDG_RUNTIME_DIR: shared.env.XDG_RUNTIME_DIR }),
+      check: { ours: checkHook },
+      peerName: 'the same event as a process (`node git-scalpel.cjs hook`)',
+      peer: () => hook(g.dir, p.prompt()),
+      target: 1.05,
+    });
+  }
+  // the floor of the warm path: sh and curl against a server that does nothing
+  const trivial = benchRuntime('warm-rt-trivial');
+  const sock = path.join(trivial.env.XDG_RUNTIME_DIR, 't.sock');
+  let child = null;
+  rows.push({
+    group: 'hooks',
+    name: "hook client's floor: `sh -c 'curl --unix-socket'` to a trivial server",
+    setup: async () => {
+      child = spawn(
+        process.execPath,
+        ['-e', `require('http').createServer((q,s)=>{q.resume();q.on('end',()=>s.end())}).listen(${JSON.stringify(sock)})`],
+        { stdio: 'ignore' },
+      );
+      waitSync(() => fs.existsSync(sock));
+    },
+    ours: () =>
+      spawnSync('/bin/sh', ['-c', `curl -q -s --unix-socket '${sock}' --data-binary @- -o /dev/null http://x/`], {
+        input: '{}',
+        encoding: 'utf8',
+      }),
+    check: {
+      ours: (r) => {
+        if (r.status !== 0) throw new Error(`curl exited ${r.status}`);
+      },
+    },
+    peerName: '`node -e 0` (process)',
+    peer: nodeFloor,
+    target: 0.2,
+    after: () => {
+      child?.kill();
+      for (const r of ['warm-rt-big', 'warm-rt-small']) serverCli({ ...process.env, XDG_RUNTIME_DIR: path.join(WORK_DIR, r) }, ['stop']);
+    },
+  });
+  log('  warm rows: the server runs in the bench work directory');
   return rows;
 }
 

@@ -10,11 +10,22 @@
  * unbundled dist/cli/bin.js behaves the same.
  */
 import { build } from 'esbuild';
-import { chmodSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
+// The build: the version and a hash of the compiled modules (tsc's output, before bundling), so
+// that the warm server's socket (src/server/place.ts) is per build: a project on another version,
+// or a checkout with other code, starts its own server instead of being answered by this one.
+const compiled = (dir) =>
+  readdirSync(`${root}dist/${dir}`, { withFileTypes: true })
+    .filter((d) => d.name !== 'types')
+    .flatMap((d) => (d.isDirectory() ? compiled(`${dir}${d.name}/`) : d.name.endsWith('.js') ? [`${dir}${d.name}`] : []));
+const hash = createHash('sha256');
+for (const f of compiled('').sort()) hash.update(`${f}\0`).update(readFileSync(`${root}dist/${f}`));
+const buildId = `${version}-${hash.digest('hex').slice(0, 10)}`;
 // jsonc-parser's `main` is a UMD build whose factory takes `require` as a parameter, which esbuild
 // cannot follow (its modules would be left to a require() beside the bundle): take its ES build.
 const alias = { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' };
@@ -31,7 +42,7 @@ const bundle = (entry, out) =>
     legalComments: 'none',
     absWorkingDir: root,
     alias,
-    define: { __GIT_SCALPEL_VERSION__: JSON.stringify(version) },
+    define: { __GIT_SCALPEL_VERSION__: JSON.stringify(version), __GIT_SCALPEL_BUILD__: JSON.stringify(buildId) },
   });
 await bundle('cli/bin.js', 'cli.cjs');
 // install, status and conformance (and their config file parsers), which no hook runs: loaded on demand (src/cli/lazy.ts)
@@ -67,6 +78,12 @@ export const { ${names.join(', ')} } = lib;
 `,
 );
 await bundle('mcp/cli.js', 'mcp.cjs');
+// the warm hook server and its `server` command, which no hook's process loads (src/cli/lazy.ts)
+await bundle('server/cli.js', 'server.cjs');
+// the hook client install writes as the hook command, with this build's name in it
+const client = readFileSync(`${root}src/server/hook-client.sh`, 'utf8');
+if (!client.includes("b='@BUILD@'")) throw new Error('src/server/hook-client.sh has no @BUILD@ to fill in');
+writeFileSync(`${root}dist/git-scalpel-hook.sh`, client.replace("b='@BUILD@'", `b='${buildId}'`));
 // the loader prints these for `--help`, `<command> --help` and `--version` without loading dist/cli.cjs
 const { USAGE, allCommandHelp } = await import(`${root}dist/cli/usage.js`);
 writeFileSync(`${root}dist/help.json`, JSON.stringify({ version, usage: USAGE, commands: allCommandHelp() }) + '\n');

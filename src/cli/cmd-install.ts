@@ -5,8 +5,10 @@ import { basename, dirname, joinPath, resolvePath } from '../fs/path.js';
 import type { Fs } from '../fs/types.js';
 import { discoverRepository } from '../repo/discover.js';
 import {
+  CLIENT_FILE,
   INSTALLABLE,
   HARNESS_SPECS,
+  clientCommand,
   harnessDir,
   hookCommand,
   isInstallable,
@@ -38,6 +40,8 @@ export interface InstallIo {
   script?: string;
   /** HOME, PATH and the harnesses' variables (CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, ...: main.ts CLI_ENV). Default: process.env. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** The operating system (process.platform by default): on Windows the process command is written (README "The warm server"). */
+  platform?: string;
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -72,7 +76,11 @@ export async function cmdInstall(args: string[], io: CliIo & InstallIo): Promise
 
   const absScript = script === '' ? '' : resolvePath(io.cwd, script);
   const onPath = script !== '' && (await firstOnPathIs(io.fs, env.PATH, absScript));
-  const command = hookCommand(harness, resolveBin(harness, { script: absScript, projectRoot, onPath }));
+  // the warm server's client where it can run, else (and on Windows) the process itself
+  const client = await clientBeside(io.fs, absScript, projectRoot, io.platform ?? process.platform);
+  const command =
+    clientCommand(harness, { script: absScript, projectRoot, onPath, client }) ??
+    hookCommand(harness, resolveBin(harness, { script: absScript, projectRoot, onPath }));
   const plan = planInstall(current, { harness, command, uninstall, file });
 
   let removed = false;
@@ -271,6 +279,26 @@ function notes(harness: InstallableHarness, user: boolean): string[] {
 }
 
 /** `path`, or the file its symlink chain ends at (relative links resolve from the link's directory). */
+/**
+ * The hook client (dist/git-scalpel-hook.sh) that comes with the running CLI: beside it, its
+ * links followed (a global install's bin link), or for a devDependency in the project's
+ * `node_modules/git-scalpel/dist/`. Null where there is none (an unbundled run, an older layout)
+ * and on Windows, where the client's POSIX sh, curl and Unix socket are not to be relied on.
+ */
+async function clientBeside(fs: Fs, script: string, projectRoot: string | null, platform: string): Promise<string | null> {
+  if (platform === 'win32' || script === '') return null;
+  const isFile = async (p: string) => (await fs.stat(p))?.type === 'file';
+  const rel = projectBin({ script, projectRoot, onPath: false });
+  if (rel !== null && projectRoot !== null) {
+    const p = joinPath(projectRoot, `${rel.slice(0, rel.lastIndexOf('node_modules/'))}node_modules/git-scalpel/dist/${CLIENT_FILE}`);
+    return (await isFile(p)) ? p : null;
+  }
+  const real = await followLinks(fs, script).catch(() => null);
+  if (real === null) return null;
+  const p = joinPath(dirname(real), CLIENT_FILE);
+  return (await isFile(p)) ? p : null;
+}
+
 async function followLinks(fs: Fs, path: string): Promise<string> {
   let p = path;
   for (let hops = 0; hops < 40; hops++) {

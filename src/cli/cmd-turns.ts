@@ -47,7 +47,23 @@ export async function cmdHook(args: string[], io: CliIo): Promise<number> {
     if (!(e instanceof ScalpelError)) throw e;
     return answer({ ok: false, block: false, reason: `git-scalpel hook ${harness}: ${e.message}` });
   }
-  const outcome = await handleHookEvent(event, { fs: io.fs, failOpen: flags.has('fail-open'), env: io.env });
+  const server = io.hookServer;
+  const outcome = await handleHookEvent(event, {
+    fs: io.fs,
+    failOpen: flags.has('fail-open'),
+    env: io.env,
+    via: server ? 'server' : 'process',
+    // the server counts the worktrees it serves; the repository is opened as the process path opens it
+    ...(server
+      ? {
+          open: async (dir: string) => {
+            const repo = await openRepository({ fs: io.fs, dir, env: io.env });
+            server.served(repo.worktree);
+            return repo;
+          },
+        }
+      : {}),
+  });
   if (outcome.ok) {
     printWarnings(io, outcome.warnings);
     return answer({ ok: true });
@@ -89,7 +105,8 @@ function describeTurn(t: TurnInfo): string {
       c.command !== undefined && c.outcome !== 'running' && c.outcome !== 'never-finished'
         ? `, changed ${c.paths.length ? c.paths.join(' ') : 'nothing'}`
         : '';
-    lines.push(`  tool:  ${what} (${describeOutcome(c)}${c.durationMs !== undefined ? `, ${c.durationMs} ms` : ''}${changed})`);
+    const via = c.via ? `, via ${c.via.join(' then ')}` : '';
+    lines.push(`  tool:  ${what} (${describeOutcome(c)}${c.durationMs !== undefined ? `, ${c.durationMs} ms` : ''}${changed}${via})`);
   }
   if (t.uncovered.length) lines.push(`  not captured (a rewind cannot bring it back): ${t.uncovered.join(', ')}`);
   if (t.left.length) lines.push(`  made inside ignored directories (a rewind leaves it): ${t.left.join(', ')}`);

@@ -23,8 +23,14 @@ export interface CliIo {
   bin?: string;
   /** The whole command line after the program's name (-C DIR included), as given: for hints that repeat it. */
   argv?: readonly string[];
-  /** The package's version, for `--version` and the MCP handshake (main() reads it for those; without it, 'unknown'). */
+  /** The package's version, for `--version`, the MCP handshake and `server` (main() reads it for those; without it, 'unknown'). */
   version?: string;
+  /**
+   * Set by the warm server (src/server/server.ts) for the hook events it answers: `hook` then
+   * logs its calls as answered by the server, and names each worktree it opens (`served`), for
+   * `server status`.
+   */
+  hookServer?: { served(worktree: string): void };
 }
 
 /** The command line as a person runs it again (CliIo.bin). */

@@ -12,6 +12,11 @@ export function loadMcp(): Promise<typeof import('../mcp/cli.js')> {
   return load('mcp.cjs', ['..', 'mcp', 'cli.js']);
 }
 
+/** The warm hook server and its command (dist/server.cjs): only `server` loads it. */
+export function loadServer(): Promise<typeof import('../server/cli.js')> {
+  return load('server.cjs', ['..', 'server', 'cli.js']);
+}
+
 async function load<T>(bundle: string, module: string[]): Promise<T> {
   // the bundle is a .cjs file; a test runner may give the unbundled modules a `require` too
   if (typeof require === 'function' && typeof __filename === 'string' && __filename.endsWith('.cjs'))

@@ -10,14 +10,20 @@ import { withCliHint } from './hints.js';
 import { cmdSnapshot, cmdSeal, cmdRestore, cmdList, cmdShow, cmdDrop, cmdPrune, cmdLog } from './cmd-stack.js';
 import { cmdHook, cmdRewind, cmdTurns } from './cmd-turns.js';
 import { HARNESS_ENV } from '../hooks/install-words.js';
-import { loadMcp, loadTools } from './lazy.js';
+import { loadMcp, loadServer, loadTools } from './lazy.js';
+import { serverPlace } from '../server/place.js';
+import { startInBackground } from '../server/start.js';
 import { cmdApply } from './cmd-apply.js';
 import { USAGE, commandHelp, isCommand } from './usage.js';
 import { errorOutcome, ok, printOutcome, wantsJson } from './output.js';
 import { firstOnPathIs, personCommand } from './invocation.js';
 
-/** What run() reads: a command's CliIo. */
-export type RunIo = CliIo;
+/** What run() reads beyond a command's CliIo. */
+export interface RunIo extends CliIo {
+  /** The running CLI's path (process.argv[1]) and the whole process environment: what `server start` starts a server with. */
+  script?: string;
+  processEnv?: NodeJS.ProcessEnv;
+}
 
 /** The commands that speak someone else's protocol on stdout: `--json` is not theirs. */
 const PROTOCOL_COMMANDS = new Set(['hook', 'mcp']);
@@ -91,6 +97,7 @@ export async function run(argv: string[], io: RunIo): Promise<number> {
     return 0;
   }
   try {
+    if (cmd === 'server') return await cmdServerOf(rest, { ...io, cwd, argv });
     return await dispatch(cmd, rest, { ...io, cwd, argv });
   } catch (e) {
     // a usage error shows its command's usage; the library's errors get their command-line words
@@ -118,6 +125,20 @@ async function checkDirectory(fs: Fs, dir: string, given: string): Promise<void>
     name: '-C',
     path: dir,
     reason,
+  });
+}
+
+/**
+ * `server`: from its own bundle (dist/server.cjs), given what it cannot import without loading
+ * the command line twice: the command line that answers hook events (runCli), this build.
+ */
+async function cmdServerOf(rest: string[], io: RunIo): Promise<number> {
+  return (await loadServer()).cmdServer(rest, io, {
+    runHook: (argv, hookIo) => runCli(argv, hookIo),
+    version: builtVersion() ?? io.version ?? 'unknown',
+    build: buildId(),
+    script: io.script ?? process.argv[1] ?? '',
+    processEnv: io.processEnv ?? process.env,
   });
 }
 
@@ -183,11 +204,12 @@ export async function runCli(argv: string[], io: RunIo): Promise<number> {
 }
 
 /**
- * The variables the command line reads: HOME and XDG_CONFIG_HOME (ignore rules), PATH (is this
+ * The variables the command line reads: HOME and XDG_CONFIG_HOME (ignore rules), XDG_RUNTIME_DIR
+ * (where the warm server's socket is, src/server/place.ts), PATH (is this
  * git-scalpel the one a shell finds?) and the harnesses' own (HARNESS_ENV: CLAUDE_CONFIG_DIR,
  * CODEX_HOME, GEMINI_CLI_HOME, ...). Nothing else of the environment reaches a command.
  */
-export const CLI_ENV = ['XDG_CONFIG_HOME', 'PATH', ...HARNESS_ENV] as const;
+export const CLI_ENV = ['XDG_CONFIG_HOME', 'XDG_RUNTIME_DIR', 'PATH', ...HARNESS_ENV] as const;
 
 export function cliEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
@@ -197,6 +219,19 @@ export function cliEnv(env: Readonly<Record<string, string | undefined>>): Recor
 
 /** The version the bundle was built with (scripts/bundle-cli.mjs defines it); unbundled, package.json's. */
 declare const __GIT_SCALPEL_VERSION__: string | undefined;
+/**
+ * The build: the version and a hash of the compiled code (scripts/bundle-cli.mjs), which the warm
+ * server's socket name carries and the hook client sends; unbundled, 'unbundled'.
+ */
+declare const __GIT_SCALPEL_BUILD__: string | undefined;
+
+function builtVersion(): string | undefined {
+  return typeof __GIT_SCALPEL_VERSION__ === 'string' ? __GIT_SCALPEL_VERSION__ : undefined;
+}
+
+export function buildId(): string {
+  return typeof __GIT_SCALPEL_BUILD__ === 'string' ? __GIT_SCALPEL_BUILD__ : 'unbundled';
+}
 
 /**
  * The version of the git-scalpel package holding `dir`: the nearest package.json above it named
@@ -227,6 +262,8 @@ export async function main(): Promise<void> {
   const command = commandOf(argv);
   const io: RunIo = {
     fs,
+    script,
+    processEnv: process.env,
     cwd: process.cwd(),
     out: (t) => void process.stdout.write(t),
     err: (t) => void process.stderr.write(t),
@@ -243,11 +280,13 @@ export async function main(): Promise<void> {
     io.bin = personCommand({ script: abs, onPath: await firstOnPathIs(fs, env.PATH, abs).catch(() => false) });
   }
   // the MCP server reports it to its client in the initialize handshake
-  if (command === '--version' || command === 'mcp') {
-    io.version =
-      typeof __GIT_SCALPEL_VERSION__ === 'string'
-        ? __GIT_SCALPEL_VERSION__
-        : await packageVersion(fs, dirname(resolvePath(io.cwd, script)));
-  }
+  if (command === '--version' || command === 'server' || command === 'mcp')
+    io.version = builtVersion() ?? (await packageVersion(fs, dirname(resolvePath(io.cwd, script))));
+  // the hook client (dist/git-scalpel-hook.sh) found no server to answer: after this process
+  // answered, start one for the next event (never waited for, never in the answer's way)
+  const startServer = command === 'hook' && process.env.GIT_SCALPEL_SERVER === 'start' && process.platform !== 'win32';
+  delete process.env.GIT_SCALPEL_SERVER;
   process.exitCode = await runCli(argv, io);
+  const place = startServer && script !== '' ? serverPlace(process.env, buildId()) : null;
+  if (place) await startInBackground({ place, script: resolvePath(io.cwd, script), env: process.env });
 }

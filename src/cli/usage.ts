@@ -56,6 +56,9 @@ agent harnesses (one snapshot a turn; a turn is a prompt and everything the agen
                          trusted by the harness, MCP server configured, last event received here
   mcp                    a Model Context Protocol server on stdio (tools: snapshot, seal, restore,
                          apply, list, show, turns, rewind, log; session 'mcp' unless a call names one)
+  server   status|stop|start|run [--idle SECONDS] [--json]
+                         the warm hook server (one per user and build) that answers the hook
+                         client's events without a process each; started by the first hook
 
 --json: one JSON object on stdout whatever the outcome, {"code", "exit", "message", "data"}
 (code "OK" on success, else the error's code, e.g. "REFUSED", "USAGE"); not for hook and mcp.
@@ -217,6 +220,13 @@ const COMMANDS: Record<string, CommandHelp> = {
     about:
       'Per harness: hooks installed (file, events, command, binary found), trusted by the harness, MCP server configured, and the last event received in this worktree.',
     options: [JSON_OPT],
+  },
+  server: {
+    synopsis: ['server status|stop|start|run [--idle SECONDS] [--json]'],
+    about:
+      "The warm hook server: one process per user and build, on a Unix socket in a directory only the user can enter ($XDG_RUNTIME_DIR/git-scalpel, else ~/.cache/git-scalpel), answering the hook client's events (the command install writes) as `hook` answers them in a process. The first hook that finds none answers in its own process and starts one; it exits after an idle time (--idle, else git config --global scalpel.serverIdle, in seconds; default 900; 0 never). status: pid, version, uptime, idle time, worktrees served and their requests; stop: ask it to exit; start: start it in the background; run: run it in the foreground.",
+    options: [['--idle SECONDS', 'start and run: exit after this long without a request (0: never)'], JSON_OPT],
+    exits: "0 done (status: whether or not a server runs), 1 error (the directory is not the user's alone, a server already runs), 2 usage",
   },
   mcp: {
     synopsis: ['mcp'],

@@ -22,6 +22,12 @@ export interface HookOptions {
   open?: (dir: string) => Promise<ScalpelRepository>;
   /** HOME and XDG_CONFIG_HOME, for the ignore rules of a shell command's capture (see OpenOptions.env). */
   env?: OpenOptions['env'];
+  /**
+   * Which path the command line answered the event on, kept in each tool call's log records
+   * (`turns` shows it): 'server' (the warm hook server) or 'process' (`git-scalpel hook` in a
+   * process of its own). Absent for a library caller.
+   */
+  via?: 'server' | 'process';
 }
 
 export type HookOutcome =
@@ -52,6 +58,7 @@ export async function handleHookEvent(event: HookEvent, opts: HookOptions): Prom
         tool: event.tool,
         ...('command' in input ? { command: input.command } : {}),
         ...(event.toolUseId ? { toolUseId: event.toolUseId, call: event.toolUseId } : {}),
+        ...(opts.via ? { via: opts.via } : {}),
         reason: out.reason,
       };
       await repo
@@ -80,6 +87,7 @@ export async function handleHookEvent(event: HookEvent, opts: HookOptions): Prom
 async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kind: 'ignored' }>, opts: HookOptions): Promise<HookOutcome> {
   const session = event.session;
   const now = opts.now ?? (() => new Date());
+  const via = opts.via ? { via: opts.via } : {};
   // what the event's operations read past (each result carries its own): the outcome lists them all
   const warnings: string[] = [];
   const note = <R extends { warnings?: string[] } | null>(r: R): R => {
@@ -113,6 +121,7 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
               call,
               ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}),
               outsideWorktree: outside,
+              ...via,
             },
           }),
         );
@@ -125,7 +134,7 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
           session,
           ids: [s.id],
           paths: inside,
-          detail: { tool: event.tool, phase: 'before', call, ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}) },
+          detail: { tool: event.tool, phase: 'before', call, ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}), ...via },
         }),
       );
       await repo.callStarted({
@@ -160,6 +169,7 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
             call,
             ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}),
             ...(taken.ignoredDirs.length ? { notCovered: taken.ignoredDirs } : {}),
+            ...via,
           },
         }),
       );
@@ -222,6 +232,7 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
                   ...(shell.left.length ? { left: shell.left } : {}),
                 }
               : {}),
+            ...via,
           },
         }),
       );
@@ -241,7 +252,7 @@ async function dispatch(repo: ScalpelRepository, event: Exclude<HookEvent, { kin
             session,
             ids: call.turn ? [call.turn] : [],
             paths: [],
-            detail: { tool: call.tool, phase: 'after', outcome: 'denied', call: call.key, toolUseId: id },
+            detail: { tool: call.tool, phase: 'after', outcome: 'denied', call: call.key, toolUseId: id, ...via },
           }),
         );
       }

@@ -234,7 +234,41 @@ export function hookCommand(harness: InstallableHarness, bin: string): string {
 export function isOurCommand(command: string, harness: InstallableHarness): boolean {
   const tail = ` hook ${harness}`;
   if (!command.endsWith(tail)) return false;
-  return /(^|[\s/'"])git-scalpel(\.[cm]js)?['"]?$/.test(command.slice(0, -tail.length));
+  return /(^|[\s/'"])git-scalpel(\.[cm]js|-hook\.sh)?['"]?$/.test(command.slice(0, -tail.length));
+}
+
+/** The hook client's file name, beside the CLI in the package's dist/ (src/server/hook-client.sh). */
+export const CLIENT_FILE = 'git-scalpel-hook.sh';
+
+/**
+ * The hook client's command (`clientCommand`'s cases), which `isOurCommand` recognises as it does
+ * the process commands: `sh <client> hook <harness>`.
+ */
+export function clientHookCommand(harness: InstallableHarness, client: string): string {
+  return `sh ${client} hook ${harness}`;
+}
+
+/**
+ * The hook command through the warm server's client (src/server/hook-client.sh), which falls
+ * back to the process command itself; `client` is the client file's absolute path beside the
+ * running CLI (null: there is none, and the process command is written). Like resolveBin:
+ *
+ * 1. A devDependency writing a project file: the client in the project's
+ *    `node_modules/git-scalpel/dist/` (the package's own path, which a package manager's links
+ *    keep across upgrades), from `"$CLAUDE_PROJECT_DIR"`, `$GEMINI_PROJECT_DIR` or Codex's walk up.
+ * 2. Else its absolute path: `sh '/…/dist/git-scalpel-hook.sh' hook <harness>` (a global
+ *    install's too: the client must be run with sh from its own directory, not through PATH).
+ */
+export function clientCommand(harness: InstallableHarness, ctx: BinContext & { client: string | null }): string | null {
+  if (ctx.client === null) return null;
+  const rel = projectBin(ctx);
+  if (rel !== null) {
+    const clientRel = `${rel.slice(0, rel.lastIndexOf('node_modules/'))}node_modules/git-scalpel/dist/${CLIENT_FILE}`;
+    if (harness === 'claude-code') return clientHookCommand(harness, `"$CLAUDE_PROJECT_DIR"/${quoteRel(clientRel)}`);
+    if (harness === 'gemini') return clientHookCommand(harness, `$GEMINI_PROJECT_DIR/${quoteRel(clientRel)}`);
+    return `${walkUpCommand(clientRel)} hook ${harness}`;
+  }
+  return clientHookCommand(harness, shellQuote(ctx.client));
 }
 
 export interface BinContext {
@@ -274,9 +308,9 @@ export function walkUpCommand(rel: string): string {
 
 /** walkUpCommand's script (for an argv: `sh`, `-c`, script, `git-scalpel`, arguments...). */
 export function walkUpScript(rel: string): string {
-  const viaNode = !rel.endsWith('/.bin/git-scalpel');
+  const runner = rel.endsWith('.sh') ? 'sh ' : rel.endsWith('/.bin/git-scalpel') ? '' : 'node ';
   const at = `"$r"/${quoteRel(rel)}`;
-  return `r=$PWD; until [ ${viaNode ? '-f' : '-x'} ${at} ] || [ -z "$r" ]; do r=\${r%/*}; done; exec ${viaNode ? 'node ' : ''}${at} "$@"`;
+  return `r=$PWD; until [ ${runner ? '-f' : '-x'} ${at} ] || [ -z "$r" ]; do r=\${r%/*}; done; exec ${runner}${at} "$@"`;
 }
 
 /**

@@ -441,8 +441,9 @@ async function walkUp(start: string, rel: string, test: (p: string) => Promise<b
 
 /**
  * Whether a hook command of ours finds its binary, run as the harness runs it: the forms
- * `install` writes (bare `git-scalpel` on PATH, `node <path>`, the harnesses' project-directory
- * variables, the `sh -c` walk up from the session's directory, the old `npx --no-install`),
+ * `install` writes (bare `git-scalpel` on PATH, `node <path>`, the hook client `sh <path>`, the
+ * harnesses' project-directory variables, the `sh -c` walk up from the session's directory, the
+ * old `npx --no-install`),
  * checked from the worktree root; any other form is `unknown`. The harness's PATH may differ from
  * this one (Codex runs hooks in a login shell): a bare name is looked up on this process's PATH.
  */
@@ -496,8 +497,15 @@ export async function checkCommand(
       ? found(words[0], words[0])
       : missing(`${words[0]} is not an executable file (not installed? run npm install)`);
   }
+  if (words.length === 2 && words[0] === 'sh' && words[1].endsWith('/git-scalpel-hook.sh')) {
+    // the warm server's client (src/server/hook-client.sh): it runs `node git-scalpel.cjs` beside it when no server answers
+    const client = words[1];
+    if (!client.startsWith('/')) return { resolves: 'unknown', how: `sh runs ${client}, relative to the hook's directory` };
+    if (!(await isFile(fs, client))) return missing(`${client} does not exist (moved or deleted: run install again)`);
+    return found(client, `sh ${client} (the warm server's client)`);
+  }
   if (words.length === 4 && words[0] === 'sh' && words[1] === '-c' && words[3] === 'git-scalpel') {
-    const m = /exec (node )?"\$r"\/(.+) "\$@"$/.exec(words[2]);
+    const m = /exec (node |sh )?"\$r"\/(.+) "\$@"$/.exec(words[2]);
     const rel = m ? shellWords(m[2], {}) : null;
     if (!m || !rel || rel.length !== 1) return { resolves: 'unknown', how: 'an sh -c command this check cannot read' };
     if (ctx.root === null) return { resolves: 'unknown', how: `finds ${rel[0]} above the session's directory` };

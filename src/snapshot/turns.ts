@@ -340,6 +340,7 @@ export interface ToolDetail {
   durationMs?: number;
   call?: string;
   toolUseId?: string;
+  via?: 'server' | 'process';
 }
 
 /** A log record as turns reads it (LogRecord, without the engine's import). */
@@ -375,6 +376,7 @@ export function toolCallsByTurn(log: readonly Rec[], ended: (turn: string) => bo
       if (typeof d.exitCode === 'number') known.exitCode = d.exitCode;
       if (typeof d.durationMs === 'number') known.durationMs = d.durationMs;
       if (typeof d.command === 'string' && known.command === undefined) known.command = d.command;
+      addVia(known, d.via);
       continue;
     }
     const call: ToolCall = { at: r.at, tool: d.tool, outcome: 'running', paths: r.paths };
@@ -387,12 +389,20 @@ export function toolCallsByTurn(log: readonly Rec[], ended: (turn: string) => bo
       if (typeof d.exitCode === 'number') call.exitCode = d.exitCode;
       if (typeof d.durationMs === 'number') call.durationMs = d.durationMs;
     } else if (key !== undefined) open.set(`${turn}\0${key}`, call);
+    addVia(call, d.via);
     let list = out.get(turn);
     if (!list) out.set(turn, (list = []));
     list.push(call);
   }
   for (const [turn, list] of out) if (ended(turn)) for (const c of list) if (c.outcome === 'running') c.outcome = 'never-finished';
   return out;
+}
+
+/** A hook event's path (ToolDetail.via) joins its call's list, once. */
+function addVia(call: ToolCall, via: unknown): void {
+  if (via !== 'server' && via !== 'process') return;
+  if (!call.via) call.via = [via];
+  else if (!call.via.includes(via)) call.via.push(via);
 }
 
 /**

@@ -165,6 +165,12 @@ export interface ToolCall {
   /** The call's key: the harness's tool-use id, or one git-scalpel made for a harness without ids. */
   call?: string;
   toolUseId?: string;
+  /**
+   * How its hook events were answered, in order, each once: 'server' (the warm server) or
+   * 'process' (a `git-scalpel hook` process); absent when the log does not say (older records,
+   * a library caller).
+   */
+  via?: Array<'server' | 'process'>;
 }
 
 /** A turn as `turns` lists it. */

@@ -10,6 +10,10 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync, realpathSync, exis
 import { dirname, join } from 'node:path';
 import { gitEnv, makeTempDir, makeTempRepo } from '../helpers/git.js';
 import { BIN } from './helpers.js';
+
+/** The hook client beside the built CLI (dist/git-scalpel-hook.sh): what install writes wherever it is found. */
+const CLIENT = join(dirname(BIN), 'git-scalpel-hook.sh');
+const DEV_CLIENT = 'node_modules/git-scalpel/dist/git-scalpel-hook.sh';
 import { walkUpCommand } from '../../src/hooks/install.js';
 
 const ROOT = process.cwd();
@@ -50,7 +54,7 @@ function readJson(path: string): any {
 const firstCommand = (settings: any, event: string): string => settings.hooks[event][0].hooks[0].command;
 
 describe('install in the real environment (the built binary, fake HOME and PATH)', () => {
-  it('a global install (the git-scalpel first on PATH is this one): the bare command, in $CLAUDE_CONFIG_DIR; status finds it', () => {
+  it('a global install (the git-scalpel first on PATH is this one): the client beside its real path, in $CLAUDE_CONFIG_DIR; status finds it', () => {
     const prefix = makeTempDir('scalpel-prefix-');
     mkdirSync(join(prefix, 'bin'));
     // npm's global bin: a link to the package's bin file
@@ -66,16 +70,16 @@ describe('install in the real environment (the built binary, fake HOME and PATH)
     expect(doc).toMatchObject({
       file: join(cfg, 'settings.json'),
       action: 'installed',
-      command: 'git-scalpel hook claude-code',
-      binary: { resolves: 'yes', binary: join(prefix, 'bin/git-scalpel') },
+      command: `sh ${CLIENT} hook claude-code`,
+      binary: { resolves: 'yes', binary: CLIENT },
     });
-    expect(firstCommand(readJson(join(cfg, 'settings.json')), 'PreToolUse')).toBe('git-scalpel hook claude-code');
+    expect(firstCommand(readJson(join(cfg, 'settings.json')), 'PreToolUse')).toBe(`sh ${CLIENT} hook claude-code`);
     expect(existsSync(join(home, '.claude'))).toBe(false);
 
-    // the project file from the same global install: the bare command too, for every harness
+    // the project file from the same global install: the client too, for every harness
     for (const h of ['claude-code', 'codex', 'gemini']) {
       const p = run(join(prefix, 'bin/git-scalpel'), ['install', h, '--json'], repo, env);
-      expect(JSON.parse(p.out).data.command).toBe(`git-scalpel hook ${h}`);
+      expect(JSON.parse(p.out).data.command).toBe(`sh ${CLIENT} hook ${h}`);
     }
 
     const st = run(join(prefix, 'bin/git-scalpel'), ['status', '--json'], repo, env);
@@ -88,14 +92,14 @@ describe('install in the real environment (the built binary, fake HOME and PATH)
     expect(claude.hooks[0]).not.toHaveProperty('entries');
   });
 
-  it('a checkout (not on PATH): node and its absolute path; GEMINI_CLI_HOME holds the user file', () => {
+  it('a checkout (not on PATH): sh and the absolute path of the client beside it; GEMINI_CLI_HOME holds the user file', () => {
     const home = makeTempDir('scalpel-home-');
     const gem = makeTempDir('scalpel-gemini-home-');
     const env = shellEnv({ HOME: home, GEMINI_CLI_HOME: gem, PATH: `${NODE_DIR}:/usr/bin:/bin` });
     const r = run(process.execPath, [BIN, 'install', 'gemini', '--user', '--json'], makeTempDir(), env);
     expect(r.code, r.err).toBe(0);
-    expect(JSON.parse(r.out).data).toMatchObject({ file: join(gem, '.gemini/settings.json'), command: `node ${BIN} hook gemini` });
-    expect(firstCommand(readJson(join(gem, '.gemini/settings.json')), 'BeforeTool')).toBe(`node ${BIN} hook gemini`);
+    expect(JSON.parse(r.out).data).toMatchObject({ file: join(gem, '.gemini/settings.json'), command: `sh ${CLIENT} hook gemini` });
+    expect(firstCommand(readJson(join(gem, '.gemini/settings.json')), 'BeforeTool')).toBe(`sh ${CLIENT} hook gemini`);
     expect(existsSync(join(home, '.gemini'))).toBe(false);
     // uninstall removes the .gemini directory it emptied under GEMINI_CLI_HOME, never GEMINI_CLI_HOME
     expect(run(process.execPath, [BIN, 'install', 'gemini', '--user', '--uninstall'], makeTempDir(), env).code).toBe(0);
@@ -132,9 +136,9 @@ describe('install in the real environment (the built binary, fake HOME and PATH)
     const r = run(bin, ['install', 'codex'], repo, env);
     expect(r.code, r.err).toBe(0);
     const command = firstCommand(readJson(join(repo, '.codex/hooks.json')), 'UserPromptSubmit');
-    expect(command).toBe(`${walkUpCommand('node_modules/.bin/git-scalpel')} hook codex`);
+    expect(command).toBe(`${walkUpCommand(DEV_CLIENT)} hook codex`);
     expect(command).not.toContain('npx');
-    expect(r.out).toContain(`binary:  found: node_modules/.bin/git-scalpel found from ${repo}: ${bin}`);
+    expect(r.out).toContain(`binary:  found: ${DEV_CLIENT} found from ${repo}: ${join(repo, DEV_CLIENT)}`);
     expect(r.out).toContain('Codex CLI will NOT run these hooks until you trust them');
     expect(r.out).toContain(`[projects."${repo}"]\n       trust_level = "trusted"`);
     expect(r.out).toContain('Trust all and continue');
@@ -193,8 +197,8 @@ describe('install in the real environment (the built binary, fake HOME and PATH)
     expect(human.out).toContain('Codex CLI: protected: hooks run: an event arrived since they were installed');
     expect(human.out).toMatch(/last event: \S+ \(\d+ s ago\) turn-start "from a subdirectory", session codex-0199a213/);
 
-    // the binary gone (node_modules removed): status says so
-    run('/bin/rm', ['-f', bin], repo, env);
+    // the package gone (node_modules removed): status says so
+    run('/bin/rm', ['-f', bin, join(repo, 'node_modules/git-scalpel')], repo, env);
     writeFileSync(join(repo, '.codex/hooks.json'), readFileSync(join(repo, '.codex/hooks.json'), 'utf8')); // a new install time
     const st3 = JSON.parse(run(process.execPath, [BIN, 'status', '--json'], repo, env).out).data.harnesses[1];
     expect(st3.live).toBe('no');
@@ -212,12 +216,12 @@ describe('install in the real environment (the built binary, fake HOME and PATH)
     expect(run(bin, ['install', 'gemini'], repo, env).code).toBe(0);
     const claude = firstCommand(readJson(join(repo, '.claude/settings.json')), 'UserPromptSubmit');
     const gemini = firstCommand(readJson(join(repo, '.gemini/settings.json')), 'BeforeAgent');
-    expect(claude).toBe('"$CLAUDE_PROJECT_DIR"/node_modules/.bin/git-scalpel hook claude-code');
-    expect(gemini).toBe('$GEMINI_PROJECT_DIR/node_modules/.bin/git-scalpel hook gemini');
+    expect(claude).toBe(`sh "$CLAUDE_PROJECT_DIR"/${DEV_CLIENT} hook claude-code`);
+    expect(gemini).toBe(`sh $GEMINI_PROJECT_DIR/${DEV_CLIENT} hook gemini`);
     const st = JSON.parse(run(bin, ['status', '--json'], repo, env).out).data;
     expect(st.harnesses[1].hooks[0]).toMatchObject({ installed: false, binary: null });
-    expect(st.harnesses[0].hooks[0].binary).toMatchObject({ resolves: 'yes', binary: bin });
-    expect(st.harnesses[2].hooks[0].binary).toMatchObject({ resolves: 'yes', binary: bin });
+    expect(st.harnesses[0].hooks[0].binary).toMatchObject({ resolves: 'yes', binary: join(repo, DEV_CLIENT) });
+    expect(st.harnesses[2].hooks[0].binary).toMatchObject({ resolves: 'yes', binary: join(repo, DEV_CLIENT) });
     // Claude Code: /bin/sh -c with CLAUDE_PROJECT_DIR set; Gemini CLI substitutes the quoted cwd itself
     const hookEnv = shellEnv({ HOME: env.HOME!, PATH: `${NODE_DIR}:/usr/bin:/bin` });
     const claudePayload = {

@@ -120,7 +120,15 @@ describe('the installed package', () => {
       .map((f) => posix.normalize(f))
       .filter((f) => !f.endsWith('.d.ts') && f !== 'package.json');
     // and the example adapter `conformance --adapter` loads by path (conformance/README.md)
-    const dynamic = ['dist/cli.cjs', 'dist/tools.cjs', 'dist/mcp.cjs', 'dist/help.json', 'conformance/examples/minimal-adapter.mjs'];
+    const dynamic = [
+      'dist/cli.cjs',
+      'dist/tools.cjs',
+      'dist/mcp.cjs',
+      'dist/server.cjs',
+      'dist/git-scalpel-hook.sh',
+      'dist/help.json',
+      'conformance/examples/minimal-adapter.mjs',
+    ];
     const reached = new Set<string>();
     const bare = new Set<string>();
     const missing: string[] = [];
