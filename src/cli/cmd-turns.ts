@@ -53,11 +53,12 @@ export async function cmdHook(args: string[], io: CliIo): Promise<number> {
     failOpen: flags.has('fail-open'),
     env: io.env,
     via: server ? 'server' : 'process',
-    // the server counts the worktrees it serves; the repository is opened as the process path opens it
+    // the server counts the worktrees it serves; the repository is opened as the process path
+    // opens it, with the server's cache (an index read again only when its file changed)
     ...(server
       ? {
           open: async (dir: string) => {
-            const repo = await openRepository({ fs: io.fs, dir, env: io.env });
+            const repo = await openRepository({ fs: io.fs, dir, env: io.env, cache: server.cache });
             server.served(repo.worktree);
             return repo;
           },

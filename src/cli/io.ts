@@ -30,7 +30,11 @@ export interface CliIo {
    * logs its calls as answered by the server, and names each worktree it opens (`served`), for
    * `server status`.
    */
-  hookServer?: { served(worktree: string): void };
+  hookServer?: {
+    served(worktree: string): void;
+    /** The server's OpenOptions.cache: every event it answers opens its repository with it (index reads kept). */
+    cache: object;
+  };
 }
 
 /** The command line as a person runs it again (CliIo.bin). */

@@ -5,6 +5,7 @@ import { decodeIndex, type GitIndex } from '../index/decode.js';
 import { linkExtension, mergeSplitIndex } from '../index/split.js';
 import type { HashProvider, ObjectFormat } from '../hash/index.js';
 import type { ErrorCode } from '../errors/index.js';
+import { statKey, type IndexCache } from './index-cache.js';
 
 /** An optional cache extension a lenient read left out (DecodeOptions.lenient), and the file that held it. */
 export interface DroppedIndexExtension {
@@ -53,6 +54,12 @@ export interface ReadIndexOptions {
   lenient?: boolean;
   /** The platform's Latin-1 decoder (DecodeOptions.latin1). */
   latin1?: (bytes: Uint8Array) => string;
+  /**
+   * Reads kept by a long-lived caller (index-cache.ts): an index whose stat did not change since
+   * it was read (nor its shared index's) is not read again. Its reads own their bytes: `scratch`
+   * is not used with it.
+   */
+  cache?: IndexCache;
 }
 
 /** Read `<gitDir>/index` (an absent file is an empty index), merging `sharedindex.<id>` when split. */
@@ -65,9 +72,21 @@ export async function readIndexFile(
 ): Promise<ReadIndexResult | null> {
   const path = joinPath(gitDir, 'index');
   const stat = await fs.lstat(path);
-  if (!stat) return null;
+  if (!stat) {
+    opts.cache?.drop(path);
+    return null;
+  }
+  const cache = opts.cache;
+  const how = `${opts.verify !== false ? 'verified' : 'unverified'}:${opts.lenient === true ? 'lenient' : 'strict'}`;
+  if (cache) {
+    const kept = cache.get(path, stat, how);
+    if (kept) {
+      const sharedStat = kept.shared ? await fs.lstat(kept.shared.path) : null;
+      if (!kept.shared || (sharedStat && statKey(sharedStat) === kept.shared.key)) return kept.read;
+    }
+  }
   let bytes: Uint8Array;
-  if (opts.scratch && fs.readFileInto) {
+  if (opts.scratch && fs.readFileInto && !cache) {
     const r = await fs.readFileInto(path, opts.scratch.buffer);
     opts.scratch.keep(r.buffer);
     bytes = r.bytes;
@@ -82,9 +101,14 @@ export async function readIndexFile(
   );
   const dropped = droppedIn(file, path, []);
   const link = linkExtension(file);
-  if (!link) return { index: file, file, bytes, stat, dropped };
+  if (!link) {
+    const read = { index: file, file, bytes, stat, dropped };
+    cache?.set(path, how, read, null);
+    return read;
+  }
   const sharedPath = joinPath(gitDir, `sharedindex.${link.baseOid}`);
-  if (!(await fs.lstat(sharedPath))) {
+  const sharedStat = await fs.lstat(sharedPath);
+  if (!sharedStat) {
     throw new ScalpelError('SPLIT_INDEX_MISMATCH', `split index names ${sharedPath}, which does not exist`, {
       path: sharedPath,
       expected: link.baseOid,
@@ -93,7 +117,7 @@ export async function readIndexFile(
   const sharedBytes = await fs.readFile(sharedPath);
   const shared = withPath(() => decodeIndex(sharedBytes, { objectFormat, hash, verifyChecksum, lenient, latin1: opts.latin1 }), sharedPath);
   droppedIn(shared, sharedPath, dropped);
-  return {
+  const read = {
     index: mergeSplitIndex(file, shared),
     file,
     bytes,
@@ -101,6 +125,8 @@ export async function readIndexFile(
     shared: { path: sharedPath, index: shared, bytes: sharedBytes },
     dropped,
   };
+  cache?.set(path, how, read, { path: sharedPath, stat: sharedStat });
+  return read;
 }
 
 function droppedIn(index: GitIndex, path: string, out: DroppedIndexExtension[]): DroppedIndexExtension[] {

@@ -12,6 +12,7 @@ import { LockJournal, lockMarker, lockTemp, type ProcessInfo } from './journal.j
 import type { GitConfig } from './config.js';
 import { discoverRepository, objectFormatOf, readRepoConfig, type RepoLocation } from './discover.js';
 import { readIndexFile, type ReadIndexResult } from './index-file.js';
+import type { IndexCache } from './index-cache.js';
 import { ObjectDatabase, parseSharedRepository, sharedPermissions } from './odb.js';
 import { RefStore } from './refs.js';
 
@@ -71,6 +72,8 @@ export interface RepositoryOptions {
    * repository's own config and files count).
    */
   env?: RepositoryEnv;
+  /** Index reads a long-lived caller keeps across repositories it opens (index-cache.ts). */
+  indexCache?: IndexCache;
 }
 
 /** The environment variables git's global files are found by. */
@@ -101,6 +104,8 @@ export class Repository {
   private readonly proc: ProcessInfo | undefined;
   /** Memory for index reads (see withIndex): one spare buffer, moved out by the read that uses it. */
   private readonly indexBuffers = new SpareBuffer();
+  /** Index reads kept across calls by a long-lived caller (RepositoryOptions.indexCache). */
+  private readonly indexCache: IndexCache | undefined;
 
   /** Where git's global files are (RepositoryOptions.env). */
   readonly env: RepositoryEnv;
@@ -113,8 +118,10 @@ export class Repository {
     packThreshold: number | undefined,
     env: RepositoryEnv,
     streamThreshold: number | undefined,
+    indexCache: IndexCache | undefined,
   ) {
     const { hash, zlib, proc } = platform;
+    this.indexCache = indexCache;
     this.fs = fs;
     this.streamThreshold = streamThreshold ?? 16 << 20;
     this.env = Object.freeze({ ...env });
@@ -144,7 +151,16 @@ export class Repository {
   static async open(opts: RepositoryOptions): Promise<Repository> {
     const loc = await discoverRepository(opts.fs, opts.dir);
     const config = await readRepoConfig(opts.fs, loc);
-    return new Repository(opts.fs, loc, config, resolvePlatform(opts), opts.packThreshold, opts.env ?? {}, opts.streamThreshold);
+    return new Repository(
+      opts.fs,
+      loc,
+      config,
+      resolvePlatform(opts),
+      opts.packThreshold,
+      opts.env ?? {},
+      opts.streamThreshold,
+      opts.indexCache,
+    );
   }
 
   get worktree(): string {
@@ -177,6 +193,7 @@ export class Repository {
       verify: opts.verify,
       lenient: opts.lenient !== false,
       latin1: this.platform.latin1,
+      cache: this.indexCache,
     });
   }
 
@@ -202,6 +219,7 @@ export class Repository {
         lenient: opts.lenient !== false,
         scratch,
         latin1: this.platform.latin1,
+        cache: this.indexCache,
       });
       return await fn(read);
     } finally {

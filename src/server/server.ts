@@ -68,6 +68,8 @@ export class HookServer {
   private readonly http: Server;
   private readonly startedAt: Date;
   private readonly served = new Map<string, WorktreeServed>();
+  /** OpenOptions.cache of every repository the server opens: filesystems probed once, index reads kept while unchanged. */
+  private readonly cache: object = {};
   private requests = 0;
   private inFlight = 0;
   private hooksInFlight = 0;
@@ -216,7 +218,7 @@ export class HookServer {
       err: (t) => void err.push(t),
       env,
       stdin: () => Promise.resolve(body),
-      hookServer: { served: (worktree) => this.count(worktree) },
+      hookServer: { served: (worktree) => this.count(worktree), cache: this.cache },
     };
     this.requests++;
     this.hooksInFlight++;

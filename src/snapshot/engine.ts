@@ -2,6 +2,7 @@ import type { Fs, FsCapabilities } from '../fs/types.js';
 import { joinPath } from '../fs/path.js';
 import { toFs } from '../fs/adapt.js';
 import { Repository } from '../repo/repository.js';
+import { IndexCache } from '../repo/index-cache.js';
 import { discoverRepository } from '../repo/discover.js';
 import type { Platform } from '../platform/types.js';
 import type { StackEntry } from '../store/stack.js';
@@ -81,8 +82,18 @@ export async function openRepository(opts: OpenOptions): Promise<ScalpelReposito
     streamThreshold: opts.streamThreshold,
     packThreshold: opts.packThreshold,
     env: opts.env,
+    indexCache: opts.cache ? indexCacheOf(opts.cache) : undefined,
   });
   return new ScalpelRepository(repo, opts.now ?? (() => new Date()));
+}
+
+/** Where a caller's `cache` object keeps index reads (a symbol, as PROBES). */
+const INDEXES = Symbol('git-scalpel index reads');
+
+/** The index reads kept in a caller-owned `cache`. */
+function indexCacheOf(cache: object): IndexCache {
+  const slot = cache as { [INDEXES]?: IndexCache };
+  return (slot[INDEXES] ??= new IndexCache());
 }
 
 /** Where a caller's `cache` object keeps probed filesystems (a symbol: nothing of the caller's is touched). */
