@@ -419,7 +419,7 @@ export function planFromFacts(facts: RestoreFacts): RestorePlan {
   // refused like a sealed path changed after the seal, where the restore would change it, unless
   // the path holds the agent's last write again (the other change was undone since: nothing of
   // anyone else's is there to lose), and no later call of the agent went over that change
-  const currentPart = (c: Contest): string =>
+  const currentPart = (c: Pick<Contest, 'path' | 'part'>): string =>
     describePart(c.part, { item: curItems.get(c.path), entries: curIndex.get(c.path) ?? [], reuc: curReuc.get(c.path) });
   for (const m of chain) {
     for (const c of m.contested ?? []) {
@@ -456,11 +456,15 @@ export function planFromFacts(facts: RestoreFacts): RestorePlan {
   // across several snapshots: what one left sealed and the next one found there must agree, or
   // someone changed it in between (a person's edit between two turns), and restoring past the
   // newer one would lose that change
-  for (const c of betweenSnapshots(chain, itemsOf, indexOf, reucOf)) {
+  for (const { raw, ...c } of betweenSnapshots(chain, itemsOf, indexOf, reucOf)) {
     const plan = plans.get(c.path);
     const part = plan && (c.part === 'worktree' ? plan.worktree : c.part === 'index' ? plan.index : plan.resolveUndo);
-    if (!part || conflicts.some((x) => x.path === c.path && x.part === c.part)) continue;
-    conflicts.push({ ...c, restoring: part.to });
+    if (conflicts.some((x) => x.path === c.path && x.part === c.part)) continue;
+    if (part) conflicts.push({ ...c, restoring: part.to });
+    // where the restore writes nothing, what someone else left between the two is gone all the
+    // same when it is not there now (a later turn of the chain went over it): exiting 0 would
+    // claim the turns undone, and that change is not back
+    else if (currentPart(c) !== raw) conflicts.push({ ...c, restoring: currentPart(c) });
   }
   const paths = [...plans.values()].sort((a, b) => compareRel(a.path, b.path));
   return {
@@ -772,8 +776,8 @@ function betweenSnapshots(
   itemsOf: (s: PathState) => Map<string, WorktreeItem>,
   indexOf: (s: PathState) => Map<string, IndexRecord[]>,
   reucOf: (s: PathState) => Map<string, ReucRecord>,
-): Array<Omit<Conflict, 'restoring'>> {
-  const out: Array<Omit<Conflict, 'restoring'>> = [];
+): Array<Omit<Conflict, 'restoring'> & { raw: string }> {
+  const out: Array<Omit<Conflict, 'restoring'> & { raw: string }> = [];
   if (!chain.some((m, i) => i > 0 && m.seal)) return out;
   const paths = new Set<string>();
   for (const m of chain) {
@@ -807,6 +811,7 @@ function betweenSnapshots(
           expected: `${expected} (as snapshot ${older.id} left it)`,
           found: `${got} (what snapshot ${newer.id} found)`,
           snapshot: newer.id,
+          raw: got,
         });
         named.add(part);
       }

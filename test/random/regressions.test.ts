@@ -854,3 +854,30 @@ describe('the long random run of 38cc819 (seeds 59557947, 59557949), shrunk', ()
     );
   });
 });
+
+describe('the long random run of d8d68e9 (seed 227371299), shrunk', () => {
+  it("a person's edit between two id-less turns, then removed by the second turn's command: a rewind of both refuses instead of exiting 0 without it", () => {
+    const G2 = agent('A', 'gemini');
+    check(
+      trace(
+        [G2],
+        [
+          G2.start('prompt 24'),
+          G2.parallel(
+            [write('out/report.txt', 'line value 48\ngamma beta 36\ngamma line 82\n'), shell('mkdir -p tmp/work2 && mv .env tmp/work2/')],
+            [1, 0],
+          ),
+          person.file('out/report.txt', 'alpha fix 78\ndelta gamma 72\nfix alpha 36\n'),
+          G2.start('prompt 33'),
+          G2.write('pkg/x/y/z.txt', 'delta todo 55\n'),
+          G2.parallel(
+            [edit('out/report.txt', 'alp', 'alp edited'), shell('rm -f notes.txt out/report.txt && git gc -q --prune=now')],
+            [1, 0],
+          ),
+          G2.end(),
+          rewind('A', 1),
+        ],
+      ),
+    );
+  });
+});
