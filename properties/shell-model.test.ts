@@ -106,6 +106,17 @@ describe('shell commands follow the model (memfs)', () => {
       {
         numRuns: 150,
         examples: [
+          // seed 1169472807: a command makes a directory `a` (holding the empty a/i) a symbolic link to itself
+          [
+            [
+              { kind: 'dir', path: 'a/i' },
+              { kind: 'file', path: 'p/a', content: '', exec: false },
+            ],
+            [
+              { command: [{ kind: 'link', path: 'a', target: 'a' }], person: [] },
+              { command: [], person: [] },
+            ],
+          ],
           // shrunk from the model's first runs: a conflict's stages for b/a while b is a file, then b made executable
           [
             [{ kind: 'file', path: 'b', content: '', exec: false }],

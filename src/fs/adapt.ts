@@ -152,7 +152,8 @@ export function adaptPromiseFs(input: unknown, cfg: Partial<AdapterConfig> = {})
       s = statOptions ? await f.call(raw, p, { bigint: true }) : await f.call(raw, p);
     } catch (e) {
       const code = normalizeErrorCode(e);
-      if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+      // lstat follows no last component: its ELOOP is a parent that loops, so nothing is there
+      if (code === 'ENOENT' || code === 'ENOTDIR' || (kind === 'lstat' && code === 'ELOOP')) return null;
       if (statOptions && !/^E[A-Z0-9]+$/.test(code)) {
         // an fs that rejects the options argument: retry without it, and never pass it again
         statOptions = false;

@@ -37,7 +37,8 @@ function lstatSync(path: string): FileStat | null {
     keptStats.ours = ours;
     return ours;
   } catch (e) {
-    if (isMissing(e)) return null; // ENOTDIR: a parent is not a directory
+    // ENOTDIR: a parent is not a directory; ELOOP (lstat follows no last component): a parent loops
+    if (isMissing(e) || fsErrorCode(e) === 'ELOOP') return null;
     throw e;
   }
 }

@@ -31,6 +31,7 @@ import {
   mkdirSync,
   readFileSync,
   rmSync,
+  cpSync,
   symlinkSync,
   unlinkSync,
   writeFileSync,
@@ -1102,6 +1103,8 @@ export function runTrace(trace: Trace, opts: RunOptions = {}): Outcome {
   // the trace as run: nothing after the step of the first hard failure matters
   const firstHard = w.failures.find((f) => !f.soft);
   const ran: Trace = { sessions: trace.sessions, steps: trace.steps.slice(0, firstHard ? firstHard.step + 1 : i) };
+  // RANDOM_KEEP=DIR: a copy of the repository as the trace left it goes to DIR, for a look at what the tool recorded
+  if (process.env.RANDOM_KEEP) cpSync(w.dir, process.env.RANDOM_KEEP, { recursive: true, verbatimSymlinks: true });
   rmSync(w.root, { recursive: true, force: true });
   return {
     trace: ran,
