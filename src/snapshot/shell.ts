@@ -1,6 +1,7 @@
 import { ScalpelError } from '../errors/index.js';
 import { encodePath, utf8Decode, utf8Encode } from '../bytes/text.js';
 import type { FileStat, Fs } from '../fs/types.js';
+import type { ViewReader, WorktreeView } from '../fs/view.js';
 import { joinPath } from '../fs/path.js';
 import { decodeIndex, type GitIndex } from '../index/decode.js';
 import type { IndexEntry } from '../index/entry.js';
@@ -121,7 +122,8 @@ async function rulesOf(repo: Repository): Promise<IgnoreRules> {
  * the patterns say) or `own` says it is the turn's (made by it from nothing: everything in it is
  * then visited, as hand-kept ignored files), a directory holding `.git` (a nested repository, a
  * submodule's checkout) not. Files go to `visit` as they are found: a 100,000-file tree is not
- * held as stat objects.
+ * held as stat objects. With a watched-worktree view's reader (src/fs/view.ts), the names and
+ * stats come from it: from memory where its watcher vouches nothing changed, else from the disk.
  */
 async function walk(
   repo: Repository,
@@ -130,13 +132,14 @@ async function walk(
   visit: Visit,
   attributes: AttributeRules | null = null,
   own: (dir: string) => boolean | Promise<boolean> = () => false,
+  reader: ViewReader | null = null,
 ): Promise<WalkResult> {
   const fs = repo.fs;
   const out: WalkResult = { dirs: new Set(), ignoredDirs: [], nested: [] };
   const root = repo.worktree;
   const abs = (rel: string) => (rel === '' ? root : root === '/' ? `/${rel}` : `${root}/${rel}`);
-  const lstat = fs.lstatSync ? (fs.lstatSync.bind(fs) as (p: string) => FileStat | null) : null;
-  const readdir = fs.readdirSync ? (fs.readdirSync.bind(fs) as (p: string) => string[]) : null;
+  const lstat = reader ? reader.lstat : fs.lstatSync ? (fs.lstatSync.bind(fs) as (p: string) => FileStat | null) : null;
+  const readdir = reader ? reader.readdir : fs.readdirSync ? (fs.readdirSync.bind(fs) as (p: string) => string[]) : null;
   // a directory's attribute rules are entered when it is listed (its listing says whether it has a .gitattributes)
   // `mine`: the directory is (beneath) an ignored one of the turn's own, walked whole
   const stack: Array<{ rel: string; rules: DirRules; parentAttrs: DirAttributes | null; name: string; mine: boolean }> = [
@@ -239,6 +242,25 @@ export interface BaselineOptions {
   /** Where blobs go (a batch, flushed before the command runs). */
   writer: ObjectWriter;
   now: Date;
+  /** A watched-worktree view: the walk asks it instead of the disk (the same baseline, see walkWith). */
+  view?: WorktreeView | null;
+}
+
+/**
+ * `walk` through the view's reader when the view can vouch (and the repository's filesystem is
+ * the one it watches with), else through the filesystem: the same result either way.
+ */
+async function walkWith<T>(
+  repo: Repository,
+  view: WorktreeView | null | undefined,
+  run: (reader: ViewReader | null) => Promise<T>,
+): Promise<T> {
+  const reader = view && repo.fs.name === 'node:fs' ? await view.open(repo.worktree) : null;
+  try {
+    return await run(reader);
+  } finally {
+    reader?.release();
+  }
 }
 
 /** Record the baseline before a shell command: returns it, with the index bytes to keep beside it. */
@@ -269,26 +291,29 @@ export async function takeBaseline(
     own.push(dir);
     return true;
   };
-  const w = await walk(
-    repo,
-    idx,
-    rules,
-    (rel, st, handKept, attrs, name) => {
-      const row = idx.rows.get(rel);
-      if (row !== undefined) found[row] = 1;
-      const z = idx.zero.get(rel);
-      if (
-        z !== undefined &&
-        idx.table &&
-        cleanOid(idx.table.entry(z), st, read?.stat ?? null) &&
-        (attrs === null || attrs.none || !attrs.mayConvert(name))
-      )
-        return;
-      if (handKept && st.type === 'file' && st.size > max) tooLarge.push(rel);
-      else if (st.type === 'file' || st.type === 'symlink') toRead.push({ rel, st });
-    },
-    attributes,
-    isOwn,
+  const w = await walkWith(repo, opts.view, (reader) =>
+    walk(
+      repo,
+      idx,
+      rules,
+      (rel, st, handKept, attrs, name) => {
+        const row = idx.rows.get(rel);
+        if (row !== undefined) found[row] = 1;
+        const z = idx.zero.get(rel);
+        if (
+          z !== undefined &&
+          idx.table &&
+          cleanOid(idx.table.entry(z), st, read?.stat ?? null) &&
+          (attrs === null || attrs.none || !attrs.mayConvert(name))
+        )
+          return;
+        if (handKept && st.type === 'file' && st.size > max) tooLarge.push(rel);
+        else if (st.type === 'file' || st.type === 'symlink') toRead.push({ rel, st });
+      },
+      attributes,
+      isOwn,
+      reader,
+    ),
   );
   const entries: BaselineEntry[] = [];
   for (const { rel, st } of toRead) {
@@ -476,6 +501,7 @@ export async function shellChanges(
   baseline: ShellBaseline,
   oldIndexBytes: Uint8Array | null,
   now: { index: GitIndex; stat: FileStat } | null,
+  view?: WorktreeView | null,
 ): Promise<ShellChanges> {
   const fs: Fs = repo.fs;
   const old = oldIndexBytes
@@ -494,47 +520,50 @@ export async function shellChanges(
   const toHash: Array<{ rel: string; st: FileStat; oid: string }> = [];
   const seen = new Set<string>();
   const own = new Set(baseline.own);
-  const w = await walk(
-    repo,
-    trackedPaths(now?.index ?? null),
-    rules,
-    (rel, st) => {
-      const e = before.get(rel);
-      if (e) {
-        seen.add(rel);
-        if (e[1] === 'l') {
-          if (st.type !== 'symlink') changed.add(rel);
-          else if (statKey(st) !== e[4]) toHash.push({ rel, st, oid: e[3] });
+  const w = await walkWith(repo, view, (reader) =>
+    walk(
+      repo,
+      trackedPaths(now?.index ?? null),
+      rules,
+      (rel, st) => {
+        const e = before.get(rel);
+        if (e) {
+          seen.add(rel);
+          if (e[1] === 'l') {
+            if (st.type !== 'symlink') changed.add(rel);
+            else if (statKey(st) !== e[4]) toHash.push({ rel, st, oid: e[3] });
+            return;
+          }
+          if (st.type !== 'file' || e[2] !== fileModeOf(st.mode)) changed.add(rel);
+          else if (statKey(st) !== e[5]) {
+            // the turn holds it already (no id was taken): it just joins again
+            if (e[3] === null) changed.add(rel);
+            else toHash.push({ rel, st, oid: e[3] });
+          }
           return;
         }
-        if (st.type !== 'file' || e[2] !== fileModeOf(st.mode)) changed.add(rel);
-        else if (statKey(st) !== e[5]) {
-          // the turn holds it already (no id was taken): it just joins again
-          if (e[3] === null) changed.add(rel);
-          else toHash.push({ rel, st, oid: e[3] });
-        }
-        return;
-      }
-      const z = oldIdx.zero.get(rel);
-      if (z !== undefined && oldIdx.table && !absent.has(rel) && !ignoredBefore(rel)) {
-        const x = oldIdx.table.entry(z);
-        if (x.mode === MODE_GITLINK) return;
-        if (x.skipWorktree) {
-          // not in the worktree before (a sparse checkout's): the command put it there
-          changed.add(rel);
+        const z = oldIdx.zero.get(rel);
+        if (z !== undefined && oldIdx.table && !absent.has(rel) && !ignoredBefore(rel)) {
+          const x = oldIdx.table.entry(z);
+          if (x.mode === MODE_GITLINK) return;
+          if (x.skipWorktree) {
+            // not in the worktree before (a sparse checkout's): the command put it there
+            changed.add(rel);
+            return;
+          }
+          // clean at the baseline (it has no entry of its own): the old index entry is what it held
+          seen.add(rel);
+          if (st.type !== 'file' || x.mode !== fileModeOf(st.mode)) changed.add(rel);
+          else if (!x.statEquals(st)) toHash.push({ rel, st, oid: x.oid });
           return;
         }
-        // clean at the baseline (it has no entry of its own): the old index entry is what it held
-        seen.add(rel);
-        if (st.type !== 'file' || x.mode !== fileModeOf(st.mode)) changed.add(rel);
-        else if (!x.statEquals(st)) toHash.push({ rel, st, oid: x.oid });
-        return;
-      }
-      // new since the baseline
-      if (!tooLarge.has(rel) && !ignoredBefore(rel)) changed.add(rel);
-    },
-    null,
-    (dir) => own.has(dir),
+        // new since the baseline
+        if (!tooLarge.has(rel) && !ignoredBefore(rel)) changed.add(rel);
+      },
+      null,
+      (dir) => own.has(dir),
+      reader,
+    ),
   );
   // a path the walk no longer sees because the command made it ignored (an edit of .gitignore)
   // is gone only if it is: its state decides, as for any other
