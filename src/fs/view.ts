@@ -85,10 +85,20 @@ export interface ViewStatus {
 
 /** What a walk asks of the view; valid until `release`. */
 export interface ViewReader {
-  /** The names in directory `abs` (the array is the view's: not to be changed). Throws as readdir would. */
-  readdir(abs: string): string[];
-  /** lstat of `abs`; null when nothing is there. */
-  lstat(abs: string): FileStat | null;
+  /**
+   * The names in the worktree's directory `rel` ('' the root; the array is the view's: not to be
+   * changed). Throws as readdir would.
+   */
+  names(rel: string): string[];
+  /** The names of `rel` when the view holds them (no read), else null. */
+  held(rel: string): string[] | null;
+  /** lstat of the entry `name` of directory `dir` (`rel` is the entry's own path); null when nothing is there. */
+  stat(dir: string, name: string, rel: string): FileStat | null;
+  /**
+   * What `make` gives, kept by the view under `key` (the newest few keys) until it is rebuilt: for
+   * what a walk derives from inputs the key names exactly (the index's paths, by its checksum).
+   */
+  remember<T>(key: string, make: () => T): T;
   /** The walk is over. */
   release(): void;
 }
@@ -168,6 +178,9 @@ const STAT = 2;
 /** How many watches of directories no longer in the tree are kept before a rebuild closes them. */
 const RETIRED_MAX = 4096;
 
+/** How many derived results `remember` keeps. */
+const MEMO_MAX = 4;
+
 const identOf = (st: FileStat) => `${st.dev}:${st.ino}`;
 
 /**
@@ -188,6 +201,7 @@ export class WatchedWorktree implements WorktreeView {
   /** Never again (closed, or a limit). */
   private off = false;
   private counts = { walks: 0, rebuilds: 0, events: 0 };
+  private memos = new Map<string, unknown>();
   private lastLoss: { reason: ViewLostReason; detail?: string } | null = null;
   /** Incremented on every rebuild: a watch's events from an older generation are ignored. */
   private generation = 0;
@@ -259,8 +273,22 @@ export class WatchedWorktree implements WorktreeView {
     // once the view is lost or rebuilt during the walk, the rest of it asks the filesystem
     const live = () => !released && gen === this.generation && !this.lostReason;
     return {
-      readdir: (abs) => (live() ? this.readdir(abs) : this.backend.readdir(abs)),
-      lstat: (abs) => (live() ? this.lstat(abs) : (this.backend.lstat(abs)?.st ?? null)),
+      names: (rel) => (live() ? this.names(rel) : this.backend.readdir(this.abs(rel))),
+      held: (rel) => (live() ? (this.nodes.get(rel)?.names ?? null) : null),
+      stat: (dir, name, rel) => (live() ? this.stat(dir, name, rel) : (this.backend.lstat(this.abs(rel))?.st ?? null)),
+      remember: <T>(key: string, make: () => T): T => {
+        if (this.memos.has(key)) {
+          const v = this.memos.get(key) as T;
+          // newest last
+          this.memos.delete(key);
+          this.memos.set(key, v);
+          return v;
+        }
+        const v = make();
+        this.memos.set(key, v);
+        if (this.memos.size > MEMO_MAX) this.memos.delete(this.memos.keys().next().value as string);
+        return v;
+      },
       release: () => {
         released = true;
       },
@@ -291,13 +319,7 @@ export class WatchedWorktree implements WorktreeView {
     this.nodes = new Map();
     this.retired = [];
     this.pending = new Map();
-  }
-
-  private rel(abs: string): string | null {
-    const root = this.worktree;
-    if (abs === root) return '';
-    const prefix = root === '/' ? '/' : `${root}/`;
-    return abs.startsWith(prefix) ? abs.slice(prefix.length) : null;
+    this.memos = new Map();
   }
 
   private abs(rel: string): string {
@@ -375,12 +397,10 @@ export class WatchedWorktree implements WorktreeView {
     this.retired.push(w);
   }
 
-  private readdir(abs: string): string[] {
-    const rel = this.rel(abs);
-    if (rel === null) return this.backend.readdir(abs);
+  private names(rel: string): string[] {
     const node = this.nodes.get(rel) ?? this.watchDir(rel);
-    if (!node) return this.backend.readdir(abs);
-    if (node.names === null) node.names = this.backend.readdir(abs);
+    if (!node) return this.backend.readdir(this.abs(rel));
+    if (node.names === null) node.names = this.backend.readdir(this.abs(rel));
     return node.names;
   }
 
@@ -440,15 +460,12 @@ export class WatchedWorktree implements WorktreeView {
     return node;
   }
 
-  private lstat(abs: string): FileStat | null {
-    const rel = this.rel(abs);
-    if (rel === null || rel === '') return this.backend.lstat(abs)?.st ?? null;
-    const { parent, name } = split(rel);
-    const node = this.nodes.get(parent);
-    if (!node) return this.backend.lstat(abs)?.st ?? null;
+  private stat(dir: string, name: string, rel: string): FileStat | null {
+    const node = this.nodes.get(dir);
+    if (!node) return this.backend.lstat(this.abs(rel))?.st ?? null;
     const hit = node.stats.get(name);
     if (hit !== undefined) return hit;
-    const now = this.backend.lstat(abs);
+    const now = this.backend.lstat(this.abs(rel));
     if (!now) {
       node.stats.set(name, null);
       return null;

@@ -239,7 +239,8 @@ class NodeWatchHost implements WatchHost {
         this.loseAll('barrier-timeout', `${this.timeoutMs} ms`);
         resolve();
       }, this.timeoutMs);
-      timer.unref();
+      // not unref'd: while a barrier waits, the process must not exit for want of anything to do
+      // (the watches themselves are not persistent)
       this.waiting.set(name, () => {
         clearTimeout(timer);
         this.waiting.delete(name);

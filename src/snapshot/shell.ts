@@ -3,6 +3,8 @@ import { encodePath, utf8Decode, utf8Encode } from '../bytes/text.js';
 import type { FileStat, Fs } from '../fs/types.js';
 import type { ViewReader, WorktreeView } from '../fs/view.js';
 import { joinPath } from '../fs/path.js';
+import { toHex } from '../bytes/hex.js';
+import { oidLength } from '../hash/index.js';
 import { decodeIndex, type GitIndex } from '../index/decode.js';
 import type { IndexEntry } from '../index/entry.js';
 import { compareBytes, equalBytes } from '../bytes/compare.js';
@@ -138,8 +140,8 @@ async function walk(
   const out: WalkResult = { dirs: new Set(), ignoredDirs: [], nested: [] };
   const root = repo.worktree;
   const abs = (rel: string) => (rel === '' ? root : root === '/' ? `/${rel}` : `${root}/${rel}`);
-  const lstat = reader ? reader.lstat : fs.lstatSync ? (fs.lstatSync.bind(fs) as (p: string) => FileStat | null) : null;
-  const readdir = reader ? reader.readdir : fs.readdirSync ? (fs.readdirSync.bind(fs) as (p: string) => string[]) : null;
+  const lstat = fs.lstatSync ? (fs.lstatSync.bind(fs) as (p: string) => FileStat | null) : null;
+  const readdir = fs.readdirSync ? (fs.readdirSync.bind(fs) as (p: string) => string[]) : null;
   // a directory's attribute rules are entered when it is listed (its listing says whether it has a .gitattributes)
   // `mine`: the directory is (beneath) an ignored one of the turn's own, walked whole
   const stack: Array<{ rel: string; rules: DirRules; parentAttrs: DirAttributes | null; name: string; mine: boolean }> = [
@@ -147,7 +149,7 @@ async function walk(
   ];
   while (stack.length > 0) {
     const { rel, rules: here, parentAttrs, name: dirName, mine } = stack.pop() as (typeof stack)[number];
-    const names = readdir ? readdir(abs(rel)) : await fs.readdir(abs(rel));
+    const names = reader ? reader.names(rel) : readdir ? readdir(abs(rel)) : await fs.readdir(abs(rel));
     if (rel !== '' && names.some((n) => isGitDirName(n, rules.ignoreCase))) {
       out.nested.push(rel);
       continue;
@@ -164,10 +166,12 @@ async function walk(
     for (const name of names) {
       if (isGitDirName(name, rules.ignoreCase)) continue;
       const child = rel === '' ? name : `${rel}/${name}`;
-      const st = lstat ? lstat(abs(child)) : await fs.lstat(abs(child));
+      const st = reader ? reader.stat(rel, name, child) : lstat ? lstat(abs(child)) : await fs.lstat(abs(child));
       if (!st) continue;
       if (st.type === 'directory') {
-        const sub = await here.enter(name);
+        // the view knows whether the directory holds a .gitignore (its listing): no lookup then
+        const held = reader?.held(child);
+        const sub = await here.enter(name, held ? held.some((n) => isGitignoreName(n, rules.ignoreCase)) : undefined);
         let ours = mine;
         if (sub.excluded && !index.dirs.has(child) && !index.rows.has(child) && !mine) {
           if (!(await own(child))) {
@@ -189,6 +193,10 @@ async function walk(
   return out;
 }
 
+function isGitignoreName(n: string, ignoreCase: boolean): boolean {
+  return n === '.gitignore' || (ignoreCase && n.length === 10 && n.toLowerCase() === '.gitignore');
+}
+
 function isAttributesName(n: string, ignoreCase: boolean): boolean {
   return n === '.gitattributes' || (ignoreCase && n.length === 14 && n.toLowerCase() === '.gitattributes');
 }
@@ -199,6 +207,29 @@ interface TrackedPaths {
   zero: Map<string, number>;
   dirs: Set<string>;
   table: IndexRows | null;
+}
+
+/**
+ * trackedPaths, kept by the view across walks for an index it has seen: the maps name paths and
+ * row numbers, which depend only on the index's bytes, named by their trailing checksum and
+ * length (as git's own caches trust the checksum); the table is this read's. Not kept for an
+ * index without a checksum (index.skipHash), nor without a view.
+ */
+function trackedPathsOf(
+  index: GitIndex | null,
+  bytes: Uint8Array | null | undefined,
+  reader: ViewReader | null,
+  hashLength: number,
+): TrackedPaths {
+  if (!index || !bytes || !reader || bytes.length < hashLength) return trackedPaths(index);
+  const trailer = bytes.subarray(bytes.length - hashLength);
+  if (trailer.every((b) => b === 0)) return trackedPaths(index);
+  const key = `tracked:${bytes.length}:${toHex(trailer)}`;
+  const kept = reader.remember(key, () => {
+    const t = trackedPaths(index);
+    return { rows: t.rows, zero: t.zero, dirs: t.dirs };
+  });
+  return { ...kept, table: rowsOf(index) };
 }
 
 function trackedPaths(index: GitIndex | null): TrackedPaths {
@@ -247,10 +278,10 @@ export interface BaselineOptions {
 }
 
 /**
- * `walk` through the view's reader when the view can vouch (and the repository's filesystem is
- * the one it watches with), else through the filesystem: the same result either way.
+ * `run` with the view's reader when the view can vouch (and the repository's filesystem is the
+ * one it watches with), else with none (the walk asks the filesystem): the same result either way.
  */
-async function walkWith<T>(
+async function withReader<T>(
   repo: Repository,
   view: WorktreeView | null | undefined,
   run: (reader: ViewReader | null) => Promise<T>,
@@ -263,14 +294,25 @@ async function walkWith<T>(
   }
 }
 
+type Baseline = { baseline: ShellBaseline; indexBytes: Uint8Array | null; warnings: string[] };
+
 /** Record the baseline before a shell command: returns it, with the index bytes to keep beside it. */
 export async function takeBaseline(
   repo: Repository,
   read: { index: GitIndex; bytes: Uint8Array; stat: FileStat } | null,
   opts: BaselineOptions,
-): Promise<{ baseline: ShellBaseline; indexBytes: Uint8Array | null; warnings: string[] }> {
+): Promise<Baseline> {
+  return withReader(repo, opts.view, (reader) => baselineWith(repo, read, opts, reader));
+}
+
+async function baselineWith(
+  repo: Repository,
+  read: { index: GitIndex; bytes: Uint8Array; stat: FileStat } | null,
+  opts: BaselineOptions,
+  reader: ViewReader | null,
+): Promise<Baseline> {
   const rules = await rulesOf(repo);
-  const idx = trackedPaths(read?.index ?? null);
+  const idx = trackedPathsOf(read?.index ?? null, read?.bytes, reader, oidLength(repo.objectFormat));
   const max = Math.max(0, repo.config.getInt('scalpel.shellIgnoredMax', 1 << 20));
   const held = (p: string) => opts.held.some((r) => covers(r, p));
   const tooLarge: string[] = [];
@@ -291,29 +333,27 @@ export async function takeBaseline(
     own.push(dir);
     return true;
   };
-  const w = await walkWith(repo, opts.view, (reader) =>
-    walk(
-      repo,
-      idx,
-      rules,
-      (rel, st, handKept, attrs, name) => {
-        const row = idx.rows.get(rel);
-        if (row !== undefined) found[row] = 1;
-        const z = idx.zero.get(rel);
-        if (
-          z !== undefined &&
-          idx.table &&
-          cleanOid(idx.table.entry(z), st, read?.stat ?? null) &&
-          (attrs === null || attrs.none || !attrs.mayConvert(name))
-        )
-          return;
-        if (handKept && st.type === 'file' && st.size > max) tooLarge.push(rel);
-        else if (st.type === 'file' || st.type === 'symlink') toRead.push({ rel, st });
-      },
-      attributes,
-      isOwn,
-      reader,
-    ),
+  const w = await walk(
+    repo,
+    idx,
+    rules,
+    (rel, st, handKept, attrs, name) => {
+      const row = idx.rows.get(rel);
+      if (row !== undefined) found[row] = 1;
+      const z = idx.zero.get(rel);
+      if (
+        z !== undefined &&
+        idx.table &&
+        cleanOid(idx.table.entry(z), st, read?.stat ?? null) &&
+        (attrs === null || attrs.none || !attrs.mayConvert(name))
+      )
+        return;
+      if (handKept && st.type === 'file' && st.size > max) tooLarge.push(rel);
+      else if (st.type === 'file' || st.type === 'symlink') toRead.push({ rel, st });
+    },
+    attributes,
+    isOwn,
+    reader,
   );
   const entries: BaselineEntry[] = [];
   for (const { rel, st } of toRead) {
@@ -500,14 +540,25 @@ export async function shellChanges(
   repo: Repository,
   baseline: ShellBaseline,
   oldIndexBytes: Uint8Array | null,
-  now: { index: GitIndex; stat: FileStat } | null,
+  now: { index: GitIndex; stat: FileStat; bytes?: Uint8Array } | null,
   view?: WorktreeView | null,
+): Promise<ShellChanges> {
+  return withReader(repo, view, (reader) => changesWith(repo, baseline, oldIndexBytes, now, reader));
+}
+
+async function changesWith(
+  repo: Repository,
+  baseline: ShellBaseline,
+  oldIndexBytes: Uint8Array | null,
+  now: { index: GitIndex; stat: FileStat; bytes?: Uint8Array } | null,
+  reader: ViewReader | null,
 ): Promise<ShellChanges> {
   const fs: Fs = repo.fs;
   const old = oldIndexBytes
     ? decodeIndex(oldIndexBytes, { objectFormat: repo.objectFormat, verifyChecksum: false, lenient: true, hash: repo.hash })
     : null;
-  const oldIdx = trackedPaths(old);
+  const hashLength = oidLength(repo.objectFormat);
+  const oldIdx = trackedPathsOf(old, oldIndexBytes, reader, hashLength);
   const rules = await rulesOf(repo);
   const before = new Map(baseline.entries.map((e) => [e[0], e] as const));
   const absent = new Set(baseline.absent);
@@ -520,50 +571,48 @@ export async function shellChanges(
   const toHash: Array<{ rel: string; st: FileStat; oid: string }> = [];
   const seen = new Set<string>();
   const own = new Set(baseline.own);
-  const w = await walkWith(repo, view, (reader) =>
-    walk(
-      repo,
-      trackedPaths(now?.index ?? null),
-      rules,
-      (rel, st) => {
-        const e = before.get(rel);
-        if (e) {
-          seen.add(rel);
-          if (e[1] === 'l') {
-            if (st.type !== 'symlink') changed.add(rel);
-            else if (statKey(st) !== e[4]) toHash.push({ rel, st, oid: e[3] });
-            return;
-          }
-          if (st.type !== 'file' || e[2] !== fileModeOf(st.mode)) changed.add(rel);
-          else if (statKey(st) !== e[5]) {
-            // the turn holds it already (no id was taken): it just joins again
-            if (e[3] === null) changed.add(rel);
-            else toHash.push({ rel, st, oid: e[3] });
-          }
+  const w = await walk(
+    repo,
+    trackedPathsOf(now?.index ?? null, now?.bytes, reader, hashLength),
+    rules,
+    (rel, st) => {
+      const e = before.get(rel);
+      if (e) {
+        seen.add(rel);
+        if (e[1] === 'l') {
+          if (st.type !== 'symlink') changed.add(rel);
+          else if (statKey(st) !== e[4]) toHash.push({ rel, st, oid: e[3] });
           return;
         }
-        const z = oldIdx.zero.get(rel);
-        if (z !== undefined && oldIdx.table && !absent.has(rel) && !ignoredBefore(rel)) {
-          const x = oldIdx.table.entry(z);
-          if (x.mode === MODE_GITLINK) return;
-          if (x.skipWorktree) {
-            // not in the worktree before (a sparse checkout's): the command put it there
-            changed.add(rel);
-            return;
-          }
-          // clean at the baseline (it has no entry of its own): the old index entry is what it held
-          seen.add(rel);
-          if (st.type !== 'file' || x.mode !== fileModeOf(st.mode)) changed.add(rel);
-          else if (!x.statEquals(st)) toHash.push({ rel, st, oid: x.oid });
+        if (st.type !== 'file' || e[2] !== fileModeOf(st.mode)) changed.add(rel);
+        else if (statKey(st) !== e[5]) {
+          // the turn holds it already (no id was taken): it just joins again
+          if (e[3] === null) changed.add(rel);
+          else toHash.push({ rel, st, oid: e[3] });
+        }
+        return;
+      }
+      const z = oldIdx.zero.get(rel);
+      if (z !== undefined && oldIdx.table && !absent.has(rel) && !ignoredBefore(rel)) {
+        const x = oldIdx.table.entry(z);
+        if (x.mode === MODE_GITLINK) return;
+        if (x.skipWorktree) {
+          // not in the worktree before (a sparse checkout's): the command put it there
+          changed.add(rel);
           return;
         }
-        // new since the baseline
-        if (!tooLarge.has(rel) && !ignoredBefore(rel)) changed.add(rel);
-      },
-      null,
-      (dir) => own.has(dir),
-      reader,
-    ),
+        // clean at the baseline (it has no entry of its own): the old index entry is what it held
+        seen.add(rel);
+        if (st.type !== 'file' || x.mode !== fileModeOf(st.mode)) changed.add(rel);
+        else if (!x.statEquals(st)) toHash.push({ rel, st, oid: x.oid });
+        return;
+      }
+      // new since the baseline
+      if (!tooLarge.has(rel) && !ignoredBefore(rel)) changed.add(rel);
+    },
+    null,
+    (dir) => own.has(dir),
+    reader,
   );
   // a path the walk no longer sees because the command made it ignored (an edit of .gitignore)
   // is gone only if it is: its state decides, as for any other
