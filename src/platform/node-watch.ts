@@ -77,6 +77,8 @@ export interface WatchHostStatus {
   watches: number;
   /** Events in one poll phase that make the views invalid. */
   overflowAt: number;
+  /** The barrier's private directory (null until the first barrier). */
+  barrierDir: string | null;
   views: ViewStatus[];
 }
 
@@ -146,6 +148,7 @@ class NodeWatchHost implements WatchHost {
       supported: this.supported,
       watches: this.watches + (this.marks ? 1 : 0),
       overflowAt: this.overflowAt,
+      barrierDir: this.marks?.dir ?? null,
       views: [...this.views.values()].map((v) => v.status()),
     };
   }
@@ -230,7 +233,13 @@ class NodeWatchHost implements WatchHost {
    */
   private barrier(): Promise<void> {
     if (this.closed) return Promise.reject(new Error('watch host closed'));
-    const marks = this.markDir();
+    let marks = this.markDir();
+    if (!fss.existsSync(marks.dir)) {
+      // removed under us (a cleaner of the temporary directory): a new one, watched before use
+      marks.watch.close();
+      this.marks = null;
+      marks = this.markDir();
+    }
     const name = `m${++this.markSeq}`;
     const file = `${marks.dir}/${name}`;
     return new Promise<void>((resolve, reject) => {

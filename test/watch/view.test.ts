@@ -14,6 +14,8 @@ import { personRepo, w } from '../e2e/scenario.js';
 import { git } from '../helpers/git.js';
 import { baselineOf, changesOf, openNode } from './walks.js';
 import type { WorktreeView } from '../../src/fs/view.js';
+import { openRepository } from '../../src/snapshot/engine.js';
+import { nodeFs } from '../../src/fs/node.js';
 import type { Repository } from '../../src/repo/repository.js';
 
 const linux = process.platform === 'linux';
@@ -175,6 +177,37 @@ describe.runIf(linux)('the watched-worktree view', () => {
     expect(viewed.baseline.entries.find((e) => e[0] === 'notes.txt')?.[4]).toBe('only in the copy\n'.length);
     expect(v.status().lastLoss?.reason).toBe('root-moved');
     rmSync(`${dir}-moved`, { recursive: true, force: true });
+  });
+
+  it("the barrier's directory removed (a cleaner of the temporary directory): a new one is made, the view goes on watching", async () => {
+    const dir = personRepo();
+    const repo = await openNode(dir);
+    const h = host();
+    const v = h.view(repo.worktree);
+    await same(repo, v);
+    const first = h.status().barrierDir as string;
+    rmSync(first, { recursive: true });
+    w(dir, 'notes.txt', 'after the cleaner\n');
+    const viewed = await same(repo, v);
+    expect(viewed.baseline.entries.find((e) => e[0] === 'notes.txt')?.[4]).toBe('after the cleaner\n'.length);
+    expect(h.status().barrierDir).not.toBe(first);
+    expect(v.status()).toMatchObject({ state: 'watching', rebuilds: 0 });
+  });
+
+  it("the server's seam: openRepository({ views }) walks shellBefore and shellAfter through the worktree's view, and viewStatus tells it", async () => {
+    const dir = personRepo();
+    const h = host();
+    const repo = await openRepository({ fs: nodeFs(), dir, views: h });
+    const plain = await openRepository({ fs: nodeFs(), dir });
+    expect(plain.viewStatus).toBeNull();
+    expect(repo.viewStatus).toMatchObject({ worktree: repo.worktree, state: 'watching', walks: 0 });
+    await repo.openTurn({ session: 's', label: 'p' });
+    await repo.shellBefore({ session: 's', key: 'k1', command: 'rm -rf src/lib' });
+    rmSync(join(dir, 'src/lib'), { recursive: true });
+    const after = await repo.shellAfter({ session: 's', key: 'k1' });
+    expect(after?.paths).toEqual(['src/lib']);
+    expect(repo.viewStatus).toMatchObject({ state: 'watching', walks: 2 });
+    expect(h.status().views).toHaveLength(1);
   });
 
   it('another worktree, or a closed view: null (the walk goes to the disk)', async () => {
