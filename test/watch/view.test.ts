@@ -210,6 +210,22 @@ describe.runIf(linux)('the watched-worktree view', () => {
     expect(h.status().views).toHaveLength(1);
   });
 
+  it('a process with nothing else to wait for does not exit while a barrier waits (its watches are not persistent)', () => {
+    const dir = personRepo();
+    const script = [
+      `import { watchWorktrees } from ${JSON.stringify(new URL('../../src/platform/node-watch.ts', import.meta.url).pathname)};`,
+      'const h = watchWorktrees();',
+      `const v = h.view(${JSON.stringify(dir)});`,
+      `const r = await v.open(${JSON.stringify(dir)});`,
+      "console.log(r ? 'reader' : 'none');",
+      'h.close();',
+    ].join('\n');
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('reader\n');
+    expect(r.status).toBe(0);
+  });
+
   it('another worktree, or a closed view: null (the walk goes to the disk)', async () => {
     const dir = personRepo();
     const repo = await openNode(dir);
