@@ -63,6 +63,19 @@ export function nameOfBytes(b: Uint8Array): string {
 
 export { readdirSync as readdirNames };
 
+/**
+ * A non-recursive watch of directory `path` (node:fs's `fs.watch`, not keeping the process
+ * alive): `onEvent` gets each event's entry name as readdir gives it (null: none), `onError` the
+ * watcher's errors. Throws as fs.watch does (ENOSPC: the system's limit on watches).
+ */
+export function watchDirectory(path: string, onEvent: (name: string | null) => void, onError: (e: unknown) => void): { close(): void } {
+  const w = fss.watch(osPath(path), { persistent: false, encoding: 'buffer' }, (_type, name) =>
+    onEvent(name ? nameOfBytes(name as unknown as Uint8Array) : null),
+  );
+  w.on('error', onError);
+  return { close: () => w.close() };
+}
+
 function readdirSync(path: string): string[] {
   // as Latin-1, each name's bytes come back one char per byte without a Buffer per name; an
   // ASCII name is then already its string, and only names with high bytes are decoded as paths
@@ -199,7 +212,7 @@ export function nodeFs(): Fs {
   };
 }
 
-export function osPath(p: string): string | Buffer {
+function osPath(p: string): string | Buffer {
   return hasEscapedBytes(p) ? Buffer.from(encodePath(p)) : p;
 }
 

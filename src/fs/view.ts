@@ -1,6 +1,6 @@
 /**
- * A watched-worktree view (issue 22 part 4, DESIGN "Warm, not cold"): what a walk of the worktree
- * asks — a directory's names, an entry's lstat — answered from memory where a filesystem watcher
+ * A watched-worktree view (the warm server's: a shell baseline costs what changed): what a walk
+ * of the worktree asks — a directory's names, an entry's lstat — answered from memory where a filesystem watcher
  * can vouch that nothing changed since the answer was read, and from the filesystem for
  * everything it reported (an entry, its directory's listing, everything beneath a directory that
  * was made, removed, renamed or replaced). A long-lived process (the warm server) keeps one per
@@ -9,9 +9,10 @@
  * null), the walk asks the filesystem, as it always has: the results are the same either way.
  *
  * This module is pure: the watcher is a `WatchBackend` injected by the platform layer
- * (src/platform/node-watch.ts for node:fs; none exists for browsers, where the walk runs in full).
+ * (the Node platform's watch host, git-scalpel/node's `watchWorktrees`; none exists for browsers,
+ * where the walk runs in full).
  *
- * What the cache trusts, and why (the backend's contract, kept by node-watch.ts):
+ * What the cache trusts, and why (the backend's contract, kept by the Node watch host):
  * - A directory's listing is kept only when the directory's watch was in place before the
  *   listing was read (the watch is attached first, then readdir): an entry made after the watch
  *   is reported, one made before it is in the listing. This is inotify's classic race (files made
@@ -470,8 +471,9 @@ export class WatchedWorktree implements WorktreeView {
       node.stats.set(name, null);
       return null;
     }
-    // a directory's stat is kept once it is watched (watchDir); a file with other names never
-    if (now.st.type !== 'directory' && now.links <= 1) node.stats.set(name, now.st);
+    // a directory's stat is kept while it is watched itself (its watch came first: watchDir), a
+    // file's unless it has other names
+    if (now.st.type === 'directory' ? this.nodes.get(rel)?.ident === identOf(now.st) : now.links <= 1) node.stats.set(name, now.st);
     return now.st;
   }
 }

@@ -157,7 +157,7 @@ export interface Manifest {
    * On a turn: the paths this session's turns made from nothing, up to this one's start (each
    * new turn carries its predecessor's, with what that one made). A shell baseline walks an
    * ignored directory among them as it walks any other, so what a command makes or changes
-   * there is the turn's, and goes with it (I11). Only a hint of where to look: a path wrongly
+   * there is the turn's, and goes with it (every rewind can be undone, every limit is named). Only a hint of where to look: a path wrongly
    * here costs a walk, never a wrong restore.
    */
   made?: string[];

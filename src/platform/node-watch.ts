@@ -48,9 +48,8 @@
  */
 import * as fss from 'node:fs';
 import { tmpdir } from 'node:os';
-import { Buffer } from 'node:buffer';
 import { fsErrorCode } from '../fs/types.js';
-import { lstatLinked, nameOfBytes, osPath, readdirNames } from '../fs/node.js';
+import { lstatLinked, readdirNames, watchDirectory } from '../fs/node.js';
 import {
   WatchedWorktree,
   type DirWatch,
@@ -119,7 +118,7 @@ class NodeWatchHost implements WatchHost {
   /** Events read since the last check phase. */
   private batch = 0;
   /** The barrier's private directory and its watch (made on first use). */
-  private marks: { dir: string; watch: fss.FSWatcher } | null = null;
+  private marks: { dir: string; watch: DirWatch } | null = null;
   private markSeq = 0;
   private readonly waiting = new Map<string, () => void>();
   private closed = false;
@@ -177,9 +176,7 @@ class NodeWatchHost implements WatchHost {
     if (this.batch === this.overflowAt) this.loseAll('overflow', `${this.batch} events in one read of the queue`);
   }
 
-  private listen(w: fss.FSWatcher): void {
-    w.on('error', (e) => this.loseAll('error', fsErrorCode(e) ?? (e instanceof Error ? e.message : String(e))));
-  }
+  private readonly failed = (e: unknown) => this.loseAll('error', fsErrorCode(e) ?? (e instanceof Error ? e.message : String(e)));
 
   private backend(): WatchBackend {
     return {
@@ -203,18 +200,21 @@ class NodeWatchHost implements WatchHost {
       this.loseAll('limit', `${this.maxWatches} directories watched`);
       throw new Error('watch limit');
     }
-    let w: fss.FSWatcher;
+    let w: DirWatch;
     try {
-      w = fss.watch(osPath(abs), { persistent: false, encoding: 'buffer' }, (_type, name) => {
-        this.counted();
-        onEvent(name ? nameOfBytes(name as unknown as Buffer) : null);
-      });
+      w = watchDirectory(
+        abs,
+        (name) => {
+          this.counted();
+          onEvent(name);
+        },
+        this.failed,
+      );
     } catch (e) {
       const code = fsErrorCode(e);
       if (code === 'ENOSPC' || code === 'EMFILE') this.loseAll('limit', code);
       throw e;
     }
-    this.listen(w);
     this.watches++;
     let open = true;
     return {
@@ -266,14 +266,17 @@ class NodeWatchHost implements WatchHost {
     });
   }
 
-  private markDir(): { dir: string; watch: fss.FSWatcher } {
+  private markDir(): { dir: string; watch: DirWatch } {
     if (this.marks) return this.marks;
     const dir = fss.mkdtempSync(`${tmpdir()}/git-scalpel-watch-`);
-    const watch = fss.watch(dir, { persistent: false }, (_type, name) => {
-      this.counted();
-      if (typeof name === 'string') this.waiting.get(name)?.();
-    });
-    this.listen(watch);
+    const watch = watchDirectory(
+      dir,
+      (name) => {
+        this.counted();
+        if (name !== null) this.waiting.get(name)?.();
+      },
+      this.failed,
+    );
     this.marks = { dir, watch };
     return this.marks;
   }
