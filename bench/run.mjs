@@ -11,7 +11,7 @@
  * snapshot/restore against git, the floor, a deep stack and a real tree) and rows-hooks.mjs (group
  * `hooks`: a harness's hook as a process), rows-apply.mjs (group `apply`) and rows-cold.mjs (group
  * `cold`: a fresh process per call through the root entry, and the command line's start-up), rows-rules.mjs
- * (group `rules`: what each rule of issue 19 costs, with and without it).
+ * (group `rules`: what each rule of issue 19 costs, with and without it), rows-watch.mjs (group `watch`: a shell baseline in a warm process through the watched-worktree view).
  * `--only codec`, `--only engine`, `--only apply`, `--only hooks`, `--only rules` or `--only cold` runs one group; any other TEXT selects rows whose name or peer contains it.
  * Slow rows carry their own run counts (row.runs / row.warmup), which --runs / --warmup do not change.
  */
@@ -26,6 +26,7 @@ import { hookRows } from './rows-hooks.mjs';
 import { applyRows } from './rows-apply.mjs';
 import { coldRows } from './rows-cold.mjs';
 import { ruleRows } from './rows-rules.mjs';
+import { watchRows } from './rows-watch.mjs';
 import { disableForcedGc, fmtMB, fmtMs, hasGc, machineInfo, measureRow, sink, table, cliOption } from './lib.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -70,6 +71,7 @@ let rows = [
   ...applyRows(ctx, { log }),
   ...hookRows(ctx, { log }),
   ...ruleRows(ctx, { log }),
+  ...watchRows(ctx, { log }),
   ...coldRows(ctx, { log }),
 ];
 if (ONLY) rows = rows.filter((r) => r.group === ONLY || `${r.name} ${r.peerName ?? ''}`.includes(ONLY));

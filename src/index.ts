@@ -119,6 +119,7 @@ export {
 
 // repositories, snapshots, restores
 export type { Fs, FsInput, NodeStyleFs, PromiseFsApi, FileStat, FileType, FsCapabilities } from './fs/types.js';
+export type { WorktreeView, WorktreeViews, ViewReader, ViewStatus, ViewLostReason } from './fs/view.js';
 export { opfsFs, type OpfsOptions, type OpfsDirectoryHandle, type OpfsLocks } from './fs/opfs.js';
 export { discoverRepository, type RepoLocation } from './repo/discover.js';
 export { describeDropped, type ReadIndexResult, type DroppedIndexExtension } from './repo/index-file.js';

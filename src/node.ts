@@ -8,3 +8,4 @@ export { nodePlatform, nodeProcessInfo } from './platform/node.js';
 export { nodeHash } from './hash/node-crypto.js';
 export { nodeZlib } from './object/node-zlib.js';
 export { nodeFs } from './fs/node.js';
+export { watchWorktrees, type WatchHost, type WatchHostOptions, type WatchHostStatus } from './platform/node-watch.js';

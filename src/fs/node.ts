@@ -43,7 +43,39 @@ function lstatSync(path: string): FileStat | null {
   }
 }
 
+/** lstat with the link count (the watched-worktree view never keeps a file with several names); null when nothing is there. */
+export function lstatLinked(path: string): { st: FileStat; links: number } | null {
+  try {
+    const st = fss.lstatSync(osPath(path), STAT_OPTIONS);
+    return st ? { st: toStat(st), links: Number(st.nlink) } : null;
+  } catch (e) {
+    if (isMissing(e)) return null;
+    throw e;
+  }
+}
+
 const HIGH_LATIN1 = /[\u0080-\u00ff]/;
+
+/** A name as the OS gave its bytes, as readdir gives it (non-UTF-8 bytes as U+DC80..U+DCFF escapes). */
+export function nameOfBytes(b: Uint8Array): string {
+  const s = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+  return HIGH_LATIN1.test(s) ? decodePath(b) : s;
+}
+
+export { readdirSync as readdirNames };
+
+/**
+ * A non-recursive watch of directory `path` (node:fs's `fs.watch`, not keeping the process
+ * alive): `onEvent` gets each event's entry name as readdir gives it (null: none), `onError` the
+ * watcher's errors. Throws as fs.watch does (ENOSPC: the system's limit on watches).
+ */
+export function watchDirectory(path: string, onEvent: (name: string | null) => void, onError: (e: unknown) => void): { close(): void } {
+  const w = fss.watch(osPath(path), { persistent: false, encoding: 'buffer' }, (_type, name) =>
+    onEvent(name ? nameOfBytes(name as unknown as Uint8Array) : null),
+  );
+  w.on('error', onError);
+  return { close: () => w.close() };
+}
 
 function readdirSync(path: string): string[] {
   // as Latin-1, each name's bytes come back one char per byte without a Buffer per name; an

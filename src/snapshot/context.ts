@@ -10,6 +10,7 @@
  */
 import { randomHex } from '../bytes/random.js';
 import type { Repository } from '../repo/repository.js';
+import type { WorktreeView } from '../fs/view.js';
 import type { HeadState } from '../repo/history.js';
 import { describeDropped, type ReadIndexResult } from '../repo/index-file.js';
 import { SnapshotStack } from '../store/stack.js';
@@ -32,12 +33,15 @@ export interface EngineContext {
   readonly calls: CallsInFlight;
   /** Shell baselines in flight. */
   readonly baselines: ShellBaselines;
+  /** The worktree's watched view, when a long-lived process keeps one (OpenOptions.views): shell walks ask it. */
+  readonly view: WorktreeView | null;
 }
 
-export function engineContext(repo: Repository, now: () => Date): EngineContext {
+export function engineContext(repo: Repository, now: () => Date, view: WorktreeView | null = null): EngineContext {
   return Object.freeze({
     repo,
     now,
+    view,
     events: new EventLog(repo.fs, repo.stateDir, now),
     calls: new CallsInFlight(repo.fs, repo.stateDir),
     baselines: new ShellBaselines(repo),

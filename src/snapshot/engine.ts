@@ -1,4 +1,5 @@
 import type { Fs, FsCapabilities } from '../fs/types.js';
+import type { ViewStatus, WorktreeView } from '../fs/view.js';
 import { joinPath } from '../fs/path.js';
 import { toFs } from '../fs/adapt.js';
 import { Repository } from '../repo/repository.js';
@@ -84,7 +85,7 @@ export async function openRepository(opts: OpenOptions): Promise<ScalpelReposito
     env: opts.env,
     indexCache: opts.cache ? indexCacheOf(opts.cache) : undefined,
   });
-  return new ScalpelRepository(repo, opts.now ?? (() => new Date()));
+  return new ScalpelRepository(repo, opts.now ?? (() => new Date()), opts.views?.view(repo.worktree) ?? null);
 }
 
 /** Where a caller's `cache` object keeps index reads (a symbol, as PROBES). */
@@ -123,8 +124,8 @@ export class ScalpelRepository {
   private readonly ctx: EngineContext;
 
   /** @internal Made by openRepository, which finds the repository and probes its filesystem. */
-  constructor(repo: Repository, now: () => Date) {
-    this.ctx = engineContext(repo, now);
+  constructor(repo: Repository, now: () => Date, view: WorktreeView | null = null) {
+    this.ctx = engineContext(repo, now, view);
   }
 
   get worktree(): string {
@@ -134,6 +135,11 @@ export class ScalpelRepository {
   /** The hashing, zlib and process information in use (what openRepository picked for this runtime, with the options' overrides). */
   get platform(): Platform {
     return this.ctx.repo.platform;
+  }
+
+  /** What the worktree's watched view is doing (OpenOptions.views), for `server status`; null without one. */
+  get viewStatus(): ViewStatus | null {
+    return this.ctx.view?.status() ?? null;
   }
 
   /** The filesystem adapter in use, for diagnostics ('node:fs', 'node-style fs', 'promise fs', 'memfs', 'opfs', …). */

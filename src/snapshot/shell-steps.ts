@@ -42,6 +42,7 @@ export async function shellBefore(
       made,
       writer: batch,
       now: ctx.now(),
+      view: ctx.view,
     });
     // the pre-images and every object the index names are reachable from a ref before the command runs
     const blobs = t.baseline.entries.flatMap((e) => (e[1] === 'l' ? [e[3]] : e[3] !== null ? [e[3]] : []));
@@ -74,7 +75,7 @@ export async function shellAfter(
   const warnings: string[] = [];
   const changes = await ctx.repo.withIndex({ verify: false }, async (read) => {
     warnings.push(...readPast(read));
-    return shellChanges(ctx.repo, baseline, baseline.indexFile ? stored.index : null, read);
+    return shellChanges(ctx.repo, baseline, baseline.indexFile ? stored.index : null, read, ctx.view);
   });
   let turn: SnapshotInfo | null = null;
   if (changes.paths.length > 0 || changes.uncovered.length > 0 || changes.left.length > 0) {

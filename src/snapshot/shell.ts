@@ -1,7 +1,10 @@
 import { ScalpelError } from '../errors/index.js';
 import { encodePath, utf8Decode, utf8Encode } from '../bytes/text.js';
 import type { FileStat, Fs } from '../fs/types.js';
+import type { ViewReader, WorktreeView } from '../fs/view.js';
 import { joinPath } from '../fs/path.js';
+import { toHex } from '../bytes/hex.js';
+import { oidLength } from '../hash/index.js';
 import { decodeIndex, type GitIndex } from '../index/decode.js';
 import type { IndexEntry } from '../index/entry.js';
 import { compareBytes, equalBytes } from '../bytes/compare.js';
@@ -121,7 +124,8 @@ async function rulesOf(repo: Repository): Promise<IgnoreRules> {
  * the patterns say) or `own` says it is the turn's (made by it from nothing: everything in it is
  * then visited, as hand-kept ignored files), a directory holding `.git` (a nested repository, a
  * submodule's checkout) not. Files go to `visit` as they are found: a 100,000-file tree is not
- * held as stat objects.
+ * held as stat objects. With a watched-worktree view's reader (src/fs/view.ts), the names and
+ * stats come from it: from memory where its watcher vouches nothing changed, else from the disk.
  */
 async function walk(
   repo: Repository,
@@ -130,6 +134,7 @@ async function walk(
   visit: Visit,
   attributes: AttributeRules | null = null,
   own: (dir: string) => boolean | Promise<boolean> = () => false,
+  reader: ViewReader | null = null,
 ): Promise<WalkResult> {
   const fs = repo.fs;
   const out: WalkResult = { dirs: new Set(), ignoredDirs: [], nested: [] };
@@ -144,7 +149,7 @@ async function walk(
   ];
   while (stack.length > 0) {
     const { rel, rules: here, parentAttrs, name: dirName, mine } = stack.pop() as (typeof stack)[number];
-    const names = readdir ? readdir(abs(rel)) : await fs.readdir(abs(rel));
+    const names = reader ? reader.names(rel) : readdir ? readdir(abs(rel)) : await fs.readdir(abs(rel));
     if (rel !== '' && names.some((n) => isGitDirName(n, rules.ignoreCase))) {
       out.nested.push(rel);
       continue;
@@ -161,10 +166,12 @@ async function walk(
     for (const name of names) {
       if (isGitDirName(name, rules.ignoreCase)) continue;
       const child = rel === '' ? name : `${rel}/${name}`;
-      const st = lstat ? lstat(abs(child)) : await fs.lstat(abs(child));
+      const st = reader ? reader.stat(rel, name, child) : lstat ? lstat(abs(child)) : await fs.lstat(abs(child));
       if (!st) continue;
       if (st.type === 'directory') {
-        const sub = await here.enter(name);
+        // the view knows whether the directory holds a .gitignore (its listing): no lookup then
+        const held = reader?.held(child);
+        const sub = await here.enter(name, held ? held.some((n) => isGitignoreName(n, rules.ignoreCase)) : undefined);
         let ours = mine;
         if (sub.excluded && !index.dirs.has(child) && !index.rows.has(child) && !mine) {
           if (!(await own(child))) {
@@ -186,6 +193,10 @@ async function walk(
   return out;
 }
 
+function isGitignoreName(n: string, ignoreCase: boolean): boolean {
+  return n === '.gitignore' || (ignoreCase && n.length === 10 && n.toLowerCase() === '.gitignore');
+}
+
 function isAttributesName(n: string, ignoreCase: boolean): boolean {
   return n === '.gitattributes' || (ignoreCase && n.length === 14 && n.toLowerCase() === '.gitattributes');
 }
@@ -196,6 +207,29 @@ interface TrackedPaths {
   zero: Map<string, number>;
   dirs: Set<string>;
   table: IndexRows | null;
+}
+
+/**
+ * trackedPaths, kept by the view across walks for an index it has seen: the maps name paths and
+ * row numbers, which depend only on the index's bytes, named by their trailing checksum and
+ * length (as git's own caches trust the checksum); the table is this read's. Not kept for an
+ * index without a checksum (index.skipHash), nor without a view.
+ */
+function trackedPathsOf(
+  index: GitIndex | null,
+  bytes: Uint8Array | null | undefined,
+  reader: ViewReader | null,
+  hashLength: number,
+): TrackedPaths {
+  if (!index || !bytes || !reader || bytes.length < hashLength) return trackedPaths(index);
+  const trailer = bytes.subarray(bytes.length - hashLength);
+  if (trailer.every((b) => b === 0)) return trackedPaths(index);
+  const key = `tracked:${bytes.length}:${toHex(trailer)}`;
+  const kept = reader.remember(key, () => {
+    const t = trackedPaths(index);
+    return { rows: t.rows, zero: t.zero, dirs: t.dirs };
+  });
+  return { ...kept, table: rowsOf(index) };
 }
 
 function trackedPaths(index: GitIndex | null): TrackedPaths {
@@ -239,16 +273,46 @@ export interface BaselineOptions {
   /** Where blobs go (a batch, flushed before the command runs). */
   writer: ObjectWriter;
   now: Date;
+  /** A watched-worktree view: the walk asks it instead of the disk (the same baseline, see walkWith). */
+  view?: WorktreeView | null;
 }
+
+/**
+ * `run` with the view's reader when the view can vouch (and the repository's filesystem is the
+ * one it watches with), else with none (the walk asks the filesystem): the same result either way.
+ */
+async function withReader<T>(
+  repo: Repository,
+  view: WorktreeView | null | undefined,
+  run: (reader: ViewReader | null) => Promise<T>,
+): Promise<T> {
+  const reader = view && repo.fs.name === 'node:fs' ? await view.open(repo.worktree) : null;
+  try {
+    return await run(reader);
+  } finally {
+    reader?.release();
+  }
+}
+
+type Baseline = { baseline: ShellBaseline; indexBytes: Uint8Array | null; warnings: string[] };
 
 /** Record the baseline before a shell command: returns it, with the index bytes to keep beside it. */
 export async function takeBaseline(
   repo: Repository,
   read: { index: GitIndex; bytes: Uint8Array; stat: FileStat } | null,
   opts: BaselineOptions,
-): Promise<{ baseline: ShellBaseline; indexBytes: Uint8Array | null; warnings: string[] }> {
+): Promise<Baseline> {
+  return withReader(repo, opts.view, (reader) => baselineWith(repo, read, opts, reader));
+}
+
+async function baselineWith(
+  repo: Repository,
+  read: { index: GitIndex; bytes: Uint8Array; stat: FileStat } | null,
+  opts: BaselineOptions,
+  reader: ViewReader | null,
+): Promise<Baseline> {
   const rules = await rulesOf(repo);
-  const idx = trackedPaths(read?.index ?? null);
+  const idx = trackedPathsOf(read?.index ?? null, read?.bytes, reader, oidLength(repo.objectFormat));
   const max = Math.max(0, repo.config.getInt('scalpel.shellIgnoredMax', 1 << 20));
   const held = (p: string) => opts.held.some((r) => covers(r, p));
   const tooLarge: string[] = [];
@@ -289,6 +353,7 @@ export async function takeBaseline(
     },
     attributes,
     isOwn,
+    reader,
   );
   const entries: BaselineEntry[] = [];
   for (const { rel, st } of toRead) {
@@ -475,13 +540,25 @@ export async function shellChanges(
   repo: Repository,
   baseline: ShellBaseline,
   oldIndexBytes: Uint8Array | null,
-  now: { index: GitIndex; stat: FileStat } | null,
+  now: { index: GitIndex; stat: FileStat; bytes?: Uint8Array } | null,
+  view?: WorktreeView | null,
+): Promise<ShellChanges> {
+  return withReader(repo, view, (reader) => changesWith(repo, baseline, oldIndexBytes, now, reader));
+}
+
+async function changesWith(
+  repo: Repository,
+  baseline: ShellBaseline,
+  oldIndexBytes: Uint8Array | null,
+  now: { index: GitIndex; stat: FileStat; bytes?: Uint8Array } | null,
+  reader: ViewReader | null,
 ): Promise<ShellChanges> {
   const fs: Fs = repo.fs;
   const old = oldIndexBytes
     ? decodeIndex(oldIndexBytes, { objectFormat: repo.objectFormat, verifyChecksum: false, lenient: true, hash: repo.hash })
     : null;
-  const oldIdx = trackedPaths(old);
+  const hashLength = oidLength(repo.objectFormat);
+  const oldIdx = trackedPathsOf(old, oldIndexBytes, reader, hashLength);
   const rules = await rulesOf(repo);
   const before = new Map(baseline.entries.map((e) => [e[0], e] as const));
   const absent = new Set(baseline.absent);
@@ -496,7 +573,7 @@ export async function shellChanges(
   const own = new Set(baseline.own);
   const w = await walk(
     repo,
-    trackedPaths(now?.index ?? null),
+    trackedPathsOf(now?.index ?? null, now?.bytes, reader, hashLength),
     rules,
     (rel, st) => {
       const e = before.get(rel);
@@ -535,6 +612,7 @@ export async function shellChanges(
     },
     null,
     (dir) => own.has(dir),
+    reader,
   );
   // a path the walk no longer sees because the command made it ignored (an edit of .gitignore)
   // is gone only if it is: its state decides, as for any other

@@ -4,6 +4,7 @@
  * `warnings` (no instance collects them).
  */
 import type { FsInput } from '../fs/types.js';
+import type { WorktreeViews } from '../fs/view.js';
 import type { HashProvider } from '../hash/index.js';
 import type { ZlibProvider } from '../object/zlib.js';
 import type { Platform } from '../platform/types.js';
@@ -53,6 +54,13 @@ export interface OpenOptions {
    * environment itself.
    */
   env?: { HOME?: string; XDG_CONFIG_HOME?: string };
+  /**
+   * The watched-worktree views of a long-lived process (the warm server's; git-scalpel/node's
+   * `watchWorktrees()`): a shell command's baseline, and the walk after it, ask the worktree's view
+   * instead of walking the disk (the same results, costing what changed since the last walk). The
+   * caller owns it: it outlives the repository objects opened with it, and closing it is theirs.
+   */
+  views?: WorktreeViews;
 }
 
 export interface SnapshotOptions {
