@@ -58,7 +58,7 @@ export async function cmdHook(args: string[], io: CliIo): Promise<number> {
     ...(server
       ? {
           open: async (dir: string) => {
-            const repo = await openRepository({ fs: io.fs, dir, env: io.env, cache: server.cache });
+            const repo = await openRepository({ fs: io.fs, dir, env: io.env, cache: server.cache, views: server.views });
             server.served(repo.worktree);
             return repo;
           },

@@ -1,4 +1,5 @@
 import type { Fs } from '../fs/types.js';
+import type { WorktreeViews } from '../fs/view.js';
 
 /** What a command of the command line talks to: the filesystem, its directory, output, and what the process gave it. */
 export interface CliIo {
@@ -34,6 +35,8 @@ export interface CliIo {
     served(worktree: string): void;
     /** The server's OpenOptions.cache: every event it answers opens its repository with it (index reads kept). */
     cache: object;
+    /** The server's OpenOptions.views: its watched worktrees, for shell baselines. */
+    views?: WorktreeViews;
   };
 }
 

@@ -145,6 +145,18 @@ function idleFromConfig(env: Readonly<Record<string, string | undefined>>): numb
   return idle ?? DEFAULT_IDLE_SECONDS;
 }
 
+function describeWatch(w: ServerStatus['watch']): string[] {
+  if (!w) return ['watch:     off'];
+  if (!w.supported) return ['watch:     not on this platform (shell baselines walk the worktree)'];
+  return [
+    `watch:     ${w.watches} directories watched`,
+    ...w.views.map(
+      (v) =>
+        `  ${v.worktree}  ${v.state}${v.reason ? ` (${v.reason}${v.detail ? `: ${v.detail}` : ''})` : ''}, ${v.entries} entries held, ${v.walks} walk(s), ${v.rebuilds} rebuild(s)`,
+    ),
+  ];
+}
+
 function describeStatus(st: ServerStatus): string {
   const lines = [
     `git-scalpel server ${st.build}: running, pid ${st.pid}, up ${duration(st.uptimeSeconds)}`,
@@ -153,7 +165,7 @@ function describeStatus(st: ServerStatus): string {
     `requests:  ${st.requests} (${st.inFlight} in progress)`,
     `worktrees: ${st.worktrees.length ? st.worktrees.length : 'none yet'}`,
     ...st.worktrees.map((w) => `  ${w.worktree}  ${w.requests} request(s), last ${w.lastAt}`),
-    `watch:     ${st.watch ?? 'none'}`,
+    ...describeWatch(st.watch),
   ];
   return lines.join('\n') + '\n';
 }

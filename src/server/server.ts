@@ -19,6 +19,7 @@ import * as nfs from 'node:fs';
 import type { CliIo } from '../cli/io.js';
 import { BUILD_HEADER, ENV_HEADERS, HOOK_PATH, STDOUT_HEADER, type ServerPlace } from './place.js';
 import { ensureServerDir, serverAnswers } from './start.js';
+import { watchWorktrees, type WatchHost, type WatchHostStatus } from '../platform/node-watch.js';
 
 /** The hook's own limit (src/cli/cmd-turns.ts MAX_PAYLOAD): a larger event goes to the process path, which says so. */
 const MAX_BODY = 256 << 20;
@@ -47,8 +48,8 @@ export interface ServerStatus {
   /** Hook requests in progress now. */
   inFlight: number;
   worktrees: WorktreeServed[];
-  /** A filesystem watcher's state, once the server keeps one (DESIGN "Warm, not cold"); null: none. */
-  watch: null;
+  /** The watched worktrees' state (shell baselines answered from memory where the watcher vouches); null: not watching. */
+  watch: WatchHostStatus | null;
 }
 
 export interface HookServerOptions {
@@ -60,6 +61,8 @@ export interface HookServerOptions {
   runHook: (argv: string[], io: CliIo) => Promise<number>;
   /** The filesystem hook events run on. */
   fs: CliIo['fs'];
+  /** Watch the worktrees served, for shell baselines (default true; where the platform cannot, the view says so and the walk runs). */
+  watch?: boolean;
   now?: () => Date;
 }
 
@@ -70,6 +73,8 @@ export class HookServer {
   private readonly served = new Map<string, WorktreeServed>();
   /** OpenOptions.cache of every repository the server opens: filesystems probed once, index reads kept while unchanged. */
   private readonly cache: object = {};
+  /** OpenOptions.views of every repository the server opens: each worktree watched from its first shell baseline. */
+  private readonly watch: WatchHost | null;
   private requests = 0;
   private inFlight = 0;
   private hooksInFlight = 0;
@@ -82,6 +87,7 @@ export class HookServer {
 
   private constructor(private readonly o: HookServerOptions) {
     this.startedAt = this.now();
+    this.watch = o.watch === false ? null : watchWorktrees();
     this.closed = new Promise((r) => (this.resolveClosed = r));
     this.http = createServer((req, res) => void this.handle(req, res));
     // a client that went away mid-request: its socket is dropped, nothing else
@@ -144,7 +150,7 @@ export class HookServer {
       requests: this.requests,
       inFlight: this.hooksInFlight,
       worktrees: [...this.served.values()].sort((a, b) => (a.worktree < b.worktree ? -1 : a.worktree > b.worktree ? 1 : 0)),
-      watch: null,
+      watch: this.watch ? this.watch.status() : null,
     };
   }
 
@@ -154,6 +160,7 @@ export class HookServer {
     this.closing = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     if (this.watchdog) clearInterval(this.watchdog);
+    this.watch?.close();
     const st = nfs.statSync(this.o.place.socket, { throwIfNoEntry: false });
     if (st && st.ino === this.socketIno) nfs.rmSync(this.o.place.socket, { force: true });
     this.http.close(() => this.resolveClosed());
@@ -218,7 +225,7 @@ export class HookServer {
       err: (t) => void err.push(t),
       env,
       stdin: () => Promise.resolve(body),
-      hookServer: { served: (worktree) => this.count(worktree), cache: this.cache },
+      hookServer: { served: (worktree) => this.count(worktree), cache: this.cache, views: this.watch ?? undefined },
     };
     this.requests++;
     this.hooksInFlight++;

@@ -398,6 +398,15 @@ describe('the server', () => {
     const child = await startServer(rt.env, 300);
     const dir = makeTempRepo();
     viaShell(clientCmd('claude-code'), dir, rt.env, claude(dir, 'UserPromptSubmit', { prompt: 'p' }));
+    // a shell command: its baseline and after-step through the server's watched view of the worktree
+    const bash = { tool_name: 'Bash', tool_input: { command: 'echo hi > x.txt' }, tool_use_id: 'toolu_01' };
+    for (const ev of [
+      claude(dir, 'PreToolUse', bash),
+      claude(dir, 'PostToolUse', { ...bash, tool_response: { stdout: '', stderr: '' } }),
+    ]) {
+      expect(viaShell(clientCmd('claude-code'), dir, rt.env, ev)).toEqual({ code: 0, stdout: '', stderr: '' });
+      if (ev.hook_event_name === 'PreToolUse') writeFileSync(join(dir, 'x.txt'), 'hi\n');
+    }
     const r = cli(rt.env, ['server', 'status', '--json']);
     const doc = JSON.parse(r.stdout);
     expect(doc).toMatchObject({ code: 'OK', exit: 0 });
@@ -408,15 +417,18 @@ describe('the server', () => {
       build: BUILD,
       socket: rt.socket,
       idleSeconds: 300,
-      requests: 1,
+      requests: 3,
       inFlight: 0,
-      worktrees: [{ worktree: dir, requests: 1, lastAt: expect.any(String) }],
-      watch: null,
+      worktrees: [{ worktree: dir, requests: 3, lastAt: expect.any(String) }],
+      watch: { supported: true, views: [{ worktree: dir, state: 'watching', walks: 2 }] },
     });
+    expect(doc.data.watch.watches).toBeGreaterThan(0);
     expect(typeof doc.data.uptimeSeconds).toBe('number');
     const text = cli(rt.env, ['server', 'status']).stdout;
     expect(text).toContain(`pid ${child.pid}`);
-    expect(text).toContain(`${dir}  1 request(s)`);
+    expect(text).toContain(`${dir}  3 request(s)`);
+    expect(text).toMatch(/watch: {5}\d+ directories watched/);
+    expect(text).toContain(`${dir}  watching, `);
     expect(text).toContain('exits after 5 min 0 s without a request');
     const stop = cli(rt.env, ['server', 'stop', '--json']);
     expect(JSON.parse(stop.stdout).data).toMatchObject({ stopped: true, pid: child.pid });
