@@ -1,5 +1,11 @@
 import type { FileStat } from '../fs/types.js';
-import type { ReadIndexResult } from './index-file.js';
+
+/** What the cache needs of a read (index-file.ts's ReadIndexResult): its bytes and the stat it was read at. */
+export interface KeptRead {
+  bytes: Uint8Array;
+  stat: FileStat;
+  shared?: { bytes: Uint8Array };
+}
 
 /**
  * Index reads a long-lived process keeps: the warm hook server, or an editor that passes the
@@ -11,15 +17,15 @@ import type { ReadIndexResult } from './index-file.js';
  * all of these as they were is not a write either makes. The reads are shared, never changed by
  * their users (the codec's edits make new indexes), and own their bytes (never a scratch buffer).
  */
-export class IndexCache {
-  private readonly reads = new Map<string, CachedRead>();
+export class IndexCache<R extends KeptRead = KeptRead> {
+  private readonly reads = new Map<string, CachedRead<R>>();
   private bytes = 0;
 
   /** Keep at most `maxBytes` of index files (the least recently used go first). */
   constructor(private readonly maxBytes = 256 << 20) {}
 
   /** The read of the index at `path` made when its stat was `stat`, read `how`; null when none is kept. */
-  get(path: string, stat: FileStat, how: string): CachedRead | null {
+  get(path: string, stat: FileStat, how: string): CachedRead<R> | null {
     const c = this.reads.get(path);
     if (!c || c.how !== how || c.key !== statKey(stat)) return null;
     // most recently used last
@@ -29,7 +35,7 @@ export class IndexCache {
   }
 
   /** Keep `read` of the index at `path` (and of its shared index, at `shared` with `sharedStat`). */
-  set(path: string, how: string, read: ReadIndexResult, shared: { path: string; stat: FileStat } | null): void {
+  set(path: string, how: string, read: R, shared: { path: string; stat: FileStat } | null): void {
     this.drop(path);
     const size = read.bytes.length + (read.shared?.bytes.length ?? 0);
     if (size > this.maxBytes) return;
@@ -62,11 +68,11 @@ export class IndexCache {
   }
 }
 
-export interface CachedRead {
+export interface CachedRead<R extends KeptRead> {
   /** How it was read (the checksum checked or not, lenient or strict). */
   how: string;
   key: string;
-  read: ReadIndexResult;
+  read: R;
   /** The shared index of a split index, and its stat when read: it must be unchanged too. */
   shared: { path: string; key: string } | null;
   size: number;

@@ -55,11 +55,11 @@ export interface ReadIndexOptions {
   /** The platform's Latin-1 decoder (DecodeOptions.latin1). */
   latin1?: (bytes: Uint8Array) => string;
   /**
-   * Reads kept by a long-lived caller (index-cache.ts): an index whose stat did not change since
+   * Reads kept by a long-lived caller: an index whose stat did not change since
    * it was read (nor its shared index's) is not read again. Its reads own their bytes: `scratch`
    * is not used with it.
    */
-  cache?: IndexCache;
+  cache?: IndexCache<ReadIndexResult>;
 }
 
 /** Read `<gitDir>/index` (an absent file is an empty index), merging `sharedindex.<id>` when split. */

@@ -72,8 +72,8 @@ export interface RepositoryOptions {
    * repository's own config and files count).
    */
   env?: RepositoryEnv;
-  /** Index reads a long-lived caller keeps across repositories it opens (index-cache.ts). */
-  indexCache?: IndexCache;
+  /** Index reads a long-lived caller keeps across the repositories it opens (kept while each index file is unchanged). */
+  indexCache?: IndexCache<ReadIndexResult>;
 }
 
 /** The environment variables git's global files are found by. */
@@ -105,7 +105,7 @@ export class Repository {
   /** Memory for index reads (see withIndex): one spare buffer, moved out by the read that uses it. */
   private readonly indexBuffers = new SpareBuffer();
   /** Index reads kept across calls by a long-lived caller (RepositoryOptions.indexCache). */
-  private readonly indexCache: IndexCache | undefined;
+  private readonly indexCache: IndexCache<ReadIndexResult> | undefined;
 
   /** Where git's global files are (RepositoryOptions.env). */
   readonly env: RepositoryEnv;
@@ -118,7 +118,7 @@ export class Repository {
     packThreshold: number | undefined,
     env: RepositoryEnv,
     streamThreshold: number | undefined,
-    indexCache: IndexCache | undefined,
+    indexCache: IndexCache<ReadIndexResult> | undefined,
   ) {
     const { hash, zlib, proc } = platform;
     this.indexCache = indexCache;

@@ -4,6 +4,7 @@ import { joinPath } from '../fs/path.js';
 import { toFs } from '../fs/adapt.js';
 import { Repository } from '../repo/repository.js';
 import { IndexCache } from '../repo/index-cache.js';
+import type { ReadIndexResult } from '../repo/index-file.js';
 import { discoverRepository } from '../repo/discover.js';
 import type { Platform } from '../platform/types.js';
 import type { StackEntry } from '../store/stack.js';
@@ -92,9 +93,9 @@ export async function openRepository(opts: OpenOptions): Promise<ScalpelReposito
 const INDEXES = Symbol('git-scalpel index reads');
 
 /** The index reads kept in a caller-owned `cache`. */
-function indexCacheOf(cache: object): IndexCache {
-  const slot = cache as { [INDEXES]?: IndexCache };
-  return (slot[INDEXES] ??= new IndexCache());
+function indexCacheOf(cache: object): IndexCache<ReadIndexResult> {
+  const slot = cache as { [INDEXES]?: IndexCache<ReadIndexResult> };
+  return (slot[INDEXES] ??= new IndexCache<ReadIndexResult>());
 }
 
 /** Where a caller's `cache` object keeps probed filesystems (a symbol: nothing of the caller's is touched). */

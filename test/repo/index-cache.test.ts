@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { nodeFs } from '../../src/fs/node.js';
 import { IndexCache } from '../../src/repo/index-cache.js';
 import { Repository } from '../../src/repo/repository.js';
+import type { ReadIndexResult } from '../../src/repo/index-file.js';
 import { openRepository } from '../../src/snapshot/engine.js';
 import { git, makeTempRepo } from '../helpers/git.js';
 import '../../src/node.js';
@@ -32,7 +33,7 @@ function repoWith(files: Record<string, string>): string {
 describe('index reads kept while the file is unchanged', () => {
   it('an unchanged index is the same read; git add, git rm --cached and git update-index are each seen by the next read', async () => {
     const dir = repoWith({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
-    const cache = new IndexCache();
+    const cache = new IndexCache<ReadIndexResult>();
     const repo = await Repository.open({ fs: nodeFs(), dir, indexCache: cache });
     const first = await repo.readIndex({ verify: false });
     expect(await repo.readIndex({ verify: false })).toBe(first);
@@ -63,7 +64,7 @@ describe('index reads kept while the file is unchanged', () => {
     const dir = repoWith({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
     git(dir, ['config', 'splitIndex.maxPercentChange', '100']);
     git(dir, ['update-index', '--split-index']);
-    const repo = await Repository.open({ fs: nodeFs(), dir, indexCache: new IndexCache() });
+    const repo = await Repository.open({ fs: nodeFs(), dir, indexCache: new IndexCache<ReadIndexResult>() });
     expect(await paths(repo)).toEqual(lsFiles(dir));
     writeFileSync(join(dir, 'c.txt'), 'c\n');
     git(dir, ['add', 'c.txt']);
@@ -93,7 +94,7 @@ describe('index reads kept while the file is unchanged', () => {
 
   it('keeps at most its byte limit, the least recently used index going first', async () => {
     const dirs = [repoWith({ 'a.txt': 'a\n' }), repoWith({ 'b.txt': 'b\n' }), repoWith({ 'c.txt': 'c\n' })];
-    const cache = new IndexCache(300);
+    const cache = new IndexCache<ReadIndexResult>(300);
     for (const dir of dirs) await (await Repository.open({ fs: nodeFs(), dir, indexCache: cache })).readIndex({ verify: false });
     expect(cache.stats.bytes).toBeLessThanOrEqual(300);
     expect(cache.stats.files).toBeLessThan(3);
