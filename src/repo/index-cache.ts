@@ -1,6 +1,6 @@
 import type { FileStat } from '../fs/types.js';
 
-/** What the cache needs of a read (index-file.ts's ReadIndexResult): its bytes and the stat it was read at. */
+/** What the cache needs of a read (a ReadIndexResult): its bytes and the stat it was read at. */
 export interface KeptRead {
   bytes: Uint8Array;
   stat: FileStat;
