@@ -274,14 +274,17 @@ async function failedAndDenied(name: string): Promise<{ p: ScratchProject; after
   return { p, afterPersonEdit: afterPersonEdit! };
 }
 
+/** The hook command `install` writes for a devDependency: the warm server's sh client, run from the project's root. */
+const CLIENT_COMMAND = 'sh "$CLAUDE_PROJECT_DIR"/node_modules/git-scalpel/dist/git-scalpel-hook.sh hook claude-code';
+
 describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as a devDependency`, () => {
-  it('install wrote the project hook file with the project-relative command', () => {
+  it('install wrote the project hook file with the project-relative command (the hook client)', () => {
     const p = makeProject({ harness: 'claude-code', name: 'install', logger: false });
     const settings = JSON.parse(readFileSync(join(p.dir, '.claude/settings.json'), 'utf8'));
     const cmds = Object.values(settings.hooks as Record<string, { hooks: { command: string }[] }[]>).flatMap((g) =>
       g.flatMap((x) => x.hooks.map((h) => h.command)),
     );
-    expect(new Set(cmds)).toEqual(new Set(['"$CLAUDE_PROJECT_DIR"/node_modules/.bin/git-scalpel hook claude-code']));
+    expect(new Set(cmds)).toEqual(new Set([CLIENT_COMMAND]));
     expect(Object.keys(settings.hooks)).toEqual(INSTALLED_EVENTS);
     const groups = settings.hooks as Record<string, { matcher?: string; hooks: Record<string, unknown>[] }[]>;
     for (const [event, g] of Object.entries(groups)) {
@@ -289,9 +292,7 @@ describe(`Claude Code ${VERSION}, the real binary, with git-scalpel installed as
       expect(g[0].matcher, event).toBe(
         ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionDenied'].includes(event) ? TOOL_MATCHER : undefined,
       );
-      expect(g[0].hooks).toEqual([
-        { type: 'command', command: '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/git-scalpel hook claude-code', timeout: 30 },
-      ]);
+      expect(g[0].hooks).toEqual([{ type: 'command', command: CLIENT_COMMAND, timeout: 30 }]);
     }
     expect(p.install.code).toBe(0);
     expect(p.install.stdout).toContain(`events:  ${INSTALLED_EVENTS.join(', ')}`);

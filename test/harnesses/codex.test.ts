@@ -345,11 +345,12 @@ async function codex(p: ScratchProject, c: Ctx, prompt: string, opts: { resume?:
 
 /**
  * The hook command `install codex` writes for a devDependency: sh, with builtins only, looks for
- * node_modules/.bin/git-scalpel in the session's directory and each one above it (Codex gives
- * hooks no project variable and runs them in the session's directory). Never npx: its start-up
- * cost 1.5–2.8 s per event, and npm's update notifier connected to registry.npmjs.org once a day.
+ * the package's hook client (node_modules/git-scalpel/dist/git-scalpel-hook.sh) in the session's
+ * directory and each one above it (Codex gives hooks no project variable and runs them in the
+ * session's directory), and runs it with sh. Never npx: its start-up cost 1.5–2.8 s per event,
+ * and npm's update notifier connected to registry.npmjs.org once a day.
  */
-const HOOK_COMMAND = `sh -c 'r=$PWD; until [ -x "$r"/node_modules/.bin/git-scalpel ] || [ -z "$r" ]; do r=\${r%/*}; done; exec "$r"/node_modules/.bin/git-scalpel "$@"' git-scalpel hook codex`;
+const HOOK_COMMAND = `sh -c 'r=$PWD; until [ -f "$r"/node_modules/git-scalpel/dist/git-scalpel-hook.sh ] || [ -z "$r" ]; do r=\${r%/*}; done; exec sh "$r"/node_modules/git-scalpel/dist/git-scalpel-hook.sh "$@"' git-scalpel hook codex`;
 
 /** The run ended normally, the model saw only what it serves, nothing else was contacted, and the turn completed. */
 function expectCleanRun(r: CodexRun, c: Ctx): void {
@@ -556,7 +557,9 @@ describe(`Codex ${VERSION}, the real binary, with git-scalpel installed as a dev
       'PostToolUse apply_patch|Bash',
     ]);
     const out = p.install.stdout;
-    expect(out).toContain(`binary:  found: node_modules/.bin/git-scalpel found from ${p.dir}: ${p.dir}/node_modules/.bin/git-scalpel`);
+    expect(out).toContain(
+      `binary:  found: node_modules/git-scalpel/dist/git-scalpel-hook.sh found from ${p.dir}: ${p.dir}/node_modules/git-scalpel/dist/git-scalpel-hook.sh`,
+    );
     // nothing trusted yet (no config.toml in the isolated CODEX_HOME): install says so, and both steps Codex needs
     expect(out).toContain('trust:   Codex CLI will NOT run these hooks until you trust them');
     expect(out).toContain(`[projects."${p.dir}"]\n       trust_level = "trusted"`);

@@ -503,7 +503,7 @@ const failures = once(async () => {
 });
 
 describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a devDependency`, () => {
-  it('install wrote the project hook file: $GEMINI_PROJECT_DIR/node_modules/.bin/git-scalpel, six events, named git-scalpel', () => {
+  it('install wrote the project hook file: the hook client under $GEMINI_PROJECT_DIR, six events, named git-scalpel', () => {
     const p = makeProject({ harness: 'gemini', name: 'install', logger: false });
     const settings = JSON.parse(readFileSync(join(p.dir, '.gemini/settings.json'), 'utf8'));
     expect(Object.keys(settings)).toEqual(['hooks']);
@@ -513,7 +513,12 @@ describe(`Gemini CLI ${VERSION}, the real CLI, with git-scalpel installed as a d
       expect(g).toHaveLength(1);
       expect(g[0].matcher).toBe(event === 'BeforeTool' || event === 'AfterTool' ? 'write_file|replace|run_shell_command' : undefined);
       expect(g[0].hooks).toEqual([
-        { name: 'git-scalpel', type: 'command', command: '$GEMINI_PROJECT_DIR/node_modules/.bin/git-scalpel hook gemini', timeout: 30000 },
+        {
+          name: 'git-scalpel',
+          type: 'command',
+          command: 'sh $GEMINI_PROJECT_DIR/node_modules/git-scalpel/dist/git-scalpel-hook.sh hook gemini',
+          timeout: 30000,
+        },
       ]);
     }
     // nothing trusted yet (the isolated home has no trustedFolders.json): install says so, and how
