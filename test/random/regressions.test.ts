@@ -881,3 +881,42 @@ describe('the long random run of d8d68e9 (seed 227371299), shrunk', () => {
     );
   });
 });
+
+describe('the long random run of 5cc2fff (seeds 97267752, 97267788), shrunk', () => {
+  it("a directory the agent made for a write, replaced by a person's file: a forced rewind leaves the file (an ancestor outside the turn's paths)", () => {
+    const C2 = agent('A', 'claude');
+    check(
+      trace(
+        [C2],
+        [
+          C2.start(),
+          C2.write('gen/api/client.ts', 'x\n'),
+          person.sh('d=gen/api; rm -rf $d && echo x > $d'),
+          C2.end(),
+          rewind('A', 1, { force: true }),
+        ],
+      ),
+    );
+  });
+
+  // open: the person's overwrite of the command's file `src` is taken in by the failed Write beneath it
+  it.fails(
+    "a command's file overwritten by the person, then a Write beneath it that fails: the rewind must refuse or keep the person's file",
+    () => {
+      const B2 = agent('B');
+      check(
+        trace(
+          [B2],
+          [
+            B2.start(),
+            B2.shell('d=src; rm -rf $d && echo x > $d'),
+            person.file('src', 'mine\n'),
+            B2.write('src/deep/x/w.txt', 'x\n'),
+            B2.end(),
+            rewind('B', 1),
+          ],
+        ),
+      );
+    },
+  );
+});

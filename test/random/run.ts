@@ -1008,6 +1008,10 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
       if (force) {
         const allowed = [firstBefore, ...deniedBefore(p)];
         if (firstBefore === undefined && isDir(now)) allowed.push(now);
+        // a directory the agent made (to hold a write beneath it) that someone else then replaced by
+        // a file or link: an ancestor outside the turn's paths keeps what is there (I1, I2)
+        const agentFirst = agentEvents.find((e) => e.changes.has(p))?.changes.get(p)?.[1];
+        if (firstBefore === undefined && isDir(agentFirst) && now !== undefined && !isDir(now) && info.lastNonS) allowed.push(now);
         return {
           allowed,
           kind: 'not-restored',
