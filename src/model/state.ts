@@ -460,12 +460,28 @@ export function joinCaptured(old: PathState, state: PathState, opts: { dropUnder
   const spine = new Set<string>();
   for (const a of old.absentParents ?? [])
     for (let d = parentOf(a.root); d !== '' && d !== a.existing && covers(a.existing, d); d = parentOf(d)) spine.add(d);
-  const joining = state.items.filter((i) => isNew(i.path) && !wasAbsent(i.path));
+  // The directories above what the earlier capture found, inside the new roots: directories at
+  // that capture, whatever stands there now (another session's command may have replaced one
+  // with a file since): the joined pre-image shows them as directories, as that capture saw them.
+  const above = new Set<string>();
+  for (const it of old.items)
+    for (let d = parentOf(it.path); d !== '' && isNew(d) && roots.some((r) => covers(r, d)) && !above.has(d); d = parentOf(d)) above.add(d);
+  const joining = state.items.filter((i) => isNew(i.path) && !wasAbsent(i.path) && !above.has(i.path));
   const holdsOther = (d: string) => joining.some((i) => !spine.has(i.path) && isAncestor(d, i.path));
+  const aboveItems: WorktreeItem[] = [...above].map((d) => ({ path: d, kind: 'dir' }));
+  // an index entry there now could not sit beside the entries the earlier capture found beneath it
+  const oldIndexAbove = new Set<string>();
+  for (const e of old.index) for (let d = parentOf(e.path); d !== '' && !oldIndexAbove.has(d); d = parentOf(d)) oldIndexAbove.add(d);
   const captured: PathState = {
     roots,
-    items: [...old.items, ...joining.filter((i) => !(i.kind === 'dir' && spine.has(i.path) && !holdsOther(i.path)))].sort(byPath),
-    index: [...old.index, ...state.index.filter((e) => isNew(e.path))].sort((a, b) => byPath(a, b) || a.stage - b.stage),
+    items: [
+      ...old.items,
+      ...aboveItems,
+      ...joining.filter((i) => !(i.kind === 'dir' && spine.has(i.path) && !holdsOther(i.path))),
+    ].sort(byPath),
+    index: [...old.index, ...state.index.filter((e) => isNew(e.path) && !oldIndexAbove.has(e.path))].sort(
+      (a, b) => byPath(a, b) || a.stage - b.stage,
+    ),
     reuc: [...old.reuc, ...state.reuc.filter((r) => isNew(r.path))].sort(byPath),
   };
   const absentParents = mergeAbsentParents(roots, new Set(old.roots), old.absentParents ?? [], state.absentParents ?? []);

@@ -15,14 +15,16 @@ import type { ReadIndexResult } from '../repo/index-file.js';
 import type { RefTransaction } from '../repo/refs.js';
 import type { ObjectBatch } from '../repo/object-batch.js';
 import { checkSession, type SnapshotStack, type StackEntry } from '../store/stack.js';
-import { compareRel, covers } from '../model/scope.js';
+import { compareRel, covers, isAncestor } from '../model/scope.js';
 import { sealed } from '../model/manifest.js';
+import { joinPath } from '../fs/path.js';
 import {
   contests,
   emptyState,
   joinCaptured,
   mergeStates,
   restrictState,
+  spineBetween,
   withoutRoots,
   type Contest,
   type Manifest,
@@ -256,6 +258,18 @@ export async function extendTurn(
   if (m.seal && !more.shell) {
     const rewritten = (p: string) => state.roots.some((r) => covers(r, p));
     contested = mergeContests(contested, contests(m.seal.state, state, rewritten));
+    // a capture beneath a sealed root reaches through it: where the way there is not what the
+    // seal holds (a sealed file someone overwrote, a sealed directory that is a file now), what
+    // changed in that sealed root is someone else's, and the seal taken again after the call
+    // must not take it in as the agent's
+    const through = await sealedAbove(ctx, m.seal.state, state.roots);
+    if (through.length > 0) {
+      const now = await captureNow(ctx, through, warnings).catch((e: unknown) => {
+        if (isScalpelError(e, 'BAD_PATH')) return null;
+        throw e;
+      });
+      if (now) contested = mergeContests(contested, contests(m.seal.state, now, (p) => through.some((s) => covers(s, p))));
+    }
     // a write no call tracks (a library caller's): its paths are unsealed until the turn ends,
     // as nothing will seal them again when it is done
     if (more.call === undefined) {
@@ -298,6 +312,32 @@ export async function extendTurn(
     warnings,
   );
   return info(manifest, commit);
+}
+
+/**
+ * The sealed roots strictly above some of `roots` whose way down to them holds a file or a
+ * symbolic link, in the seal or now: the sealed root a file someone may have overwritten, a
+ * sealed directory that is a file now. (A directory that appeared or went is told apart when
+ * the call's paths are sealed again, or at rewind, as any other path of the sealed root.)
+ */
+async function sealedAbove(ctx: EngineContext, seal: PathState, roots: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  const kinds = new Map<string, string>(seal.items.map((i) => [i.path, i.kind]));
+  const leaf = (k: string | undefined) => k === 'file' || k === 'symlink';
+  for (const s of seal.roots) {
+    let differs = false;
+    for (const r of roots) {
+      if (differs || !isAncestor(s, r)) continue;
+      for (const d of spineBetween(s, r)) {
+        const st = await ctx.repo.fs.lstat(joinPath(ctx.repo.worktree, d));
+        const now = st ? (st.type === 'directory' ? 'dir' : st.type) : undefined;
+        if (leaf(kinds.get(d)) || leaf(now)) differs = true;
+        if (differs || now !== 'dir' || kinds.get(d) !== 'dir') break;
+      }
+    }
+    if (differs) out.push(s);
+  }
+  return out;
 }
 
 /** Does a (partial) seal hold anything at or beneath `root`, or above it? */

@@ -37,6 +37,30 @@ describe('joinCaptured in a turn', () => {
   });
 });
 
+describe('joinCaptured over an earlier root whose directory is something else now', () => {
+  // the turn's write captured src/deep/x/y.txt; another session's command then replaced
+  // src/deep/x with a file, and the turn's edit of that file captures it
+  const first: PathState = {
+    roots: ['src/deep/x/y.txt'],
+    items: [file('src/deep/x/y.txt')],
+    index: [{ path: 'src/deep/x/y.txt', mode: 0o100644, oid, stage: 0, flags: { assumeValid: false, skipWorktree: false, intentToAdd: false } }],
+    reuc: [],
+  };
+  it('shows the directories above what the first capture found as directories (one name, one kind)', () => {
+    const later: PathState = {
+      roots: ['src/deep/x'],
+      items: [file('src/deep/x')],
+      index: [{ path: 'src/deep/x', mode: 0o100644, oid, stage: 0, flags: { assumeValid: false, skipWorktree: false, intentToAdd: false } }],
+      reuc: [],
+    };
+    const joined = joinCaptured(first, later, { dropUnderAbsent: false });
+    expect(joined.roots).toEqual(['src/deep/x']);
+    expect(joined.items).toEqual([dir('src/deep/x'), file('src/deep/x/y.txt')]);
+    // an index entry at the directory's path could not sit beside the one beneath it
+    expect(joined.index.map((e) => e.path)).toEqual(['src/deep/x/y.txt']);
+  });
+});
+
 describe('markOverwritten', () => {
   const c: Contest = { path: 'a.txt', part: 'worktree', expected: 'file 100644 ' + 'b'.repeat(40), found: 'file 100644 ' + oid };
   it('marks a contest whose found version is gone from what a call left; not one that still holds it, nor one outside the capture', () => {

@@ -899,8 +899,7 @@ describe('the long random run of 5cc2fff (seeds 97267752, 97267788), shrunk', ()
     );
   });
 
-  // open: the person's overwrite of the command's file `src` is taken in by the failed Write beneath it
-  it.fails(
+  it(
     "a command's file overwritten by the person, then a Write beneath it that fails: the rewind must refuse or keep the person's file",
     () => {
       const B2 = agent('B');
@@ -919,4 +918,64 @@ describe('the long random run of 5cc2fff (seeds 97267752, 97267788), shrunk', ()
       );
     },
   );
+
+  it('the same rewound with --force: the person\'s file is saved first, and the undo brings it back', () => {
+    const B2 = agent('B');
+    check(
+      trace(
+        [B2],
+        [
+          B2.start(),
+          B2.shell('d=src; rm -rf $d && echo x > $d'),
+          person.file('src', 'mine\n'),
+          B2.write('src/deep/x/w.txt', 'x\n'),
+          B2.end(),
+          rewind('B', 1, { force: true }),
+          undo(),
+        ],
+      ),
+    );
+  });
+});
+
+describe('the long random run of ec96b53 (seed 97267801), shrunk', () => {
+  it("a command replaces the directory of another session's write with a file, then an Edit of that file: the hook captures it (no duplicate tree entry)", () => {
+    const A2 = agent('A');
+    const B2 = agent('B', 'gemini');
+    check(
+      trace(
+        [A2, B2],
+        [
+          setup.file('src/deep/x/y.txt', 'return return 61\r\nfix const 69\r\n'),
+          B2.start('prompt 28'),
+          B2.write('src/deep/x/y.txt', 'alpha return 0\nalpha value 44\n'),
+          A2.start('prompt 37'),
+          A2.shell('d=src/deep/x; rm -rf $d && echo x > $d'),
+          B2.edit('src/deep/x', 'x', 'x edited'),
+        ],
+      ),
+    );
+  });
+
+  it('the same, then both turns end and are rewound, newest first', () => {
+    const A2 = agent('A');
+    const B2 = agent('B', 'gemini');
+    check(
+      trace(
+        [A2, B2],
+        [
+          setup.file('src/deep/x/y.txt', 'return return 61\r\nfix const 69\r\n'),
+          B2.start('prompt 28'),
+          B2.write('src/deep/x/y.txt', 'alpha return 0\nalpha value 44\n'),
+          A2.start('prompt 37'),
+          A2.shell('d=src/deep/x; rm -rf $d && echo x > $d'),
+          B2.edit('src/deep/x', 'x', 'x edited'),
+          B2.end(),
+          A2.end(),
+          rewind('B', 1),
+          rewind('A', 1),
+        ],
+      ),
+    );
+  });
 });
