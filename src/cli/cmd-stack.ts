@@ -198,8 +198,9 @@ export function formatReport(r: RestoreReport, o: { force?: boolean; verb?: 'res
   const lines: string[] = [];
   const verb = r.dryRun ? 'would restore' : 'restored';
   const forced = r.savedAs !== null || (r.dryRun && o.force === true);
+  const only = r.picked ? ` at ${r.picked.map((p) => show(p)).join(', ')} only (the turns keep their other paths)` : '';
   lines.push(
-    `${verb} ${r.restored.join(', ')} (session ${r.session})${r.savedAs ? `; the state it replaced is saved as ${r.savedAs}` : r.dryRun && forced && r.conflicts.length ? '; the state it would replace is saved first' : ''}`,
+    `${verb} ${r.restored.join(', ')} (session ${r.session})${only}${r.savedAs ? `; the state it replaced is saved as ${r.savedAs}` : r.dryRun && forced && r.conflicts.length ? '; the state it would replace is saved first' : ''}`,
   );
   if (r.paths.length === 0) lines.push('  nothing to change');
   const pruneAt = (p: RestoreReport['paths'][number]) =>

@@ -111,6 +111,7 @@ function describeTurn(t: TurnInfo): string {
   }
   if (t.uncovered.length) lines.push(`  not captured (a rewind cannot bring it back): ${t.uncovered.join(', ')}`);
   if (t.left.length) lines.push(`  made inside ignored directories (a rewind leaves it): ${t.left.join(', ')}`);
+  if (t.taken.length) lines.push(`  taken back already (rewind -- PATH): ${t.taken.map((p) => p || '.').join(', ')}`);
   const r = t.rewind;
   if (r.refused) lines.push(`  rewind: refused now: ${r.reasons.join('; ')} (--force saves the current state first)`);
   else
@@ -143,16 +144,25 @@ export async function cmdTurns(args: string[], io: CliIo): Promise<number> {
 }
 
 /**
- * `git-scalpel rewind [--session S] [--dry-run] [--force] [--json] [TURN]`: undo a turn and every
- * later one of its session. `rewind --undo`: bring back what the newest rewind replaced.
+ * `git-scalpel rewind [--session S] [--dry-run] [--force] [--json] [TURN] [-- PATH...]`: undo a
+ * turn and every later one of its session, or only some of their paths. `rewind --undo`: bring
+ * back what the newest rewind replaced.
  */
 export async function cmdRewind(args: string[], io: CliIo): Promise<number> {
-  const { flags, positionals } = parseArgs(args, { switches: ['json', 'dry-run', 'force', 'verify-index', 'undo'], options: ['session'] });
-  if (positionals.length > 1) throw new UsageError('rewind takes at most one turn (its number in `turns`, or a snapshot id)');
+  // `rewind [TURN] -- PATH...`: what follows `--` are the paths to take back
+  const dash = args.indexOf('--');
+  const paths = dash < 0 ? [] : args.slice(dash + 1);
+  const { flags, positionals } = parseArgs(dash < 0 ? args : args.slice(0, dash), {
+    switches: ['json', 'dry-run', 'force', 'verify-index', 'undo'],
+    options: ['session'],
+  });
+  if (positionals.length > 1)
+    throw new UsageError('rewind takes at most one turn (its number in `turns`, or a snapshot id); paths to take back go after --');
+  if (dash >= 0 && paths.length === 0) throw new UsageError('rewind -- needs at least one path after --');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
   if (flags.has('undo')) {
-    if (positionals.length || flags.has('session'))
-      throw new UsageError('rewind --undo takes no turn and no session: it undoes the newest rewind of this worktree');
+    if (positionals.length || flags.has('session') || dash >= 0)
+      throw new UsageError('rewind --undo takes no turn, no session and no path: it undoes the newest rewind of this worktree');
     const force = flags.has('force');
     const r = await repo.rewindUndo({ dryRun: flags.has('dry-run'), force, verifyIndex: flags.has('verify-index') });
     printWarnings(io, r.warnings);
@@ -168,6 +178,7 @@ export async function cmdRewind(args: string[], io: CliIo): Promise<number> {
   const r = await repo.rewind({
     session: option(flags.get('session')),
     turn: positionals[0],
+    ...(paths.length ? { paths, cwd: io.cwd } : {}),
     dryRun: flags.has('dry-run'),
     force,
     verifyIndex: flags.has('verify-index'),

@@ -41,8 +41,9 @@ agent harnesses (one snapshot a turn; a turn is a prompt and everything the agen
   hook     claude-code|codex|gemini|generic [--fail-open]
                          read one hook event (JSON) on stdin, answer in the harness's protocol
   turns    [--session S] [--json]        the agent's turns, newest first, and what a rewind would do
-  rewind   [--session S] [--dry-run] [--force] [--verify-index] [--json] [TURN]
-                         undo the newest turn (or TURN and every later one of its session)
+  rewind   [--session S] [--dry-run] [--force] [--verify-index] [--json] [TURN] [-- PATH...]
+                         undo the newest turn (or TURN and every later one of its session);
+                         with paths, only those (the turns keep the rest)
   rewind   --undo [--dry-run] [--force] [--verify-index] [--json]
                          bring back what the newest rewind replaced (forced or not)
   install  claude-code|codex|gemini [--user] [--uninstall] [--mcp] [--json]
@@ -176,11 +177,11 @@ const COMMANDS: Record<string, CommandHelp> = {
   },
   rewind: {
     synopsis: [
-      'rewind [--session S] [--dry-run] [--force] [--verify-index] [--json] [TURN]',
+      'rewind [--session S] [--dry-run] [--force] [--verify-index] [--json] [TURN] [-- PATH...]',
       'rewind --undo [--dry-run] [--force] [--verify-index] [--json]',
     ],
     about:
-      'Undo the newest turn of the worktree (or TURN, its number in `turns` or a snapshot id, and every later one of its session). Every rewind can be undone: --undo brings back what the newest rewind replaced.',
+      'Undo the newest turn of the worktree (or TURN, its number in `turns` or a snapshot id, and every later one of its session). With paths after --, only those paths of the turns are taken back (without TURN: the newest turn holding one of them), with the same refusals, and the turns stay with the rest of their paths. Every rewind can be undone: --undo brings back what the newest rewind replaced.',
     options: [
       SESSION,
       ['--undo', 'bring back what the newest rewind replaced (forced or not)'],

@@ -287,21 +287,28 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
     'rewind',
     {
       title: 'Undo a turn',
-      description: `Undo the newest turn that changed anything (or turn, by number or id) and every later one of the session (default '${MCP_SESSION}'), with restore's refusals; force: true overwrites after saving the current state.`,
+      description: `Undo the newest turn that changed anything (or turn, by number or id) and every later one of the session (default '${MCP_SESSION}'), with restore's refusals; force: true overwrites after saving the current state. With paths, only those paths of the turns are taken back and the turns keep the rest.`,
       inputSchema: {
         turn: z
           .union([z.string().min(1).max(LIMITS.name), z.number().int().positive()])
           .optional()
           .describe('Turn number (from turns) or snapshot id.'),
+        paths: z
+          .array(z.string().min(1).max(LIMITS.path))
+          .min(1)
+          .max(LIMITS.paths)
+          .optional()
+          .describe('Only these paths of the turn (and of every later one); without turn, the newest turn holding one of them.'),
         session,
         dry_run: dryRun,
         force,
       },
     },
-    tool<{ turn?: string | number; session?: string; dry_run?: boolean; force?: boolean }>('rewind', async (repo, a) => {
+    tool<{ turn?: string | number; paths?: string[]; session?: string; dry_run?: boolean; force?: boolean }>('rewind', async (repo, a) => {
       const r = await repo.rewind({
         session: a.session ?? MCP_SESSION,
         turn: a.turn === undefined ? undefined : String(a.turn),
+        ...(a.paths ? { paths: a.paths, cwd: opts.dir } : {}),
         dryRun: a.dry_run,
         force: a.force,
       });

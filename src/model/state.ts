@@ -162,6 +162,12 @@ export interface Manifest {
    */
   made?: string[];
   /**
+   * On a turn: paths a rewind of part of it took back (`rewind TURN -- PATH`). Its roots at or
+   * beneath them left it; a root holding one keeps its pre-image there, sealed as the rewind
+   * left it.
+   */
+  taken?: string[];
+  /**
    * On a rewind's undo snapshot (its pre-image: what the rewind replaced; its seal: what the
    * rewind left): the session rewound, and its stack's head before and after the rewind, so
    * `rewind --undo` can put the turns back while the stack is as the rewind left it.
@@ -328,7 +334,7 @@ export function validateManifest(raw: unknown, format: ObjectFormat): Manifest {
     if (!t || typeof t !== 'object' || !Number.isSafeInteger(t.number) || t.number < 1 || typeof t.ended !== 'boolean')
       fail('bad turn record');
   }
-  for (const key of ['uncovered', 'left', 'made'] as const) {
+  for (const key of ['uncovered', 'left', 'made', 'taken'] as const) {
     const list = m[key];
     if (list === undefined) continue;
     if (!Array.isArray(list)) fail(`bad ${key} list`);
@@ -474,11 +480,9 @@ export function joinCaptured(old: PathState, state: PathState, opts: { dropUnder
   for (const e of old.index) for (let d = parentOf(e.path); d !== '' && !oldIndexAbove.has(d); d = parentOf(d)) oldIndexAbove.add(d);
   const captured: PathState = {
     roots,
-    items: [
-      ...old.items,
-      ...aboveItems,
-      ...joining.filter((i) => !(i.kind === 'dir' && spine.has(i.path) && !holdsOther(i.path))),
-    ].sort(byPath),
+    items: [...old.items, ...aboveItems, ...joining.filter((i) => !(i.kind === 'dir' && spine.has(i.path) && !holdsOther(i.path)))].sort(
+      byPath,
+    ),
     index: [...old.index, ...state.index.filter((e) => isNew(e.path) && !oldIndexAbove.has(e.path))].sort(
       (a, b) => byPath(a, b) || a.stage - b.stage,
     ),

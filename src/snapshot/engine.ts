@@ -329,9 +329,21 @@ export class ScalpelRepository {
    * Undo a turn and every later one of its session: the newest turn that changed anything, or
    * `turn` (its number in the session, or a snapshot id). Without `session`, the session of the
    * worktree's newest such turn (a harness may give a conversation a new id after a resume).
-   * Restore's semantics and refusals.
+   * Restore's semantics and refusals. With `paths` (relative to `cwd`, default the worktree):
+   * only those paths of the turn and of every later one are taken back, and the turns stay with
+   * the rest of their paths; without `turn`, the newest turn holding one of them.
    */
-  rewind(opts: { session?: string; turn?: string; dryRun?: boolean; force?: boolean; verifyIndex?: boolean } = {}): Promise<RestoreReport> {
+  rewind(
+    opts: {
+      session?: string;
+      turn?: string;
+      paths?: readonly string[];
+      cwd?: string;
+      dryRun?: boolean;
+      force?: boolean;
+      verifyIndex?: boolean;
+    } = {},
+  ): Promise<RestoreReport> {
     return rewinding.rewind(this.ctx, opts);
   }
 

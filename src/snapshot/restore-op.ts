@@ -12,6 +12,8 @@ import type { ReadIndexResult } from '../repo/index-file.js';
 import type { RefTransaction } from '../repo/refs.js';
 import type { SnapshotStack, StackEntry } from '../store/stack.js';
 import { compareRel, minimalRoots } from '../model/scope.js';
+import { narrowManifest, remainderManifest, targetOf } from '../model/narrow.js';
+import { covers } from '../model/scope.js';
 import type { Manifest, TurnRecord } from '../model/state.js';
 import { captureState } from './capture.js';
 import { newSnapshot, readPast, stackOf, unique, type EngineContext } from './context.js';
@@ -33,17 +35,20 @@ export async function restore(ctx: EngineContext, opts: RestoreOptions = {}): Pr
 /**
  * restore() on `stack`. `how.rewind`: a rewind, whose every run (forced or not) first saves
  * what it replaces on the worktree's rewind stack, sealed with what it leaves once done, so
- * `rewind --undo` can bring it back.
+ * `rewind --undo` can bring it back. `how.picks` (a rewind only): only those paths
+ * (worktree-relative) are taken back, and the snapshots stay on the stack with the rest.
  */
 export async function restoreOn(
   ctx: EngineContext,
   stack: SnapshotStack,
   opts: RestoreOptions,
-  how: { rewind?: boolean },
+  how: { rewind?: boolean; picks?: readonly string[] },
 ): Promise<RestoreReport> {
   const session = stack.session;
+  if (how.picks && !how.rewind) throw new ScalpelError('BAD_ARGUMENT', 'only a rewind takes back some paths of a turn', { name: 'paths' });
   if (opts.dryRun) {
-    const chain = await restoreChain(stack, opts.id, await stack.head());
+    const whole = await restoreChain(stack, opts.id, await stack.head());
+    const chain = how.picks ? narrowChain(whole, how.picks) : whole;
     // decided as the restore decides: under the index lock it takes (someone else's is
     // INDEX_LOCKED; given back unwritten), the index read as it reads it (the trailer checked
     // only with verifyIndex), HEAD looked at after that
@@ -69,6 +74,7 @@ export async function restoreOn(
       head,
       uncovered: listOf(chain, 'uncovered'),
       left: listOf(chain, 'left'),
+      ...(how.picks ? { picked: [...how.picks] } : {}),
     };
   }
   return stack.locked(async (tx) => {
@@ -101,15 +107,16 @@ async function restoreLocked(
   ctx: EngineContext,
   stack: SnapshotStack,
   tx: RefTransaction,
-  chain: StackEntry[],
+  whole: StackEntry[],
   lock: Lock,
   read: ReadIndexResult | null,
   opts: RestoreOptions,
-  how: { rewind?: boolean },
+  how: { rewind?: boolean; picks?: readonly string[] },
 ): Promise<RestoreReport> {
   const session = stack.session;
-  const ids = chain.map((e) => e.manifest.id);
-  const oldest = chain[chain.length - 1];
+  const ids = whole.map((e) => e.manifest.id);
+  const oldest = whole[whole.length - 1];
+  const chain = how.picks ? narrowChain(whole, how.picks) : whole;
   const indexStat = read?.stat ?? null;
   const warnings = readPast(read);
   const verb = how.rewind ? 'rewind' : 'restore';
@@ -145,6 +152,16 @@ async function restoreLocked(
     );
     throw refusal(plan.conflicts, session, verb);
   }
+  // a rewind of some paths: the turns stay, each with what it holds besides them (written
+  // before the worktree is touched; the ref moves to them once the paths are back)
+  let after: string | null = oldest.parent;
+  if (how.picks) {
+    const target = targetOf(chain.map((e) => e.manifest));
+    const batch = ctx.repo.odb.batch();
+    for (let i = whole.length - 1; i >= 0; i--)
+      after = await stack.writeCommit(remainderManifest(whole[i].manifest, how.picks, target, plan.pruned), after, undefined, batch);
+    await batch.flush();
+  }
   let saved: Manifest | null = null;
   let savedCommit: string | null = null;
   let undo: PushedRewind | null = null;
@@ -162,7 +179,7 @@ async function restoreLocked(
         ? `turn${turns.length > 1 ? 's' : ''} ${[...turns].reverse().join(', ')} of ${session}`
         : `${ids.join(', ')} of ${session}`;
       saved = newSnapshot(ctx, REWINDS, `before the rewind of ${what}`, state, await readHeadWithLog(ctx.repo), {
-        rewound: { session, from: tx.current, to: oldest.parent },
+        rewound: { session, from: tx.current, to: after },
       });
       undo = await pushRewind(ctx, saved, batch);
     } else {
@@ -172,7 +189,7 @@ async function restoreLocked(
     }
   }
   const { indexWritten } = await applyRestore(ctx.repo, plan, read, lock, indexStat);
-  await tx.set(savedCommit ?? oldest.parent);
+  await tx.set(savedCommit ?? after);
   // the rewind's undo is sealed with what the rewind left: `rewind --undo` refuses when someone changed it since
   const later: string[] = [];
   if (undo) await sealRewind(ctx, undo, replaced, later);
@@ -186,6 +203,7 @@ async function restoreLocked(
       detail: {
         savedAs: saved?.id ?? null,
         ...(how.rewind ? { rewind: true } : {}),
+        ...(how.picks ? { picked: how.picks } : {}),
         changed: plan.paths.map((p) => p.path),
         pruned: plan.pruned,
         ...(head ? { head: logHead(head) } : {}),
@@ -207,7 +225,26 @@ async function restoreLocked(
     head,
     uncovered: listOf(chain, 'uncovered'),
     left: listOf(chain, 'left'),
+    ...(how.picks ? { picked: [...how.picks] } : {}),
   };
+}
+
+/**
+ * `chain` narrowed to `picks`: each snapshot with only what it holds there. A pick no snapshot
+ * of the chain holds (at, beneath or above it) is a wrong argument, named.
+ */
+function narrowChain(chain: StackEntry[], picks: readonly string[]): StackEntry[] {
+  const holds = (e: StackEntry, p: string) => e.manifest.captured.roots.some((r) => covers(r, p) || covers(p, r));
+  for (const p of picks) {
+    if (chain.some((e) => holds(e, p))) continue;
+    const turns = chain.filter((e) => e.manifest.turn).map((e) => (e.manifest.turn as TurnRecord).number);
+    const what = turns.length ? `turn${turns.length > 1 ? 's' : ''} ${[...turns].reverse().join(', ')}` : 'the snapshots restored';
+    throw new ScalpelError('BAD_ARGUMENT', `'${p || '.'}' is not a path of ${what} of ${chain[0].manifest.session}`, {
+      name: 'paths',
+      path: p,
+    });
+  }
+  return chain.map((e) => ({ ...e, manifest: narrowManifest(e.manifest, picks) }));
 }
 
 /**

@@ -4,7 +4,9 @@
  * back what the newest rewind replaced (undo-stack.ts) and puts its turns back on their stack.
  */
 import { ScalpelError } from '../errors/index.js';
+import { covers, minimalRoots, toScopeRoot } from '../model/scope.js';
 import type { Manifest } from '../model/state.js';
+import type { StackEntry } from '../store/stack.js';
 import { info, sessionsOf, stackOf, unique, type EngineContext } from './context.js';
 import { appendLog } from './log-ops.js';
 import { restoreOn } from './restore-op.js';
@@ -64,36 +66,60 @@ export async function undoableRewinds(
  * Undo a turn and every later one of its session: the newest turn that changed anything, or
  * `turn` (its number in the session, or a snapshot id). Without `session`, the session of the
  * worktree's newest such turn (a harness may give a conversation a new id after a resume).
- * Restore's semantics and refusals.
+ * Restore's semantics and refusals. With `paths` (relative to `cwd`, default the worktree):
+ * only those paths of the turn and the later ones are taken back, and the turns stay with the
+ * rest; without `turn`, the newest turn holding one of them.
  */
 export async function rewind(
   ctx: EngineContext,
-  opts: { session?: string; turn?: string; dryRun?: boolean; force?: boolean; verifyIndex?: boolean } = {},
+  opts: {
+    session?: string;
+    turn?: string;
+    paths?: readonly string[];
+    cwd?: string;
+    dryRun?: boolean;
+    force?: boolean;
+    verifyIndex?: boolean;
+  } = {},
 ): Promise<RestoreReport> {
-  const session = opts.session ?? (await newestTurnSession(ctx));
+  const picks = opts.paths?.length
+    ? minimalRoots(opts.paths.map((p) => toScopeRoot(ctx.repo.worktree, opts.cwd ?? ctx.repo.worktree, p)))
+    : undefined;
+  const holds = (e: StackEntry) => !picks || e.manifest.captured.roots.some((r) => picks.some((p) => covers(r, p) || covers(p, r)));
+  const session = opts.session ?? (await newestTurnSession(ctx, holds, picks));
   const chain = await stackOf(ctx, session).walk();
-  const target = rewindTarget(chain, session, opts.turn);
+  const target =
+    opts.turn === undefined && picks ? chain.find((e) => e.manifest.turn && holds(e)) : rewindTarget(chain, session, opts.turn);
+  if (!target)
+    throw new ScalpelError('SNAPSHOT_NOT_FOUND', `nothing to rewind: no turn of session '${session}' holds ${(picks ?? []).join(', ')}`, {
+      session,
+    });
   return restoreOn(
     ctx,
     stackOf(ctx, session),
     { session, id: target.manifest.id, dryRun: opts.dryRun, force: opts.force, verifyIndex: opts.verifyIndex },
-    { rewind: true },
+    { rewind: true, ...(picks ? { picks } : {}) },
   );
 }
 
-async function newestTurnSession(ctx: EngineContext): Promise<string> {
+async function newestTurnSession(
+  ctx: EngineContext,
+  holds: (e: StackEntry) => boolean = () => true,
+  picks?: readonly string[],
+): Promise<string> {
   let best: { session: string; at: string } | null = null;
+  const wanted = (e: StackEntry) => !!e.manifest.turn && e.manifest.captured.roots.length > 0 && holds(e);
   for (const session of await sessionsOf(ctx)) {
-    const chain = await stackOf(ctx, session).walk((e) => !!e.manifest.turn && e.manifest.captured.roots.length > 0);
+    const chain = await stackOf(ctx, session).walk(wanted);
     const e = chain[chain.length - 1];
-    if (!e?.manifest.turn || e.manifest.captured.roots.length === 0) continue;
+    if (!e || !wanted(e)) continue;
     if (!best || e.manifest.createdAt > best.at) best = { session, at: e.manifest.createdAt };
   }
   if (!best) {
     const undoable = (await rewinds(ctx).head()) !== null;
     throw new ScalpelError(
       'SNAPSHOT_NOT_FOUND',
-      `nothing to rewind: no turn of this worktree changed anything${undoable ? ' (the newest rewind can be undone: rewind --undo)' : ''}`,
+      `nothing to rewind: no turn of this worktree ${picks ? `holds ${picks.map((p) => p || '.').join(', ')}` : 'changed anything'}${undoable ? ' (the newest rewind can be undone: rewind --undo)' : ''}`,
       { session: null },
     );
   }

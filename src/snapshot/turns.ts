@@ -268,7 +268,11 @@ export async function extendTurn(
         if (isScalpelError(e, 'BAD_PATH')) return null;
         throw e;
       });
-      if (now) contested = mergeContests(contested, contests(m.seal.state, now, (p) => through.some((s) => covers(s, p))));
+      if (now)
+        contested = mergeContests(
+          contested,
+          contests(m.seal.state, now, (p) => through.some((s) => covers(s, p))),
+        );
     }
     // a write no call tracks (a library caller's): its paths are unsealed until the turn ends,
     // as nothing will seal them again when it is done
@@ -491,6 +495,7 @@ export async function listTurns(ctx: EngineContext, opts: { session?: string } =
         tools: tools.get(e.manifest.id) ?? [],
         uncovered: e.manifest.uncovered ?? [],
         left: e.manifest.left ?? [],
+        taken: e.manifest.taken ?? [],
         rewind: previews[k] as TurnInfo['rewind'],
       });
     });

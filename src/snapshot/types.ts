@@ -152,6 +152,11 @@ export interface RestoreReport {
    * pushed.
    */
   head: HeadMovement | null;
+  /**
+   * A rewind of part of a turn: the paths taken back (worktree-relative). The turns stay on
+   * their stack with the rest of their paths, rewindable later.
+   */
+  picked?: string[];
 }
 
 /** One tool call of a turn, as the hooks logged its start and its end. */
@@ -194,6 +199,8 @@ export interface TurnInfo extends SnapshotInfo {
   uncovered: string[];
   /** What its shell commands made or changed inside ignored directories that were there before: a rewind leaves it. */
   left: string[];
+  /** Paths a rewind of part of the turn took back (`rewind TURN -- PATH`): no longer the turn's. */
+  taken: string[];
   /** What rewinding to this turn would do now: refused (and why), how many paths it changes, how many directories it removes, whether HEAD moved. */
   rewind: { refused: boolean; reasons: string[]; changes: number; pruned: number; headMoved: boolean };
 }

@@ -71,7 +71,13 @@ describe('git-scalpel mcp over stdio', () => {
     expect(byName.get('snapshot')!.inputSchema.required).toEqual(['paths']);
     expect(Object.keys(byName.get('snapshot')!.inputSchema.properties ?? {}).sort()).toEqual(['label', 'paths', 'session']);
     expect(Object.keys(byName.get('restore')!.inputSchema.properties ?? {}).sort()).toEqual(['dry_run', 'force', 'id', 'session']);
-    expect(Object.keys(byName.get('rewind')!.inputSchema.properties ?? {}).sort()).toEqual(['dry_run', 'force', 'session', 'turn']);
+    expect(Object.keys(byName.get('rewind')!.inputSchema.properties ?? {}).sort()).toEqual([
+      'dry_run',
+      'force',
+      'paths',
+      'session',
+      'turn',
+    ]);
     expect(byName.get('show')!.inputSchema.required).toEqual(['id']);
     expect(byName.get('snapshot')!.description).toContain(`'${MCP_SESSION}'`);
   });
