@@ -43,14 +43,18 @@ describe('joinCaptured over an earlier root whose directory is something else no
   const first: PathState = {
     roots: ['src/deep/x/y.txt'],
     items: [file('src/deep/x/y.txt')],
-    index: [{ path: 'src/deep/x/y.txt', mode: 0o100644, oid, stage: 0, flags: { assumeValid: false, skipWorktree: false, intentToAdd: false } }],
+    index: [
+      { path: 'src/deep/x/y.txt', mode: 0o100644, oid, stage: 0, flags: { assumeValid: false, skipWorktree: false, intentToAdd: false } },
+    ],
     reuc: [],
   };
   it('shows the directories above what the first capture found as directories (one name, one kind)', () => {
     const later: PathState = {
       roots: ['src/deep/x'],
       items: [file('src/deep/x')],
-      index: [{ path: 'src/deep/x', mode: 0o100644, oid, stage: 0, flags: { assumeValid: false, skipWorktree: false, intentToAdd: false } }],
+      index: [
+        { path: 'src/deep/x', mode: 0o100644, oid, stage: 0, flags: { assumeValid: false, skipWorktree: false, intentToAdd: false } },
+      ],
       reuc: [],
     };
     const joined = joinCaptured(first, later, { dropUnderAbsent: false });

@@ -899,27 +899,24 @@ describe('the long random run of 5cc2fff (seeds 97267752, 97267788), shrunk', ()
     );
   });
 
-  it(
-    "a command's file overwritten by the person, then a Write beneath it that fails: the rewind must refuse or keep the person's file",
-    () => {
-      const B2 = agent('B');
-      check(
-        trace(
-          [B2],
-          [
-            B2.start(),
-            B2.shell('d=src; rm -rf $d && echo x > $d'),
-            person.file('src', 'mine\n'),
-            B2.write('src/deep/x/w.txt', 'x\n'),
-            B2.end(),
-            rewind('B', 1),
-          ],
-        ),
-      );
-    },
-  );
+  it("a command's file overwritten by the person, then a Write beneath it that fails: the rewind must refuse or keep the person's file", () => {
+    const B2 = agent('B');
+    check(
+      trace(
+        [B2],
+        [
+          B2.start(),
+          B2.shell('d=src; rm -rf $d && echo x > $d'),
+          person.file('src', 'mine\n'),
+          B2.write('src/deep/x/w.txt', 'x\n'),
+          B2.end(),
+          rewind('B', 1),
+        ],
+      ),
+    );
+  });
 
-  it('the same rewound with --force: the person\'s file is saved first, and the undo brings it back', () => {
+  it("the same rewound with --force: the person's file is saved first, and the undo brings it back", () => {
     const B2 = agent('B');
     check(
       trace(
