@@ -412,12 +412,18 @@ export function mergeStates(base: PathState | null, next: PathState, dirs: reado
   const keep = <T extends { path: string }>(l: readonly T[]) => l.filter((x) => !inNext(x.path));
   const byPath = (a: { path: string }, b: { path: string }) => compareRel(a.path, b.path);
   const spineItems: WorktreeItem[] = [...spine].map((d) => ({ path: d, kind: 'dir' }));
-  return {
+  const merged: PathState = {
     roots,
     items: [...(base?.items ?? []).filter((x) => !inNext(x.path) && !spine.has(x.path)), ...spineItems, ...next.items].sort(byPath),
     index: [...keep(base?.index ?? []), ...next.index].sort((a, b) => byPath(a, b) || a.stage - b.stage),
     reuc: [...keep(base?.reuc ?? []), ...next.reuc].sort(byPath),
   };
+  // each root keeps the record of its parents it was captured with
+  const parents = [...(base?.absentParents ?? []).filter((a) => !inNext(a.root)), ...(next.absentParents ?? [])]
+    .filter((a) => roots.includes(a.root))
+    .sort((a, b) => compareRel(a.root, b.root));
+  if (parents.length) merged.absentParents = parents;
+  return merged;
 }
 
 /** `state` with only what lies under `roots` (a subset of its roots, or paths beneath them). */
@@ -517,12 +523,15 @@ function mergeAbsentParents(
 /** `state` without what lies under `roots` (those paths are about to change again: unsealed). */
 export function withoutRoots(state: PathState, roots: readonly string[]): PathState {
   const gone = (p: string) => roots.some((r) => covers(r, p));
-  return {
+  const out: PathState = {
     roots: state.roots.filter((r) => !gone(r)),
     items: state.items.filter((i) => !gone(i.path)),
     index: state.index.filter((e) => !gone(e.path)),
     reuc: state.reuc.filter((r) => !gone(r.path)),
   };
+  const parents = (state.absentParents ?? []).filter((a) => !gone(a.root));
+  if (parents.length) out.absentParents = parents;
+  return out;
 }
 
 /**

@@ -304,6 +304,26 @@ export function planFromFacts(facts: RestoreFacts): RestorePlan {
     if (cur && (!tgt || (cur.kind !== tgt.kind && (cur.kind === 'dir' || tgt.kind === 'dir')))) removals.push({ path: p, item: cur });
     if (tgt) creations.push({ path: p, item: tgt, cur, chmodOnly: action === 'chmod' });
   }
+  // a root whose directories someone removed since the seal (another session's `rm -rf` of the
+  // directory above it): making them again to hold what the restore writes there would undo
+  // that removal, which is not the restored edit's
+  for (const r of roots) {
+    const seal = sealOf(newest(r), r);
+    if (!seal || !creations.some((c) => covers(r, c.path))) continue;
+    const then = seal.state.absentParents?.find((a) => a.root === r)?.existing ?? parentOf(r);
+    const nowRec = current.absentParents?.find((a) => a.root === r);
+    if (!nowRec || !isAncestor(nowRec.existing, then)) continue;
+    const gone = shallowestAbsent(nowRec);
+    if (conflicts.some((x) => x.path === gone && x.part === 'worktree')) continue;
+    conflicts.push({
+      path: gone,
+      part: 'worktree',
+      expected: 'directory',
+      found: 'absent',
+      restoring: 'directory',
+      snapshot: (newest(r) as Manifest).id,
+    });
+  }
   removals.sort((a, b) => compareRel(b.path, a.path));
   creations.sort((a, b) => compareRel(a.path, b.path));
   const prune = prunableDirs(chain, targets, inScope, facts.listings);

@@ -293,7 +293,16 @@ export class Generator {
     }
     const force = chance(r, refused ? 0.5 : final ? 0.2 : 0.12);
     const kill = chance(r, 0.1);
-    return { k: 'rewind', s: s.spec.name, turn, ...(force ? { force } : {}), ...(kill ? { kill } : {}) };
+    // some of the turns' paths only (rewind -- PATH): one the agent changed, or its directory
+    let paths: string[] | undefined;
+    if (!refused && chance(r, 0.25)) {
+      const changed = [...analyze(w, s, s.live.slice(turn - 1), w.cur).ap.keys()].sort();
+      if (changed.length) {
+        const p = pick(r, changed);
+        paths = [chance(r, 0.3) && p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : p];
+      }
+    }
+    return { k: 'rewind', s: s.spec.name, turn, ...(force ? { force } : {}), ...(kill ? { kill } : {}), ...(paths ? { paths } : {}) };
   }
 
   /** Paths the open turn of `s` changed. */

@@ -976,3 +976,127 @@ describe('the long random run of ec96b53 (seed 97267801), shrunk', () => {
     );
   });
 });
+
+describe('rewinds of some paths of a turn (rewind -- PATH), judged by the oracle', () => {
+  it('one file of a turn, then the rest: each exact', () => {
+    check(
+      trace(
+        [A],
+        [
+          ...base(),
+          A.start(),
+          A.write('a.txt', 'agent\n'),
+          A.write('src/new/x.ts', 'x\n'),
+          A.shell('sed -i s/2/20/ src/lib/util.ts && git add -A src'),
+          A.end(),
+          rewind('A', 1, { paths: ['a.txt'] }),
+          rewind('A', 1),
+        ],
+      ),
+    );
+  });
+
+  it("a person's edit of another path of the turn stays; the picked path comes back", () => {
+    check(
+      trace(
+        [A],
+        [
+          ...base(),
+          A.start(),
+          A.write('a.txt', 'agent\n'),
+          A.write('b.txt', 'agent b\n'),
+          A.end(),
+          person.file('b.txt', 'the person\n'),
+          rewind('A', 1, { paths: ['a.txt'] }),
+          rewind('A', 1, { force: true }),
+          undo(),
+        ],
+      ),
+    );
+  });
+
+  it('a file inside a directory a command removed, then the rest after the person edits the file', () => {
+    check(
+      trace(
+        [A],
+        [
+          ...base(),
+          A.start(),
+          A.shell('rm -rf src/lib'),
+          A.end(),
+          rewind('A', 1, { paths: ['src/lib/util.ts'] }),
+          person.file('src/lib/util.ts', 'mine\n'),
+          rewind('A', 1),
+          rewind('A', 1, { force: true }),
+        ],
+      ),
+    );
+  });
+
+  it('a directory of the turn over two turns and two sessions', () => {
+    check(
+      trace(
+        [A, B],
+        [
+          ...base(),
+          A.start(),
+          A.write('src/new/x.ts', 'x\n'),
+          A.end(),
+          B.start(),
+          B.write('src/app.ts', 'b\n'),
+          B.end(),
+          A.start(),
+          A.write('src/new/y.ts', 'y\n'),
+          A.end(),
+          rewind('A', 1, { paths: ['src/new'] }),
+          rewind('B', 1),
+        ],
+      ),
+    );
+  });
+});
+
+describe('the long random run of 548b1d1 (seeds 88650214, 88650216), shrunk', () => {
+  // the oracle's own mistake: the loss was the later turn's, named by its rewind
+  it("a person's edit of a file a command changed in an ignored directory, then a later turn's rm -rf of it, rewound: the older turn's rewind is not asked for the person's version", () => {
+    const A2 = agent('A');
+    check(
+      trace(
+        [A2],
+        [
+          setup.file('.gitignore', '.env\n*.log\ndist/\nbuild/\nnode_modules/\n'),
+          setup.file('a.txt', 'alpha fix 5\n'),
+          person.file('dist/bundle.js', 'alpha line 48\n'),
+          A2.start('prompt 21'),
+          A2.shell('echo return >> dist/bundle.js'),
+          person.append('dist/bundle.js', 'person todo\n'),
+          A2.end(),
+          A2.start('prompt 42'),
+          A2.shell('d=dist; rm -rf $d && echo x > $d'),
+          A2.end(),
+          rewind(),
+          rewind('A', 1),
+        ],
+      ),
+    );
+  });
+
+  it("an id-less delete of another session's file, then that session's command removes the whole directory: the rewind must not make the directories again", () => {
+    const A2 = agent('A', 'generic', false);
+    const B2 = agent('B');
+    check(
+      trace(
+        [A2, B2],
+        [
+          B2.start(),
+          B2.write('src/deep/x/y.txt', 'x\n'),
+          A2.start(),
+          A2.del('src/deep/x/y.txt'),
+          B2.shell('rm -rf src'),
+          A2.end(),
+          rewind('A', 1),
+        ],
+      ),
+    );
+  });
+});

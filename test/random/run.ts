@@ -112,6 +112,8 @@ export interface ModelTurn {
    * tool cannot tell the call did not run; what it overwrites it saves for --undo)
    */
   denied?: Array<{ paths: string[]; before: State }>;
+  /** paths a rewind of part of the turn took back: no longer the turn's (`rewind -- PATH`) */
+  taken?: string[];
 }
 
 export interface Sess {
@@ -172,7 +174,7 @@ export const READ_ONLY = [
 ];
 
 /** Failure kinds of a wrong rewind, the worst first (the first one present names the failure). */
-const SEVERITY = ['person-lost', 'collateral', 'not-restored', 'unnamed-loss', 'empty-dir'];
+const SEVERITY = ['person-lost', 'outside-picks', 'collateral', 'not-restored', 'unnamed-loss', 'empty-dir'];
 
 /** Is `s` only a directory (no index entry, no resolve-undo)? */
 const isDir = (s: PathState | undefined) => s?.wt === 'dir' && !s.idx && !s.ru;
@@ -534,7 +536,8 @@ export class World {
     const numberUnique = mine.filter((t) => t.turn === target.turn).length === 1;
     const args = ['rewind', '--json', ...(step.force ? ['--force'] : [])];
     if (step.s !== undefined) args.push('--session', s.engine, numberUnique ? String(target.turn) : target.id);
-    this.judgeRewind(s, from, args, !!step.force, !!step.kill);
+    if (step.paths?.length) args.push('--', ...step.paths);
+    this.judgeRewind(s, from, args, !!step.force, !!step.kill, step.paths);
   }
 
   private sameTurnCount(s: Sess, mine: EngineTurn[]): boolean {
@@ -546,8 +549,11 @@ export class World {
     return false;
   }
 
-  private judgeRewind(s: Sess, from: number, args: string[], force: boolean, kill: boolean): void {
+  private judgeRewind(s: Sess, from: number, args: string[], force: boolean, kill: boolean, picks?: string[]): void {
     const range = s.live.slice(from);
+    // a rewind of some paths: those, the directories above them it may remove, and what lies
+    // beneath them are judged as a rewind's; every other path must stay as it was
+    const picked = (p: string) => !picks || picks.some((k) => related(k, p));
     const pre = this.cur;
     const preRefs = refsView(this.dir);
     // git's own stat-clean entries whose content no longer matches (an attribute changed since:
@@ -624,6 +630,15 @@ export class World {
     const problems: Array<{ kind: string; text: string; path: string }> = [];
     for (const p of [...new Set([...pre.paths.keys(), ...post.paths.keys(), ...a.ap.keys()])].sort()) {
       const found = post.paths.get(p);
+      if (!picked(p)) {
+        if (!same(found, pre.paths.get(p)))
+          problems.push({
+            kind: 'outside-picks',
+            path: p,
+            text: `${this.pathDiff(p, pre.paths.get(p), found, 'expected', 'found')}\n    not among the paths taken back (${(picks ?? []).join(', ')}): it must stay as it was\n${this.history(p)}`,
+          });
+        continue;
+      }
       const verdict = a.expect(p, force);
       if (verdict.allowed.some((x) => same(x, found))) continue;
       // forced: a directory the rewind made to hold what it brought back beneath (a person's note
@@ -695,8 +710,13 @@ export class World {
       this.fail('racy-clean', `after ${context}, git diff calls ${racy.join(', ')} clean, yet the bytes differ from the index (racy-git)`);
     const ev = this.record({ kind: 'rewind', s: s.spec.name }, pre, post);
     ev.forced = force;
-    for (const t of range) this.rewound.add(t.uid);
-    s.live.splice(from);
+    if (picks) {
+      // the turns stay, without those paths: a later rewind judges what is left of them
+      for (const t of range) t.taken = [...(t.taken ?? []), ...picks];
+    } else {
+      for (const t of range) this.rewound.add(t.uid);
+      s.live.splice(from);
+    }
     this.cur = post;
     this.lastRewind = { s: s.spec.name, pre, event: ev, forced: force, savedAs: report.savedAs ?? null, turns: range.map((t) => t.uid) };
   }
@@ -893,7 +913,13 @@ interface ApInfo {
 /** What a rewind of `range` (turns of `s`, oldest first) must do, given the history. */
 export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
   const name = s.spec.name;
-  const agentEvents = range.flatMap((t) => t.events).sort((x, y) => x.pos - y.pos);
+  // what a rewind of part of a turn took back is no longer that turn's
+  const kept = (t: ModelTurn, e: HEvent): HEvent => {
+    const taken = t.taken;
+    if (!taken?.length) return e;
+    return { ...e, changes: new Map([...e.changes].filter(([p]) => !taken.some((k) => p === k || isUnder(p, k)))) };
+  };
+  const agentEvents = range.flatMap((t) => t.events.map((e) => kept(t, e))).sort((x, y) => x.pos - y.pos);
   // S's own changes, and changes another session made and a rewind of it took back (its rewound
   // turns' calls and that rewind: together they changed nothing, if the rewind was not forced),
   // (and another session's rewind that an undo took back exactly, with that undo)
@@ -959,6 +985,13 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
   // unforced rewind names each such path, and the forced one saves it for --undo). A path beneath it
   // that existed then was changed by the agent too, so it is in `ap` and judged on its own.
   const forcedAway = (p: string) => [...ap].some(([q]) => isUnder(p, q));
+  // what a path a rewind took out of a turn (rewind -- PATH) held before the turn first changed
+  // it: a forced rewind of a path above it (the rest of the turn) writes the pre-image there
+  const takenBefore = (p: string): Array<PathState | undefined> =>
+    range
+      .filter((t) => t.taken?.some((k) => p === k || isUnder(p, k)))
+      .flatMap((t) => t.events.filter((e) => e.changes.has(p)).map((e) => e.changes.get(p)?.[0]))
+      .slice(0, 1);
   // what a path held when a denied call of the range declaring it (or a path beneath it) was asked
   const deniedBefore = (p: string): Array<PathState | undefined> =>
     range
@@ -982,7 +1015,7 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
       if (!info) {
         if (force && forcedAway(p))
           return {
-            allowed: [now, undefined],
+            allowed: [now, undefined, ...takenBefore(p)],
             kind: 'collateral',
             why: 'the rewound turns never changed this path (it lies beneath one they did)',
             uncoverable: false,
@@ -1041,6 +1074,17 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
             uncoverable: false,
           };
         const personVersion = info.direct[info.direct.length - 1].changes.get(p)?.[1];
+        // the agent's change after that person's one was a turn rewound since, outside this range:
+        // that rewind was judged on what it could not bring back (named as lost), not this one
+        const lastAgent = [...w.events].reverse().find((e) => e.changes.has(p) && e.actor.kind === 'agent');
+        const inRange = new Set(range.map((t) => t.uid));
+        if (lastAgent && lastAgent.actor.kind === 'agent' && w.rewound.has(lastAgent.actor.turn) && !inRange.has(lastAgent.actor.turn))
+          return {
+            allowed: [now, personVersion],
+            kind: 'person-lost',
+            why: `someone else changed it at step ${info.direct.map((e) => e.step).join(', ')}, then a turn rewound since (step ${lastAgent.step}): a rewind keeps what is there, or brings back that person's version`,
+            uncoverable: info.uncoverable,
+          };
         return {
           allowed: [personVersion],
           kind: 'person-lost',

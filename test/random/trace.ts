@@ -59,9 +59,10 @@ export type Step =
   /**
    * `rewind` (no session: the worktree's newest turn), or `rewind --session S N`, N the tester's
    * count of the session's live turns. `kill`: the first run is killed (-9) the moment
-   * `.git/index.lock` appears, then the same rewind runs again and is judged.
+   * `.git/index.lock` appears, then the same rewind runs again and is judged. `paths`: only
+   * those paths are taken back (`rewind --session S N -- PATH...`), the turns keep the rest.
    */
-  | { k: 'rewind'; s?: string; turn?: number; force?: boolean; kill?: boolean }
+  | { k: 'rewind'; s?: string; turn?: number; force?: boolean; kill?: boolean; paths?: string[] }
   /** `rewind --undo`: restores what the newest rewind replaced */
   | { k: 'undo' };
 
@@ -125,13 +126,14 @@ export function agent(name: string, form: Form = 'generic', ids = true) {
   };
 }
 
-export function rewind(s?: string, turn?: number, opts: { force?: boolean; kill?: boolean } = {}): Step {
+export function rewind(s?: string, turn?: number, opts: { force?: boolean; kill?: boolean; paths?: string[] } = {}): Step {
   return {
     k: 'rewind',
     ...(s !== undefined ? { s } : {}),
     ...(turn !== undefined ? { turn } : {}),
     ...(opts.force ? { force: true } : {}),
     ...(opts.kill ? { kill: true } : {}),
+    ...(opts.paths?.length ? { paths: opts.paths } : {}),
   };
 }
 
@@ -184,7 +186,11 @@ export function stepText(s: Step): string {
     }
     case 'rewind': {
       const args: string[] = [];
-      const flags = [s.force ? 'force: true' : '', s.kill ? 'kill: true' : ''].filter(Boolean);
+      const flags = [
+        s.force ? 'force: true' : '',
+        s.kill ? 'kill: true' : '',
+        s.paths ? `paths: [${s.paths.map(q).join(', ')}]` : '',
+      ].filter(Boolean);
       if (s.s !== undefined || s.turn !== undefined || flags.length) args.push(s.s !== undefined ? q(s.s) : 'undefined');
       if (s.turn !== undefined || flags.length) args.push(s.turn !== undefined ? String(s.turn) : 'undefined');
       if (flags.length) args.push(`{ ${flags.join(', ')} }`);
