@@ -7,3 +7,13 @@ export { diffLines, type DiffOptions, type LineChange } from './lines.js';
 export { hunks, type Hunk, type HunkLine, type HunkOptions } from './hunks.js';
 export { formatUnified } from './unified.js';
 export { isBinary } from './binary.js';
+export {
+  countChanges,
+  formatNumstat,
+  formatStat,
+  statName,
+  statSummary,
+  type FileCounts,
+  type StatFile,
+  type StatOptions,
+} from './stat.js';

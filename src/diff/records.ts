@@ -15,16 +15,18 @@ export interface Lines {
 
 /** Cuts `bytes` into lines. An empty file has no lines; a last line without newline is still a line. */
 export function splitLines(bytes: Uint8Array): Lines {
-  const ends: number[] = [];
-  let pos = 0;
-  while (pos < bytes.length) {
+  let count = 0;
+  for (let pos = 0; pos < bytes.length; count++) {
     const nl = bytes.indexOf(NL, pos);
     pos = nl < 0 ? bytes.length : nl + 1;
-    ends.push(pos);
   }
-  const starts = new Int32Array(ends.length + 1);
-  for (let i = 0; i < ends.length; i++) starts[i + 1] = ends[i];
-  return { bytes, starts, count: ends.length };
+  const starts = new Int32Array(count + 1);
+  for (let i = 1, pos = 0; i <= count; i++) {
+    const nl = bytes.indexOf(NL, pos);
+    pos = nl < 0 ? bytes.length : nl + 1;
+    starts[i] = pos;
+  }
+  return { bytes, starts, count };
 }
 
 /** Line `i` with its newline, as a view into the file's bytes. */
@@ -48,10 +50,11 @@ export interface Classes {
   readonly count2: Int32Array;
 }
 
+// kept within 30 bits so that V8 stores it as a small integer, not a boxed number
 function hashLine(bytes: Uint8Array, from: number, to: number): number {
   let h = 5381;
   for (let i = from; i < to; i++) h = (Math.imul(h, 33) ^ bytes[i]) | 0;
-  return h;
+  return h & 0x3fffffff;
 }
 
 function sameLine(x: Lines, i: number, y: Lines, j: number): boolean {
@@ -65,28 +68,37 @@ function sameLine(x: Lines, i: number, y: Lines, j: number): boolean {
 
 /** Numbers the distinct lines of both files, first come first numbered. */
 export function classify(a: Lines, b: Lines): Classes {
-  // hash -> newest class with that hash; classes with equal hashes chain through `older`
-  const byHash = new Map<number, number>();
-  const older: number[] = [];
-  const repFile: Lines[] = [];
-  const repLine: number[] = [];
-  const n1: number[] = [];
-  const n2: number[] = [];
+  const most = a.count + b.count;
+  // open addressing: slot -> class + 1 (0 is free), at most half full
+  let size = 2;
+  while (size < 2 * most) size <<= 1;
+  const slots = new Int32Array(size);
+  const mask = size - 1;
+  const hashOf = new Int32Array(most);
+  const repInB = new Uint8Array(most);
+  const repLine = new Int32Array(most);
+  const count1 = new Int32Array(most);
+  const count2 = new Int32Array(most);
+  let classes = 0;
 
-  const number = (file: Lines, ids: Int32Array, counts: number[]): void => {
+  const number = (file: Lines, inB: number, ids: Int32Array, counts: Int32Array): void => {
     for (let i = 0; i < file.count; i++) {
       const h = hashLine(file.bytes, file.starts[i], file.starts[i + 1]);
-      const head = byHash.get(h);
-      let id = head ?? -1;
-      while (id >= 0 && !sameLine(repFile[id], repLine[id], file, i)) id = older[id];
+      let slot = h & mask;
+      let id = -1;
+      for (; slots[slot] !== 0; slot = (slot + 1) & mask) {
+        const c = slots[slot] - 1;
+        if (hashOf[c] === h && sameLine(repInB[c] ? b : a, repLine[c], file, i)) {
+          id = c;
+          break;
+        }
+      }
       if (id < 0) {
-        id = repFile.length;
-        repFile.push(file);
-        repLine.push(i);
-        older.push(head ?? -1);
-        n1.push(0);
-        n2.push(0);
-        byHash.set(h, id);
+        id = classes++;
+        slots[slot] = id + 1;
+        hashOf[id] = h;
+        repInB[id] = inB;
+        repLine[id] = i;
       }
       counts[id]++;
       ids[i] = id;
@@ -95,7 +107,7 @@ export function classify(a: Lines, b: Lines): Classes {
 
   const ids1 = new Int32Array(a.count);
   const ids2 = new Int32Array(b.count);
-  number(a, ids1, n1);
-  number(b, ids2, n2);
-  return { ids1, ids2, count1: Int32Array.from(n1), count2: Int32Array.from(n2) };
+  number(a, 0, ids1, count1);
+  number(b, 1, ids2, count2);
+  return { ids1, ids2, count1: count1.subarray(0, classes), count2: count2.subarray(0, classes) };
 }
