@@ -46,7 +46,7 @@ export function hunks(a: Uint8Array, b: Uint8Array, opts: HunkOptions = {}): Hun
  * Without context git drops a long common tail before diffing (whole 1 KiB blocks, given back up
  * to the first line end), which can change how the rest is matched.
  */
-function trimCommonTail(a: Uint8Array, b: Uint8Array): [Uint8Array, Uint8Array] {
+export function trimCommonTail(a: Uint8Array, b: Uint8Array): [Uint8Array, Uint8Array] {
   const BLOCK = 1024;
   const smaller = Math.min(a.length, b.length);
   let trimmed = 0;

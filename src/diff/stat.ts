@@ -4,16 +4,21 @@
  */
 import { quotePath } from '../index/format.js';
 import { isBinary } from './binary.js';
+import { trimCommonTail } from './hunks.js';
 import { diffSplit, type DiffOptions } from './lines.js';
 
 /** A file's line counts, or for a binary file its sizes in bytes (both 0 when the content is unchanged). */
 export type FileCounts = { binary: false; added: number; deleted: number } | { binary: true; oldSize: number; newSize: number };
 
-/** Counts what `git diff --stat` / `--numstat` counts for `a` → `b` (binary when either side has a NUL in its first 8000 bytes). */
-export function countChanges(a: Uint8Array, b: Uint8Array, opts: DiffOptions = {}): FileCounts {
+/**
+ * Counts what `git diff --stat` / `--numstat` counts for `a` → `b` (binary when either side has a
+ * NUL in its first 8000 bytes). `context` matters only when 0 (`-U0`), where git diffs differently.
+ */
+export function countChanges(a: Uint8Array, b: Uint8Array, opts: DiffOptions & { context?: number } = {}): FileCounts {
   if (isBinary(a) || isBinary(b)) {
     return sameBytes(a, b) ? { binary: true, oldSize: 0, newSize: 0 } : { binary: true, oldSize: a.length, newSize: b.length };
   }
+  if (opts.context === 0) [a, b] = trimCommonTail(a, b);
   let added = 0;
   let deleted = 0;
   for (const c of diffSplit(a, b, opts).changes) {

@@ -118,6 +118,19 @@ const EXAMPLES: Example[] = [
     b: 'A\n2\n3\n4\n5\n6\n7\nB\n',
     want: '@@ -1,8 +1,8 @@\n-1\n+A\n 2\n 3\n 4\n 5\n 6\n 7\n-8\n+B\n',
   },
+  {
+    name: '-U0 drops a long common tail first, so a slid line stops short of the end',
+    a: 'x\n' + 'a\n'.repeat(1000),
+    b: 'x\n' + 'a\n'.repeat(1001),
+    context: 0,
+    want: '@@ -490,0 +491 @@ a\n+a\n',
+  },
+  {
+    name: 'with context the same line slides to the end',
+    a: 'x\n' + 'a\n'.repeat(1000),
+    b: 'x\n' + 'a\n'.repeat(1001),
+    want: '@@ -999,3 +999,4 @@ a\n a\n a\n a\n+a\n',
+  },
   { name: 'binary (NUL byte)', a: 'a\n', b: 'a\u0000\n', want: 'Binary files a/A/00000 and b/B/00000 differ\n' },
 ];
 

@@ -128,6 +128,21 @@ const frequentAmongUnique: fc.Arbitrary<Pair> = fc
   )
   .map(([x, y]) => ({ a: encode(x.join('\n') + '\n'), b: encode(y.join('\n') + '\n') }));
 
+/** A small pair followed by the same long tail (over 1 KiB, from the same lines): what `-U0` trims before diffing. */
+const withCommonTail: fc.Arbitrary<Pair> = fc
+  .tuple(
+    derived(TINY, 20, 0),
+    fc.oneof(
+      fc.array(fc.constantFrom(...TINY, 'tail line that is long enough'), { minLength: 60, maxLength: 120 }),
+      fc.tuple(fc.constantFrom(...TINY), fc.integer({ min: 500, max: 1200 })).map(([line, n]) => Array<string>(n).fill(line)),
+    ),
+  )
+  .map(([p, tail]) => {
+    const t = encode(tail.join('\n') + '\n');
+    const join = (x: Uint8Array) => (x.length && x[x.length - 1] !== 0x0a ? [...x, 0x0a, ...t] : [...x, ...t]);
+    return { a: Uint8Array.from(join(p.a)), b: Uint8Array.from(join(p.b)) };
+  });
+
 /** A random pair of related or unrelated small files. */
 export const pairArb: fc.Arbitrary<Pair> = fc.oneof(
   { arbitrary: derived(CODE, 40, 1), weight: 6 },
@@ -135,6 +150,7 @@ export const pairArb: fc.Arbitrary<Pair> = fc.oneof(
   { arbitrary: independent(TINY, 25), weight: 2 },
   { arbitrary: independent(CODE, 30), weight: 1 },
   { arbitrary: frequentAmongUnique, weight: 2 },
+  { arbitrary: withCommonTail, weight: 1 },
 );
 
 /** Larger pairs (thousands of lines, many changes) that reach git's cost cut-offs. */

@@ -107,7 +107,7 @@ function check(s: Scenario): void {
   seen.unpaired += out.split('\n').filter((l) => /^[AD]\t/.test(l)).length;
 }
 
-describe('diff: similarity and renames against git diff -M', () => {
+describe('diff: similarity and renames against git diff -M', { timeout: LONG ? 7_200_000 : 60_000 }, () => {
   it(`random deleted and added files (${LONG ? 3000 : 60} scenarios)`, () => {
     fc.assert(fc.property(scenario, check), { numRuns: LONG ? 3000 : 60 });
     expect(seen.exact).toBeGreaterThan(0);

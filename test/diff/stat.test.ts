@@ -41,6 +41,7 @@ const scenario = fc.record({
   width: fc.oneof(fc.constant(80), fc.integer({ min: 10, max: 200 })),
   nameWidth: fc.oneof(fc.constant(0), fc.integer({ min: 5, max: 60 })),
   graphWidth: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 60 })),
+  context: fc.constantFrom(3, 3, 0),
 });
 type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
 
@@ -65,7 +66,7 @@ function build(s: Scenario): { dir: string; files: StatFile[] } {
     files.push({
       oldPath: a ? `A/${name}` : '/dev/null',
       path: b ? `B/${name}` : '/dev/null',
-      counts: countChanges(a ?? EMPTY, b ?? EMPTY),
+      counts: countChanges(a ?? EMPTY, b ?? EMPTY, { context: s.context }),
     });
   });
   mkdirSync(join(dir, 'A'), { recursive: true });
@@ -75,7 +76,8 @@ function build(s: Scenario): { dir: string; files: StatFile[] } {
 
 function check(s: Scenario): void {
   const { dir, files } = build(s);
-  const git = (args: string[]) => runGit(dir, ['diff', '--no-index', '--no-renames', ...args, 'A', 'B']).toString('latin1');
+  const git = (args: string[]) =>
+    runGit(dir, ['-c', `diff.context=${s.context}`, 'diff', '--no-index', '--no-renames', ...args, 'A', 'B']).toString('latin1');
   const opts = { width: s.width, nameWidth: s.nameWidth, graphWidth: s.graphWidth };
   const statArgs = [`--stat-width=${s.width}`];
   if (s.nameWidth) statArgs.push(`--stat-name-width=${s.nameWidth}`);
@@ -85,7 +87,7 @@ function check(s: Scenario): void {
   expect(files.length ? statSummary(files) : '').toBe(git(['--shortstat']));
 }
 
-describe('diff: --stat, --numstat, --shortstat against git', () => {
+describe('diff: --stat, --numstat, --shortstat against git', { timeout: LONG ? 7_200_000 : 60_000 }, () => {
   it(`random directories (${LONG ? 2000 : 40} scenarios)`, () => {
     fc.assert(fc.property(scenario, check), { numRuns: LONG ? 2000 : 40 });
   });

@@ -11,8 +11,14 @@ import { gitHunkTexts, type Pair } from './oracle.js';
 
 const LONG = process.env.DIFF_LONG === '1';
 
+interface Opts {
+  context?: number;
+  interHunkContext?: number;
+  minimal?: boolean;
+}
+
 /** What we print for a pair in place of git's text after `+++`: hunks, or git's binary line. */
-export function ours(p: Pair, opts: { context?: number; interHunkContext?: number } = {}, i = 0): Buffer {
+function ours(p: Pair, opts: Opts = {}, i = 0): Buffer {
   if (Buffer.from(p.a).equals(Buffer.from(p.b))) return Buffer.alloc(0);
   if (isBinary(p.a) || isBinary(p.b)) {
     const n = String(i).padStart(5, '0');
@@ -22,9 +28,10 @@ export function ours(p: Pair, opts: { context?: number; interHunkContext?: numbe
 }
 
 /** Compares a batch with git; returns the indexes that differ (and reports the first). */
-export function mismatches(pairs: readonly Pair[], opts: { context?: number; interHunkContext?: number } = {}): number[] {
+function mismatches(pairs: readonly Pair[], opts: Opts = {}): number[] {
   const extra = [`-U${opts.context ?? 3}`];
   if (opts.interHunkContext) extra.push(`--inter-hunk-context=${opts.interHunkContext}`);
+  if (opts.minimal) extra.push('--minimal');
   const want = gitHunkTexts(pairs, extra);
   const bad: number[] = [];
   pairs.forEach((p, i) => {
@@ -39,7 +46,7 @@ function report(pairs: readonly Pair[], bad: number[]): string {
   return `${bad.length} mismatches; first:\nA=${JSON.stringify(Buffer.from(p.a).toString('latin1'))}\nB=${JSON.stringify(Buffer.from(p.b).toString('latin1'))}`;
 }
 
-describe('diff: hunks against git diff --no-index', () => {
+describe('diff: hunks against git diff --no-index', { timeout: LONG ? 7_200_000 : 60_000 }, () => {
   const runs = LONG ? 400 : 6;
   const batch = LONG ? 100 : 50;
   for (const context of [3, 1, 0]) {
@@ -54,6 +61,7 @@ describe('diff: hunks against git diff --no-index', () => {
         { numRuns: context === 3 ? runs : Math.ceil(runs / 3) },
       );
       expect(cases).toBeGreaterThan(0);
+      if (LONG) console.log(`-U${context}: ${cases} pairs compared`);
     });
   }
 
@@ -66,10 +74,19 @@ describe('diff: hunks against git diff --no-index', () => {
     );
   });
 
+  it('random pairs with --minimal', () => {
+    fc.assert(
+      fc.property(fc.array(pairArb, { minLength: 30, maxLength: 30 }), (pairs) => {
+        expect(report(pairs, mismatches(pairs, { minimal: true }))).toBe('');
+      }),
+      { numRuns: LONG ? 100 : 2 },
+    );
+  });
+
   it('big pairs that reach the cost cut-offs', () => {
     fc.assert(
-      fc.property(fc.array(bigPairArb, { minLength: 5, maxLength: 5 }), (pairs) => {
-        expect(report(pairs, mismatches(pairs))).toBe('');
+      fc.property(fc.array(bigPairArb, { minLength: 5, maxLength: 5 }), fc.constantFrom(3, 0), (pairs, context) => {
+        expect(report(pairs, mismatches(pairs, { context }))).toBe('');
       }),
       { numRuns: LONG ? 100 : 2 },
     );
