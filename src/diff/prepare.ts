@@ -5,11 +5,12 @@
  */
 import type { Classes } from './records.js';
 
-// a line occurring this often on the other side (at most) counts as "matches everywhere"
+// a line matching about sqrt(N) lines of the other side (at most this many) matches "very many"
 const MAX_EQ_LIMIT = 1024;
 // how far around a many-match line the neighbourhood scan looks
 const SCAN_WINDOW = 100;
-// many-match lines go when fewer than one in this many of their neighbours match normally
+// a many-match line goes when the unmatched lines around it outnumber the many-match ones (itself
+// counted twice) by more than KEEP_RUN - 1 to one
 const KEEP_RUN = 4;
 
 /** One file during the diff: its line classes and which lines are changed. */

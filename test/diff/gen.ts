@@ -182,10 +182,11 @@ export const bigPairArb: fc.Arbitrary<Pair> = fc
   });
 
 /**
- * Very large pairs (tens of thousands of lines, words repeated a few dozen times, one line in ten
- * replaced): big enough for git's long-snake cut-off, which only starts past a cost of 512.
+ * Very large pairs (tens of thousands of lines, words repeated a few dozen times): big enough for
+ * git's long-snake cut-off, which only starts past a cost of 512. Changes hit one line in
+ * `changePercent`, or with `clustered` come in dense stretches between unchanged ones.
  */
-export function hugePair(seed: number, n = 40000, words = 2000, changePercent = 10): Pair {
+export function hugePair(seed: number, n = 40000, words = 2000, changePercent = 10, clustered = false): Pair {
   let s = seed;
   const rnd = () => {
     s = (Math.imul(s, 1103515245) + 12345) & 0x7fffffff;
@@ -193,7 +194,29 @@ export function hugePair(seed: number, n = 40000, words = 2000, changePercent = 
   };
   const word = () => `${'\t'.repeat(Math.floor(rnd() * 2))}v${Math.floor(rnd() * words)}`;
   const a = Array.from({ length: n }, word);
-  const b = a.map((line) => (rnd() * 100 < changePercent ? word() : line));
+  const dense = (i: number) => !clustered || Math.floor(i / 40) % 3 === 0;
+  const b = a.map((line, i) => (dense(i) && rnd() * 100 < (clustered ? 3 : 1) * changePercent ? word() : line));
   const enc = new TextEncoder();
   return { a: enc.encode(a.join('\n') + '\n'), b: enc.encode(b.join('\n') + '\n') };
+}
+
+/**
+ * Very large pairs of lines from a tiny alphabet (so every diagonal finds short matches) with
+ * blocks of shared lines between: the long-snake cut-off's "far enough" test decides here.
+ */
+export function snakyPair(seed: number, alphabet: number, block: number, every: number, n = 36000): Pair {
+  let s = seed;
+  const rnd = () => {
+    s = (Math.imul(s, 1103515245) + 12345) & 0x7fffffff;
+    return s / 0x80000000;
+  };
+  const file = () => {
+    const out: string[] = [];
+    for (let c = 0; out.length < n; c++) {
+      for (let i = 0; i < every; i++) out.push(`w${Math.floor(rnd() * alphabet)}`);
+      for (let i = 0; i < block; i++) out.push(`common ${c} ${i}`);
+    }
+    return new TextEncoder().encode(out.join('\n') + '\n');
+  };
+  return { a: file(), b: file() };
 }

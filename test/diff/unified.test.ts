@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatUnified, hunks, isBinary } from '../../src/diff/index.js';
-import { bigPairArb, hugePair, pairArb } from './gen.js';
+import { bigPairArb, hugePair, pairArb, snakyPair } from './gen.js';
 import { gitHunkTexts, type Pair } from './oracle.js';
 
 const LONG = process.env.DIFF_LONG === '1';
@@ -94,8 +94,11 @@ describe('diff: hunks against git diff --no-index', { timeout: LONG ? 7_200_000 
 
   it('huge pairs that reach the long-snake cut-off', () => {
     const pairs = LONG
-      ? Array.from({ length: 24 }, (_, i) => hugePair(1000 + i, 33000 + 1500 * i, 500 + 300 * i, 2 + (i % 6) * 4))
-      : [hugePair(7)];
+      ? [
+          ...Array.from({ length: 24 }, (_, i) => hugePair(1000 + i, 33000 + 1500 * i, 500 + 300 * i, 2 + (i % 6) * 4, i % 2 === 1)),
+          ...Array.from({ length: 16 }, (_, i) => snakyPair(2000 + i, 2 + (i % 7), 21 + (i % 10), 40 + 20 * (i % 5))),
+        ]
+      : [hugePair(7), snakyPair(1, 4, 25, 100)];
     expect(report(pairs, mismatches(pairs))).toBe('');
   });
 });
