@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { formatUnified, hunks } from '../../src/diff/index.js';
+import { millionLinePair } from './gen.js';
 import { gitHunkTexts, type Pair } from './oracle.js';
 
 const enc = (lines: string[]) => new TextEncoder().encode(lines.map((l) => l + '\n').join(''));
@@ -100,5 +101,9 @@ describe('diff: limits inside the algorithm', () => {
       pairs.push({ a: enc(file('a')), b: enc(file('b')) });
     }
     expect(mismatchCount(pairs)).toEqual({ bad: 0, first: undefined });
+  });
+
+  it('a million lines: the cap on "very many" matches', () => {
+    expect(mismatchCount([millionLinePair()])).toEqual({ bad: 0, first: undefined });
   });
 });

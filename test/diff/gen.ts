@@ -220,3 +220,20 @@ export function snakyPair(seed: number, alphabet: number, block: number, every: 
   };
   return { a: file(), b: file() };
 }
+
+/**
+ * Over a million lines, with blank lines occurring some 1500 times on each side: past the cap on
+ * "very many" matches (1024), which only binds for files this long. Around the middle, blank lines
+ * sit among lines unique to each side.
+ */
+export function millionLinePair(): Pair {
+  const file = (tag: string) => {
+    const out: string[] = [];
+    for (let i = 0; i < 1_100_000; i++) {
+      if (i >= 550_000 && i < 550_400) out.push(i % 6 === 0 ? '' : `${tag}${i}`);
+      else out.push(i % 800 === 0 ? '' : `c${i}`);
+    }
+    return new TextEncoder().encode(out.join('\n') + '\n');
+  };
+  return { a: file('a'), b: file('b') };
+}
