@@ -2,6 +2,7 @@
  * Hunks as `git diff` prints them: changes closer than twice the context (plus the inter-hunk
  * context) share a hunk, each hunk carries its context lines and its function-name header.
  */
+import { ScalpelError } from '../errors/index.js';
 import { FuncFinder, headerText } from './funcname.js';
 import { diffSplit, type DiffOptions, type LineChange, type LineDiff } from './lines.js';
 import { hasNewline, type Lines } from './records.js';
@@ -36,10 +37,19 @@ export interface HunkOptions extends DiffOptions {
 
 /** The hunks `git diff` prints for `a` → `b` (empty when they are equal). */
 export function hunks(a: Uint8Array, b: Uint8Array, opts: HunkOptions = {}): Hunk[] {
-  const context = Math.max(0, opts.context ?? 3);
-  const inter = Math.max(0, opts.interHunkContext ?? 0);
+  const context = wholeNumber('context', opts.context, 3);
+  const inter = wholeNumber('interHunkContext', opts.interHunkContext, 0);
   if (context === 0) [a, b] = trimCommonTail(a, b);
   return groupHunks(diffSplit(a, b, opts), context, inter);
+}
+
+/** An option that counts something: a whole number, 0 or more. */
+export function wholeNumber(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 0) {
+    throw new ScalpelError('BAD_ARGUMENT', `${name} must be a whole number, 0 or more`, { name, reason: String(value) });
+  }
+  return value;
 }
 
 /**

@@ -17,13 +17,5 @@ export {
   type StatFile,
   type StatOptions,
 } from './stat.js';
-export {
-  chunkCounts,
-  DEFAULT_RENAME_SCORE,
-  MAX_SCORE,
-  similarity,
-  similarityIndex,
-  type ChunkCounts,
-  type SimilarityOptions,
-} from './similarity.js';
+export { DEFAULT_RENAME_SCORE, MAX_SCORE, similarity, similarityIndex, type SimilarityOptions } from './similarity.js';
 export { findRenames, type RenameCandidate, type RenameOptions, type RenamePair } from './renames.js';

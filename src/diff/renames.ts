@@ -112,8 +112,9 @@ function sameContent(a: File, b: File): boolean {
   return true;
 }
 
-function contentKey(f: File): string {
-  if (f.id !== undefined) return f.id;
+/** A key equal for identical content: the blob id when every file has one, else a hash of the bytes. */
+function contentKey(f: File, byId: boolean): string {
+  if (byId) return f.id!;
   let h = 0;
   for (let i = 0; i < f.data.length; i++) h = (Math.imul(h, 31) + f.data[i]) | 0;
   return `${f.data.length}:${h}`;
@@ -121,9 +122,10 @@ function contentKey(f: File): string {
 
 /** Identical content: for each destination, the first unused source, preferring one with the same file name. */
 function exactRenames(st: State): void {
+  const byId = [...st.src, ...st.dst].every((f) => f.id !== undefined);
   const byKey = new Map<string, number[]>();
   st.src.forEach((s, i) => {
-    const k = contentKey(s);
+    const k = contentKey(s, byId);
     const list = byKey.get(k);
     if (list) list.push(i);
     else byKey.set(k, [i]);
@@ -132,7 +134,7 @@ function exactRenames(st: State): void {
     let best = -1;
     let bestScore = -1;
     let tries = IDENTICAL_TRIES;
-    for (const from of byKey.get(contentKey(d)) ?? []) {
+    for (const from of byKey.get(contentKey(d, byId)) ?? []) {
       const s = st.src[from];
       if (!sameContent(s, d)) continue;
       if ((!isRegular(s.mode) || !isRegular(d.mode)) && s.mode !== d.mode) continue;

@@ -4,7 +4,7 @@
  */
 import { quotePath } from '../index/format.js';
 import { isBinary } from './binary.js';
-import { trimCommonTail } from './hunks.js';
+import { trimCommonTail, wholeNumber } from './hunks.js';
 import { diffSplit, type DiffOptions } from './lines.js';
 
 /** A file's line counts, or for a binary file its sizes in bytes (both 0 when the content is unchanged). */
@@ -122,9 +122,9 @@ function statLayout(files: readonly StatFile[], names: string[], opts: StatOptio
     }
   });
   numberWidth = Math.max(numberWidth, decimalWidth(maxChange));
-  const width = Math.max(opts.width ?? 80, 16 + 6 + numberWidth);
-  const graphLimit = opts.graphWidth ?? 0;
-  const nameLimit = opts.nameWidth ?? 0;
+  const width = Math.max(wholeNumber('width', opts.width, 80), 16 + 6 + numberWidth);
+  const graphLimit = wholeNumber('graphWidth', opts.graphWidth, 0);
+  const nameLimit = wholeNumber('nameWidth', opts.nameWidth, 0);
 
   let graphWidth = maxChange + 4 > binWidth ? maxChange : binWidth - 4;
   if (graphLimit && graphLimit < graphWidth) graphWidth = graphLimit;

@@ -3,7 +3,7 @@
  * expectation cannot drift from the oracle. The indent-heuristic pairs come from git's t4061.
  */
 import { describe, expect, it } from 'vitest';
-import { diffLines, formatUnified, hunks, isBinary } from '../../src/diff/index.js';
+import { diffLines, findRenames, formatStat, formatUnified, hunks, isBinary } from '../../src/diff/index.js';
 import { encode } from './gen.js';
 import { gitHunkTexts } from './oracle.js';
 
@@ -186,5 +186,23 @@ describe('diff: fixed examples', () => {
     expect(isBinary(late)).toBe(false);
     late[7999] = 0;
     expect(isBinary(late)).toBe(true);
+  });
+});
+
+describe('diff: arguments', () => {
+  it('counts must be whole numbers, 0 or more', () => {
+    const a = encode('a\n');
+    expect(() => hunks(a, a, { context: -1 })).toThrow(expect.objectContaining({ code: 'BAD_ARGUMENT' }));
+    expect(() => hunks(a, a, { interHunkContext: 1.5 })).toThrow(expect.objectContaining({ code: 'BAD_ARGUMENT' }));
+    expect(() => formatStat([{ path: 'f', counts: { binary: false, added: 1, deleted: 0 } }], { width: NaN })).toThrow(
+      expect.objectContaining({ code: 'BAD_ARGUMENT' }),
+    );
+    expect(() => findRenames([], [], { minScore: 70000 })).toThrow(expect.objectContaining({ code: 'BAD_ARGUMENT' }));
+  });
+
+  it('exact renames by blob id when every file has one, by bytes otherwise', () => {
+    const f = (path: string, s: string, id?: string) => ({ path, data: encode(s), id });
+    expect(findRenames([f('a', 'x\n', '1')], [f('b', 'y\n', '1')])).toEqual([{ from: 0, to: 0, score: 60000 }]);
+    expect(findRenames([f('a', 'x\n', '1')], [f('b', 'x\n')])).toEqual([{ from: 0, to: 0, score: 60000 }]);
   });
 });
