@@ -91,12 +91,27 @@ function describeOutcome(c: TurnInfo['tools'][number]): string {
   }
 }
 
-function describeTurn(t: TurnInfo): string {
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+/** A turn's diffstat as git's summary line says it ("2 files changed, 5 insertions(+), 1 deletion(-)"). */
+function statLine(s: TurnStat): string {
+  if (s.files === 0) return 'no change now';
+  return `${s.files} file${s.files === 1 ? '' : 's'} changed, ${s.added} insertion${s.added === 1 ? '' : 's'}(+), ${s.deleted} deletion${s.deleted === 1 ? '' : 's'}(-)`;
+}
+
+interface TurnStat {
+  files: number;
+  added: number;
+  deleted: number;
+}
+
+function describeTurn(t: TurnInfo & { stat: TurnStat | null }, bin: string): string {
   const lines: string[] = [];
   const state = t.ended ? 'ended' : t.sealed ? 'sealed, going on' : 'open';
   lines.push(`turn ${t.turn} of ${t.session}  ${t.createdAt}  ${state}  ${t.id}`);
   if (t.label) lines.push(`  "${t.label}"`);
   lines.push(t.paths.length ? `  paths: ${t.paths.map((p) => p || '.').join(', ')}` : '  paths: none (no write yet)');
+  if (t.paths.length && t.stat) lines.push(`  diff:  ${statLine(t.stat)} (${bin} diff --session ${t.session} ${t.turn})`);
   for (const c of t.tools) {
     const what =
       c.command !== undefined
@@ -126,7 +141,21 @@ export async function cmdTurns(args: string[], io: CliIo): Promise<number> {
   const { flags, positionals } = parseArgs(args, { switches: ['json'], options: ['session'] });
   if (positionals.length) throw new UsageError('turns takes no arguments');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
-  const turns = await repo.turns({ session: option(flags.get('session')) });
+  const listed = await repo.turns({ session: option(flags.get('session')) });
+  // each turn's diffstat: what its paths hold now against its pre-image (a turn with no paths: none)
+  const turns = await Promise.all(
+    listed.map(async (t) => {
+      if (t.paths.length === 0) return { ...t, stat: { files: 0, added: 0, deleted: 0 } };
+      try {
+        const d = await repo.diff({ session: t.session, turn: t.id });
+        return { ...t, stat: { files: d.files.length, added: sum(d.files.map((f) => f.added)), deleted: sum(d.files.map((f) => f.deleted)) } };
+      } catch (e) {
+        // what the diff cannot read (a path beneath a symbolic link now) is for `diff` to say
+        if (!(e instanceof ScalpelError)) throw e;
+        return { ...t, stat: null };
+      }
+    }),
+  );
   // hooks installed that never reached this worktree (untrusted, not found): stderr only, so
   // `--json` stays the array it always was
   for (const w of await (await loadTools()).hookSilenceWarnings(io.fs, { cwd: io.cwd, env: io.env ?? {}, bin: io.bin }))
@@ -135,7 +164,7 @@ export async function cmdTurns(args: string[], io: CliIo): Promise<number> {
   const bin = binOf(io);
   io.out(
     turns.length
-      ? turns.map(describeTurn).join('\n\n') + '\n'
+      ? turns.map((t) => describeTurn(t, bin)).join('\n\n') + '\n'
       : `no turns (install the hooks: ${bin} install claude-code | codex | gemini)\n`,
   );
   const [last] = await repo.undoableRewinds();

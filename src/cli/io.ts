@@ -24,6 +24,8 @@ export interface CliIo {
   bin?: string;
   /** The whole command line after the program's name (-C DIR included), as given: for hints that repeat it. */
   argv?: readonly string[];
+  /** Standard output is a terminal: whether it takes colour (no NO_COLOR, TERM not dumb) and its width. */
+  terminal?: { colour: boolean; columns?: number };
   /** The package's version, for `--version`, the MCP handshake and `server` (main() reads it for those; without it, 'unknown'). */
   version?: string;
   /**

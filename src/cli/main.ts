@@ -8,6 +8,8 @@ import { cmdIndex } from './cmd-index.js';
 import type { CliIo } from './io.js';
 import { withCliHint } from './hints.js';
 import { cmdSnapshot, cmdSeal, cmdRestore, cmdList, cmdShow, cmdDrop, cmdPrune, cmdLog } from './cmd-stack.js';
+import { cmdDiff } from './cmd-diff.js';
+import { useColour } from './colour.js';
 import { cmdHook, cmdRewind, cmdTurns } from './cmd-turns.js';
 import { HARNESS_ENV } from '../hooks/install-words.js';
 import { loadMcp, loadServer, loadTools } from './lazy.js';
@@ -169,6 +171,8 @@ async function dispatch(cmd: string, rest: string[], ctx: CliIo): Promise<number
       return cmdTurns(rest, ctx);
     case 'rewind':
       return cmdRewind(rest, ctx);
+    case 'diff':
+      return cmdDiff(rest, ctx);
     case 'install':
       return (await loadTools()).cmdInstall(rest, ctx);
     case 'status':
@@ -268,6 +272,14 @@ export async function main(): Promise<void> {
     out: (t) => void process.stdout.write(t),
     err: (t) => void process.stderr.write(t),
     env,
+    ...(process.stdout.isTTY
+      ? {
+          terminal: {
+            colour: useColour({ isTTY: true, env: process.env }) && process.env.TERM !== 'dumb',
+            columns: process.stdout.columns,
+          },
+        }
+      : {}),
     stdin: async () => {
       const chunks: Uint8Array[] = [];
       for await (const c of process.stdin) chunks.push(c as Uint8Array);

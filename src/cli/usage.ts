@@ -41,6 +41,8 @@ agent harnesses (one snapshot a turn; a turn is a prompt and everything the agen
   hook     claude-code|codex|gemini|generic [--fail-open]
                          read one hook event (JSON) on stdin, answer in the harness's protocol
   turns    [--session S] [--json]        the agent's turns, newest first, and what a rewind would do
+  diff     [--session S] [--cached] [--stat|--numstat] [-U N] [--color|--no-color] [--json] [TURN] [-- PATH...]
+                         what a turn changed (the newest, or TURN), from its pre-image to now, as git diff shows it
   rewind   [--session S] [--dry-run] [--force] [--verify-index] [--json] [TURN] [-- PATH...]
                          undo the newest turn (or TURN and every later one of its session);
                          with paths, only those (the turns keep the rest)
@@ -174,6 +176,20 @@ const COMMANDS: Record<string, CommandHelp> = {
     synopsis: ['turns [--session S] [--json]'],
     about: "The agent's turns, newest first: their paths, tool calls, and what a rewind would do now.",
     options: [SESSION, JSON_OPT],
+  },
+  diff: {
+    synopsis: ['diff [--session S] [--cached] [--stat|--numstat] [-U N] [--color|--no-color] [--json] [TURN] [-- PATH...]'],
+    about:
+      "What a turn changed (the newest that changed anything, or TURN, its number in `turns` or a snapshot id): its paths from their pre-image (what a rewind puts back; a person's work from before the turn is in it) to what they hold now, in git's diff format, computed without git. Paths after -- limit it.",
+    options: [
+      SESSION,
+      ['--cached', 'the index entries instead of the worktree (--staged is the same)'],
+      ['--stat', "git's diffstat"],
+      ['--numstat', 'added and deleted lines per file, tab-separated'],
+      ['-U N, --unified N', 'N lines of context (default 3)'],
+      ['--color, --no-color', 'colour as git colours it, or none (default: on a terminal, unless NO_COLOR, color.diff or color.ui say otherwise)'],
+      JSON_OPT,
+    ],
   },
   rewind: {
     synopsis: [

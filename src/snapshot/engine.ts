@@ -14,6 +14,7 @@ import { writeTarget } from '../model/scope.js';
 import type { Manifest } from '../model/state.js';
 import { DEFAULT_SESSION, engineContext, stackOf, type EngineContext } from './context.js';
 import * as applying from './apply-op.js';
+import * as diffing from './diff.js';
 import * as log from './log-ops.js';
 import * as restoring from './restore-op.js';
 import * as rewinding from './rewind.js';
@@ -31,6 +32,8 @@ import {
   type TurnInfo,
   type ApplyOptions,
   type ApplyReport,
+  type DiffOptions,
+  type TurnDiff,
 } from './types.js';
 
 /*
@@ -43,6 +46,7 @@ import {
  *   turns.ts         a turn's life (open, extend, seal, retention, idle sessions) and the list of turns
  *   tool-calls.ts    a hook's tool calls: started, ended, finished (joined and sealed), abandoned
  *   shell-steps.ts   a shell command's baseline before it and its changes after it
+ *   diff.ts          what a turn changed, as git's diff computes it
  *   rewind.ts        rewind and rewind --undo (undo-stack.ts keeps what a rewind replaced)
  *   apply-op.ts      a patch applied with its rollback armed
  *   log-ops.ts       the event log
@@ -156,6 +160,20 @@ export class ScalpelRepository {
   /** Where a write to the absolute path `abs` lands, through every symbolic link on the way (`followed`: whether one was). */
   writeTarget(abs: string): Promise<{ path: string; followed: boolean }> {
     return writeTarget(this.ctx.repo.fs, abs);
+  }
+
+  /** The repository's git configuration value `name` as read when it was opened (the last one set wins; undefined when unset). */
+  configValue(name: string): string | undefined {
+    return this.ctx.repo.config.getString(name);
+  }
+
+  /**
+   * What a turn changed (the newest that changed anything, or `turn`), from its pre-image to what
+   * its paths hold now, in the worktree or (`cached`) the index: git's hunks, renames and binary
+   * files, computed here (no git process).
+   */
+  diff(opts: DiffOptions = {}): Promise<TurnDiff> {
+    return diffing.turnDiff(this.ctx, opts);
   }
 
   /** The ref holding the session's stack, newest snapshot first (`git show <ref>:worktree/<path>` shows a pre-image). */

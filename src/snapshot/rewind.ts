@@ -102,7 +102,8 @@ export async function rewind(
   );
 }
 
-async function newestTurnSession(
+/** The session of the worktree's newest turn that changed anything (and that `holds` says yes to). */
+export async function newestTurnSession(
   ctx: EngineContext,
   holds: (e: StackEntry) => boolean = () => true,
   picks?: readonly string[],

@@ -3,6 +3,7 @@
  * result that an operation can finish with problems it read past carries them in its own
  * `warnings` (no instance collects them).
  */
+import type { Hunk } from '../diff/index.js';
 import type { FsInput } from '../fs/types.js';
 import type { WorktreeViews } from '../fs/view.js';
 import type { HashProvider } from '../hash/index.js';
@@ -233,4 +234,58 @@ export interface ApplyReport {
   rolledBack: boolean;
   /** Problems read past (an optional index cache git would discard too, a log record that could not be written); only when there are some. */
   warnings?: string[];
+}
+
+export interface DiffOptions {
+  /** The session (default: the one of the worktree's newest turn that changed anything). */
+  session?: string;
+  /** The turn: its number in the session, or a snapshot id (default: the newest that changed anything). */
+  turn?: string;
+  /** Only these paths (relative to `cwd`, default the worktree). */
+  paths?: readonly string[];
+  cwd?: string;
+  /** The index entries instead of the worktree (`git diff --cached`). */
+  cached?: boolean;
+  /** Unchanged lines around each change (default 3). */
+  context?: number;
+}
+
+/** One file of a turn's diff. */
+export interface FileDiff {
+  /** The path now (a rename's new path; a deleted file's path). */
+  path: string;
+  /** A rename's source, when git would pair the two. */
+  oldPath?: string;
+  status: 'added' | 'deleted' | 'modified' | 'renamed';
+  /** Before the turn: git's mode (octal text) and blob id; null when absent. */
+  old: { mode: string; oid: string } | null;
+  /** Now; null when absent. */
+  new: { mode: string; oid: string } | null;
+  /** Git would print "Binary files ... differ" (a NUL in the first 8000 bytes of either side). */
+  binary: boolean;
+  /** A rename's similarity, in percent. */
+  similarity?: number;
+  /** Lines added and deleted (0 for a binary file). */
+  added: number;
+  deleted: number;
+  /** A binary file's sizes in bytes. */
+  oldSize?: number;
+  newSize?: number;
+  /** Git's hunks (none for a binary file, or one that only changed its mode). */
+  hunks: Hunk[];
+}
+
+/** What a turn changed, from its pre-image to now. */
+export interface TurnDiff {
+  session: string;
+  /** The turn's snapshot id, its number and label. */
+  id: string;
+  turn: number | null;
+  label: string | null;
+  cached: boolean;
+  files: FileDiff[];
+  /** With `cached`: the paths whose index entries are conflicted now (git's "Unmerged path"). */
+  unmerged: string[];
+  /** Problems read past (an optional index cache git would discard too). */
+  warnings: string[];
 }

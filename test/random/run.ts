@@ -950,7 +950,9 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
   // git ignored them when the command began: a later edit of .gitignore does not change that)
   const stateBeforeFirst = (d: string) => (ap.has(d) ? ap.get(d)?.before : pre.paths.get(d));
   for (const [p, info] of ap) {
-    if (declared.some((d) => related(d, p))) continue;
+    // a declared path, or one beneath a declared directory, was captured by the write's hook; a
+    // directory above a declared path was not (only the path itself is)
+    if (declared.some((d) => p === d || isUnder(p, d))) continue;
     const ignored = new Set<string>();
     for (const e of agentEvents) if (e.changes.has(p)) for (const d of e.ignoredAtStart ?? []) ignored.add(d);
     const parts = p.split('/');
