@@ -53,8 +53,14 @@ export function markChanges(r1: Searched, r2: Searched, s1: Side, s2: Side, mini
     let lim1 = todo.pop()!;
     let off1 = todo.pop()!;
     const { a, b } = search;
-    while (off1 < lim1 && off2 < lim2 && a[off1] === b[off2]) (off1++, off2++);
-    while (off1 < lim1 && off2 < lim2 && a[lim1 - 1] === b[lim2 - 1]) (lim1--, lim2--);
+    while (off1 < lim1 && off2 < lim2 && a[off1] === b[off2]) {
+      off1++;
+      off2++;
+    }
+    while (off1 < lim1 && off2 < lim2 && a[lim1 - 1] === b[lim2 - 1]) {
+      lim1--;
+      lim2--;
+    }
     if (off1 === lim1) {
       for (let i = off2; i < lim2; i++) s2.changed[r2.lineOf[i] + 1] = 1;
     } else if (off2 === lim2) {
@@ -94,7 +100,10 @@ function split(s: Search, off1: number, lim1: number, off2: number, lim2: number
       let i1 = kv[fwd + d - 1] >= kv[fwd + d + 1] ? kv[fwd + d - 1] + 1 : kv[fwd + d + 1];
       const from = i1;
       let i2 = i1 - d;
-      while (i1 < lim1 && i2 < lim2 && a[i1] === b[i2]) (i1++, i2++);
+      while (i1 < lim1 && i2 < lim2 && a[i1] === b[i2]) {
+        i1++;
+        i2++;
+      }
       if (i1 - from > SNAKE_CNT) gotSnake = true;
       kv[fwd + d] = i1;
       if (odd && bmin <= d && d <= bmax && kv[bwd + d] <= i1) return setCut(cut, i1, i2, true, true);
@@ -108,7 +117,10 @@ function split(s: Search, off1: number, lim1: number, off2: number, lim2: number
       let i1 = kv[bwd + d - 1] < kv[bwd + d + 1] ? kv[bwd + d - 1] : kv[bwd + d + 1] - 1;
       const from = i1;
       let i2 = i1 - d;
-      while (i1 > off1 && i2 > off2 && a[i1 - 1] === b[i2 - 1]) (i1--, i2--);
+      while (i1 > off1 && i2 > off2 && a[i1 - 1] === b[i2 - 1]) {
+        i1--;
+        i2--;
+      }
       if (from - i1 > SNAKE_CNT) gotSnake = true;
       kv[bwd + d] = i1;
       if (!odd && fmin <= d && d <= fmax && i1 <= kv[fwd + d]) return setCut(cut, i1, i2, true, true);
