@@ -132,7 +132,30 @@ export {
   type RestoreReport,
   type LogRecord,
   type TurnInfo,
+  type DiffOptions,
+  type FileDiff,
+  type TurnDiff,
 } from './snapshot/engine.js';
+export {
+  diffLines,
+  hunks as diffHunks,
+  formatUnified,
+  isBinary,
+  countChanges,
+  formatStat,
+  formatNumstat,
+  similarity,
+  similarityIndex,
+  findRenames,
+  type Hunk,
+  type HunkLine,
+  type HunkOptions,
+  type LineChange,
+  type FileCounts,
+  type StatFile,
+  type RenameCandidate,
+  type RenamePair,
+} from './diff/index.js';
 export type { PathPlan, Conflict } from './snapshot/restore.js';
 export type { ToolCall } from './snapshot/turns.js';
 export type { Manifest, PathState, WorktreeItem, IndexRecord, ReucRecord } from './model/state.js';

@@ -35,7 +35,8 @@ export async function cmdDiff(argv: string[], io: CliIo): Promise<number> {
     switches: ['json', 'stat', 'numstat', 'cached', 'staged', 'color', 'no-color'],
     options: ['session', 'unified'],
   });
-  if (positionals.length > 1) throw new UsageError('diff takes at most one turn (its number in `turns`, or a snapshot id); paths go after --');
+  if (positionals.length > 1)
+    throw new UsageError('diff takes at most one turn (its number in `turns`, or a snapshot id); paths go after --');
   const u = flags.get('unified');
   const context = u === undefined ? 3 : Number(u);
   if (!Number.isSafeInteger(context) || context < 0) throw new UsageError('--unified takes a number of lines (0 or more)');
@@ -54,17 +55,27 @@ export async function cmdDiff(argv: string[], io: CliIo): Promise<number> {
   const stats: StatFile[] = d.files.map((f) => ({
     path: f.path,
     ...(f.oldPath !== undefined ? { oldPath: f.oldPath } : {}),
-    counts: f.binary ? { binary: true, oldSize: f.oldSize ?? 0, newSize: f.newSize ?? 0 } : { binary: false, added: f.added, deleted: f.deleted },
+    counts: f.binary
+      ? { binary: true, oldSize: f.oldSize ?? 0, newSize: f.newSize ?? 0 }
+      : { binary: false, added: f.added, deleted: f.deleted },
   }));
   if (flags.has('numstat')) {
     io.out(formatNumstat(stats));
     return 0;
   }
-  const colour = !flags.has('no-color') && (flags.has('color') || wantsColour(repo.configValue('color.diff') ?? repo.configValue('color.ui'), io));
+  const colour =
+    !flags.has('no-color') && (flags.has('color') || wantsColour(repo.configValue('color.diff') ?? repo.configValue('color.ui'), io));
   if (flags.has('stat')) {
     const text = formatStat(stats, { width: io.terminal?.columns ?? 80 });
     // the bar as git colours it: its + green, its - red
-    io.out(colour ? text.replace(/^( .* \| +\d+ )(\+*)(-*)$/gm, (_m, head: string, p: string, m: string) => `${head}${p ? `${C.new}${p}${C.reset}` : ''}${m ? `${C.old}${m}${C.reset}` : ''}`) : text);
+    io.out(
+      colour
+        ? text.replace(
+            /^( .* \| +\d+ )(\+*)(-*)$/gm,
+            (_m, head: string, p: string, m: string) => `${head}${p ? `${C.new}${p}${C.reset}` : ''}${m ? `${C.old}${m}${C.reset}` : ''}`,
+          )
+        : text,
+    );
     return 0;
   }
   let out = '';

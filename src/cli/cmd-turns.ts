@@ -148,7 +148,10 @@ export async function cmdTurns(args: string[], io: CliIo): Promise<number> {
       if (t.paths.length === 0) return { ...t, stat: { files: 0, added: 0, deleted: 0 } };
       try {
         const d = await repo.diff({ session: t.session, turn: t.id });
-        return { ...t, stat: { files: d.files.length, added: sum(d.files.map((f) => f.added)), deleted: sum(d.files.map((f) => f.deleted)) } };
+        return {
+          ...t,
+          stat: { files: d.files.length, added: sum(d.files.map((f) => f.added)), deleted: sum(d.files.map((f) => f.deleted)) },
+        };
       } catch (e) {
         // what the diff cannot read (a path beneath a symbolic link now) is for `diff` to say
         if (!(e instanceof ScalpelError)) throw e;

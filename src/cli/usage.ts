@@ -187,7 +187,10 @@ const COMMANDS: Record<string, CommandHelp> = {
       ['--stat', "git's diffstat"],
       ['--numstat', 'added and deleted lines per file, tab-separated'],
       ['-U N, --unified N', 'N lines of context (default 3)'],
-      ['--color, --no-color', 'colour as git colours it, or none (default: on a terminal, unless NO_COLOR, color.diff or color.ui say otherwise)'],
+      [
+        '--color, --no-color',
+        'colour as git colours it, or none (default: on a terminal, unless NO_COLOR, color.diff or color.ui say otherwise)',
+      ],
       JSON_OPT,
     ],
   },

@@ -85,7 +85,8 @@ function worktreePairs(ctx: EngineContext, before: PathState, now: PathState): P
       ? {
           mode: modeOf(b),
           oid: b.oid,
-          read: b.kind === 'symlink' ? async () => new TextEncoder().encode(await ctx.repo.fs.readlink(abs)) : () => ctx.repo.fs.readFile(abs),
+          read:
+            b.kind === 'symlink' ? async () => new TextEncoder().encode(await ctx.repo.fs.readlink(abs)) : () => ctx.repo.fs.readFile(abs),
         }
       : null;
     // a file that became a link (or the other way) is a deletion and an addition, as git shows it

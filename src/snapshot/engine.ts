@@ -33,6 +33,7 @@ import {
   type ApplyOptions,
   type ApplyReport,
   type DiffOptions,
+  type FileDiff,
   type TurnDiff,
 } from './types.js';
 
@@ -65,6 +66,9 @@ export type {
   TurnInfo,
   ApplyOptions,
   ApplyReport,
+  DiffOptions,
+  FileDiff,
+  TurnDiff,
   LogRecord,
   StackEntry,
 };

@@ -37,7 +37,9 @@ async function turn(dir: string): Promise<void> {
     await repo.callFinished({ session: s, paths: [p] });
   };
   await write('README.md', () => w(dir, 'README.md', '# project\n\nline 1 edited by the agent too\nline 2\nand a third\n'));
-  await write('big.txt', () => w(dir, 'big.txt', [...long.slice(0, 5), 'changed 6', ...long.slice(6, 30), 'int main()', ...long.slice(30)].join('\n') + '\n'));
+  await write('big.txt', () =>
+    w(dir, 'big.txt', [...long.slice(0, 5), 'changed 6', ...long.slice(6, 30), 'int main()', ...long.slice(30)].join('\n') + '\n'),
+  );
   await write('gen/api/client.ts', () => w(dir, 'gen/api/client.ts', 'export const client = 1;\n'));
   await write('noeol.txt', () => w(dir, 'noeol.txt', 'no newline at the end'));
   await write('src/lib/data.bin', () => w(dir, 'src/lib/data.bin', new Uint8Array([0, 9, 8, 7, 0])));
@@ -47,7 +49,10 @@ async function turn(dir: string): Promise<void> {
     symlinkSync('src/app.ts', join(dir, 'link'));
   });
   await repo.shellBefore({ session: s, key: 'k1', command: 'mv + rm + add' });
-  sh(dir, 'git mv src/lib/util.ts src/lib/helpers.ts && echo "export const more = 1;" >> src/lib/helpers.ts && rm dangling && git add README.md');
+  sh(
+    dir,
+    'git mv src/lib/util.ts src/lib/helpers.ts && echo "export const more = 1;" >> src/lib/helpers.ts && rm dangling && git add README.md',
+  );
   await repo.shellAfter({ session: s, key: 'k1' });
   await repo.closeTurn({ session: s, final: true });
 }
