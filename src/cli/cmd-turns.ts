@@ -5,6 +5,7 @@ import { HARNESSES, hookResponse, parseHookPayload, type Harness, type HookEvent
 import { loadTools } from './lazy.js';
 import { parseArgs, UsageError } from './args.js';
 import { reportOutcome } from './cmd-stack.js';
+import { pickAndRewind } from './picker.js';
 import { binOf, type CliIo } from './io.js';
 import { ok, printWarnings } from './output.js';
 
@@ -180,14 +181,25 @@ export async function cmdTurns(args: string[], io: CliIo): Promise<number> {
  * turn and every later one of its session, or only some of their paths. `rewind --undo`: bring
  * back what the newest rewind replaced.
  */
-export async function cmdRewind(args: string[], io: CliIo): Promise<number> {
-  // `rewind [TURN] -- PATH...`: what follows `--` are the paths to take back
+export async function cmdRewind(argv: string[], io: CliIo): Promise<number> {
+  // `rewind [TURN] -- PATH...`: what follows `--` are the paths to take back; -i is --interactive
+  const cut = argv.indexOf('--');
+  const args = [
+    ...(cut < 0 ? argv : argv.slice(0, cut)).map((a) => (a === '-i' ? '--interactive' : a)),
+    ...(cut < 0 ? [] : argv.slice(cut)),
+  ];
   const dash = args.indexOf('--');
   const paths = dash < 0 ? [] : args.slice(dash + 1);
   const { flags, positionals } = parseArgs(dash < 0 ? args : args.slice(0, dash), {
-    switches: ['json', 'dry-run', 'force', 'verify-index', 'undo'],
+    switches: ['json', 'dry-run', 'force', 'verify-index', 'undo', 'interactive'],
     options: ['session'],
   });
+  if (flags.has('interactive')) {
+    if (positionals.length || dash >= 0 || flags.size > 1 + (flags.has('session') ? 1 : 0))
+      throw new UsageError('rewind -i takes only --session: the turn, its paths and the rest are chosen in the picker');
+    const repo = await openRepository({ fs: io.fs, dir: io.cwd });
+    return pickAndRewind(repo, io, { session: option(flags.get('session')) });
+  }
   if (positionals.length > 1)
     throw new UsageError('rewind takes at most one turn (its number in `turns`, or a snapshot id); paths to take back go after --');
   if (dash >= 0 && paths.length === 0) throw new UsageError('rewind -- needs at least one path after --');

@@ -24,8 +24,11 @@ export interface CliIo {
   bin?: string;
   /** The whole command line after the program's name (-C DIR included), as given: for hints that repeat it. */
   argv?: readonly string[];
-  /** Standard output is a terminal: whether it takes colour (no NO_COLOR, TERM not dumb) and its width. */
-  terminal?: { colour: boolean; columns?: number };
+  /**
+   * Standard output is a terminal: whether it takes colour (no NO_COLOR, TERM not dumb), its size,
+   * and (standard input a terminal too) its keys as typed, for `rewind -i`.
+   */
+  terminal?: { colour: boolean; columns?: number; rows?: number; keys?: () => AsyncIterable<string> };
   /** The package's version, for `--version`, the MCP handshake and `server` (main() reads it for those; without it, 'unknown'). */
   version?: string;
   /**

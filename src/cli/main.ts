@@ -257,6 +257,18 @@ export async function packageVersion(fs: Fs, dir: string): Promise<string | unde
   return undefined;
 }
 
+/** The terminal's keys as typed (raw mode while they are read), each read one string. */
+async function* terminalKeys(): AsyncIterable<string> {
+  process.stdin.setRawMode(true);
+  process.stdin.setEncoding('utf8');
+  try {
+    for await (const chunk of process.stdin) yield chunk as string;
+  } finally {
+    process.stdin.setRawMode(false);
+    process.stdin.pause();
+  }
+}
+
 /** The command line on this process (argv, stdio, exit code): what the `git-scalpel` binary runs. */
 export async function main(): Promise<void> {
   const fs = nodeFs();
@@ -277,6 +289,8 @@ export async function main(): Promise<void> {
           terminal: {
             colour: useColour({ isTTY: true, env: process.env }) && process.env.TERM !== 'dumb',
             columns: process.stdout.columns,
+            rows: process.stdout.rows,
+            ...(process.stdin.isTTY ? { keys: terminalKeys } : {}),
           },
         }
       : {}),

@@ -46,6 +46,7 @@ agent harnesses (one snapshot a turn; a turn is a prompt and everything the agen
   rewind   [--session S] [--dry-run] [--force] [--verify-index] [--json] [TURN] [-- PATH...]
                          undo the newest turn (or TURN and every later one of its session);
                          with paths, only those (the turns keep the rest)
+  rewind   -i [--session S]  choose on a terminal: turns with their diffs, the whole turn or some paths
   rewind   --undo [--dry-run] [--force] [--verify-index] [--json]
                          bring back what the newest rewind replaced (forced or not)
   install  claude-code|codex|gemini [--user] [--uninstall] [--mcp] [--json]
@@ -198,12 +199,17 @@ const COMMANDS: Record<string, CommandHelp> = {
     synopsis: [
       'rewind [--session S] [--dry-run] [--force] [--verify-index] [--json] [TURN] [-- PATH...]',
       'rewind --undo [--dry-run] [--force] [--verify-index] [--json]',
+      'rewind -i [--session S]',
     ],
     about:
       'Undo the newest turn of the worktree (or TURN, its number in `turns` or a snapshot id, and every later one of its session). With paths after --, only those paths of the turns are taken back (without TURN: the newest turn holding one of them), with the same refusals, and the turns stay with the rest of their paths. Every rewind can be undone: --undo brings back what the newest rewind replaced.',
     options: [
       SESSION,
       ['--undo', 'bring back what the newest rewind replaced (forced or not)'],
+      [
+        '-i, --interactive',
+        'a picker on the terminal: the turns newest first with prompt, time, session and diffstat, the diff of the one under the cursor; enter takes the whole turn, p some of its paths (space toggles); the plan is shown and y writes it (f forces a refused one first); q quits',
+      ],
       ['--dry-run', 'say what the rewind would do and decide as it would (a refusal is exit 3), writing nothing'],
       ['--force', 'rewind over a refusal (what is there now is saved, --undo brings it back)'],
       VERIFY_INDEX,
