@@ -32,7 +32,7 @@ export async function cmdDiff(argv: string[], io: CliIo): Promise<number> {
   const dash = args.indexOf('--');
   const paths = dash < 0 ? [] : args.slice(dash + 1);
   const { flags, positionals } = parseArgs(dash < 0 ? args : args.slice(0, dash), {
-    switches: ['json', 'stat', 'numstat', 'cached', 'staged', 'color', 'no-color'],
+    switches: ['json', 'stat', 'numstat', 'cached', 'staged', 'color', 'no-color', 'undo'],
     options: ['session', 'unified'],
   });
   if (positionals.length > 1)
@@ -42,16 +42,27 @@ export async function cmdDiff(argv: string[], io: CliIo): Promise<number> {
   if (!Number.isSafeInteger(context) || context < 0) throw new UsageError('--unified takes a number of lines (0 or more)');
   const session = flags.get('session');
   if (session === true) throw new UsageError('option --session needs a value');
+  if (flags.has('undo') && (positionals.length || session !== undefined))
+    throw new UsageError('diff --undo takes no turn and no session: it shows what rewind --undo would bring back');
   const repo = await openRepository({ fs: io.fs, dir: io.cwd });
-  const d = await repo.diff({
-    ...(session !== undefined ? { session } : {}),
-    ...(positionals[0] !== undefined ? { turn: positionals[0] } : {}),
-    ...(paths.length ? { paths, cwd: io.cwd } : {}),
-    cached: flags.has('cached') || flags.has('staged'),
-    context,
-  });
+  const common = { ...(paths.length ? { paths, cwd: io.cwd } : {}), cached: flags.has('cached') || flags.has('staged'), context };
+  // --undo: what `rewind --undo` would bring back, from now to what the newest rewind replaced
+  const d = flags.has('undo')
+    ? await repo.undoDiff(common)
+    : await repo.diff({
+        ...(session !== undefined ? { session } : {}),
+        ...(positionals[0] !== undefined ? { turn: positionals[0] } : {}),
+        ...common,
+      });
   printWarnings(io, d.warnings);
-  if (flags.has('json')) return ok(io, `${d.files.length} file(s) changed by turn ${d.turn ?? d.id} of ${d.session}`, diffJson(d));
+  if (flags.has('json'))
+    return ok(
+      io,
+      flags.has('undo')
+        ? `${d.files.length} file(s) an undo would bring back`
+        : `${d.files.length} file(s) changed by turn ${d.turn ?? d.id} of ${d.session}`,
+      diffJson(d),
+    );
   const stats: StatFile[] = d.files.map((f) => ({
     path: f.path,
     ...(f.oldPath !== undefined ? { oldPath: f.oldPath } : {}),

@@ -43,6 +43,8 @@ agent harnesses (one snapshot a turn; a turn is a prompt and everything the agen
   turns    [--session S] [--json]        the agent's turns, newest first, and what a rewind would do
   diff     [--session S] [--cached] [--stat|--numstat] [-U N] [--color|--no-color] [--json] [TURN] [-- PATH...]
                          what a turn changed (the newest, or TURN), from its pre-image to now, as git diff shows it
+  diff     --undo [--cached] [--stat|--numstat] [--json] [-- PATH...]
+                         what rewind --undo would bring back
   rewind   [--session S] [--dry-run] [--force] [--verify-index] [--json] [TURN] [-- PATH...]
                          undo the newest turn (or TURN and every later one of its session);
                          with paths, only those (the turns keep the rest)
@@ -179,11 +181,15 @@ const COMMANDS: Record<string, CommandHelp> = {
     options: [SESSION, JSON_OPT],
   },
   diff: {
-    synopsis: ['diff [--session S] [--cached] [--stat|--numstat] [-U N] [--color|--no-color] [--json] [TURN] [-- PATH...]'],
+    synopsis: [
+      'diff [--session S] [--cached] [--stat|--numstat] [-U N] [--color|--no-color] [--json] [TURN] [-- PATH...]',
+      'diff --undo [--cached] [--stat|--numstat] [-U N] [--color|--no-color] [--json] [-- PATH...]',
+    ],
     about:
       "What a turn changed (the newest that changed anything, or TURN, its number in `turns` or a snapshot id): its paths from their pre-image (what a rewind puts back; a person's work from before the turn is in it) to what they hold now, in git's diff format, computed without git. Paths after -- limit it.",
     options: [
       SESSION,
+      ['--undo', 'what rewind --undo would bring back: from what the newest rewind left to what it replaced'],
       ['--cached', 'the index entries instead of the worktree (--staged is the same)'],
       ['--stat', "git's diffstat"],
       ['--numstat', 'added and deleted lines per file, tab-separated'],

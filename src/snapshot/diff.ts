@@ -3,6 +3,7 @@
  * what they hold now, in the worktree or (`cached`) in the index, as git's diff computes it (the
  * line diff, renames, binary files) with no git process.
  */
+import { ScalpelError } from '../errors/index.js';
 import { findRenames, hunks as lineHunks, isBinary, countChanges, MAX_SCORE, type Hunk } from '../diff/index.js';
 import { joinPath } from '../fs/path.js';
 import { MODE_GITLINK, MODE_SYMLINK } from '../object/tree.js';
@@ -13,6 +14,7 @@ import type { StackEntry } from '../store/stack.js';
 import { captureNow, readPast, stackOf, type EngineContext } from './context.js';
 import { newestTurnSession } from './rewind.js';
 import { rewindTarget } from './turns.js';
+import { rewinds } from './undo-stack.js';
 import type { DiffOptions, FileDiff, TurnDiff } from './types.js';
 
 /** One side of a file: git's mode and blob id, and how to read its bytes. */
@@ -41,7 +43,7 @@ export async function turnDiff(ctx: EngineContext, opts: DiffOptions = {}): Prom
       })
     : { roots: [], items: [], index: [], reuc: [] };
   const inPicks = (p: string) => !picks || picks.some((k) => covers(k, p));
-  const pairs = opts.cached ? indexPairs(ctx, before, now) : worktreePairs(ctx, before, now);
+  const pairs = opts.cached ? indexPairs(ctx, before, now) : worktreePairs(ctx, { state: before, live: false }, { state: now, live: true });
   const files = await describePairs(
     pairs.filter((x) => inPicks(x.path)),
     opts.context ?? 3,
@@ -61,6 +63,34 @@ export async function turnDiff(ctx: EngineContext, opts: DiffOptions = {}): Prom
   };
 }
 
+/**
+ * What `rewind --undo` would bring back: from what the newest rewind's paths hold now to what
+ * that rewind replaced (its undo snapshot's pre-image).
+ */
+export async function undoDiff(ctx: EngineContext, opts: Omit<DiffOptions, 'session' | 'turn'> = {}): Promise<TurnDiff> {
+  const stack = rewinds(ctx);
+  const head = await stack.head();
+  if (!head) throw new ScalpelError('SNAPSHOT_NOT_FOUND', 'nothing to undo: no rewind of this worktree is kept', { session: null });
+  const m = (await stack.load(head)).manifest;
+  const picks = opts.paths?.length
+    ? minimalRoots(opts.paths.map((p) => toScopeRoot(ctx.repo.worktree, opts.cwd ?? ctx.repo.worktree, p)))
+    : undefined;
+  const back = picks ? narrowState(m.captured, picks) : m.captured;
+  const warnings: string[] = [];
+  const now = back.roots.length ? await captureNow(ctx, back.roots, warnings) : { roots: [], items: [], index: [], reuc: [] };
+  const pairs = opts.cached ? indexPairs(ctx, now, back) : worktreePairs(ctx, { state: now, live: true }, { state: back, live: false });
+  return {
+    session: m.rewound?.session ?? m.session,
+    id: m.id,
+    turn: null,
+    label: m.label,
+    cached: opts.cached === true,
+    files: await describePairs(pairs, opts.context ?? 3),
+    unmerged: [],
+    warnings,
+  };
+}
+
 interface Pair {
   path: string;
   old: Side | null;
@@ -69,26 +99,29 @@ interface Pair {
 
 const modeOf = (it: Exclude<WorktreeItem, { kind: 'dir' }>) => (it.kind === 'file' ? it.mode : MODE_SYMLINK);
 
-/** The files (and links) of the scope whose kind, mode or content differs between `before` and `now`. */
-function worktreePairs(ctx: EngineContext, before: PathState, now: PathState): Pair[] {
-  const blob = (oid: string) => async () => (await ctx.repo.odb.read(oid)).content;
-  const oldItems = new Map(before.items.filter((i) => i.kind !== 'dir').map((i) => [i.path, i] as const));
-  const newItems = new Map(now.items.filter((i) => i.kind !== 'dir').map((i) => [i.path, i] as const));
+/**
+ * The files (and links) whose kind, mode or content differs between `from` and `to`: a stored
+ * state's bytes are read from the object database, a live one's (`live`) from the worktree.
+ */
+function worktreePairs(ctx: EngineContext, from: { state: PathState; live: boolean }, to: { state: PathState; live: boolean }): Pair[] {
+  const oldItems = new Map(from.state.items.filter((i) => i.kind !== 'dir').map((i) => [i.path, i] as const));
+  const newItems = new Map(to.state.items.filter((i) => i.kind !== 'dir').map((i) => [i.path, i] as const));
+  const side = (it: Exclude<WorktreeItem, { kind: 'dir' }>, live: boolean): Side => {
+    const abs = joinPath(ctx.repo.worktree, it.path);
+    const read = !live
+      ? async () => (await ctx.repo.odb.read(it.oid)).content
+      : it.kind === 'symlink'
+        ? async () => new TextEncoder().encode(await ctx.repo.fs.readlink(abs))
+        : () => ctx.repo.fs.readFile(abs);
+    return { mode: modeOf(it), oid: it.oid, read };
+  };
   const out: Pair[] = [];
   for (const p of [...new Set([...oldItems.keys(), ...newItems.keys()])].sort(compareRel)) {
     const a = oldItems.get(p) as Exclude<WorktreeItem, { kind: 'dir' }> | undefined;
     const b = newItems.get(p) as Exclude<WorktreeItem, { kind: 'dir' }> | undefined;
     if (a && b && a.kind === b.kind && modeOf(a) === modeOf(b) && a.oid === b.oid) continue;
-    const abs = joinPath(ctx.repo.worktree, p);
-    const oldSide: Side | null = a ? { mode: modeOf(a), oid: a.oid, read: blob(a.oid) } : null;
-    const newSide: Side | null = b
-      ? {
-          mode: modeOf(b),
-          oid: b.oid,
-          read:
-            b.kind === 'symlink' ? async () => new TextEncoder().encode(await ctx.repo.fs.readlink(abs)) : () => ctx.repo.fs.readFile(abs),
-        }
-      : null;
+    const oldSide = a ? side(a, from.live) : null;
+    const newSide = b ? side(b, to.live) : null;
     // a file that became a link (or the other way) is a deletion and an addition, as git shows it
     if (oldSide && newSide && (oldSide.mode === MODE_SYMLINK) !== (newSide.mode === MODE_SYMLINK)) {
       out.push({ path: p, old: oldSide, new: null }, { path: p, old: null, new: newSide });

@@ -180,6 +180,11 @@ export class ScalpelRepository {
     return diffing.turnDiff(this.ctx, opts);
   }
 
+  /** What `rewindUndo` would bring back: from what the newest rewind's paths hold now to what it replaced. */
+  undoDiff(opts: Omit<DiffOptions, 'session' | 'turn'> = {}): Promise<TurnDiff> {
+    return diffing.undoDiff(this.ctx, opts);
+  }
+
   /** The ref holding the session's stack, newest snapshot first (`git show <ref>:worktree/<path>` shows a pre-image). */
   sessionRef(session = DEFAULT_SESSION): string {
     return stackOf(this.ctx, session).ref;

@@ -130,6 +130,16 @@ describe('git-scalpel diff against git diff', () => {
     expect(d.turn).toBe(1);
   });
 
+  it('--undo: after the rewind, what rewind --undo would bring back is the turn again, as git diff prints it', async () => {
+    const { dir, o, c1 } = setup();
+    await turn(dir);
+    const c2 = commitCopy(dir, o, 'after');
+    expect((await cli(dir, ['rewind'])).code).toBe(0);
+    expect((await cli(dir, ['diff', '--undo'])).out).toBe(git(o, ['diff', '-M', c1, c2]));
+    expect((await cli(dir, ['diff', '--undo', '--stat'])).out).toBe(git(o, ['diff', '-M', '--stat', c1, c2]));
+    expect((await cli(dir, ['diff', '--undo', '1'])).code).toBe(2);
+  });
+
   it('a turn taken back is empty; a partial rewind leaves the rest in the diff', async () => {
     const { dir } = setup();
     await turn(dir);
