@@ -49,9 +49,11 @@ export function narrowManifest(m: Manifest, picks: readonly string[]): Manifest 
     captured: narrowState(m.captured, picks),
     seal: m.seal ? { ...m.seal, state: narrowState(m.seal.state, picks) } : null,
   };
+  // what no snapshot holds is named where it lies at, beneath or above a pick (an ignored
+  // directory a command removed, holding the picked path)
   const lists = {
-    uncovered: m.uncovered?.filter(inPicks),
-    left: m.left?.filter(inPicks),
+    uncovered: m.uncovered?.filter(near),
+    left: m.left?.filter(near),
     contested: m.contested?.filter((c) => near(c.path)),
   };
   for (const [k, v] of Object.entries(lists) as Array<[keyof typeof lists, unknown[] | undefined]>) {

@@ -1100,3 +1100,71 @@ describe('the long random run of 548b1d1 (seeds 88650214, 88650216), shrunk', ()
     );
   });
 });
+
+describe('the long random run of b67900d (seeds 191336461, 191336491, 191336489), shrunk', () => {
+  // the oracle's own mistake: git fsck warns about the person's commit of a symlinked .gitignore
+  it("a person commits .gitignore as a symbolic link: git fsck's warning on their tree is not ours", () => {
+    const C2 = agent('A', 'claude');
+    check(trace([C2], [person.sh('rm -f .gitignore && ln -s README.md .gitignore'), person.sh('git add -A && git commit -qm agent')]));
+  });
+
+  it('a rewind of a path inside an ignored directory a command replaced by a file: nothing to write, and the report names the loss', () => {
+    const G2 = agent('A', 'gemini');
+    check(
+      trace(
+        [G2],
+        [
+          setup.file('.gitignore', '.env\n*.log\ndist/\nbuild/\nnode_modules/\n'),
+          person.file('dist/bundle.js', 'x\n'),
+          G2.start(),
+          G2.shell('d=dist; rm -rf $d && echo x > $d'),
+          G2.end(),
+          rewind('A', 1, { paths: ['dist/bundle.js'] }),
+        ],
+      ),
+    );
+  });
+
+  it('two sessions, forced rewinds over each other: the older turn of B, whose state a forced rewind put back, takes back its git add', () => {
+    const C2 = agent('A', 'claude');
+    const B2 = agent('B');
+    check(
+      trace(
+        [C2, B2],
+        [
+          setup.file('.gitignore', '.env\n*.log\ndist/\nbuild/\nnode_modules/\n'),
+          setup.file('a.txt', 'port gamma 56\ndelta todo 99\nalpha gamma 94\nvalue todo 61\n'),
+          setup.file('b.txt', 'value beta 14\nvalue const 59\nvalue delta 86\n'),
+          person.file('dist/bundle.js', 'return delta 39\n'),
+          C2.start('prompt 13'),
+          person.file('notes/todo1.md', 'alpha beta 18\nname const 65\nname port 50'),
+          person.sh('git add a.txt'),
+          C2.shell('mkdir -p src/feature2 && mv dist/bundle.js src/feature2/'),
+          C2.denied(write('debug.log', 'value delta 90\n')),
+          person.file('debug.log', 'value delta 90\n'),
+          person.sh('rm -f notes/todo.md && ln -s b.txt notes/todo.md'),
+          C2.parallel([shell('mkdir -p newdir4 && mv src/feature2/bundle.js newdir4/'), shell('git stash pop -q')]),
+          C2.end(),
+          B2.start('prompt 22'),
+          B2.shell('git add -A && git commit -qm agent'),
+          B2.end(),
+          B2.start('prompt 25'),
+          B2.shell('mkdir -p newdir && echo return > newdir/f6.txt'),
+          B2.edit('newdir4/bundle.js', 'ret', 'ret edited'),
+          B2.denied(write('docs/new/page9.md', 'todo const 47\nbeta fix 24\nbeta alpha 66\nname gamma 68\n')),
+          person.file('docs/new/page9.md', 'todo const 47\nbeta fix 24\nbeta alpha 66\nname gamma 68\n'),
+          B2.shell("sed -i 's/line/LINE/g' .gitignore"),
+          B2.end(),
+          rewind('A', 1, { force: true }),
+          C2.start('prompt 36'),
+          C2.write('src/lib/f10.txt', 'beta line 49\ntodo value 77\nbeta const 31\nname gamma 37\n', { fail: true }),
+          C2.end(),
+          rewind('B', 2),
+          rewind(),
+          rewind('B', 2, { force: true, kill: true }),
+          rewind('B', 1),
+        ],
+      ),
+    );
+  });
+});

@@ -1082,7 +1082,9 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
         const inRange = new Set(range.map((t) => t.uid));
         if (lastAgent && lastAgent.actor.kind === 'agent' && w.rewound.has(lastAgent.actor.turn) && !inRange.has(lastAgent.actor.turn))
           return {
-            allowed: [now, personVersion],
+            // and when that later rewind put back what the range's agent left, nothing of anyone
+            // else's is there: the range's rewind may take it back to before the agent
+            allowed: [now, personVersion, ...(same(now, agentLast) ? [firstBefore] : [])],
             kind: 'person-lost',
             why: `someone else changed it at step ${info.direct.map((e) => e.step).join(', ')}, then a turn rewound since (step ${lastAgent.step}): a rewind keeps what is there, or brings back that person's version`,
             uncoverable: info.uncoverable,
