@@ -134,6 +134,7 @@ export {
   type TurnInfo,
   type DiffOptions,
   type FileDiff,
+  type RewindOptions,
   type TurnDiff,
 } from './snapshot/engine.js';
 export {

@@ -44,14 +44,14 @@ export function markChanges(r1: Searched, r2: Searched, s1: Side, s2: Side, mini
     maxCost: Math.max(roughSqrt(diags), MAX_COST_MIN),
   };
   // boxes still to do: off1, lim1, off2, lim2, needMin (the order of boxes does not matter)
-  const todo: number[] = [0, r1.length, 0, r2.length, minimal ? 1 : 0];
+  const pending: number[] = [0, r1.length, 0, r2.length, minimal ? 1 : 0];
   const cut: Cut = { i1: 0, i2: 0, minLo: false, minHi: false };
-  while (todo.length > 0) {
-    const needMin = todo.pop() === 1;
-    let lim2 = todo.pop()!;
-    let off2 = todo.pop()!;
-    let lim1 = todo.pop()!;
-    let off1 = todo.pop()!;
+  while (pending.length > 0) {
+    const needMin = pending.pop() === 1;
+    let lim2 = pending.pop()!;
+    let off2 = pending.pop()!;
+    let lim1 = pending.pop()!;
+    let off1 = pending.pop()!;
     const { a, b } = search;
     while (off1 < lim1 && off2 < lim2 && a[off1] === b[off2]) {
       off1++;
@@ -67,8 +67,8 @@ export function markChanges(r1: Searched, r2: Searched, s1: Side, s2: Side, mini
       for (let i = off1; i < lim1; i++) s1.changed[r1.lineOf[i] + 1] = 1;
     } else {
       split(search, off1, lim1, off2, lim2, needMin, cut);
-      todo.push(off1, cut.i1, off2, cut.i2, cut.minLo ? 1 : 0);
-      todo.push(cut.i1, lim1, cut.i2, lim2, cut.minHi ? 1 : 0);
+      pending.push(off1, cut.i1, off2, cut.i2, cut.minLo ? 1 : 0);
+      pending.push(cut.i1, lim1, cut.i2, lim2, cut.minHi ? 1 : 0);
     }
   }
 }

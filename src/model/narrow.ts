@@ -40,6 +40,11 @@ export function narrowState(state: PathState, picks: readonly string[]): PathSta
   return narrowed;
 }
 
+/** Does `m` hold `path` (a root at, beneath or above it)? */
+export function holdsPath(m: Manifest, path: string): boolean {
+  return m.captured.roots.some((r) => covers(r, path) || covers(path, r));
+}
+
 /** `m` narrowed to `picks`: its pre-image, seal, contests and lists, only there. */
 export function narrowManifest(m: Manifest, picks: readonly string[]): Manifest {
   const inPicks = (p: string) => picks.some((x) => covers(x, p));

@@ -20,7 +20,7 @@ import { ShellBaselines } from '../store/baselines.js';
 import { captureState } from './capture.js';
 import { newManifest } from '../model/manifest.js';
 import { absentRootsOf, madeAfter, type Manifest, type PathState, type TurnRecord } from '../model/state.js';
-import { covers, minimalRoots } from '../model/scope.js';
+import { covers, minimalRoots, toScopeRoot } from '../model/scope.js';
 import type { SnapshotInfo } from './types.js';
 
 export interface EngineContext {
@@ -173,4 +173,9 @@ export function madeThrough(m: Manifest | null): string[] {
 /** `i` with the operation's warnings, when there are some (each once). */
 export function withWarnings(i: SnapshotInfo, warnings: readonly string[]): SnapshotInfo {
   return warnings.length ? { ...i, warnings: unique(warnings) } : i;
+}
+
+/** `paths` (relative to `cwd`, default the worktree) as the scope roots they name, outermost only. */
+export function scopeRootsOf(ctx: EngineContext, paths: readonly string[], cwd?: string): string[] {
+  return minimalRoots(paths.map((p) => toScopeRoot(ctx.repo.worktree, cwd ?? ctx.repo.worktree, p)));
 }

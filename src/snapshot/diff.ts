@@ -7,11 +7,11 @@ import { ScalpelError } from '../errors/index.js';
 import { findRenames, hunks as lineHunks, isBinary, countChanges, MAX_SCORE, type Hunk } from '../diff/index.js';
 import { joinPath } from '../fs/path.js';
 import { MODE_GITLINK, MODE_SYMLINK } from '../object/tree.js';
-import { compareRel, covers, minimalRoots, toScopeRoot } from '../model/scope.js';
+import { compareRel, covers } from '../model/scope.js';
 import { narrowState } from '../model/narrow.js';
 import type { IndexRecord, PathState, WorktreeItem } from '../model/state.js';
 import type { StackEntry } from '../store/stack.js';
-import { captureNow, readPast, stackOf, type EngineContext } from './context.js';
+import { captureNow, readPast, scopeRootsOf, stackOf, type EngineContext } from './context.js';
 import { newestTurnSession } from './rewind.js';
 import { rewindTarget } from './turns.js';
 import { rewinds } from './undo-stack.js';
@@ -26,9 +26,7 @@ interface Side {
 
 /** The diff of a turn (the newest that changed anything, or `opts.turn`), as git would show it. */
 export async function turnDiff(ctx: EngineContext, opts: DiffOptions = {}): Promise<TurnDiff> {
-  const picks = opts.paths?.length
-    ? minimalRoots(opts.paths.map((p) => toScopeRoot(ctx.repo.worktree, opts.cwd ?? ctx.repo.worktree, p)))
-    : undefined;
+  const picks = opts.paths?.length ? scopeRootsOf(ctx, opts.paths, opts.cwd) : undefined;
   const session = opts.session ?? (await newestTurnSession(ctx));
   const chain = await stackOf(ctx, session).walk();
   const entry: StackEntry = rewindTarget(chain, session, opts.turn);
@@ -72,9 +70,7 @@ export async function undoDiff(ctx: EngineContext, opts: Omit<DiffOptions, 'sess
   const head = await stack.head();
   if (!head) throw new ScalpelError('SNAPSHOT_NOT_FOUND', 'nothing to undo: no rewind of this worktree is kept', { session: null });
   const m = (await stack.load(head)).manifest;
-  const picks = opts.paths?.length
-    ? minimalRoots(opts.paths.map((p) => toScopeRoot(ctx.repo.worktree, opts.cwd ?? ctx.repo.worktree, p)))
-    : undefined;
+  const picks = opts.paths?.length ? scopeRootsOf(ctx, opts.paths, opts.cwd) : undefined;
   const back = picks ? narrowState(m.captured, picks) : m.captured;
   const warnings: string[] = [];
   const now = back.roots.length ? await captureNow(ctx, back.roots, warnings) : { roots: [], items: [], index: [], reuc: [] };

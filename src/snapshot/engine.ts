@@ -34,6 +34,7 @@ import {
   type ApplyReport,
   type DiffOptions,
   type FileDiff,
+  type RewindOptions,
   type TurnDiff,
 } from './types.js';
 
@@ -68,6 +69,7 @@ export type {
   ApplyReport,
   DiffOptions,
   FileDiff,
+  RewindOptions,
   TurnDiff,
   LogRecord,
   StackEntry,
@@ -360,17 +362,7 @@ export class ScalpelRepository {
    * only those paths of the turn and of every later one are taken back, and the turns stay with
    * the rest of their paths; without `turn`, the newest turn holding one of them.
    */
-  rewind(
-    opts: {
-      session?: string;
-      turn?: string;
-      paths?: readonly string[];
-      cwd?: string;
-      dryRun?: boolean;
-      force?: boolean;
-      verifyIndex?: boolean;
-    } = {},
-  ): Promise<RestoreReport> {
+  rewind(opts: RewindOptions = {}): Promise<RestoreReport> {
     return rewinding.rewind(this.ctx, opts);
   }
 

@@ -12,8 +12,7 @@ import type { ReadIndexResult } from '../repo/index-file.js';
 import type { RefTransaction } from '../repo/refs.js';
 import type { SnapshotStack, StackEntry } from '../store/stack.js';
 import { compareRel, minimalRoots } from '../model/scope.js';
-import { narrowManifest, remainderManifest, targetOf } from '../model/narrow.js';
-import { covers } from '../model/scope.js';
+import { holdsPath, narrowManifest, remainderManifest, targetOf } from '../model/narrow.js';
 import type { Manifest, TurnRecord } from '../model/state.js';
 import { captureState } from './capture.js';
 import { newSnapshot, readPast, stackOf, unique, type EngineContext } from './context.js';
@@ -234,7 +233,7 @@ async function restoreLocked(
  * of the chain holds (at, beneath or above it) is a wrong argument, named.
  */
 function narrowChain(chain: StackEntry[], picks: readonly string[]): StackEntry[] {
-  const holds = (e: StackEntry, p: string) => e.manifest.captured.roots.some((r) => covers(r, p) || covers(p, r));
+  const holds = (e: StackEntry, p: string) => holdsPath(e.manifest, p);
   for (const p of picks) {
     if (chain.some((e) => holds(e, p))) continue;
     const turns = chain.filter((e) => e.manifest.turn).map((e) => (e.manifest.turn as TurnRecord).number);

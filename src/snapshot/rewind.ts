@@ -4,15 +4,15 @@
  * back what the newest rewind replaced (undo-stack.ts) and puts its turns back on their stack.
  */
 import { ScalpelError } from '../errors/index.js';
-import { covers, minimalRoots, toScopeRoot } from '../model/scope.js';
+import { holdsPath } from '../model/narrow.js';
 import type { Manifest } from '../model/state.js';
 import type { StackEntry } from '../store/stack.js';
-import { info, sessionsOf, stackOf, unique, type EngineContext } from './context.js';
+import { info, scopeRootsOf, sessionsOf, stackOf, unique, type EngineContext } from './context.js';
 import { appendLog } from './log-ops.js';
 import { restoreOn } from './restore-op.js';
 import { rewindTarget } from './turns.js';
 import { rewinds, rewoundRef } from './undo-stack.js';
-import type { RestoreReport, SnapshotInfo } from './types.js';
+import type { RestoreReport, RewindOptions, SnapshotInfo } from './types.js';
 
 /**
  * Undo the newest rewind of this worktree (forced or not): what it replaced comes back, and its
@@ -70,22 +70,9 @@ export async function undoableRewinds(
  * only those paths of the turn and the later ones are taken back, and the turns stay with the
  * rest; without `turn`, the newest turn holding one of them.
  */
-export async function rewind(
-  ctx: EngineContext,
-  opts: {
-    session?: string;
-    turn?: string;
-    paths?: readonly string[];
-    cwd?: string;
-    dryRun?: boolean;
-    force?: boolean;
-    verifyIndex?: boolean;
-  } = {},
-): Promise<RestoreReport> {
-  const picks = opts.paths?.length
-    ? minimalRoots(opts.paths.map((p) => toScopeRoot(ctx.repo.worktree, opts.cwd ?? ctx.repo.worktree, p)))
-    : undefined;
-  const holds = (e: StackEntry) => !picks || e.manifest.captured.roots.some((r) => picks.some((p) => covers(r, p) || covers(p, r)));
+export async function rewind(ctx: EngineContext, opts: RewindOptions = {}): Promise<RestoreReport> {
+  const picks = opts.paths?.length ? scopeRootsOf(ctx, opts.paths, opts.cwd) : undefined;
+  const holds = (e: StackEntry) => !picks || picks.some((p) => holdsPath(e.manifest, p));
   const session = opts.session ?? (await newestTurnSession(ctx, holds, picks));
   const chain = await stackOf(ctx, session).walk();
   const target =

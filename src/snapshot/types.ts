@@ -289,3 +289,16 @@ export interface TurnDiff {
   /** Problems read past (an optional index cache git would discard too). */
   warnings: string[];
 }
+
+export interface RewindOptions {
+  /** The session (default: the one of the worktree's newest turn that changed anything, or holding one of `paths`). */
+  session?: string;
+  /** The turn: its number in the session, or a snapshot id (default: the newest that changed anything, or holding one of `paths`). */
+  turn?: string;
+  /** Only these paths of the turn and of every later one (relative to `cwd`, default the worktree); the turns keep the rest. */
+  paths?: readonly string[];
+  cwd?: string;
+  dryRun?: boolean;
+  force?: boolean;
+  verifyIndex?: boolean;
+}
