@@ -120,7 +120,9 @@ function describeTurn(t: TurnInfo & { stat: TurnStat | null }, bin: string): str
         : `${c.tool}${c.paths.length ? ` ${c.paths.join(' ')}` : ''}`;
     const changed =
       c.command !== undefined && c.outcome !== 'running' && c.outcome !== 'never-finished'
-        ? `, changed ${c.paths.length ? c.paths.join(' ') : 'nothing'}`
+        ? `, changed ${c.paths.length ? c.paths.join(' ') : c.notCaptured?.length ? 'nothing it could capture' : 'nothing'}${
+            c.notCaptured?.length ? `; in ignored directories, not captured: ${c.notCaptured.join(' ')}` : ''
+          }`
         : '';
     const via = c.via ? `, via ${c.via.join(' then ')}` : '';
     lines.push(`  tool:  ${what} (${describeOutcome(c)}${c.durationMs !== undefined ? `, ${c.durationMs} ms` : ''}${changed}${via})`);

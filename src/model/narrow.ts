@@ -40,9 +40,17 @@ export function narrowState(state: PathState, picks: readonly string[]): PathSta
   return narrowed;
 }
 
-/** Does `m` hold `path` (a root at, beneath or above it)? */
+/**
+ * What `m` names as changed: its roots, and what it could not capture (`uncovered`, `left`: a
+ * command's change inside an ignored directory, which a rewind names and does not bring back).
+ */
+export function namedPaths(m: Manifest): string[] {
+  return [...m.captured.roots, ...(m.uncovered ?? []), ...(m.left ?? [])];
+}
+
+/** Does `m` name `path` (a root, or a path it could not capture, at, beneath or above it)? */
 export function holdsPath(m: Manifest, path: string): boolean {
-  return m.captured.roots.some((r) => covers(r, path) || covers(path, r));
+  return namedPaths(m).some((r) => covers(r, path) || covers(path, r));
 }
 
 /** `m` narrowed to `picks`: its pre-image, seal, contests and lists, only there. */
@@ -112,9 +120,7 @@ export function remainderManifest(m: Manifest, picks: readonly string[], after: 
     uncovered: m.uncovered?.filter((p) => !inPicks(p)),
     left: m.left?.filter((p) => !inPicks(p)),
     contested: m.contested?.filter((c) => !inPicks(c.path)),
-    taken: [...new Set([...(m.taken ?? []), ...picks.filter((p) => m.captured.roots.some((r) => covers(r, p) || covers(p, r)))])].sort(
-      compareRel,
-    ),
+    taken: [...new Set([...(m.taken ?? []), ...picks.filter((p) => holdsPath(m, p))])].sort(compareRel),
   };
   for (const [k, v] of Object.entries(lists) as Array<[keyof typeof lists, unknown[] | undefined]>) {
     if (v?.length) (out as unknown as Record<string, unknown>)[k] = v;

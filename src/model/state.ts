@@ -520,6 +520,26 @@ function mergeAbsentParents(
   return out;
 }
 
+/**
+ * What someone else put beneath the turn's earlier captures since the agent last wrote there, as
+ * a later capture of the turn (`state`, taken just before an agent's call) found it: within each
+ * root of `state` strictly beneath a root of `old`, the paths where `state` holds something the
+ * seal does not (a person's note in a directory the agent's command made, which a later call
+ * then changes or removes). `old` says nothing of them (the directory was absent then), so
+ * without them a rewind would remove what was someone else's before the agent's call went over
+ * it; with them joined (mergeStates) it puts that back. Null when there is none, or no seal.
+ */
+export function othersBeneath(old: PathState, seal: PathState | null, state: PathState): PathState | null {
+  if (!seal) return null;
+  const inner = state.roots.filter((r) => old.roots.some((o) => isAncestor(o, r)));
+  if (inner.length === 0) return null;
+  const held = new Set(state.items.map((i) => i.path));
+  const paths = contests(seal, state, (p) => inner.some((r) => covers(r, p)))
+    .filter((c) => c.part === 'worktree' && held.has(c.path))
+    .map((c) => c.path);
+  return paths.length ? restrictState(state, minimalRoots(paths)) : null;
+}
+
 /** `state` without what lies under `roots` (those paths are about to change again: unsealed). */
 export function withoutRoots(state: PathState, roots: readonly string[]): PathState {
   const gone = (p: string) => roots.some((r) => covers(r, p));

@@ -281,7 +281,7 @@ export class ScalpelRepository {
 
   /**
    * The call an after-event ends, forgotten now: the one named `key` (the harness's id), or
-   * without one, the oldest call in flight without an id whose input is `input` (the same
+   * without one, the newest call in flight without an id whose input is `input` (the same
    * command, or the same paths); null when none is kept. A shell after-event that names no
    * call its input matches takes the one shell call in flight, when there is exactly one.
    */

@@ -31,7 +31,11 @@ export async function shellBefore(
   const turn = await snapshot(ctx, [], { session: opts.session, turn: true });
   warnings.push(...(turn.warnings ?? []));
   // what this session's turns made from nothing: an ignored directory there is walked (I11)
-  const made = madeThrough((await openTurnOf(stackOf(ctx, opts.session)))?.manifest ?? null);
+  const open = (await openTurnOf(stackOf(ctx, opts.session)))?.manifest ?? null;
+  const made = madeThrough(open);
+  // what someone else changed beneath the turn's paths since the agent's last write there is
+  // read whole: the command may go over it, and then it joins the turn's pre-image as found
+  const others = (open?.contested ?? []).filter((c) => c.part === 'worktree').map((c) => c.path);
   const batch = ctx.repo.odb.batch();
   const taken = await ctx.repo.withIndex({ verify: false }, async (read) => {
     warnings.push(...readPast(read));
@@ -39,6 +43,7 @@ export async function shellBefore(
       session: opts.session,
       command: opts.command,
       held: turn.paths,
+      ...(others.length ? { others } : {}),
       made,
       writer: batch,
       now: ctx.now(),

@@ -268,6 +268,8 @@ export interface BaselineOptions {
   command: string;
   /** Paths the turn already holds: their bytes need not be read again (the first capture wins). */
   held: readonly string[];
+  /** Paths beneath `held` someone else changed since the agent's last write there: read all the same. */
+  others?: readonly string[];
   /** What the session's turns made from nothing (an ignored directory there is the turn's own). */
   made?: readonly string[];
   /** Where blobs go (a batch, flushed before the command runs). */
@@ -314,7 +316,8 @@ async function baselineWith(
   const rules = await rulesOf(repo);
   const idx = trackedPathsOf(read?.index ?? null, read?.bytes, reader, oidLength(repo.objectFormat));
   const max = Math.max(0, repo.config.getInt('scalpel.shellIgnoredMax', 1 << 20));
-  const held = (p: string) => opts.held.some((r) => covers(r, p));
+  const others = opts.others ?? [];
+  const held = (p: string) => opts.held.some((r) => covers(r, p)) && !others.some((o) => covers(o, p));
   const tooLarge: string[] = [];
   // files whose content is not the index's: read after the walk
   const toRead: Array<{ rel: string; st: FileStat }> = [];

@@ -17,12 +17,14 @@ import type { ObjectBatch } from '../repo/object-batch.js';
 import { checkSession, type SnapshotStack, type StackEntry } from '../store/stack.js';
 import { compareRel, covers, isAncestor } from '../model/scope.js';
 import { sealed } from '../model/manifest.js';
+import { namedPaths } from '../model/narrow.js';
 import { joinPath } from '../fs/path.js';
 import {
   contests,
   emptyState,
   joinCaptured,
   mergeStates,
+  othersBeneath,
   restrictState,
   spineBetween,
   withoutRoots,
@@ -283,6 +285,10 @@ export async function extendTurn(
   }
   let captured = m.captured;
   let provisional = m.provisional ?? [];
+  // what someone else put beneath an earlier capture, which this call is about to go over: the
+  // pre-image takes it in as found now (whether the call then changes it or not, it was theirs)
+  const others = othersBeneath(captured, top.manifest.seal?.state ?? null, state);
+  if (others) captured = mergeStates(captured, others);
   if (more.call !== undefined) {
     // only what the turn does not hold yet waits for the call; the rest keeps its first capture
     const fresh = restrictState(
@@ -385,6 +391,8 @@ export interface ToolDetail {
   call?: string;
   toolUseId?: string;
   via?: 'server' | 'process';
+  uncovered?: string[];
+  left?: string[];
 }
 
 /** A log record as turns reads it (LogRecord, without the engine's import). */
@@ -420,6 +428,7 @@ export function toolCallsByTurn(log: readonly Rec[], ended: (turn: string) => bo
       if (typeof d.exitCode === 'number') known.exitCode = d.exitCode;
       if (typeof d.durationMs === 'number') known.durationMs = d.durationMs;
       if (typeof d.command === 'string' && known.command === undefined) known.command = d.command;
+      addNotCaptured(known, d);
       addVia(known, d.via);
       continue;
     }
@@ -432,6 +441,7 @@ export function toolCallsByTurn(log: readonly Rec[], ended: (turn: string) => bo
       call.outcome = OUTCOMES.has(d.outcome as string) ? (d.outcome as ToolCall['outcome']) : 'unknown';
       if (typeof d.exitCode === 'number') call.exitCode = d.exitCode;
       if (typeof d.durationMs === 'number') call.durationMs = d.durationMs;
+      addNotCaptured(call, d);
     } else if (key !== undefined) open.set(`${turn}\0${key}`, call);
     addVia(call, d.via);
     let list = out.get(turn);
@@ -440,6 +450,14 @@ export function toolCallsByTurn(log: readonly Rec[], ended: (turn: string) => bo
   }
   for (const [turn, list] of out) if (ended(turn)) for (const c of list) if (c.outcome === 'running') c.outcome = 'never-finished';
   return out;
+}
+
+/** What a command's end names as changed beyond capture (ToolDetail.uncovered, .left) joins its call's list, once. */
+function addNotCaptured(call: ToolCall, d: Partial<ToolDetail>): void {
+  const named = [...(Array.isArray(d.uncovered) ? d.uncovered : []), ...(Array.isArray(d.left) ? d.left : [])].filter(
+    (p): p is string => typeof p === 'string',
+  );
+  if (named.length) call.notCaptured = [...new Set([...(call.notCaptured ?? []), ...named])];
 }
 
 /** A hook event's path (ToolDetail.via) joins its call's list, once. */
@@ -462,7 +480,7 @@ export function rewindTarget(chain: readonly StackEntry[], session: string, whic
     if (!found) throw new ScalpelError('SNAPSHOT_NOT_FOUND', `no turn '${which}' in session '${session}'`, { session, id: which });
     return found;
   }
-  const found = chain.find((e) => e.manifest.turn && e.manifest.captured.roots.length > 0);
+  const found = chain.find((e) => e.manifest.turn && namedPaths(e.manifest).length > 0);
   if (!found)
     throw new ScalpelError('SNAPSHOT_NOT_FOUND', `nothing to rewind: session '${session}' has no turn that changed anything`, { session });
   return found;

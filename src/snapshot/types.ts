@@ -175,6 +175,11 @@ export interface ToolCall {
   outcome: 'ok' | 'failed' | 'unknown' | 'denied' | 'running' | 'never-finished' | 'blocked' | 'unprotected';
   /** What a file tool was about to write, or what a shell command changed. */
   paths: string[];
+  /**
+   * What a shell command removed, changed or made inside ignored directories that existed before
+   * it (never captured: a rewind names these and cannot bring them back).
+   */
+  notCaptured?: string[];
   command?: string;
   exitCode?: number;
   durationMs?: number;

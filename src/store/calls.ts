@@ -3,8 +3,11 @@
  * before-event leaves the call's kind, input, turn and start time there, and its after-event (a
  * separate process: harnesses give no duration) takes them back. Harnesses without call ids
  * (Gemini CLI, the generic form without `toolUseId`) get a key made up here, and their
- * after-events are paired by input and order: the oldest call in flight with the same command,
- * or the same paths, is the one that finished. Taking a record back removes its file, and only
+ * after-events are paired by input and order: the newest call in flight with the same command,
+ * or the same paths, is the one that finished (an older one with that input was denied or
+ * killed before it ran: a harness that runs calls one by one reports each end before the next
+ * start, and one that runs a batch at once sends every start before any call runs, so the
+ * newest start is from before every call of the batch too). Taking a record back removes its file, and only
  * one process can remove it: two after-events running at once never pair with the same call.
  * Best effort for the log's sake; what pairing decides (a call's capture joins its turn) is
  * DESIGN I10's rule that a call which never finished changed nothing.
@@ -84,11 +87,13 @@ export class CallsInFlight {
 
   /**
    * The call an after-event without an id ends: of the calls in flight that had no id either,
-   * the oldest whose input is the event's (the same command; the same paths), or the oldest of
-   * all when the event says nothing of its input. Taken back and forgotten, as `end`.
+   * the newest whose input is the event's (the same command; the same paths), or the oldest of
+   * all when the event says nothing of its input (its ends come in the order of the starts).
+   * Taken back and forgotten, as `end`.
    */
   async endMatching(session: string, input: CallInput): Promise<CallRecord | null> {
     const candidates = (await this.pending(session)).filter((r) => !r.byId && matches(r, input));
+    if (input.command !== undefined || input.paths !== undefined) candidates.reverse();
     for (const rec of candidates) if (await this.claim(this.path(session, rec.key))) return rec;
     return null;
   }

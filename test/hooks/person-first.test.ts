@@ -308,7 +308,9 @@ describe("a person's change is never the agent's", () => {
     await a.prompt('p');
     await a.shell('mkdir -p dist && echo bundle > dist/bundle.js && echo out > build/app.js');
     await a.stop();
-    expect((await (await open(dir)).turns())[0]).toMatchObject({ paths: ['dist'], left: ['build/app.js'], uncovered: [] });
+    const [turn] = await (await open(dir)).turns();
+    expect(turn).toMatchObject({ paths: ['dist'], left: ['build/app.js'], uncovered: [] });
+    expect(turn.tools.map((c) => c.notCaptured)).toEqual([['build/app.js']]);
     const r = await (await open(dir)).rewind();
     expect(existsSync(join(dir, 'dist'))).toBe(false);
     expect(r.left).toEqual(['build/app.js']);

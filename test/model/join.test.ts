@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { joinCaptured, markOverwritten, type Contest, type PathState } from '../../src/model/state.js';
+import { joinCaptured, markOverwritten, mergeStates, othersBeneath, type Contest, type PathState } from '../../src/model/state.js';
 
 const oid = 'a'.repeat(40);
 const file = (path: string) => ({ path, kind: 'file' as const, mode: 0o100644 as const, oid, size: 1 });
@@ -75,5 +75,36 @@ describe('markOverwritten', () => {
     expect(markOverwritten([c], still)).toEqual([c]);
     expect(markOverwritten([c], other)).toEqual([c]);
     expect(markOverwritten([{ ...c, why: 'unfinished' }], gone)).toEqual([{ ...c, why: 'unfinished' }]);
+  });
+});
+
+describe('othersBeneath: what someone else put beneath an earlier capture, before a later call goes over it', () => {
+  // the turn's command made docs/new2 (docs captured absent) and its seal holds what it left there
+  const old: PathState = { roots: ['docs'], items: [], index: [], reuc: [] };
+  const seal: PathState = { roots: ['docs'], items: [dir('docs'), dir('docs/new2'), file('docs/new2/run.sh')], index: [], reuc: [] };
+  const note = { ...file('docs/new2/note.md'), oid: 'b'.repeat(40) };
+
+  it("takes a person's note in, with the directories it sits in, and leaves out what the agent left there", () => {
+    const later: PathState = { roots: ['docs/new2'], items: [dir('docs/new2'), note, file('docs/new2/run.sh')], index: [], reuc: [] };
+    const others = othersBeneath(old, seal, later);
+    expect(others).toEqual({ roots: ['docs/new2/note.md'], items: [note], index: [], reuc: [] });
+    const pre = mergeStates(old, others as PathState);
+    expect(pre.roots).toEqual(['docs']);
+    expect(pre.items.map((i) => i.path)).toEqual(['docs', 'docs/new2', 'docs/new2/note.md']);
+  });
+
+  it('nothing when the later capture is what the seal holds, is not beneath an earlier root, or there is no seal', () => {
+    const same: PathState = { roots: ['docs/new2'], items: [dir('docs/new2'), file('docs/new2/run.sh')], index: [], reuc: [] };
+    expect(othersBeneath(old, seal, same)).toBeNull();
+    const elsewhere: PathState = { roots: ['src/x.ts'], items: [file('src/x.ts')], index: [], reuc: [] };
+    expect(othersBeneath(old, seal, elsewhere)).toBeNull();
+    expect(othersBeneath(old, null, { ...same, items: [...same.items, note] })).toBeNull();
+    // the same root as the earlier capture: its first capture stands (joinCaptured)
+    expect(othersBeneath(old, seal, { roots: ['docs'], items: [dir('docs'), dir('docs/new2'), note], index: [], reuc: [] })).toBeNull();
+  });
+
+  it('a path someone else removed is not taken in (the earlier capture says it was absent already)', () => {
+    const later: PathState = { roots: ['docs/new2'], items: [dir('docs/new2')], index: [], reuc: [] };
+    expect(othersBeneath(old, seal, later)).toBeNull();
   });
 });

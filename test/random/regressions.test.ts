@@ -1168,3 +1168,76 @@ describe('the long random run of b67900d (seeds 191336461, 191336491, 191336489)
     );
   });
 });
+
+describe('the long random run of 8f54beb (seeds 150293486, 150293509, 150293517, 150293529), shrunk', () => {
+  // seed 150293517: the command's change lies in an ignored directory that existed, named in the
+  // turn's `uncovered`, which no snapshot holds: not "a wrong argument" but a loss the rewind names
+  it('a rewind of a file a command changed inside an ignored directory: exit 0, and the report names it as not brought back', () => {
+    check(
+      trace(
+        [N],
+        base(
+          person.file('build/out/app.js', 'gamma value 81'),
+          N.start(),
+          N.shell('echo beta >> build/out/app.js'),
+          N.end(),
+          rewind('A', 1, { paths: ['build/out/app.js'] }),
+          N.start(),
+          N.shell("printf 'line\\n' > out3.txt"),
+          N.end(),
+          rewind('A', 1),
+        ),
+      ),
+    );
+  });
+
+  // seed 150293486: a path the turn never changed is a wrong argument (exit 2), and nothing is written
+  it('a rewind of a path the turn never changed: a wrong argument, named', () => {
+    check(trace([A, B], [B.start(), B.end(), rewind('B', 1, { paths: ['dist'] })]));
+  });
+
+  // seed 150293509: the first call's before-event came and its end never did; the second call's
+  // end was paired with the first call's baseline, which took the other session's file in
+  it("Gemini CLI: a denied command, another session's new file, the same command run: the rewind leaves the other session's file", () => {
+    const G2 = agent('A', 'gemini');
+    check(
+      trace(
+        [G2, B],
+        [
+          B.start(),
+          G2.start(),
+          G2.denied(shell('sed -i s/a/b/ missing-file.txt')),
+          B.shell("printf 'line\\n' > out4.txt"),
+          G2.shell('sed -i s/a/b/ missing-file.txt'),
+          G2.end(),
+          rewind('A', 1),
+        ],
+      ),
+    );
+  });
+
+  // seed 150293529: the turn's command made docs/new2 (captured absent); the person's note in it
+  // was not in the turn's pre-image, so a forced rewind removed it with the directory
+  for (const [what, cmd] of [
+    ['replaces it by a directory', 'f=docs/new2/person-note.md; rm -f $f && mkdir $f && echo x > $f/inner.txt'],
+    ['edits it', 'sed -i s/gamma/GAMMA/ docs/new2/person-note.md'],
+    ['removes the directory', 'rm -rf docs/new2'],
+  ] as const)
+    it(`a person's note in a directory the turn's command made, which a later command ${what}: a forced rewind puts the note back`, () => {
+      const A2 = agent('A', 'generic', false);
+      const B2 = agent('B', 'claude');
+      check(
+        trace(
+          [A2, B2],
+          [
+            B2.start('prompt 17'),
+            B2.parallel([write('src/new1.ts', 'fix return 73\nvalue const 61'), shell('mkdir -p docs/new2 && mv run.sh docs/new2/')]),
+            person.file('docs/new2/person-note.md', 'gamma alpha 94\n'),
+            B2.shell(cmd),
+            B2.end(),
+            rewind('B', 1, { force: true }),
+          ],
+        ),
+      );
+    });
+});

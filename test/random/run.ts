@@ -607,6 +607,18 @@ export class World {
       }
       return;
     }
+    // some paths none of the turns' agent changed (a sequence shrunk around a rewind of them):
+    // a wrong argument, named, and nothing written
+    if (
+      r.code === 2 &&
+      picks &&
+      /\[BAD_ARGUMENT\]: '[^']*' is not a path of/.test(r.stderr) &&
+      !picks.some((k) => [...a.ap.keys()].some((p) => related(k, p)))
+    ) {
+      const changed = diffPaths(pre, post);
+      if (changed.length) this.fail('refusal-wrote', `${context} exited 2 (a wrong argument) but changed: ${changed.join(', ')}`);
+      return;
+    }
     if (r.code !== 0) {
       this.fail('rewind-exit', `${context} exited ${r.code}:\n${indent((r.stderr || r.stdout).trim())}`);
       this.cur = post;

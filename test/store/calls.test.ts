@@ -38,23 +38,26 @@ describe('tool calls in flight', () => {
     expect(await calls.end('b', '1')).toMatchObject({ at: 2 });
   });
 
-  it('without ids, an end is paired by input and order: the oldest call with the same command or the same paths, each call once', async () => {
+  it('without ids, an end is paired by input and order: the newest call with the same command or the same paths, each call once', async () => {
     const fs = newMemoryFs();
     const calls = new CallsInFlight(fs, '/s');
     const shell = (key: string, at: number, command: string) => rec({ key, at, byId: false, kind: 'shell', command });
     await calls.start('g', shell(CallsInFlight.newKey(10), 10, 'sed -i s/a/b/ x'));
+    // the first `rm y` was denied (its end never comes); the second ran: its end is the next one
     await calls.start('g', shell(CallsInFlight.newKey(11), 11, 'rm y'));
     await calls.start('g', shell(CallsInFlight.newKey(12), 12, 'rm y'));
     await calls.start('g', rec({ key: CallsInFlight.newKey(13), at: 13, byId: false, paths: ['b.txt', 'a.txt'] }));
     // one with an id is never taken by input
-    await calls.start('g', rec({ key: 'with-id', at: 9, kind: 'shell', command: 'rm y' }));
-    expect(await calls.endMatching('g', { command: 'rm y' })).toMatchObject({ at: 11 });
+    await calls.start('g', rec({ key: 'with-id', at: 14, kind: 'shell', command: 'rm y' }));
+    expect(await calls.endMatching('g', { command: 'rm y' })).toMatchObject({ at: 12 });
     expect(await calls.endMatching('g', { paths: ['a.txt', 'b.txt'] })).toMatchObject({ at: 13 });
     expect(await calls.endMatching('g', { paths: ['a.txt'] })).toBeNull();
-    expect(await calls.endMatching('g', { command: 'rm y' })).toMatchObject({ at: 12 });
+    expect(await calls.endMatching('g', { command: 'rm y' })).toMatchObject({ at: 11 });
     expect(await calls.endMatching('g', { command: 'rm y' })).toBeNull();
-    // nothing said of the input: the oldest without an id
+    // nothing said of the input: the oldest without an id (ends come in the order of the starts)
+    await calls.start('g', shell(CallsInFlight.newKey(15), 15, 'later'));
     expect(await calls.endMatching('g', {})).toMatchObject({ command: 'sed -i s/a/b/ x' });
+    expect(await calls.endMatching('g', {})).toMatchObject({ command: 'later' });
     expect((await calls.pending('g')).map((r) => r.key)).toEqual(['with-id']);
   });
 
