@@ -12,7 +12,7 @@ import type { ObjectWriter } from '../repo/odb.js';
 import type { Repository } from '../repo/repository.js';
 import { checkNoSymlinkParent, compareRel, parentInRun, sortByPath } from '../model/scope.js';
 import type { AbsentParents, IndexRecord, PathState, ReucRecord, WorktreeItem } from '../model/state.js';
-import { conversionRules } from './conversions.js';
+import { attributesChanged, conversionRules } from './conversions.js';
 
 export interface CaptureOptions {
   /** Write file contents and symlink targets as blobs (snapshot), or only hash them (seal, restore check). */
@@ -193,7 +193,11 @@ export async function captureScope(
  */
 async function readConverted(w: Walk, index: GitIndex | null): Promise<void> {
   if (w.clean.length === 0) return;
-  const rules = await conversionRules(w.repo, index);
+  // the directories above the files asked about: a .gitattributes there edited since checkout
+  // means the file's bytes followed the index's rules, so both are asked
+  const dirs = new Set<string>(['']);
+  for (const c of w.clean) for (let d = parentDir(w.out[c.at].path); d !== '' && !dirs.has(d); d = parentDir(d)) dirs.add(d);
+  const rules = await conversionRules(w.repo, index, { checkoutToo: await attributesChanged(w.repo, index, dirs) });
   if (rules.none && w.withAttributes.size === 0 && w.clean.every((c) => !hasAttributesAbove(w, w.out[c.at].path))) return;
   // what the walk saw: a directory it listed has a .gitattributes or not; others are looked up
   const hint = (dir: string) => (w.withAttributes.has(dir) ? true : w.walked.has(dir) ? false : undefined);

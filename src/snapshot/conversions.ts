@@ -8,7 +8,7 @@
  * about, once per capture.
  */
 import { joinPath } from '../fs/path.js';
-import { attributeOptionsFromConfig, loadAttributeRules, type AttributeRules } from '../attributes/index.js';
+import { attributeOptionsFromConfig, loadAttributeRules, type AttributeRules, type DirAttributes } from '../attributes/index.js';
 import type { GitIndex } from '../index/decode.js';
 import { rowsAt, rowsOf } from '../index/rows.js';
 import { GitConfig } from '../repo/config.js';
@@ -39,29 +39,89 @@ export async function globalConfigs(repo: Repository): Promise<GitConfig[]> {
  * The attribute rules that say whether a stat-clean file may differ from its blob, as git reads
  * them: the worktree's `.gitattributes` (the index's blob where the worktree has none),
  * info/attributes, core.attributesFile, and core.autocrlf / core.eol / the filter drivers from
- * the global configs and the repository's.
+ * the global configs and the repository's. `checkoutToo`: the index's `.gitattributes` first as
+ * well (as a checkout reads them), a file answering yes when either says so.
  */
-export async function conversionRules(repo: Repository, index: GitIndex | null): Promise<AttributeRules> {
+export async function conversionRules(
+  repo: Repository,
+  index: GitIndex | null,
+  opts: { checkoutToo?: boolean } = {},
+): Promise<AttributeRules> {
   const configs = [...(await globalConfigs(repo)), repo.config];
   const rows = index ? rowsOf(index) : null;
-  return loadAttributeRules(repo.fs, {
-    worktree: repo.worktree,
-    gitDir: repo.loc.commonDir,
-    env: repo.env,
-    ...attributeOptionsFromConfig(configs),
-    indexBlob: rows
-      ? async (rel) => {
-          const at = rowsAt(rows, rel);
-          const e = at.map((i) => rows.entry(i)).find((x) => x.stage === 0) ?? at.map((i) => rows.entry(i)).find((x) => x.stage === 2);
-          if (!e) return null;
-          try {
-            return (await repo.odb.read(e.oid)).content;
-          } catch {
-            return null;
+  const load = (direction: 'checkin' | 'checkout') =>
+    loadAttributeRules(repo.fs, {
+      worktree: repo.worktree,
+      gitDir: repo.loc.commonDir,
+      env: repo.env,
+      ...attributeOptionsFromConfig(configs),
+      indexBlob: rows
+        ? async (rel) => {
+            const at = rowsAt(rows, rel);
+            const e = at.map((i) => rows.entry(i)).find((x) => x.stage === 0) ?? at.map((i) => rows.entry(i)).find((x) => x.stage === 2);
+            if (!e) return null;
+            try {
+              return (await repo.odb.read(e.oid)).content;
+            } catch {
+              return null;
+            }
           }
-        }
-      : undefined,
-    // an attributes file that cannot be read: every file it might cover is read instead
-    onUnreadable: 'converts',
-  });
+        : undefined,
+      // an attributes file that cannot be read: every file it might cover is read instead
+      onUnreadable: 'converts',
+      direction,
+    });
+  const checkin = await load('checkin');
+  return opts.checkoutToo && rows ? eitherRules(checkin, await load('checkout')) : checkin;
+}
+
+/**
+ * Does a `.gitattributes` of one of `dirs` (worktree-relative) stand in the index other than in
+ * the worktree (its stat differs from its entry's: an unstaged edit, or a new one)? Then a
+ * stat-clean file there was checked out under other rules than those the worktree says now
+ * (the agent's edit of `.gitattributes` took `eol=crlf` away, its CRLF files stay CRLF), and
+ * both must be asked (conversionRules' `checkoutToo`).
+ */
+export async function attributesChanged(repo: Repository, index: GitIndex | null, dirs: Iterable<string>): Promise<boolean> {
+  if (!index) return false;
+  const rows = rowsOf(index);
+  for (const dir of new Set(dirs)) {
+    const rel = dir === '' ? '.gitattributes' : `${dir}/.gitattributes`;
+    const e = rowsAt(rows, rel)
+      .map((i) => rows.entry(i))
+      .find((x) => x.stage === 0);
+    if (!e) continue;
+    const st = await repo.fs.lstat(joinPath(repo.worktree, rel));
+    if (!st || st.type !== 'file' || !e.statEquals(st)) return true;
+  }
+  return false;
+}
+
+/** Rules answering "may convert" when either `a` or `b` does (the checkin and the checkout direction). */
+function eitherRules(a: AttributeRules, b: AttributeRules): AttributeRules {
+  return {
+    ignoreCase: a.ignoreCase,
+    config: a.config,
+    none: a.none && b.none,
+    root: eitherDir(a.root, b.root),
+    macros: a.macros,
+    warnings: [...new Set([...a.warnings, ...b.warnings])],
+    dir: async (rel, hint) => eitherDir(await a.dir(rel, hint), await b.dir(rel, hint)),
+    mayConvert: async (rel, hint) => (await a.mayConvert(rel, hint)) || b.mayConvert(rel, hint),
+    conversion: (rel) => a.conversion(rel),
+    check: (rel) => a.check(rel),
+  };
+}
+
+function eitherDir(x: DirAttributes, y: DirAttributes): DirAttributes {
+  const uniform = x.uniform === true || y.uniform === true ? true : x.uniform === false && y.uniform === false ? false : undefined;
+  return {
+    path: x.path,
+    uniform,
+    none: x.none && y.none,
+    mayConvert: (name) => x.mayConvert(name) || y.mayConvert(name),
+    conversion: (name) => x.conversion(name),
+    check: (name) => x.check(name),
+    enter: async (name, has) => eitherDir(await x.enter(name, has), await y.enter(name, has)),
+  };
 }

@@ -4,7 +4,7 @@
  * back what the newest rewind replaced (undo-stack.ts) and puts its turns back on their stack.
  */
 import { ScalpelError } from '../errors/index.js';
-import { holdsPath, namedPaths } from '../model/narrow.js';
+import { holdsPath } from '../model/narrow.js';
 import type { Manifest } from '../model/state.js';
 import type { StackEntry } from '../store/stack.js';
 import { info, scopeRootsOf, sessionsOf, stackOf, unique, type EngineContext } from './context.js';
@@ -96,7 +96,9 @@ export async function newestTurnSession(
   picks?: readonly string[],
 ): Promise<string> {
   let best: { session: string; at: string } | null = null;
-  const wanted = (e: StackEntry) => !!e.manifest.turn && namedPaths(e.manifest).length > 0 && holds(e);
+  // a turn that captured something; with paths, one naming them (a command's change in an
+  // ignored directory, named and not brought back, is named all the same)
+  const wanted = (e: StackEntry) => !!e.manifest.turn && (picks ? holds(e) : e.manifest.captured.roots.length > 0);
   for (const session of await sessionsOf(ctx)) {
     const chain = await stackOf(ctx, session).walk(wanted);
     const e = chain[chain.length - 1];

@@ -15,7 +15,7 @@ import { MODE_EXECUTABLE, MODE_FILE, MODE_GITLINK, MODE_SYMLINK, MODE_TREE } fro
 import type { Repository } from '../repo/repository.js';
 import { isGitDirName, loadIgnoreRules, type DirRules, type IgnoreRules } from '../ignore/index.js';
 import type { AttributeRules, DirAttributes } from '../attributes/index.js';
-import { conversionRules, globalConfigs } from './conversions.js';
+import { attributesChanged, conversionRules, globalConfigs } from './conversions.js';
 import { ignoreOptionsFromConfig } from '../ignore/index.js';
 import { indexRecordsUnder, reucUnder } from './capture.js';
 import { compareRel, covers, isAncestor, minimalRoots, parentOf, sortByPath } from '../model/scope.js';
@@ -324,7 +324,9 @@ async function baselineWith(
   // the tracked paths the walk found as files or links (by their first row)
   const found = new Uint8Array(idx.table?.count ?? 0);
   // a stat-clean file is its index blob only where no eol conversion or filter applies (DESIGN I10)
-  const attributes = read ? await conversionRules(repo, read.index) : null;
+  const attributes = read
+    ? await conversionRules(repo, read.index, { checkoutToo: await attributesChanged(repo, read.index, ['', ...idx.dirs]) })
+    : null;
   const listMax = Math.max(0, repo.config.getInt('scalpel.shellIgnoredList', 2000));
   const made = opts.made ?? [];
   const own: string[] = [];

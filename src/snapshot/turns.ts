@@ -17,7 +17,6 @@ import type { ObjectBatch } from '../repo/object-batch.js';
 import { checkSession, type SnapshotStack, type StackEntry } from '../store/stack.js';
 import { compareRel, covers, isAncestor } from '../model/scope.js';
 import { sealed } from '../model/manifest.js';
-import { namedPaths } from '../model/narrow.js';
 import { joinPath } from '../fs/path.js';
 import {
   contests,
@@ -480,7 +479,7 @@ export function rewindTarget(chain: readonly StackEntry[], session: string, whic
     if (!found) throw new ScalpelError('SNAPSHOT_NOT_FOUND', `no turn '${which}' in session '${session}'`, { session, id: which });
     return found;
   }
-  const found = chain.find((e) => e.manifest.turn && namedPaths(e.manifest).length > 0);
+  const found = chain.find((e) => e.manifest.turn && e.manifest.captured.roots.length > 0);
   if (!found)
     throw new ScalpelError('SNAPSHOT_NOT_FOUND', `nothing to rewind: session '${session}' has no turn that changed anything`, { session });
   return found;

@@ -1241,3 +1241,50 @@ describe('the long random run of 8f54beb (seeds 150293486, 150293509, 150293517,
       );
     });
 });
+
+describe('the long random run of 011f01c (seeds 1175599, 1175613), shrunk', () => {
+  // seed 1175599: the file's CRLF bytes followed the index's .gitattributes; the agent's edit of
+  // .gitattributes took the rule away, and the capture took the stat-clean file for its LF blob
+  for (const [what, step] of [
+    ['edits', A.edit('src/deep/x/y.txt', 'por', 'por edited')],
+    ['runs sed on', A.shell('sed -i s/por/POR/ src/deep/x/y.txt')],
+  ] as const)
+    it(`the agent edits .gitattributes (eol=crlf gone), then ${what} a CRLF file: the rewind writes its CRLF bytes back`, () => {
+      check(
+        trace(
+          [A],
+          [
+            setup.file('.gitattributes', '*.txt eol=crlf\n'),
+            setup.file('src/deep/x/y.txt', 'port alpha 42\r\ngamma value 2\r\ntodo fix 2\r\n'),
+            setup.sh('git add -A && git commit -qm base'),
+            A.start(),
+            A.write('.gitattributes', 'x\n'),
+            step,
+            A.end(),
+            rewind('A', 1),
+          ],
+        ),
+      );
+    });
+
+  // seed 1175613: B's turn only removed an ignored directory (named, nothing captured); a plain
+  // rewind takes the newest turn that captured something, as turns --json tells the oracle
+  it("a plain rewind after another session's turn that only changed an ignored directory: the newest turn that captured something", () => {
+    const B2 = agent('B', 'generic', false);
+    check(
+      trace(
+        [A, B2],
+        [
+          setup.file('.gitignore', GITIGNORE),
+          person.file('build/out/app.js', 'x\n'),
+          A.start(),
+          B2.start(),
+          B2.shell('d=build/out; rm -rf $d && echo x > $d'),
+          A.write('dist/bundle.js', 'x\n'),
+          A.end(),
+          rewind(),
+        ],
+      ),
+    );
+  });
+});
