@@ -1288,3 +1288,44 @@ describe('the long random run of 011f01c (seeds 1175599, 1175613), shrunk', () =
     );
   });
 });
+
+describe('the long random run of 88f4d8a (seeds 143609237, 143609279), shrunk: the oracle was wrong', () => {
+  // seed 143609237: a rewind of the turn's only path leaves it with nothing: a plain rewind then
+  // has no turn to take, and that is not a turn gone unrecorded
+  it('a rewind of the only path of a turn, then a plain rewind: nothing is left to rewind', () => {
+    check(
+      trace(
+        [C],
+        [
+          person.file('notes.txt', 'port value 53\n'),
+          C.start(),
+          C.edit('notes.txt', 'port value 53', 'port value 53 edited'),
+          C.end(),
+          rewind('A', 1, { paths: ['notes.txt'] }),
+          rewind(),
+        ],
+      ),
+    );
+  });
+
+  // seed 143609279: a command replaced the ignored dist/ (a person's bundle in it) by a file, which
+  // the agent then edited: the edit's hook captured the file dist, not the bundle that was gone,
+  // so the bundle cannot come back, and the report names it
+  it("a command replaces an ignored directory holding a person's file by a file, the agent edits that file: a forced rewind names the loss", () => {
+    check(
+      trace(
+        [G],
+        [
+          setup.file('.gitignore', GITIGNORE),
+          setup.file('README.md', 'return return 18\ntodo port 6\ndelta delta 99\n'),
+          person.file('dist/bundle.js', 'gamma delta 69\n'),
+          G.start('prompt 28'),
+          G.shell('d=dist; rm -rf $d && echo x > $d'),
+          G.edit('dist', 'x', 'x edited'),
+          G.end(),
+          rewind('A', 1, { force: true }),
+        ],
+      ),
+    );
+  });
+});

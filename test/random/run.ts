@@ -505,7 +505,10 @@ export class World {
       if (!pick) {
         // (what lies in ignored directories or a nested repository is not captured: not counted)
         const captured = (p: string) => !/^(dist|build|node_modules|vendor)(\/|$)/.test(p);
-        const changed = (x: Sess) => [...new Set(x.live.flatMap((t) => t.events.flatMap((e) => [...e.changes.keys()])))].filter(captured);
+        // (and what a rewind of some paths took back is no longer the turn's)
+        const left = (t: ModelTurn) => (p: string) => !t.taken?.some((k) => p === k || isUnder(p, k));
+        const changed = (x: Sess) =>
+          [...new Set(x.live.flatMap((t) => t.events.flatMap((e) => [...e.changes.keys()].filter(left(t)))))].filter(captured);
         const pending = [...this.sessions.values()].filter((x) => !x.frozen && changed(x).length > 0);
         if (pending.length)
           this.fail(
@@ -947,7 +950,17 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
         ap.set(p, { firstPos: e.pos, firstStep: e.step, before, direct: [], relatedNonS: [], lastNonS: false, uncoverable: false });
     }
   }
-  const declared = range.flatMap((t) => t.declared);
+  // what `p` held right before the event at `pos` (the last change before it, or the state the
+  // first change after it started from)
+  const stateAt = (p: string, pos: number): PathState | undefined => {
+    let last: HEvent | undefined;
+    for (const e of w.events) {
+      if (!e.changes.has(p)) continue;
+      if (e.pos >= pos) return last ? last.changes.get(p)?.[1] : e.changes.get(p)?.[0];
+      last = e;
+    }
+    return last?.changes.get(p)?.[1];
+  };
   for (const [p, info] of ap) {
     let last: HEvent | null = null;
     for (const e of w.events) {
@@ -962,9 +975,10 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
   // git ignored them when the command began: a later edit of .gitignore does not change that)
   const stateBeforeFirst = (d: string) => (ap.has(d) ? ap.get(d)?.before : pre.paths.get(d));
   for (const [p, info] of ap) {
-    // a declared path, or one beneath a declared directory, was captured by the write's hook; a
-    // directory above a declared path was not (only the path itself is)
-    if (declared.some((d) => p === d || isUnder(p, d))) continue;
+    // a declared path, or one beneath a declared directory that held it then, was captured by the
+    // write's hook; a directory above a declared path was not (only the path itself is), nor what
+    // was not there when the write was asked (beneath a path that was a file then)
+    if (agentEvents.some((e) => e.declared.some((d) => p === d || (isUnder(p, d) && stateAt(p, e.pos) !== undefined)))) continue;
     const ignored = new Set<string>();
     for (const e of agentEvents) if (e.changes.has(p)) for (const d of e.ignoredAtStart ?? []) ignored.add(d);
     const parts = p.split('/');
