@@ -1329,3 +1329,24 @@ describe('the long random run of 88f4d8a (seeds 143609237, 143609279), shrunk: t
     );
   });
 });
+
+describe('the long random run of 88f4d8a (seed 143609310), shrunk: the oracle was wrong', () => {
+  // a command changed a person's file in an existing ignored directory (never captured, named);
+  // the agent's later write captured the command's version: the rewind may put that back, named
+  it('a command changes a file in an ignored directory, then the agent writes it: the rewind names it, and may put back what the write found', () => {
+    check(
+      trace(
+        [A],
+        [
+          setup.file('.gitignore', GITIGNORE),
+          person.file('build/out/app.js', 'x\n'),
+          A.start(),
+          A.shell('mkdir -p build/out && echo app > build/out/app.js'),
+          A.write('build/out/app.js', 'x\n'),
+          A.end(),
+          rewind('A', 1),
+        ],
+      ),
+    );
+  });
+});

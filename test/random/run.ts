@@ -668,7 +668,7 @@ export class World {
         )
       )
         continue;
-      if (verdict.uncoverable && same(found, pre.paths.get(p))) {
+      if (verdict.uncoverable && (same(found, pre.paths.get(p)) || ('laterCapture' in verdict && same(found, verdict.laterCapture)))) {
         if (!uncovered.some((u) => related(u, p))) {
           problems.push({
             kind: 'unnamed-loss',
@@ -910,6 +910,8 @@ export interface Verdict {
   why: string;
   /** the tool may leave it as it is, if it names it in `uncovered` */
   uncoverable: boolean;
+  /** an uncoverable path a later write of the agent captured: the tool may put back what that capture found (named) */
+  laterCapture?: PathState | undefined;
 }
 
 interface ApInfo {
@@ -923,6 +925,8 @@ interface ApInfo {
   /** the last change of the path (by anyone) was someone else's */
   lastNonS: boolean;
   uncoverable: boolean;
+  /** a write declaring it after an uncapturable change of it (a command's, in an ignored directory): what that write's hook found */
+  laterCapture?: { state: PathState | undefined };
 }
 
 /** What a rewind of `range` (turns of `s`, oldest first) must do, given the history. */
@@ -978,7 +982,10 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
     // a declared path, or one beneath a declared directory that held it then, was captured by the
     // write's hook; a directory above a declared path was not (only the path itself is), nor what
     // was not there when the write was asked (beneath a path that was a file then)
-    if (agentEvents.some((e) => e.declared.some((d) => p === d || (isUnder(p, d) && stateAt(p, e.pos) !== undefined)))) continue;
+    const declaring = agentEvents.find((e) => e.declared.some((d) => p === d || (isUnder(p, d) && stateAt(p, e.pos) !== undefined)));
+    if (declaring && declaring.pos <= info.firstPos) continue;
+    // a write after the agent's first change (a command's, maybe uncapturable): what it captured
+    if (declaring) info.laterCapture = { state: stateAt(p, declaring.pos) };
     const ignored = new Set<string>();
     for (const e of agentEvents) if (e.changes.has(p)) for (const d of e.ignoredAtStart ?? []) ignored.add(d);
     const parts = p.split('/');
@@ -1078,6 +1085,7 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
           kind: 'not-restored',
           why: `forced: back to its state before the agent's first change (step ${info.firstStep})`,
           uncoverable: info.uncoverable,
+          ...(info.uncoverable && info.laterCapture ? { laterCapture: info.laterCapture.state } : {}),
         };
       }
       // what the agent's last change of the path left: if the path holds it again (another
@@ -1114,6 +1122,7 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
             kind: 'person-lost',
             why: `someone else changed it at step ${info.direct.map((e) => e.step).join(', ')}, then a turn rewound since (step ${lastAgent.step}): a rewind keeps what is there, or brings back that person's version`,
             uncoverable: info.uncoverable,
+            ...(info.uncoverable && info.laterCapture ? { laterCapture: info.laterCapture.state } : {}),
           };
         return {
           allowed: [personVersion],
@@ -1134,6 +1143,7 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
         kind: 'not-restored',
         why: `the agent changed it first at step ${info.firstStep}: back to its state right before that`,
         uncoverable: info.uncoverable,
+        ...(info.uncoverable && info.laterCapture ? { laterCapture: info.laterCapture.state } : {}),
       };
     },
   };
