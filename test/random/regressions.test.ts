@@ -1350,3 +1350,26 @@ describe('the long random run of 88f4d8a (seed 143609310), shrunk: the oracle wa
     );
   });
 });
+
+describe('the long random run of 88f4d8a (seed 612000039), shrunk: the oracle was wrong', () => {
+  // a denied Write through a dangling symlink: its hook captured the link's target, absent; the
+  // person then wrote through the link, making the target. At the turn's end the call is
+  // unfinished and its path changed: contested. A forced rewind may put back what the denied call
+  // found (the person's file is saved, and the undo brings it back)
+  it('a denied write through a dangling link, then the person writes through it: a forced rewind may put back what the call found, and the undo restores the person', () => {
+    check(
+      trace(
+        [A],
+        [
+          person.link('a.txt', 'README.md'),
+          A.start(),
+          A.denied(write('a.txt', 'x\n')),
+          person.file('a.txt', 'x\n'),
+          A.end(),
+          rewind('A', 1, { force: true }),
+          undo(),
+        ],
+      ),
+    );
+  });
+});

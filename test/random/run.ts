@@ -51,6 +51,7 @@ import {
   refsView,
   related,
   same,
+  writeTargets,
   type PathState,
   type State,
 } from './state.js';
@@ -426,9 +427,10 @@ export class World {
     if (step.denied) {
       // the person denied it at the permission prompt: it never runs, no after event comes
       this.cur = b;
+      // a write through a symlink declares its target too (the hook captured it there)
       const paths = step.calls
         .filter((c, i): c is Extract<Call, { tool: 'write' }> => c.tool === 'write' && !blocked[i])
-        .map((c) => c.path);
+        .flatMap((c) => [c.path, ...writeTargets(b, c.path)]);
       if (paths.length) (turn.denied ??= []).push({ paths, before: b });
       return;
     }

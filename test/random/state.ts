@@ -125,6 +125,40 @@ export function diffPaths(a: State, b: State): string[] {
 }
 
 /** `p` is `q`, or an ancestor or descendant of it. */
+/**
+ * Where a write of `p` lands when symlinks lie on its way (the path itself, or a directory above
+ * it): the worktree paths reached by following them in `s`, as the engine does (a write through a
+ * symlink is its target's), each link of a chain; none when nothing on the way is a link or a
+ * target leaves the worktree.
+ */
+export function writeTargets(s: State, p: string): string[] {
+  const out: string[] = [];
+  let cur = p;
+  for (let hop = 0; hop < 8; hop++) {
+    const parts = cur.split('/');
+    let next: string | null = null;
+    for (let i = 1; i <= parts.length && next === null; i++) {
+      const wt = s.paths.get(parts.slice(0, i).join('/'))?.wt;
+      if (!wt?.startsWith('symlink -> ')) continue;
+      const target = wt.slice('symlink -> '.length);
+      if (target.startsWith('/')) return out;
+      const stack = parts.slice(0, i - 1);
+      for (const seg of target.split('/')) {
+        if (seg === '' || seg === '.') continue;
+        if (seg === '..') {
+          if (stack.length === 0) return out;
+          stack.pop();
+        } else stack.push(seg);
+      }
+      next = [...stack, ...parts.slice(i)].join('/');
+    }
+    if (next === null || next === '' || out.includes(next)) return out;
+    out.push(next);
+    cur = next;
+  }
+  return out;
+}
+
 export function related(p: string, q: string): boolean {
   return p === q || q.startsWith(`${p}/`) || p.startsWith(`${q}/`);
 }
