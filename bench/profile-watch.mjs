@@ -16,8 +16,8 @@ const dir =
   process.argv.slice(2).find((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--profile') ??
   path.join(HERE, 'work', 'engine-snapshot-100k');
 const host = watchWorktrees();
-const viewed = await openRepository({ fs, dir, views: host });
-const walked = await openRepository({ fs, dir });
+const viewed = await openRepository({ fs, dir, views: host, cache: {} });
+const walked = await openRepository({ fs, dir, cache: {} });
 const S = 'profile-watch';
 await viewed.openTurn({ session: S, label: 'profile' });
 let n = 0;

@@ -220,6 +220,11 @@ export interface AttributeRules {
   check(rel: string): Promise<Map<string, AttrValue>>;
 }
 
+/** The system attributes file git reads (`/etc/gitattributes` for a distribution's git), or null under GIT_ATTR_NOSYSTEM. */
+export function systemAttributesFile(env: { GIT_ATTR_NOSYSTEM?: string }): string | null {
+  return envBool(env.GIT_ATTR_NOSYSTEM) ? null : '/etc/gitattributes';
+}
+
 /** git's boolean of an environment variable (`git_env_bool`): true/yes/on or a non-zero number. */
 function envBool(v: string | undefined): boolean {
   if (v === undefined) return false;
@@ -548,7 +553,7 @@ class Dir implements DirAttributes {
 export async function loadAttributeRules(fs: Fs, opts: AttributeOptions): Promise<AttributeRules> {
   const rules = new Rules(fs, opts);
   const env = opts.env ?? {};
-  const systemPath = opts.systemFile === undefined ? (envBool(env.GIT_ATTR_NOSYSTEM) ? null : '/etc/gitattributes') : opts.systemFile;
+  const systemPath = opts.systemFile === undefined ? systemAttributesFile(env) : opts.systemFile;
   const globalPath = attributesFilePath(opts);
   // four independent reads: side by side (an async filesystem answers them together)
   const [system, global, rootRaw, info] = await Promise.all([

@@ -96,6 +96,17 @@ export interface ViewReader {
   /** lstat of the entry `name` of directory `dir` (`rel` is the entry's own path); null when nothing is there. */
   stat(dir: string, name: string, rel: string): FileStat | null;
   /**
+   * A mark of directory `rel` as the view holds it: the same object (===) at a later walk means no
+   * event has touched its listing, or the lstat of any entry the view keeps, since this call (what
+   * a walk derived from them then still holds, for the entries `kept` vouched for) — except that a
+   * watched subdirectory's own lstat (its times, its size) may have changed with what changed in
+   * it: it is still a directory (its removal or replacement changes the mark). Null when the view
+   * holds no listing of it or cannot vouch now. Asked right after `names(rel)`.
+   */
+  mark(rel: string): object | null;
+  /** Does the view keep the lstat of entry `name` of directory `dir` (asked after `stat`)? Not kept: a later walk asks the disk. */
+  kept(dir: string, name: string): boolean;
+  /**
    * What `make` gives, kept by the view under `key` (the newest few keys) until it is rebuilt: for
    * what a walk derives from inputs the key names exactly (the index's paths, by its checksum).
    */
@@ -170,6 +181,8 @@ interface DirNode {
   stats: Map<string, FileStat | null>;
   /** Names of its entries that are watched directories. */
   kids: Set<string>;
+  /** Replaced whenever an event takes anything held here away (see ViewReader.mark). */
+  mark: object;
 }
 
 /** Kinds of pending events: an entry of the directory (its listing and the entry), or the entry's own stat only. */
@@ -180,7 +193,7 @@ const STAT = 2;
 const RETIRED_MAX = 4096;
 
 /** How many derived results `remember` keeps. */
-const MEMO_MAX = 4;
+const MEMO_MAX = 8;
 
 const identOf = (st: FileStat) => `${st.dev}:${st.ino}`;
 
@@ -277,6 +290,11 @@ export class WatchedWorktree implements WorktreeView {
       names: (rel) => (live() ? this.names(rel) : this.backend.readdir(this.abs(rel))),
       held: (rel) => (live() ? (this.nodes.get(rel)?.names ?? null) : null),
       stat: (dir, name, rel) => (live() ? this.stat(dir, name, rel) : (this.backend.lstat(this.abs(rel))?.st ?? null)),
+      mark: (rel) => {
+        const node = live() ? this.nodes.get(rel) : undefined;
+        return node && node.names ? node.mark : null;
+      },
+      kept: (dir, name) => live() && (this.nodes.get(dir)?.stats.has(name) ?? false),
       remember: <T>(key: string, make: () => T): T => {
         if (this.memos.has(key)) {
           const v = this.memos.get(key) as T;
@@ -351,6 +369,7 @@ export class WatchedWorktree implements WorktreeView {
       const node = this.nodes.get(dir);
       if (!node) continue;
       if (names.has('*')) {
+        node.mark = {};
         node.names = null;
         node.stats.clear();
         for (const k of [...node.kids]) this.drop(join(dir, k));
@@ -358,7 +377,13 @@ export class WatchedWorktree implements WorktreeView {
       }
       for (const [name, kind] of names) {
         node.stats.delete(name);
-        if (!(kind & ENTRY)) continue;
+        // what changed inside a watched subdirectory changed its stat, not what it is (its
+        // removal or replacement is an entry event here): the mark stays (see ViewReader.mark)
+        if (!(kind & ENTRY)) {
+          if (!node.kids.has(name)) node.mark = {};
+          continue;
+        }
+        node.mark = {};
         node.names = null;
         if (node.kids.has(name)) this.drop(join(dir, name));
         // a name made as another link to a file: the file's other names changed (their ctime and
@@ -369,7 +394,11 @@ export class WatchedWorktree implements WorktreeView {
     }
     if (linked.length) {
       for (const n of this.nodes.values())
-        for (const [name, st] of n.stats) if (st && linked.some((l) => l.dev === st.dev && l.ino === st.ino)) n.stats.delete(name);
+        for (const [name, st] of n.stats)
+          if (st && linked.some((l) => l.dev === st.dev && l.ino === st.ino)) {
+            n.stats.delete(name);
+            n.mark = {};
+          }
     }
   }
 
@@ -386,6 +415,7 @@ export class WatchedWorktree implements WorktreeView {
       if (p) {
         p.kids.delete(name);
         p.stats.delete(name);
+        p.mark = {};
       }
     }
   }
@@ -451,7 +481,7 @@ export class WatchedWorktree implements WorktreeView {
       watch.close();
       return null;
     }
-    const node: DirNode = { rel, watch, ident: identOf(after.st), names: null, stats: new Map(), kids: new Set() };
+    const node: DirNode = { rel, watch, ident: identOf(after.st), names: null, stats: new Map(), kids: new Set(), mark: {} };
     this.nodes.set(rel, node);
     if (parent) {
       const { name } = split(rel);

@@ -18,6 +18,11 @@ export class GitConfig {
     return new GitConfig(parseConfig(typeof text === 'string' ? text : utf8Decode(text), source));
   }
 
+  /** Every value with its name, in file order, as one string: equal for configs that say the same. */
+  fingerprint(): string {
+    return JSON.stringify(this.values);
+  }
+
   /** All values of a key, in file order (null for a bare key). */
   getAll(name: string): Array<string | null> {
     const { section, subsection, key } = splitName(name);

@@ -8,7 +8,16 @@
  * about, once per capture.
  */
 import { joinPath } from '../fs/path.js';
-import { attributeOptionsFromConfig, loadAttributeRules, type AttributeRules, type DirAttributes } from '../attributes/index.js';
+import {
+  attributeOptionsFromConfig,
+  attributesFilePath,
+  systemAttributesFile,
+  loadAttributeRules,
+  type AttributeRules,
+  type DirAttributes,
+} from '../attributes/index.js';
+import { excludesFilePath, ignoreOptionsFromConfig } from '../ignore/index.js';
+import { objectId } from '../object/loose.js';
 import type { GitIndex } from '../index/decode.js';
 import { rowsAt, rowsOf } from '../index/rows.js';
 import { GitConfig } from '../repo/config.js';
@@ -95,6 +104,56 @@ export async function attributesChanged(repo: Repository, index: GitIndex | null
     if (!st || st.type !== 'file' || !e.statEquals(st)) return true;
   }
   return false;
+}
+
+/**
+ * A key naming every input from outside the worktree that a walk's ignore and attribute rules are
+ * made of: the configs (the repository's and the global ones, as read), the environment they
+ * resolve paths with, and the bytes of info/exclude, the excludes file, info/attributes, the
+ * global and the system attributes files. Two walks with one key and one worktree apply the same
+ * rules wherever their `.gitignore` and `.gitattributes` files are the same. Null: a path that
+ * cannot be resolved (the rules' own loading says why).
+ */
+export async function outsideRulesKey(repo: Repository): Promise<string | null> {
+  const configs = [...(await globalConfigs(repo)), repo.config];
+  const env = repo.env;
+  let excludesFile: string | null | undefined;
+  for (const config of configs) {
+    const v = ignoreOptionsFromConfig(config).excludesFile;
+    if (v !== undefined) excludesFile = v;
+  }
+  let files: Array<string | null>;
+  try {
+    const worktree = repo.worktree;
+    files = [
+      joinPath(repo.loc.commonDir, 'info', 'exclude'),
+      excludesFilePath({ worktree, excludesFile, env }),
+      joinPath(repo.loc.commonDir, 'info', 'attributes'),
+      attributesFilePath({ worktree, attributesFile: attributeOptionsFromConfig(configs).attributesFile, env }),
+      // the repository's environment has no GIT_ATTR_NOSYSTEM: the rules read the system file
+      systemAttributesFile({}),
+    ];
+  } catch {
+    return null;
+  }
+  const parts: string[] = [JSON.stringify([env.HOME ?? null, env.XDG_CONFIG_HOME ?? null])];
+  for (const c of configs) parts.push(c.fingerprint());
+  for (const f of files) {
+    if (!f) {
+      parts.push('-');
+      continue;
+    }
+    let bytes: Uint8Array | null = null;
+    try {
+      const st = await repo.fs.stat(f);
+      if (st && st.type === 'file') bytes = await repo.fs.readFile(f);
+      else parts.push(st ? st.type : 'none');
+    } catch (e) {
+      parts.push(`error:${(e as { code?: string }).code ?? ''}`);
+    }
+    if (bytes) parts.push(objectId('blob', bytes, repo.objectFormat, repo.hash));
+  }
+  return parts.join('\n');
 }
 
 /** Rules answering "may convert" when either `a` or `b` does (the checkin and the checkout direction). */

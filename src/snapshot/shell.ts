@@ -15,7 +15,7 @@ import { MODE_EXECUTABLE, MODE_FILE, MODE_GITLINK, MODE_SYMLINK, MODE_TREE } fro
 import type { Repository } from '../repo/repository.js';
 import { isGitDirName, loadIgnoreRules, type DirRules, type IgnoreRules } from '../ignore/index.js';
 import type { AttributeRules, DirAttributes } from '../attributes/index.js';
-import { attributesChanged, conversionRules, globalConfigs } from './conversions.js';
+import { attributesChanged, conversionRules, globalConfigs, outsideRulesKey } from './conversions.js';
 import { ignoreOptionsFromConfig } from '../ignore/index.js';
 import { indexRecordsUnder, reucUnder } from './capture.js';
 import { compareRel, covers, isAncestor, minimalRoots, parentOf, sortByPath } from '../model/scope.js';
@@ -119,13 +119,94 @@ async function rulesOf(repo: Repository): Promise<IgnoreRules> {
 }
 
 /**
+ * What a walk through a view keeps of one directory, to take again at a later walk while nothing
+ * it was derived from changed: the view's mark of the directory is the same (no event touched its
+ * listing or the entries' lstat the view keeps), the entries the view does not keep stat as they
+ * did, it is walked as (or not as) the turn's own again, the rules above it are the same, and so
+ * is every other input (the memo's key: the index's bytes and stat, the configs, the rule files
+ * outside the worktree).
+ */
+interface DirRecord {
+  mark: object;
+  /** Walked as (beneath) an ignored directory of the turn's own. */
+  mine: boolean;
+  /** It holds another repository's `.git`: not walked. */
+  nested: boolean;
+  /** Its listing had a `.gitignore`, a `.gitattributes`. */
+  gitignore: boolean;
+  attributes: boolean;
+  /**
+   * Its rule files (`.gitignore`, `.gitattributes`) and the lstat the view kept of each: the same
+   * objects at a later walk mean no event touched them since, so what is beneath follows the same
+   * rules. Null: one was not kept (what is beneath is walked again whenever this one is).
+   */
+  rules: Array<[string, FileStat | null]> | null;
+  /** Entries whose lstat the view did not keep: [name, stat key ('d': a directory; '': nothing there)]. */
+  unkept: Array<[string, string]>;
+  /** Files and links given to the visitor: [name, lstat, hand-kept]. */
+  visits: Array<[string, FileStat, boolean]>;
+  /** Rows of the tracked files the memo's `clean` took, unvisited. */
+  clean: number[];
+  /** Subdirectories: [name, 0: walked; 1: ignored, holding no tracked path (walked when the turn's own)]. */
+  subdirs: Array<[string, 0 | 1]>;
+}
+
+/** A walk's memory across walks through one view, for the inputs its key names. */
+interface WalkMemo {
+  dirs: Map<string, DirRecord>;
+  /**
+   * A tracked file whose visit would only mark it found (clean: its bytes are its blob): the row
+   * to mark, marked; else -1 (it is visited). Depends on nothing but the memo key's inputs and the
+   * arguments.
+   */
+  clean(rel: string, st: FileStat, attrs: DirAttributes | null, name: string): number;
+  /** A row a recorded directory's clean file marks found. */
+  found(row: number): void;
+}
+
+/** `make`'s promise, made on the first call. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | null = null;
+  return () => (p ??= make());
+}
+
+/** `make`'s promise, made on the first call with that call's argument. */
+function onceWith<A, T>(make: (a: A) => Promise<T>): (a: A) => Promise<T> {
+  let p: Promise<T> | null = null;
+  return (a) => (p ??= make(a));
+}
+
+/** The same rule files, each with the very lstat the view kept then (no event touched it since)? */
+function sameRules(a: DirRecord['rules'], b: DirRecord['rules']): boolean {
+  if (!a || !b || a.length !== b.length) return false;
+  return a.every(([n, st], i) => n === b[i][0] && st === b[i][1]);
+}
+
+/**
+ * Do the entries the view did not keep stat as they did when `rec` was made (a directory: still
+ * one)? Those it keeps now leave the list: an event about them from here on changes the mark.
+ */
+function unkeptSame(rec: DirRecord, rel: string, reader: ViewReader): boolean {
+  let nowKept = 0;
+  for (const [name, key] of rec.unkept) {
+    const st = reader.stat(rel, name, rel === '' ? name : `${rel}/${name}`);
+    if ((st ? (st.type === 'directory' ? 'd' : statKey(st)) : '') !== key) return false;
+    if (reader.kept(rel, name)) nowKept++;
+  }
+  if (nowKept > 0) rec.unkept = rec.unkept.filter(([name]) => !reader.kept(rel, name));
+  return true;
+}
+
+/**
  * Walk the worktree as `git status --untracked-files=all --ignored` sees it: `.git` never, an
  * ignored directory only when the index has paths beneath it (a tracked file is tracked whatever
  * the patterns say) or `own` says it is the turn's (made by it from nothing: everything in it is
  * then visited, as hand-kept ignored files), a directory holding `.git` (a nested repository, a
  * submodule's checkout) not. Files go to `visit` as they are found: a 100,000-file tree is not
  * held as stat objects. With a watched-worktree view's reader (src/fs/view.ts), the names and
- * stats come from it: from memory where its watcher vouches nothing changed, else from the disk.
+ * stats come from it: from memory where its watcher vouches nothing changed, else from the disk;
+ * with a `memo` too, a directory nothing changed in since the last walk is taken from its record
+ * (its files' visits, its clean rows, its subdirectories), not visited entry by entry.
  */
 async function walk(
   repo: Repository,
@@ -135,6 +216,7 @@ async function walk(
   attributes: AttributeRules | null = null,
   own: (dir: string) => boolean | Promise<boolean> = () => false,
   reader: ViewReader | null = null,
+  memo: WalkMemo | null = null,
 ): Promise<WalkResult> {
   const fs = repo.fs;
   const out: WalkResult = { dirs: new Set(), ignoredDirs: [], nested: [] };
@@ -142,53 +224,147 @@ async function walk(
   const abs = (rel: string) => (rel === '' ? root : root === '/' ? `/${rel}` : `${root}/${rel}`);
   const lstat = fs.lstatSync ? (fs.lstatSync.bind(fs) as (p: string) => FileStat | null) : null;
   const readdir = fs.readdirSync ? (fs.readdirSync.bind(fs) as (p: string) => string[]) : null;
-  // a directory's attribute rules are entered when it is listed (its listing says whether it has a .gitattributes)
-  // `mine`: the directory is (beneath) an ignored one of the turn's own, walked whole
-  const stack: Array<{ rel: string; rules: DirRules; parentAttrs: DirAttributes | null; name: string; mine: boolean }> = [
-    { rel: '', rules: rules.root, parentAttrs: null, name: '', mine: false },
+  // a directory's rules, ignore and attribute, are entered when first asked for: a directory
+  // taken from its record asks for neither (unless a file of it is visited, or a directory
+  // beneath it is read again); its attribute rules are entered knowing from its listing whether
+  // it has a .gitattributes (the first asker's hint)
+  // `mine`: the directory is (beneath) an ignored one of the turn's own, walked whole; `fresh`: the
+  // rule files of a directory above it may have changed since the records beneath were made
+  interface Item {
+    rel: string;
+    rules: () => Promise<DirRules>;
+    attrs: (hasAttributes: boolean | undefined) => Promise<DirAttributes | null>;
+    mine: boolean;
+    fresh: boolean;
+  }
+  const hint = (rel: string, is: (n: string, ic: boolean) => boolean) => reader?.held(rel)?.some((n) => is(n, rules.ignoreCase));
+  const child = (parent: Item, rel: string, name: string, mine: boolean, fresh: boolean, sub?: DirRules): Item => ({
+    rel,
+    rules: sub ? () => Promise.resolve(sub) : once(async () => (await parent.rules()).enter(name, hint(rel, isGitignoreName))),
+    attrs: onceWith(async (has: boolean | undefined) => (await parent.attrs(hint(parent.rel, isAttributesName)))?.enter(name, has) ?? null),
+    mine,
+    fresh,
+  });
+  const stack: Item[] = [
+    {
+      rel: '',
+      rules: () => Promise.resolve(rules.root),
+      attrs: () => Promise.resolve(attributes?.root ?? null),
+      mine: false,
+      fresh: false,
+    },
   ];
   while (stack.length > 0) {
-    const { rel, rules: here, parentAttrs, name: dirName, mine } = stack.pop() as (typeof stack)[number];
+    const item = stack.pop() as Item;
+    const { rel, mine, fresh } = item;
     const names = reader ? reader.names(rel) : readdir ? readdir(abs(rel)) : await fs.readdir(abs(rel));
-    if (rel !== '' && names.some((n) => isGitDirName(n, rules.ignoreCase))) {
-      out.nested.push(rel);
+    // taken before anything else is read of it: an event after this changes the mark
+    const mark = memo && reader ? reader.mark(rel) : null;
+    const old = mark && memo ? memo.dirs.get(rel) : undefined;
+    if (old && reader && memo && old.mark === mark && old.mine === mine && !fresh && unkeptSame(old, rel, reader)) {
+      // nothing it was derived from changed: its record, not its entries
+      if (old.nested) {
+        out.nested.push(rel);
+        continue;
+      }
+      if (old.visits.length) {
+        const attrs = await item.attrs(old.attributes);
+        for (const [name, st, handKept] of old.visits) visit(rel === '' ? name : `${rel}/${name}`, st, handKept, attrs, name);
+      }
+      for (const row of old.clean) memo.found(row);
+      for (const [name, kind] of old.subdirs) {
+        const path = rel === '' ? name : `${rel}/${name}`;
+        if (kind === 1 && !(await own(path))) {
+          out.ignoredDirs.push(path);
+          continue;
+        }
+        out.dirs.add(path);
+        stack.push(child(item, path, name, mine || kind === 1, false));
+      }
       continue;
     }
-    const attrs =
-      attributes === null
-        ? null
-        : parentAttrs === null
-          ? attributes.root
-          : await parentAttrs.enter(
-              dirName,
-              names.some((n) => isAttributesName(n, rules.ignoreCase)),
-            );
+    let gitignore = false;
+    let hasAttributes = false;
+    let nested = false;
+    const ruleNames: string[] = [];
+    for (const n of names) {
+      const g = isGitignoreName(n, rules.ignoreCase);
+      const a = !g && isAttributesName(n, rules.ignoreCase);
+      if (g || a) ruleNames.push(n);
+      gitignore ||= g;
+      hasAttributes ||= a;
+      nested ||= rel !== '' && isGitDirName(n, rules.ignoreCase);
+    }
+    if (nested) {
+      out.nested.push(rel);
+      if (mark && memo)
+        memo.dirs.set(rel, {
+          mark,
+          mine,
+          nested,
+          gitignore,
+          attributes: hasAttributes,
+          rules: [],
+          unkept: [],
+          visits: [],
+          clean: [],
+          subdirs: [],
+        });
+      continue;
+    }
+    let ruleStats: DirRecord['rules'] = null;
+    if (mark && reader) {
+      ruleStats = [];
+      for (const n of ruleNames) {
+        ruleStats.push([n, reader.stat(rel, n, rel === '' ? n : `${rel}/${n}`)]);
+        if (!reader.kept(rel, n)) ruleStats = null;
+        if (!ruleStats) break;
+      }
+    }
+    const rec: DirRecord | null = mark
+      ? { mark, mine, nested, gitignore, attributes: hasAttributes, rules: ruleStats, unkept: [], visits: [], clean: [], subdirs: [] }
+      : null;
+    // what is beneath follows this directory's rule files: its records hold while they are the same
+    const freshBelow = fresh || !rec || !old || !sameRules(old.rules, rec.rules);
+    const here = await item.rules();
+    const attrs = await item.attrs(hasAttributes);
     for (const name of names) {
       if (isGitDirName(name, rules.ignoreCase)) continue;
-      const child = rel === '' ? name : `${rel}/${name}`;
-      const st = reader ? reader.stat(rel, name, child) : lstat ? lstat(abs(child)) : await fs.lstat(abs(child));
+      const path = rel === '' ? name : `${rel}/${name}`;
+      const st = reader ? reader.stat(rel, name, path) : lstat ? lstat(abs(path)) : await fs.lstat(abs(path));
+      if (rec && reader && !reader.kept(rel, name)) rec.unkept.push([name, st ? (st.type === 'directory' ? 'd' : statKey(st)) : '']);
       if (!st) continue;
       if (st.type === 'directory') {
-        // the view knows whether the directory holds a .gitignore (its listing): no lookup then
-        const held = reader?.held(child);
-        const sub = await here.enter(name, held ? held.some((n) => isGitignoreName(n, rules.ignoreCase)) : undefined);
+        const sub = await here.enter(name, hint(path, isGitignoreName));
         let ours = mine;
-        if (sub.excluded && !index.dirs.has(child) && !index.rows.has(child) && !mine) {
-          if (!(await own(child))) {
-            out.ignoredDirs.push(child);
+        if (sub.excluded && !index.dirs.has(path) && !index.rows.has(path) && !mine) {
+          rec?.subdirs.push([name, 1]);
+          if (!(await own(path))) {
+            out.ignoredDirs.push(path);
             continue;
           }
           ours = true;
-        }
-        out.dirs.add(child);
-        stack.push({ rel: child, rules: sub, parentAttrs: attrs, name, mine: ours });
+        } else rec?.subdirs.push([name, 0]);
+        out.dirs.add(path);
+        stack.push(child(item, path, name, ours, freshBelow, sub));
         continue;
       }
-      if (index.rows.has(child)) visit(child, st, false, attrs, name);
-      else if (mine) visit(child, st, true, attrs, name);
-      else if (!here.excluded) visit(child, st, here.isIgnored(name, false), attrs, name);
-      // else: untracked inside an ignored directory that holds tracked paths: ignored
+      let handKept: boolean;
+      if (index.rows.has(path)) {
+        const row = memo ? memo.clean(path, st, attrs, name) : -1;
+        if (row >= 0) {
+          rec?.clean.push(row);
+          continue;
+        }
+        handKept = false;
+      } else if (mine) handKept = true;
+      else if (!here.excluded) handKept = here.isIgnored(name, false);
+      // untracked inside an ignored directory that holds tracked paths: ignored
+      else continue;
+      visit(path, st, handKept, attrs, name);
+      rec?.visits.push([name, st, handKept]);
     }
+    if (rec && memo) memo.dirs.set(rel, rec);
   }
   return out;
 }
@@ -206,6 +382,10 @@ interface TrackedPaths {
   rows: Map<string, number>;
   zero: Map<string, number>;
   dirs: Set<string>;
+  /** Each path's first row (the values of `rows`), in index order. */
+  first: Int32Array;
+  /** The directories ('' the root) whose `.gitattributes` the index has. */
+  attributeDirs: string[];
   table: IndexRows | null;
 }
 
@@ -221,15 +401,39 @@ function trackedPathsOf(
   reader: ViewReader | null,
   hashLength: number,
 ): TrackedPaths {
-  if (!index || !bytes || !reader || bytes.length < hashLength) return trackedPaths(index);
-  const trailer = bytes.subarray(bytes.length - hashLength);
-  if (trailer.every((b) => b === 0)) return trackedPaths(index);
-  const key = `tracked:${bytes.length}:${toHex(trailer)}`;
+  const bytesKey = indexBytesKey(bytes, hashLength);
+  if (!index || !reader || !bytesKey) return trackedPaths(index);
+  const key = `tracked:${bytesKey}`;
   const kept = reader.remember(key, () => {
     const t = trackedPaths(index);
-    return { rows: t.rows, zero: t.zero, dirs: t.dirs };
+    return { rows: t.rows, zero: t.zero, dirs: t.dirs, first: t.first, attributeDirs: t.attributeDirs };
   });
   return { ...kept, table: rowsOf(index) };
+}
+
+/** The index file's bytes named by their trailing checksum and length, or null (none, or index.skipHash). */
+function indexBytesKey(bytes: Uint8Array | null | undefined, hashLength: number): string | null {
+  if (!bytes || bytes.length < hashLength) return null;
+  const trailer = bytes.subarray(bytes.length - hashLength);
+  return trailer.every((b) => b === 0) ? null : `${bytes.length}:${toHex(trailer)}`;
+}
+
+/**
+ * The memo key of a baseline's walk (see WalkMemo): every input a directory's record depends on
+ * besides the directory itself and the rule files above it. The index (its bytes, and its stat:
+ * the racy-clean rule compares its mtime), whether the checkout direction of the attributes is
+ * asked too, and the rules' sources outside the worktree. Null: not kept (no checksum, or a rule
+ * file's path that cannot be resolved).
+ */
+function walkMemoKey(
+  read: { bytes: Uint8Array; stat: FileStat },
+  outside: string | null,
+  checkoutToo: boolean,
+  hashLength: number,
+): string | null {
+  const index = indexBytesKey(read.bytes, hashLength);
+  if (index === null || outside === null) return null;
+  return `walk:${index}:${statKey(read.stat)}:${checkoutToo ? 1 : 0}\n${outside}`;
 }
 
 function trackedPaths(index: GitIndex | null): TrackedPaths {
@@ -237,20 +441,26 @@ function trackedPaths(index: GitIndex | null): TrackedPaths {
   const zero = new Map<string, number>();
   const dirs = new Set<string>();
   const table = index ? rowsOf(index) : null;
+  const first: number[] = [];
+  const attributeDirs = new Set<string>();
   if (table) {
     let lastDir: string | null = null;
     for (let i = 0; i < table.count; i++) {
       const e = table.entry(i);
       const p = e.path;
-      if (!rows.has(p)) rows.set(p, i);
+      if (!rows.has(p)) {
+        rows.set(p, i);
+        first.push(i);
+      }
       if (e.stage === 0) zero.set(p, i);
       const dir = parentOf(p);
+      if (p === '.gitattributes' || p.endsWith('/.gitattributes')) attributeDirs.add(dir);
       if (dir === lastDir) continue;
       lastDir = dir;
       for (let d = dir; d !== '' && !dirs.has(d); d = parentOf(d)) dirs.add(d);
     }
   }
-  return { rows, zero, dirs, table };
+  return { rows, zero, dirs, first: Int32Array.from(first), attributeDirs: [...attributeDirs], table };
 }
 
 /** The stage-0 entry's id when `st` says the file is that entry's content (as capture's clean check). */
@@ -313,6 +523,8 @@ async function baselineWith(
   opts: BaselineOptions,
   reader: ViewReader | null,
 ): Promise<Baseline> {
+  // read before the rules are: a change in between gives the next baseline another key
+  const outside = reader && read ? await outsideRulesKey(repo) : null;
   const rules = await rulesOf(repo);
   const idx = trackedPathsOf(read?.index ?? null, read?.bytes, reader, oidLength(repo.objectFormat));
   const max = Math.max(0, repo.config.getInt('scalpel.shellIgnoredMax', 1 << 20));
@@ -324,9 +536,8 @@ async function baselineWith(
   // the tracked paths the walk found as files or links (by their first row)
   const found = new Uint8Array(idx.table?.count ?? 0);
   // a stat-clean file is its index blob only where no eol conversion or filter applies (DESIGN I10)
-  const attributes = read
-    ? await conversionRules(repo, read.index, { checkoutToo: await attributesChanged(repo, read.index, ['', ...idx.dirs]) })
-    : null;
+  const checkoutToo = read ? await attributesChanged(repo, read.index, idx.attributeDirs) : false;
+  const attributes = read ? await conversionRules(repo, read.index, { checkoutToo }) : null;
   const listMax = Math.max(0, repo.config.getInt('scalpel.shellIgnoredList', 2000));
   const made = opts.made ?? [];
   const own: string[] = [];
@@ -338,28 +549,53 @@ async function baselineWith(
     own.push(dir);
     return true;
   };
+  // a tracked file whose bytes are its stage-0 blob: nothing to read (its first row, else -1)
+  const cleanRow = (rel: string, st: FileStat, attrs: DirAttributes | null, name: string): number => {
+    const z = idx.zero.get(rel);
+    if (z === undefined || !idx.table || !cleanOid(idx.table.entry(z), st, read?.stat ?? null)) return -1;
+    if (attrs !== null && !attrs.none && attrs.mayConvert(name)) return -1;
+    return idx.rows.get(rel) ?? -1;
+  };
+  // through a view, what each directory gave is kept for the next baseline with the same inputs;
+  // by one walk at a time (two at once could leave a directory's record from one beside its
+  // subdirectories' from the other, across a change of its rule files): another walks without
+  const memoKey = reader && read ? walkMemoKey(read, outside, checkoutToo, oidLength(repo.objectFormat)) : null;
+  const slot = reader && memoKey ? reader.remember(memoKey, () => ({ dirs: new Map<string, DirRecord>(), busy: false })) : null;
+  const memo: WalkMemo | null =
+    slot && !slot.busy
+      ? {
+          dirs: slot.dirs,
+          clean: (rel, st, attrs, name) => {
+            const row = cleanRow(rel, st, attrs, name);
+            if (row >= 0) found[row] = 1;
+            return row;
+          },
+          found: (row) => {
+            found[row] = 1;
+          },
+        }
+      : null;
+  if (memo && slot) slot.busy = true;
   const w = await walk(
     repo,
     idx,
     rules,
     (rel, st, handKept, attrs, name) => {
       const row = idx.rows.get(rel);
-      if (row !== undefined) found[row] = 1;
-      const z = idx.zero.get(rel);
-      if (
-        z !== undefined &&
-        idx.table &&
-        cleanOid(idx.table.entry(z), st, read?.stat ?? null) &&
-        (attrs === null || attrs.none || !attrs.mayConvert(name))
-      )
-        return;
+      if (row !== undefined) {
+        found[row] = 1;
+        if (cleanRow(rel, st, attrs, name) >= 0) return;
+      }
       if (handKept && st.type === 'file' && st.size > max) tooLarge.push(rel);
       else if (st.type === 'file' || st.type === 'symlink') toRead.push({ rel, st });
     },
     attributes,
     isOwn,
     reader,
-  );
+    memo,
+  ).finally(() => {
+    if (memo && slot) slot.busy = false;
+  });
   const entries: BaselineEntry[] = [];
   for (const { rel, st } of toRead) {
     const abs = joinPath(repo.worktree, rel);
@@ -404,8 +640,9 @@ function absentTracked(idx: TrackedPaths, found: Uint8Array): string[] {
   const table = idx.table;
   if (!table) return [];
   const out: string[] = [];
-  for (const [p, row] of idx.rows) {
+  for (const row of idx.first) {
     if (found[row]) continue;
+    const p = table.path(row);
     const z = idx.zero.get(p);
     const e = table.entry(z ?? row);
     if (e.mode === MODE_GITLINK || e.mode === MODE_TREE || (z !== undefined && e.skipWorktree)) continue;
