@@ -6,8 +6,9 @@
  * returnDisplay, error?}, AfterAgent; no call id).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { gitEnv } from '../helpers/git.js';
 import type { Call, SessionSpec } from './trace.js';
 
@@ -44,8 +45,59 @@ export function jsonData<T>(stdout: string): T {
   ) as T;
 }
 
+/**
+ * How hook events travel: `process` runs the command line for each (as the older installs and the
+ * fallback do); `server` runs the hook client `install` writes (`sh dist/git-scalpel-hook.sh hook
+ * <harness>`), which hands the event to the warm server of this run (started by the first event,
+ * in a runtime directory of this process's own) — its watched views and the per-directory records
+ * of its shell walks then stand between the events and the engine. Set per trial (trials.ts).
+ */
+export type Transport = 'process' | 'server';
+let transport: Transport = 'process';
+let runtime: string | null = null;
+
+export function setTransport(t: Transport): void {
+  transport = t;
+}
+
+export function currentTransport(): Transport {
+  return transport;
+}
+
+/** RANDOM_SERVER: 1 every trial through the server, 0 none, `odd` the odd seeds (the long run's default). */
+export function transportFor(seed: number, fallback: '0' | '1' | 'odd'): Transport {
+  const v = process.env.RANDOM_SERVER ?? fallback;
+  return v === '1' || (v === 'odd' && seed % 2 === 1) ? 'server' : 'process';
+}
+
+/** The environment of the server's client: a runtime directory of this process's own (see stopServer). */
+function serverEnv(): NodeJS.ProcessEnv {
+  if (runtime === null) {
+    runtime = mkdtempSync(join(tmpdir(), 'scalpel-rt-'));
+    chmodSync(runtime, 0o700);
+  }
+  return gitEnv({ XDG_RUNTIME_DIR: runtime });
+}
+
+/** Stop the server the trials started, if any, and remove its runtime directory (a test's afterAll). */
+export function stopServer(): void {
+  if (runtime === null) return;
+  spawnSync(process.execPath, [BIN, 'server', 'stop'], { env: gitEnv({ XDG_RUNTIME_DIR: runtime }), timeout: 10_000 });
+  rmSync(runtime, { recursive: true, force: true });
+  runtime = null;
+}
+
 export function hook(cwd: string, harness: string, payload: unknown): Run {
-  return cli(cwd, ['hook', harness], JSON.stringify(payload));
+  if (transport === 'process') return cli(cwd, ['hook', harness], JSON.stringify(payload));
+  const p = spawnSync('sh', [join(dirname(BIN), 'git-scalpel-hook.sh'), 'hook', harness], {
+    cwd,
+    input: JSON.stringify(payload),
+    env: serverEnv(),
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+    timeout: 120_000,
+  });
+  return { code: p.status ?? -1, stdout: p.stdout ?? '', stderr: (p.stderr ?? '') + (p.error ? `\n${p.error.message}` : '') };
 }
 
 let undoSupport: boolean | undefined;

@@ -7,8 +7,8 @@
  * its seed, the failure and its shrunk sequence.
  */
 import { spawnSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
-import { assertBuilt, supportsUndo } from './cli.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { assertBuilt, stopServer, supportsUndo } from './cli.js';
 import { gates } from './known.js';
 import { runTrials } from './trials.js';
 
@@ -25,12 +25,13 @@ function longBase(): number {
 }
 
 describe('randomized differential tester', () => {
+  afterAll(stopServer);
   it(
     LONG ? 'the long run' : 'a fixed budget of random trials',
     () => {
       assertBuilt();
       const defaults = LONG
-        ? { runs: 150, budgetMs: 20 * 60_000, base: longBase(), shrinkMs: 300_000 }
+        ? { runs: 150, budgetMs: 20 * 60_000, base: longBase(), shrinkMs: 300_000, server: 'odd' as const }
         : { runs: 30, budgetMs: 30_000, base: 1000, shrinkMs: 120_000, shortTrials: true };
       const g = [...gates()];
       console.log(

@@ -1373,3 +1373,13 @@ describe('the long random run of 88f4d8a (seed 612000039), shrunk: the oracle wa
     );
   });
 });
+
+describe('the long random run of 88f4d8a (seed 613000024), shrunk: the oracle was wrong', () => {
+  // a rewind of a path beneath a file the turn made takes back what is at that path (nothing):
+  // the file above it is not among the paths taken back, and stays
+  it('a rewind of a path beneath a file the turn made leaves the file', () => {
+    check(
+      trace([A, B], [B.start(), B.write('scratch/idea1.txt', 'x\n'), B.end(), rewind('B', 1, { paths: ['scratch/idea1.txt/inner.txt'] })]),
+    );
+  });
+});

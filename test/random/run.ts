@@ -658,6 +658,9 @@ export class World {
       }
       const verdict = a.expect(p, force);
       if (verdict.allowed.some((x) => same(x, found))) continue;
+      // a path above the picks only (not one of them, nor beneath one): the rewind of what lies
+      // beneath may remove it when it was a directory made for them, or leave it as it was
+      if (picks && !picks.some((k) => p === k || isUnder(p, k)) && same(found, pre.paths.get(p))) continue;
       // forced: a directory the rewind made to hold what it brought back beneath (a person's note
       // the agent's rm -rf took, in a directory the agent had created)
       if (

@@ -16,6 +16,8 @@
  *   RANDOM_ALL=1         generate every trigger, also those of known open bugs (known.ts)
  *   RANDOM_GATES=a,b     the gates in force instead of known.ts's list
  *   RANDOM_UNDO=0|1      force `rewind --undo` off or on (default: when the usage mentions it)
+ *   RANDOM_SERVER=0|1|odd hook events through the warm server's client (cli.ts Transport): none, all,
+ *                        or the odd seeds (the long run's default; a failure's replay line says which)
  *   RANDOM_VERBOSE=1     print every step
  *   RANDOM_LOG=FILE      append progress to FILE as it goes
  */
@@ -23,6 +25,7 @@ import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Generator, sessionsFor } from './gen.js';
+import { currentTransport, setTransport, transportFor } from './cli.js';
 import { runTrace, type Failure, type Outcome } from './run.js';
 import { shrink } from './shrink.js';
 import { parseTrace, traceText, type Trace } from './trace.js';
@@ -48,7 +51,7 @@ function defaultLog(s: string): void {
 }
 
 export function runTrials(
-  defaults: { runs: number; budgetMs: number; base: number; shrinkMs: number; shortTrials?: boolean },
+  defaults: { runs: number; budgetMs: number; base: number; shrinkMs: number; shortTrials?: boolean; server?: '0' | '1' | 'odd' },
   log: (s: string) => void = defaultLog,
 ): TrialsReport {
   const t0 = Date.now();
@@ -72,6 +75,8 @@ export function runTrials(
     const seed = (base + k) >>> 0;
     const mainSteps = stepsLimit ?? (defaults.shortTrials ? 8 + (seed % 9) : undefined);
     const gen = new Generator(seed, { steps: mainSteps });
+    setTransport(transportFor(seed, defaults.server ?? '0'));
+    const via = currentTransport() === 'server' ? ' (through the server)' : '';
     const trace = replay ?? { sessions: sessionsFor(seed), steps: [] };
     const o = runTrace(trace, { next: replay ? undefined : (w) => gen.next(w), verbose: process.env.RANDOM_VERBOSE === '1' });
     report.trials++;
@@ -85,7 +90,7 @@ export function runTrials(
     }
     const hard = o.hard[0];
     log(
-      `${replay ? 'replay' : `seed ${seed}`}: ${o.trace.steps.length} steps, ${o.hookCalls} hook calls, ${o.rewinds.done} rewinds done, ${o.rewinds.refused} refused, ${(o.ms / 1000).toFixed(1)} s${hard ? `: FAILED (${hard.kind})` : o.failures.length ? `: ${o.failures.length} soft finding(s) (${o.failures.map((f) => f.kind).join(', ')})` : ''}`,
+      `${replay ? 'replay' : `seed ${seed}`}${via}: ${o.trace.steps.length} steps, ${o.hookCalls} hook calls, ${o.rewinds.done} rewinds done, ${o.rewinds.refused} refused, ${(o.ms / 1000).toFixed(1)} s${hard ? `: FAILED (${hard.kind})` : o.failures.length ? `: ${o.failures.length} soft finding(s) (${o.failures.map((f) => f.kind).join(', ')})` : ''}`,
     );
     if (!hard) continue;
     const outDir = process.env.RANDOM_OUT ?? join(tmpdir(), 'git-scalpel-random');
@@ -111,7 +116,7 @@ export function runTrials(
     }
     lines.push(
       '',
-      `replay: ${replay ? '' : `RANDOM_SEED=${seed}${mainSteps !== undefined ? ` RANDOM_STEPS=${mainSteps}` : ''} npm run test:random (this generator), or `}RANDOM_TRACE=${saved} npm run test:random`,
+      `replay: ${replay ? '' : `RANDOM_SEED=${seed}${mainSteps !== undefined ? ` RANDOM_STEPS=${mainSteps}` : ''}${via ? ' RANDOM_SERVER=1' : ''} npm run test:random (this generator), or `}${via ? 'RANDOM_SERVER=1 ' : ''}RANDOM_TRACE=${saved} npm run test:random`,
     );
     log(lines.join('\n'));
     report.failed.push({
