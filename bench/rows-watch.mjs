@@ -6,7 +6,8 @@
  * clean and with ten dirty files, against `git status --porcelain=v2 -uall` (process) in the same
  * run (DESIGN's target: ≤ 0.1×). Beside them the same warm process without the view (a walk of the
  * tree), for the share the view removes. Each timed baseline's command is finished untimed
- * (`shellAfter`), as a turn would.
+ * (`shellAfter`), as a turn would; the after-step rows time that step instead (info: the target
+ * names the baseline).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -110,6 +111,36 @@ export function watchRows(ctx, { log = (s) => console.log(s) } = {}) {
         warmup: 2,
       },
     );
+  }
+  // the step after the command (what a PostToolUse of Bash runs): what the command changed since
+  // its baseline, a command that changed nothing and one that edited ten tracked files
+  for (const [label, isDirty] of [
+    ['a command that changed nothing', false],
+    ['a command that edited ten files', true],
+  ]) {
+    rows.push({
+      group: 'watch',
+      name: `shell after-step, server warm (watched view), ${label}, 100,000 entries (in-process shellAfter)`,
+      setup,
+      prepare: {
+        ours: async () => {
+          await finish('viewed');
+          await before('viewed');
+          if (isDirty) dirty();
+        },
+        peer: () => (isDirty ? dirty() : undefined),
+      },
+      ours: () => finish('viewed'),
+      check: { peer: checkStatus },
+      peerName: '`git status --porcelain=v2 -uall` (process)',
+      peer: status,
+      after: async () => {
+        await finish('viewed');
+        clean();
+      },
+      runs: 11,
+      warmup: 3,
+    });
   }
   return rows;
 }

@@ -111,6 +111,8 @@ export interface ViewReader {
    * what a walk derives from inputs the key names exactly (the index's paths, by its checksum).
    */
   remember<T>(key: string, make: () => T): T;
+  /** What `remember` keeps under `key`, or undefined (nothing is made). */
+  recall<T>(key: string): T | undefined;
   /** The walk is over. */
   release(): void;
 }
@@ -193,7 +195,7 @@ const STAT = 2;
 const RETIRED_MAX = 4096;
 
 /** How many derived results `remember` keeps. */
-const MEMO_MAX = 8;
+const MEMO_MAX = 16;
 
 const identOf = (st: FileStat) => `${st.dev}:${st.ino}`;
 
@@ -308,6 +310,7 @@ export class WatchedWorktree implements WorktreeView {
         if (this.memos.size > MEMO_MAX) this.memos.delete(this.memos.keys().next().value as string);
         return v;
       },
+      recall: <T>(key: string): T | undefined => this.memos.get(key) as T | undefined,
       release: () => {
         released = true;
       },

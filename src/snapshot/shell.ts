@@ -4,6 +4,7 @@ import type { FileStat, Fs } from '../fs/types.js';
 import type { ViewReader, WorktreeView } from '../fs/view.js';
 import { joinPath } from '../fs/path.js';
 import { toHex } from '../bytes/hex.js';
+import { randomHex } from '../bytes/random.js';
 import { oidLength } from '../hash/index.js';
 import { decodeIndex, type GitIndex } from '../index/decode.js';
 import type { IndexEntry } from '../index/entry.js';
@@ -86,6 +87,19 @@ export interface ShellBaseline {
    * when it held more. Never read: only told apart after.
    */
   ignoredListings: Array<[string, Array<[string, string]>] | [string, null, string]>;
+  /**
+   * Names the walk that took it through a watched view, whose records the process keeps: the walk
+   * after the command, in that process, takes from them the directories nothing happened in since.
+   */
+  walk?: string;
+}
+
+/** What a baseline's walk through a view stood on, kept by the view for the walk after the command. */
+interface WalkAfter {
+  /** The rules' sources outside the worktree (outsideRulesKey) when it was taken. */
+  outside: string | null;
+  /** The record in effect for each directory it walked. */
+  records: Map<string, DirRecord>;
 }
 
 /** What a command changed, from its baseline: the paths, their state before it, what could not be captured. */
@@ -153,7 +167,10 @@ interface DirRecord {
 
 /** A walk's memory across walks through one view, for the inputs its key names. */
 interface WalkMemo {
-  dirs: Map<string, DirRecord>;
+  /** The record of a directory the walk may take again (its mark decides). */
+  get(rel: string): DirRecord | undefined;
+  /** The record in effect for a directory walked: taken again, or made anew. */
+  use(rel: string, rec: DirRecord, made: boolean): void;
   /**
    * A tracked file whose visit would only mark it found (clean: its bytes are its blob): the row
    * to mark, marked; else -1 (it is visited). Depends on nothing but the memo key's inputs and the
@@ -260,9 +277,10 @@ async function walk(
     const names = reader ? reader.names(rel) : readdir ? readdir(abs(rel)) : await fs.readdir(abs(rel));
     // taken before anything else is read of it: an event after this changes the mark
     const mark = memo && reader ? reader.mark(rel) : null;
-    const old = mark && memo ? memo.dirs.get(rel) : undefined;
+    const old = mark && memo ? memo.get(rel) : undefined;
     if (old && reader && memo && old.mark === mark && old.mine === mine && !fresh && unkeptSame(old, rel, reader)) {
       // nothing it was derived from changed: its record, not its entries
+      memo.use(rel, old, false);
       if (old.nested) {
         out.nested.push(rel);
         continue;
@@ -298,18 +316,22 @@ async function walk(
     if (nested) {
       out.nested.push(rel);
       if (mark && memo)
-        memo.dirs.set(rel, {
-          mark,
-          mine,
-          nested,
-          gitignore,
-          attributes: hasAttributes,
-          rules: [],
-          unkept: [],
-          visits: [],
-          clean: [],
-          subdirs: [],
-        });
+        memo.use(
+          rel,
+          {
+            mark,
+            mine,
+            nested,
+            gitignore,
+            attributes: hasAttributes,
+            rules: [],
+            unkept: [],
+            visits: [],
+            clean: [],
+            subdirs: [],
+          },
+          true,
+        );
       continue;
     }
     let ruleStats: DirRecord['rules'] = null;
@@ -364,7 +386,7 @@ async function walk(
       visit(path, st, handKept, attrs, name);
       rec?.visits.push([name, st, handKept]);
     }
-    if (rec && memo) memo.dirs.set(rel, rec);
+    if (rec && memo) memo.use(rel, rec, true);
   }
   return out;
 }
@@ -384,6 +406,8 @@ interface TrackedPaths {
   dirs: Set<string>;
   /** Each path's first row (the values of `rows`), in index order. */
   first: Int32Array;
+  /** The rows of stage 0 (the values of `zero`), in index order. */
+  zeroRows: Int32Array;
   /** The directories ('' the root) whose `.gitattributes` the index has. */
   attributeDirs: string[];
   table: IndexRows | null;
@@ -406,9 +430,16 @@ function trackedPathsOf(
   const key = `tracked:${bytesKey}`;
   const kept = reader.remember(key, () => {
     const t = trackedPaths(index);
-    return { rows: t.rows, zero: t.zero, dirs: t.dirs, first: t.first, attributeDirs: t.attributeDirs };
+    return { rows: t.rows, zero: t.zero, dirs: t.dirs, first: t.first, zeroRows: t.zeroRows, attributeDirs: t.attributeDirs };
   });
   return { ...kept, table: rowsOf(index) };
+}
+
+/** Do two indexes name the same paths (what a walk enters and visits depends on those alone)? */
+function samePaths(a: TrackedPaths, b: TrackedPaths): boolean {
+  if (a.rows.size !== b.rows.size) return false;
+  for (const p of a.rows.keys()) if (!b.rows.has(p)) return false;
+  return true;
 }
 
 /** The index file's bytes named by their trailing checksum and length, or null (none, or index.skipHash). */
@@ -442,6 +473,7 @@ function trackedPaths(index: GitIndex | null): TrackedPaths {
   const dirs = new Set<string>();
   const table = index ? rowsOf(index) : null;
   const first: number[] = [];
+  const zeroRows: number[] = [];
   const attributeDirs = new Set<string>();
   if (table) {
     let lastDir: string | null = null;
@@ -452,7 +484,10 @@ function trackedPaths(index: GitIndex | null): TrackedPaths {
         rows.set(p, i);
         first.push(i);
       }
-      if (e.stage === 0) zero.set(p, i);
+      if (e.stage === 0) {
+        zero.set(p, i);
+        zeroRows.push(i);
+      }
       const dir = parentOf(p);
       if (p === '.gitattributes' || p.endsWith('/.gitattributes')) attributeDirs.add(dir);
       if (dir === lastDir) continue;
@@ -460,7 +495,7 @@ function trackedPaths(index: GitIndex | null): TrackedPaths {
       for (let d = dir; d !== '' && !dirs.has(d); d = parentOf(d)) dirs.add(d);
     }
   }
-  return { rows, zero, dirs, first: Int32Array.from(first), attributeDirs: [...attributeDirs], table };
+  return { rows, zero, dirs, first: Int32Array.from(first), zeroRows: Int32Array.from(zeroRows), attributeDirs: [...attributeDirs], table };
 }
 
 /** The stage-0 entry's id when `st` says the file is that entry's content (as capture's clean check). */
@@ -561,10 +596,16 @@ async function baselineWith(
   // subdirectories' from the other, across a change of its rule files): another walks without
   const memoKey = reader && read ? walkMemoKey(read, outside, checkoutToo, oidLength(repo.objectFormat)) : null;
   const slot = reader && memoKey ? reader.remember(memoKey, () => ({ dirs: new Map<string, DirRecord>(), busy: false })) : null;
+  // the records this walk stands on, for the walk after the command (WalkAfter)
+  const inUse = new Map<string, DirRecord>();
   const memo: WalkMemo | null =
     slot && !slot.busy
       ? {
-          dirs: slot.dirs,
+          get: (rel) => slot.dirs.get(rel),
+          use: (rel, rec, made) => {
+            if (made) slot.dirs.set(rel, rec);
+            inUse.set(rel, rec);
+          },
           clean: (rel, st, attrs, name) => {
             const row = cleanRow(rel, st, attrs, name);
             if (row >= 0) found[row] = 1;
@@ -629,6 +670,12 @@ async function baselineWith(
     own: own.sort(compareRel),
     ignoredListings,
   };
+  if (memo && reader && memoKey) {
+    // what each directory gave, as this walk found it, for the walk after the command
+    baseline.walk = randomHex(8);
+    const kept: WalkAfter = { outside, records: inUse };
+    reader.remember(`after:${baseline.walk}`, () => kept);
+  }
   return { baseline, indexBytes: read ? read.bytes : null, warnings: [...rules.warnings] };
 }
 
@@ -796,11 +843,22 @@ async function changesWith(
   reader: ViewReader | null,
 ): Promise<ShellChanges> {
   const fs: Fs = repo.fs;
-  const old = oldIndexBytes
-    ? decodeIndex(oldIndexBytes, { objectFormat: repo.objectFormat, verifyChecksum: false, lenient: true, hash: repo.hash })
-    : null;
   const hashLength = oidLength(repo.objectFormat);
+  // the index as the baseline kept it: the one read now when their bytes are the same (its checksum)
+  const sameIndex = !!now?.bytes && !!oldIndexBytes && indexBytesKey(oldIndexBytes, hashLength) === indexBytesKey(now.bytes, hashLength);
+  const old = sameIndex
+    ? (now?.index ?? null)
+    : oldIndexBytes
+      ? decodeIndex(oldIndexBytes, { objectFormat: repo.objectFormat, verifyChecksum: false, lenient: true, hash: repo.hash })
+      : null;
   const oldIdx = trackedPathsOf(old, oldIndexBytes, reader, hashLength);
+  const nowIdx = trackedPathsOf(now?.index ?? null, now?.bytes, reader, hashLength);
+  // the baseline's walk through this view, in this process: a directory whose mark is still the
+  // one its record had then is as the baseline found it (when the rules outside the worktree and
+  // the index's paths, which decide what the walk enters, are the same too)
+  const kept = reader && baseline.walk ? reader.recall<WalkAfter>(`after:${baseline.walk}`) : undefined;
+  const outside = kept ? await outsideRulesKey(repo) : null;
+  const after = kept && outside !== null && kept.outside === outside && (sameIndex || samePaths(oldIdx, nowIdx)) ? kept : undefined;
   const rules = await rulesOf(repo);
   const before = new Map(baseline.entries.map((e) => [e[0], e] as const));
   const absent = new Set(baseline.absent);
@@ -811,11 +869,25 @@ async function changesWith(
   const ignoredBefore = (p: string) => baseline.ignoredDirs.some((d) => isAncestor(d, p)) || baseline.nested.some((d) => isAncestor(d, p));
   // what the walk leaves to read: files whose stat moved (the content decides)
   const toHash: Array<{ rel: string; st: FileStat; oid: string }> = [];
+  // the baseline's entries seen, and the old index's rows (clean at the baseline) seen
   const seen = new Set<string>();
+  const seenRows = new Uint8Array(oldIdx.table?.count ?? 0);
   const own = new Set(baseline.own);
+  const memo: WalkMemo | null = after
+    ? {
+        get: (rel) => after.records.get(rel),
+        use: () => undefined,
+        // every file of a directory read again is visited (compared with what the baseline saw)
+        clean: () => -1,
+        // a clean file of a directory as the baseline found it: still its old index entry
+        found: (row) => {
+          seenRows[row] = 1;
+        },
+      }
+    : null;
   const w = await walk(
     repo,
-    trackedPathsOf(now?.index ?? null, now?.bytes, reader, hashLength),
+    nowIdx,
     rules,
     (rel, st) => {
       const e = before.get(rel);
@@ -844,7 +916,7 @@ async function changesWith(
           return;
         }
         // clean at the baseline (it has no entry of its own): the old index entry is what it held
-        seen.add(rel);
+        seenRows[z] = 1;
         if (st.type !== 'file' || x.mode !== fileModeOf(st.mode)) changed.add(rel);
         else if (!x.statEquals(st)) toHash.push({ rel, st, oid: x.oid });
         return;
@@ -855,6 +927,7 @@ async function changesWith(
     null,
     (dir) => own.has(dir),
     reader,
+    memo,
   );
   // a path the walk no longer sees because the command made it ignored (an edit of .gitignore)
   // is gone only if it is: its state decides, as for any other
@@ -878,7 +951,9 @@ async function changesWith(
   // what was there and is gone
   for (const p of before.keys()) if (!seen.has(p)) changed.add(p);
   if (oldIdx.table) {
-    for (const [p, z] of oldIdx.zero) {
+    for (const z of oldIdx.zeroRows) {
+      if (seenRows[z]) continue;
+      const p = oldIdx.table.path(z);
       if (seen.has(p) || before.has(p) || absent.has(p) || ignoredBefore(p)) continue;
       const x = oldIdx.table.entry(z);
       if (x.mode === MODE_GITLINK || x.skipWorktree) continue;
@@ -896,7 +971,7 @@ async function changesWith(
   // an ignored directory the command made from nothing (a build's `dist/`) is the turn's: the
   // rewind removes it; one that was there is not captured, what happened in it is told below
   for (const d of w.ignoredDirs) if (!ignoredThen.has(d) && !dirsBefore.has(d) && !ignoredBefore(d)) changed.add(d);
-  indexDiff(old, now?.index ?? null, changed);
+  if (!sameIndex) indexDiff(old, now?.index ?? null, changed);
 
   // what was not captured and is not as it was
   const uncovered: string[] = [];

@@ -13,8 +13,11 @@ export async function openNode(dir: string): Promise<Repository> {
 }
 
 export interface Taken {
+  /** The baseline as recorded, without `walk` (which names the walk only, not what it found). */
   baseline: ShellBaseline;
   index: Uint8Array | null;
+  /** The baseline's `walk`, given back to the step after the command. */
+  walk?: string;
 }
 
 /** The baseline before a command (held: what the turn already holds; made: what its turns made). */
@@ -35,11 +38,13 @@ export async function baselineOf(
       view,
     });
     await writer.flush();
-    return { baseline: t.baseline, index: t.indexBytes ? t.indexBytes.slice() : null };
+    const { walk, ...baseline } = t.baseline;
+    return { baseline, index: t.indexBytes ? t.indexBytes.slice() : null, ...(walk ? { walk } : {}) };
   });
 }
 
 /** What the command changed since `taken`. */
 export async function changesOf(repo: Repository, taken: Taken, view: WorktreeView | null): Promise<ShellChanges> {
-  return repo.withIndex({ verify: false }, (read) => shellChanges(repo, taken.baseline, taken.index, read, view));
+  const baseline = taken.walk ? { ...taken.baseline, walk: taken.walk } : taken.baseline;
+  return repo.withIndex({ verify: false }, (read) => shellChanges(repo, baseline, taken.index, read, view));
 }
