@@ -767,6 +767,7 @@ export function decodeBaseline(bytes: Uint8Array): ShellBaseline {
     nested: Array.isArray(b.nested) ? b.nested : [],
     own: Array.isArray(b.own) ? b.own : [],
     ignoredListings: Array.isArray(b.ignoredListings) ? b.ignoredListings : [],
+    walk: typeof b.walk === 'string' ? b.walk : undefined,
   };
 }
 

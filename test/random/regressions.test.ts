@@ -1383,3 +1383,22 @@ describe('the long random run of 88f4d8a (seed 613000024), shrunk: the oracle wa
     );
   });
 });
+
+describe('the long random run of 88f4d8a (seed 613000133, through the server), shrunk: the oracle was wrong', () => {
+  // git stash's own commit holds the person's symlinked .gitignore: git fsck's warning is about
+  // git's object, not ours
+  it("the agent's git stash of a symlinked .gitignore: fsck's warning is about the stash's tree", () => {
+    check(
+      trace(
+        [A],
+        [
+          setup.file('.gitignore', 'x\n'),
+          setup.sh('git add -A && git commit -qm base'),
+          person.sh('rm -f .gitignore && ln -s README.md .gitignore'),
+          A.start(),
+          A.shell('git stash -q'),
+        ],
+      ),
+    );
+  });
+});

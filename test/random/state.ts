@@ -200,10 +200,11 @@ export function fsckProblems(dir: string): string {
   const r = gitQuiet(dir, ['fsck', '--no-dangling', '--no-progress']);
   const lines = (r.out + r.err).split('\n').filter((l) => l.trim() && !/^(Checking|notice:)/.test(l));
   // a warning about a tree someone else's history holds (a person's commit of a symlinked
-  // .gitignore) is git's verdict on their commit, not on anything of ours
+  // .gitignore, or git stash's commit of one) is git's verdict on their commit, not on anything of ours
+  const stashes = () => gitQuiet(dir, ['stash', 'list', '--format=%H']).out.split('\n').filter(Boolean);
   const theirs = lines.some((l) => /^warning in tree [0-9a-f]+:/.test(l))
     ? new Set(
-        gitQuiet(dir, ['rev-list', '--objects', '--branches', '--tags', '--remotes', 'HEAD'])
+        gitQuiet(dir, ['rev-list', '--objects', '--branches', '--tags', '--remotes', 'HEAD', ...stashes()])
           .out.split('\n')
           .map((l) => l.split(' ')[0]),
       )
