@@ -523,19 +523,27 @@ function mergeAbsentParents(
 /**
  * What someone else put beneath the turn's earlier captures since the agent last wrote there, as
  * a later capture of the turn (`state`, taken just before an agent's call) found it: within each
- * root of `state` strictly beneath a root of `old`, the paths where `state` holds something the
- * seal does not (a person's note in a directory the agent's command made, which a later call
- * then changes or removes). `old` says nothing of them (the directory was absent then), so
- * without them a rewind would remove what was someone else's before the agent's call went over
- * it; with them joined (mergeStates) it puts that back. Null when there is none, or no seal.
+ * root of `state` at or beneath a root of `old`, the paths strictly beneath a root of `old` where
+ * `state` holds something and neither the seal nor `old` does (a person's note in a directory the
+ * agent's command made, which a later call then changes or removes). `old` says nothing of them
+ * (the directory was absent then), so without them a rewind would remove what was someone else's
+ * before the agent's call went over it; with them joined (mergeStates) it puts that back. A
+ * change of what the seal holds is a contest of the turn's own path, and what `old` holds stays
+ * its first capture. Null when there is none, or no seal.
  */
 export function othersBeneath(old: PathState, seal: PathState | null, state: PathState): PathState | null {
   if (!seal) return null;
-  const inner = state.roots.filter((r) => old.roots.some((o) => isAncestor(o, r)));
+  const inner = state.roots.filter((r) => old.roots.some((o) => covers(o, r)));
   if (inner.length === 0) return null;
   const held = new Set(state.items.map((i) => i.path));
+  // where the seal holds something (the agent's file, changed since by someone else) it is a
+  // contest of the turn's own path, not something that was there before the agent's call
+  const sealed = new Set(seal.items.map((i) => i.path));
+  // and where the pre-image holds something, that stays the turn's first capture
+  const before = new Set(old.items.map((i) => i.path));
+  const theirs = (p: string) => !sealed.has(p) && !before.has(p) && old.roots.some((o) => isAncestor(o, p));
   const paths = contests(seal, state, (p) => inner.some((r) => covers(r, p)))
-    .filter((c) => c.part === 'worktree' && held.has(c.path))
+    .filter((c) => c.part === 'worktree' && held.has(c.path) && theirs(c.path))
     .map((c) => c.path);
   return paths.length ? restrictState(state, minimalRoots(paths)) : null;
 }

@@ -90,7 +90,7 @@ export async function shellAfter(
     turn = await stack.locked(async (tx) => {
       const top = await openTurnOf(stack, tx.current);
       // the command's changes are not a new write to contest: the baseline was taken just before it
-      if (top) return extendTurn(ctx, stack, tx, top, changes.state, batch, { shell }, warnings);
+      if (top) return extendTurn(ctx, stack, tx, top, changes.state, batch, { shell: { ...shell, at: baseline.at } }, warnings);
       // the turn ended while the command ran: the command's changes open one of their own
       const head = await readHeadWithLog(ctx.repo);
       const prev = tx.current ? await stack.load(tx.current) : null;

@@ -251,7 +251,7 @@ export async function extendTurn(
   top: StackEntry,
   state: PathState,
   batch: ObjectBatch,
-  more: { call?: string; shell?: { uncovered: string[]; left: string[] }; logged?: string[] },
+  more: { call?: string; shell?: { uncovered: string[]; left: string[]; at: string }; logged?: string[] },
   warnings: string[],
 ): Promise<SnapshotInfo> {
   let m = top.manifest;
@@ -285,8 +285,12 @@ export async function extendTurn(
   let captured = m.captured;
   let provisional = m.provisional ?? [];
   // what someone else put beneath an earlier capture, which this call is about to go over: the
-  // pre-image takes it in as found now (whether the call then changes it or not, it was theirs)
-  const others = othersBeneath(captured, top.manifest.seal?.state ?? null, state);
+  // pre-image takes it in as found now (whether the call then changes it or not, it was theirs).
+  // Only from a capture taken after the seal: a command's baseline taken before another call of
+  // the turn ended (parallel calls) holds what that call was still changing, the agent's own
+  const seal = top.manifest.seal ?? null;
+  const newer = !more.shell || !seal || Date.parse(seal.sealedAt) < Date.parse(more.shell.at);
+  const others = newer ? othersBeneath(captured, seal?.state ?? null, state) : null;
   if (others) captured = mergeStates(captured, others);
   if (more.call !== undefined) {
     // only what the turn does not hold yet waits for the call; the rest keeps its first capture

@@ -99,8 +99,27 @@ describe('othersBeneath: what someone else put beneath an earlier capture, befor
     const elsewhere: PathState = { roots: ['src/x.ts'], items: [file('src/x.ts')], index: [], reuc: [] };
     expect(othersBeneath(old, seal, elsewhere)).toBeNull();
     expect(othersBeneath(old, null, { ...same, items: [...same.items, note] })).toBeNull();
-    // the same root as the earlier capture: its first capture stands (joinCaptured)
-    expect(othersBeneath(old, seal, { roots: ['docs'], items: [dir('docs'), dir('docs/new2'), note], index: [], reuc: [] })).toBeNull();
+    // what the seal holds, changed by someone else since (the agent's file, appended to): a
+    // contest of the turn's own path, not something that was there before the turn
+    const appended = { ...file('docs/new2/run.sh'), oid: 'c'.repeat(40) };
+    expect(othersBeneath(old, seal, { roots: ['docs/new2'], items: [dir('docs/new2'), appended], index: [], reuc: [] })).toBeNull();
+  });
+
+  it('the same root as the earlier capture (a command that removes the whole directory it made): the note is taken in all the same', () => {
+    const whole: PathState = {
+      roots: ['docs'],
+      items: [dir('docs'), dir('docs/new2'), note, file('docs/new2/run.sh')],
+      index: [],
+      reuc: [],
+    };
+    expect(othersBeneath(old, seal, whole)).toEqual({ roots: ['docs/new2/note.md'], items: [note], index: [], reuc: [] });
+  });
+
+  it('what the earlier capture holds stays its first capture (the agent removed the file, someone put another there)', () => {
+    const first: PathState = { roots: ['docs'], items: [dir('docs'), file('docs/keep.md')], index: [], reuc: [] };
+    const sealedGone: PathState = { roots: ['docs'], items: [dir('docs')], index: [], reuc: [] };
+    const again = { ...file('docs/keep.md'), oid: 'd'.repeat(40) };
+    expect(othersBeneath(first, sealedGone, { roots: ['docs'], items: [dir('docs'), again], index: [], reuc: [] })).toBeNull();
   });
 
   it('a path someone else removed is not taken in (the earlier capture says it was absent already)', () => {

@@ -1402,3 +1402,90 @@ describe('the long random run of 88f4d8a (seed 613000133, through the server), s
     );
   });
 });
+
+describe('the long random run of 751f122 (seeds 122810702 and 122810707), shrunk', () => {
+  // the agent's write made a file in new directories (a parallel command joined them); the
+  // person appended to it; the agent's later edit went over it. The person's change of the
+  // agent's file is a contest, not something that was there before the turn: a forced rewind
+  // takes the file away (the person's version is saved for --undo), it does not put it back as
+  // the turn's pre-image
+  it("a person's change of a file the agent made in new directories, then the agent's edit: a forced rewind takes the file away", () => {
+    check(
+      trace(
+        [A],
+        [
+          A.start(),
+          A.parallel([
+            shell("git diff -U0 -- scratch/idea2.txt | awk '/^@@/{n++} n<2' | git apply --cached --unidiff-zero -"),
+            write('pkg/x/y/z3.txt', 'fix gamma 15\n'),
+          ]),
+          person.append('pkg/x/y/z3.txt', 'x\n'),
+          A.edit('pkg/x/y/z3.txt', 'fix gamma 15', 'fix gamma 15 edited'),
+          A.end(),
+          rewind('A', 1, { force: true }),
+          undo(),
+        ],
+      ),
+    );
+  });
+
+  // the agent's command made src/feature, the person saved a note in it, the agent's next
+  // command removed the whole directory: the note joins the pre-image as found (also when the
+  // later change's root is the directory itself), and a forced rewind puts it back
+  it("a person's note in a directory the agent's command made, which its next command removes whole: a forced rewind puts it back", () => {
+    check(
+      trace(
+        [A, B],
+        [
+          person.append('src/new1.ts', 'x\n'),
+          A.start(),
+          A.shell('mkdir -p src/feature && echo alpha > src/feature/f2.txt'),
+          person.file('src/feature/person-note.md', 'x\n'),
+          A.shell('rm -rf src/feature'),
+          A.end(),
+          rewind('A', 1, { force: true }),
+        ],
+      ),
+    );
+  });
+});
+
+describe('the long random run of 751f122 (seeds 122810711 and 122810719), shrunk', () => {
+  // the agent's command made .gitignore a directory with a file in it; the person appended to
+  // that file; the agent's write went over it: the person's change of the agent's file is a
+  // contest, and a forced rewind takes the file away (saved for --undo)
+  it("a person's change of a file the agent's command made, then the agent's write: a forced rewind takes it away", () => {
+    check(
+      trace(
+        [A, B],
+        [
+          B.start(),
+          B.shell('f=.gitignore; rm -f $f && mkdir $f && echo x > $f/inner.txt'),
+          person.append('.gitignore/inner.txt', 'x\n'),
+          B.write('.gitignore/inner.txt', 'x\n'),
+          B.end(),
+          rewind('B', 1, { force: true }),
+          undo(),
+        ],
+      ),
+    );
+  });
+
+  // Gemini CLI runs a model answer's calls in parallel: a command's baseline taken before the
+  // other command of the batch ended holds what that command was still changing (the agent's
+  // own), not a person's files: the rewind takes the new directories away
+  it('two batches of parallel calls (a write into new directories, then a command replacing one of them by a file): the rewind removes them all', () => {
+    check(
+      trace(
+        [G],
+        [
+          G.start(),
+          G.parallel([write('pkg/x/y/z2.txt', 'alpha delta 28\nconst beta 31\nreturn return 83\n'), shell('echo TOKEN=agent >> .env')]),
+          G.parallel([shell('rm -f src/deep/x/y.txt'), shell('d=pkg/x; rm -rf $d && echo x > $d')]),
+          G.end(),
+          rewind('A', 1),
+        ],
+      ),
+    );
+  });
+});
