@@ -1489,3 +1489,22 @@ describe('the long random run of 751f122 (seeds 122810711 and 122810719), shrunk
     );
   });
 });
+
+describe('the long random run of 327fefc (seed 52952836), shrunk: the oracle was wrong', () => {
+  // a rewind of a path beneath the directories the agent's write made leaves those directories
+  // (empty): a later rewind of one of them names it as not a path of the turn, and writes nothing
+  it('a rewind of the directories left after a partial rewind took back the file they were made for: a wrong argument, nothing written', () => {
+    check(
+      trace(
+        [G],
+        [
+          G.start(),
+          G.write('pkg/x/y/z2.txt', 'x\n'),
+          G.end(),
+          rewind('A', 1, { paths: ['pkg/x/y'] }),
+          rewind('A', 1, { paths: ['pkg/x'] }),
+        ],
+      ),
+    );
+  });
+});

@@ -612,13 +612,16 @@ export class World {
       }
       return;
     }
-    // some paths none of the turns' agent changed (a sequence shrunk around a rewind of them):
-    // a wrong argument, named, and nothing written
+    // some paths none of the turns' agent changed (a sequence shrunk around a rewind of them), or
+    // only directories the agent made to hold paths an earlier rewind took back (they stay, empty,
+    // when that rewind's picks lay beneath them): a wrong argument, named, and nothing written
+    const takenHere = range.flatMap((t) => t.taken ?? []);
+    const madeForTaken = (p: string) => takenHere.some((t) => isUnder(t, p));
     if (
       r.code === 2 &&
       picks &&
       /\[BAD_ARGUMENT\]: '[^']*' is not a path of/.test(r.stderr) &&
-      !picks.some((k) => [...a.ap.keys()].some((p) => related(k, p)))
+      !picks.some((k) => [...a.ap.keys()].some((p) => related(k, p) && !madeForTaken(p)))
     ) {
       const changed = diffPaths(pre, post);
       if (changed.length) this.fail('refusal-wrote', `${context} exited 2 (a wrong argument) but changed: ${changed.join(', ')}`);
