@@ -44,6 +44,21 @@ export async function globalConfigs(repo: Repository): Promise<GitConfig[]> {
   return out;
 }
 
+/** Every config git reads here, the global ones first (a later one's value wins). */
+export async function gitConfigs(repo: Repository): Promise<GitConfig[]> {
+  return [...(await globalConfigs(repo)), repo.config];
+}
+
+/** core.excludesFile as git resolves it from `configs` (the last one to set it wins; undefined: none does). */
+export function excludesFileOf(configs: readonly GitConfig[]): string | null | undefined {
+  let excludesFile: string | null | undefined;
+  for (const config of configs) {
+    const v = ignoreOptionsFromConfig(config).excludesFile;
+    if (v !== undefined) excludesFile = v;
+  }
+  return excludesFile;
+}
+
 /**
  * The attribute rules that say whether a stat-clean file may differ from its blob, as git reads
  * them: the worktree's `.gitattributes` (the index's blob where the worktree has none),
@@ -54,9 +69,9 @@ export async function globalConfigs(repo: Repository): Promise<GitConfig[]> {
 export async function conversionRules(
   repo: Repository,
   index: GitIndex | null,
-  opts: { checkoutToo?: boolean } = {},
+  opts: { checkoutToo?: boolean; configs?: readonly GitConfig[] } = {},
 ): Promise<AttributeRules> {
-  const configs = [...(await globalConfigs(repo)), repo.config];
+  const configs = opts.configs ?? (await gitConfigs(repo));
   const rows = index ? rowsOf(index) : null;
   const load = (direction: 'checkin' | 'checkout') =>
     loadAttributeRules(repo.fs, {
@@ -114,14 +129,9 @@ export async function attributesChanged(repo: Repository, index: GitIndex | null
  * rules wherever their `.gitignore` and `.gitattributes` files are the same. Null: a path that
  * cannot be resolved (the rules' own loading says why).
  */
-export async function outsideRulesKey(repo: Repository): Promise<string | null> {
-  const configs = [...(await globalConfigs(repo)), repo.config];
+export async function outsideRulesKey(repo: Repository, configs: readonly GitConfig[]): Promise<string | null> {
   const env = repo.env;
-  let excludesFile: string | null | undefined;
-  for (const config of configs) {
-    const v = ignoreOptionsFromConfig(config).excludesFile;
-    if (v !== undefined) excludesFile = v;
-  }
+  const excludesFile = excludesFileOf(configs);
   let files: Array<string | null>;
   try {
     const worktree = repo.worktree;

@@ -14,9 +14,10 @@ import { objectId } from '../object/loose.js';
 import type { ObjectWriter } from '../repo/object-batch.js';
 import { MODE_EXECUTABLE, MODE_FILE, MODE_GITLINK, MODE_SYMLINK, MODE_TREE } from '../object/tree.js';
 import type { Repository } from '../repo/repository.js';
+import type { GitConfig } from '../repo/config.js';
 import { isGitDirName, loadIgnoreRules, type DirRules, type IgnoreRules } from '../ignore/index.js';
 import type { AttributeRules, DirAttributes } from '../attributes/index.js';
-import { attributesChanged, conversionRules, globalConfigs, outsideRulesKey } from './conversions.js';
+import { attributesChanged, conversionRules, excludesFileOf, gitConfigs, outsideRulesKey } from './conversions.js';
 import { ignoreOptionsFromConfig } from '../ignore/index.js';
 import { indexRecordsUnder, reucUnder } from './capture.js';
 import { compareRel, covers, isAncestor, minimalRoots, parentOf, sortByPath } from '../model/scope.js';
@@ -122,12 +123,8 @@ function statKey(st: FileStat): string {
  * config (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`), read here as git reads them, the
  * repository's own setting winning.
  */
-async function rulesOf(repo: Repository): Promise<IgnoreRules> {
-  let excludesFile: string | null | undefined;
-  for (const config of [...(await globalConfigs(repo)), repo.config]) {
-    const v = ignoreOptionsFromConfig(config).excludesFile;
-    if (v !== undefined) excludesFile = v;
-  }
+async function rulesOf(repo: Repository, configs: readonly GitConfig[]): Promise<IgnoreRules> {
+  const excludesFile = excludesFileOf(configs);
   const { ignoreCase } = ignoreOptionsFromConfig(repo.config);
   return loadIgnoreRules(repo.fs, { worktree: repo.worktree, gitDir: repo.loc.commonDir, excludesFile, ignoreCase, env: repo.env });
 }
@@ -558,9 +555,11 @@ async function baselineWith(
   opts: BaselineOptions,
   reader: ViewReader | null,
 ): Promise<Baseline> {
-  // read before the rules are: a change in between gives the next baseline another key
-  const outside = reader && read ? await outsideRulesKey(repo) : null;
-  const rules = await rulesOf(repo);
+  // the configs are read once: the key and the rules are made of the same ones
+  const configs = await gitConfigs(repo);
+  // the rule files read before the rules are: a change in between gives the next baseline another key
+  const outside = reader && read ? await outsideRulesKey(repo, configs) : null;
+  const rules = await rulesOf(repo, configs);
   const idx = trackedPathsOf(read?.index ?? null, read?.bytes, reader, oidLength(repo.objectFormat));
   const max = Math.max(0, repo.config.getInt('scalpel.shellIgnoredMax', 1 << 20));
   const others = opts.others ?? [];
@@ -572,7 +571,7 @@ async function baselineWith(
   const found = new Uint8Array(idx.table?.count ?? 0);
   // a stat-clean file is its index blob only where no eol conversion or filter applies (DESIGN I10)
   const checkoutToo = read ? await attributesChanged(repo, read.index, idx.attributeDirs) : false;
-  const attributes = read ? await conversionRules(repo, read.index, { checkoutToo }) : null;
+  const attributes = read ? await conversionRules(repo, read.index, { checkoutToo, configs }) : null;
   const listMax = Math.max(0, repo.config.getInt('scalpel.shellIgnoredList', 2000));
   const made = opts.made ?? [];
   const own: string[] = [];
@@ -858,9 +857,10 @@ async function changesWith(
   // one its record had then is as the baseline found it (when the rules outside the worktree and
   // the index's paths, which decide what the walk enters, are the same too)
   const kept = reader && baseline.walk ? reader.recall<WalkAfter>(`after:${baseline.walk}`) : undefined;
-  const outside = kept ? await outsideRulesKey(repo) : null;
+  const configs = await gitConfigs(repo);
+  const outside = kept ? await outsideRulesKey(repo, configs) : null;
   const after = kept && outside !== null && kept.outside === outside && (sameIndex || samePaths(oldIdx, nowIdx)) ? kept : undefined;
-  const rules = await rulesOf(repo);
+  const rules = await rulesOf(repo, configs);
   const before = new Map(baseline.entries.map((e) => [e[0], e] as const));
   const absent = new Set(baseline.absent);
   const tooLarge = new Set(baseline.tooLarge);
@@ -1017,11 +1017,22 @@ async function changesWith(
   const nestedNow = new Set(w.nested);
   for (const d of baseline.nested) if (!nestedNow.has(d)) uncovered.push(d);
   const paths = minimalRoots([...changed].filter((p) => !tooLarge.has(p)));
-  return { paths, state: await stateBefore(repo, baseline, old, paths), uncovered: minimalRoots(uncovered), left: minimalRoots(left) };
+  return {
+    paths,
+    state: await stateBefore(repo, baseline, old, oldIdx.zero, paths),
+    uncovered: minimalRoots(uncovered),
+    left: minimalRoots(left),
+  };
 }
 
-/** The state of `roots` before the command, from the baseline and the index as it was. */
-async function stateBefore(repo: Repository, baseline: ShellBaseline, old: GitIndex | null, roots: string[]): Promise<PathState> {
+/** The state of `roots` before the command, from the baseline and the index as it was (`oldZero`: its stage-0 paths). */
+async function stateBefore(
+  repo: Repository,
+  baseline: ShellBaseline,
+  old: GitIndex | null,
+  oldZero: ReadonlyMap<string, number>,
+  roots: string[],
+): Promise<PathState> {
   const absent = new Set(baseline.absent);
   const inRoots = (p: string) => roots.some((r) => covers(r, p));
   const items: WorktreeItem[] = [];
@@ -1073,9 +1084,7 @@ async function stateBefore(repo: Repository, baseline: ShellBaseline, old: GitIn
   // roots the command created in directories that were not there: the deepest ancestor that was
   // (a file counts: nothing was beneath it, and it is not a directory a restore would remove)
   const files = new Set(baseline.entries.map((e) => e[0]));
-  const oldFiles =
-    old && roots.some((r) => parentOf(r) !== '' && !dirs.has(parentOf(r))) ? trackedPaths(old).zero : new Map<string, number>();
-  const existed = (p: string) => dirs.has(p) || files.has(p) || (oldFiles.has(p) && !absent.has(p));
+  const existed = (p: string) => dirs.has(p) || files.has(p) || (oldZero.has(p) && !absent.has(p));
   const absentParents: AbsentParents[] = [];
   for (const r of roots) {
     const parent = parentOf(r);
