@@ -69,9 +69,15 @@ export { readdirSync as readdirNames };
  * alive): `onEvent` gets each event's entry name as readdir gives it (null: none), `onError` the
  * watcher's errors. Throws as fs.watch does (ENOSPC: the system's limit on watches).
  */
-export function watchDirectory(path: string, onEvent: (name: string | null) => void, onError: (e: unknown) => void): { close(): void } {
-  const w = fss.watch(osPath(path), { persistent: false, encoding: 'buffer' }, (_type, name) =>
-    onEvent(name ? nameOfBytes(name as unknown as Uint8Array) : null),
+export function watchDirectory(
+  path: string,
+  onEvent: (name: string | null, listing: boolean) => void,
+  onError: (e: unknown) => void,
+): { close(): void } {
+  // 'change': libuv saw only IN_MODIFY or IN_ATTRIB (src/unix/linux.c; any other bit is 'rename'),
+  // which leave the directory's listing as it was
+  const w = fss.watch(osPath(path), { persistent: false, encoding: 'buffer' }, (type, name) =>
+    onEvent(name ? nameOfBytes(name as unknown as Uint8Array) : null, type !== 'change'),
   );
   w.on('error', onError);
   return { close: () => w.close() };

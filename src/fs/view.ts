@@ -104,6 +104,13 @@ export interface ViewReader {
    * holds no listing of it or cannot vouch now. Asked right after `names(rel)`.
    */
   mark(rel: string): object | null;
+  /**
+   * The names of directory `rel`'s entries an event touched since `since` (a mark this view gave
+   * for it: what `mark` vouches for holds for every other entry), or null when the view cannot
+   * say (another directory's mark, a rebuild, a change of the whole listing, too many changes).
+   * Asked right after `mark(rel)`.
+   */
+  changed(rel: string, since: object): string[] | null;
   /** Does the view keep the lstat of entry `name` of directory `dir` (asked after `stat`)? Not kept: a later walk asks the disk. */
   kept(dir: string, name: string): boolean;
   /**
@@ -164,7 +171,12 @@ export interface DirWatch {
  * backend's way to say it can no longer vouch (given at construction, see WatchedWorktree).
  */
 export interface WatchBackend {
-  watch(abs: string, onEvent: (name: string | null) => void): DirWatch;
+  /**
+   * `onEvent`'s `listing`: false when the platform tells the change left the directory's listing
+   * as it was (the entry's content or attributes changed: inotify's IN_MODIFY, IN_ATTRIB);
+   * true or absent when it may have changed it.
+   */
+  watch(abs: string, onEvent: (name: string | null, listing?: boolean) => void): DirWatch;
   /** Watches `abs`'s parent for changes of the entry `abs` itself (renamed, removed): `onEvent` for those only. */
   watchEntry(abs: string, onEvent: () => void): DirWatch;
   barrier(): Promise<void>;
@@ -184,12 +196,30 @@ interface DirNode {
   /** Names of its entries that are watched directories. */
   kids: Set<string>;
   /** Replaced whenever an event takes anything held here away (see ViewReader.mark). */
-  mark: object;
+  mark: Mark;
+  /** What replaced the mark, oldest first: [the mark's epoch then, the entry's name or null: every entry]. */
+  log: Array<[number, string | null]>;
+  /** The newest epoch dropped from `log`: what changed since an older mark is not known. */
+  floor: number;
 }
 
-/** Kinds of pending events: an entry of the directory (its listing and the entry), or the entry's own stat only. */
+/** A directory's mark: its node's `token` (one per node, so per watch) and the epoch it was given at. */
+interface Mark {
+  readonly token: object;
+  readonly epoch: number;
+}
+
+/**
+ * Kinds of pending events: an entry of the directory (its listing and the entry); the entry's own
+ * stat only (a change inside a watched subdirectory); the entry's content or attributes (the
+ * listing as it was).
+ */
 const ENTRY = 1;
 const STAT = 2;
+const CHANGE = 4;
+
+/** How many changes of one directory its log keeps (ViewReader.changed). */
+const LOG_MAX = 64;
 
 /** How many watches of directories no longer in the tree are kept before a rebuild closes them. */
 const RETIRED_MAX = 4096;
@@ -296,6 +326,18 @@ export class WatchedWorktree implements WorktreeView {
         const node = live() ? this.nodes.get(rel) : undefined;
         return node && node.names ? node.mark : null;
       },
+      changed: (rel, since) => {
+        const node = live() ? this.nodes.get(rel) : undefined;
+        const m = since as Partial<Mark>;
+        if (!node || !node.names || m.token !== node.mark.token || typeof m.epoch !== 'number' || m.epoch < node.floor) return null;
+        const out = new Set<string>();
+        for (let i = node.log.length - 1; i >= 0 && node.log[i][0] > m.epoch; i--) {
+          const name = node.log[i][1];
+          if (name === null) return null;
+          out.add(name);
+        }
+        return [...out];
+      },
       kept: (dir, name) => live() && (this.nodes.get(dir)?.stats.has(name) ?? false),
       remember: <T>(key: string, make: () => T): T => {
         if (this.memos.has(key)) {
@@ -372,7 +414,7 @@ export class WatchedWorktree implements WorktreeView {
       const node = this.nodes.get(dir);
       if (!node) continue;
       if (names.has('*')) {
-        node.mark = {};
+        touch(node, null);
         node.names = null;
         node.stats.clear();
         for (const k of [...node.kids]) this.drop(join(dir, k));
@@ -383,10 +425,10 @@ export class WatchedWorktree implements WorktreeView {
         // what changed inside a watched subdirectory changed its stat, not what it is (its
         // removal or replacement is an entry event here): the mark stays (see ViewReader.mark)
         if (!(kind & ENTRY)) {
-          if (!node.kids.has(name)) node.mark = {};
+          if (!node.kids.has(name) || kind & CHANGE) touch(node, name);
           continue;
         }
-        node.mark = {};
+        touch(node, name);
         node.names = null;
         if (node.kids.has(name)) this.drop(join(dir, name));
         // a name made as another link to a file: the file's other names changed (their ctime and
@@ -400,7 +442,7 @@ export class WatchedWorktree implements WorktreeView {
         for (const [name, st] of n.stats)
           if (st && linked.some((l) => l.dev === st.dev && l.ino === st.ino)) {
             n.stats.delete(name);
-            n.mark = {};
+            touch(n, name);
           }
     }
   }
@@ -418,7 +460,7 @@ export class WatchedWorktree implements WorktreeView {
       if (p) {
         p.kids.delete(name);
         p.stats.delete(name);
-        p.mark = {};
+        touch(p, name);
       }
     }
   }
@@ -460,11 +502,11 @@ export class WatchedWorktree implements WorktreeView {
           if (gen === this.generation) this.lose('root-moved');
         });
       }
-      watch = this.backend.watch(abs, (name) => {
+      watch = this.backend.watch(abs, (name, listing) => {
         if (gen !== this.generation) return;
         this.counts.events++;
         if (name === null) this.note(rel, '*', ENTRY);
-        else this.note(rel, name, ENTRY);
+        else this.note(rel, name, listing === false ? CHANGE : ENTRY);
         // what changes in a directory changes its own stat, kept in its parent
         if (rel !== '') {
           const { parent: p, name: own } = split(rel);
@@ -484,7 +526,17 @@ export class WatchedWorktree implements WorktreeView {
       watch.close();
       return null;
     }
-    const node: DirNode = { rel, watch, ident: identOf(after.st), names: null, stats: new Map(), kids: new Set(), mark: {} };
+    const node: DirNode = {
+      rel,
+      watch,
+      ident: identOf(after.st),
+      names: null,
+      stats: new Map(),
+      kids: new Set(),
+      mark: { token: {}, epoch: 0 },
+      log: [],
+      floor: 0,
+    };
     this.nodes.set(rel, node);
     if (parent) {
       const { name } = split(rel);
@@ -509,6 +561,14 @@ export class WatchedWorktree implements WorktreeView {
     if (now.st.type === 'directory' ? this.nodes.get(rel)?.ident === identOf(now.st) : now.links <= 1) node.stats.set(name, now.st);
     return now.st;
   }
+}
+
+/** An event took something held of `node` away: a new mark, and the entry's name (null: every entry) in its log. */
+function touch(node: DirNode, name: string | null): void {
+  const epoch = node.mark.epoch + 1;
+  node.mark = { token: node.mark.token, epoch };
+  node.log.push([epoch, name]);
+  if (node.log.length > LOG_MAX) node.floor = (node.log.shift() as [number, string | null])[0];
 }
 
 function join(dir: string, name: string): string {

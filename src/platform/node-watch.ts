@@ -22,6 +22,9 @@
  *   read before it. The marker's directory need not be in the worktree (the queue is one), and
  *   `.git/scalpel/` would not do anyway: the worktree walk excludes it. A host is used from one
  *   thread (a worker has its own loop, hence its own queue).
+ * - An event libuv reports as 'change' had only IN_MODIFY or IN_ATTRIB (`uv__inotify_read`: any
+ *   other bit makes it 'rename', and Node reports 'rename' when both are set): the entry's content
+ *   or attributes changed, the directory's listing did not. The view then keeps the listing.
  * - libuv reads the queue until it is empty (`uv__inotify_read` loops to EAGAIN) and calls each
  *   watch's callback synchronously as it goes, all in one poll phase.
  * - **Overflow**: when the queue holds `max_queued_events` (16,384 by default) unread events the
@@ -180,7 +183,7 @@ class NodeWatchHost implements WatchHost {
 
   private backend(): WatchBackend {
     return {
-      watch: (abs, onEvent) => this.watch(abs, (name) => onEvent(name)),
+      watch: (abs, onEvent) => this.watch(abs, onEvent),
       watchEntry: (abs, onEvent) => {
         const i = abs.lastIndexOf('/');
         const parent = i <= 0 ? '/' : abs.slice(0, i);
@@ -195,7 +198,7 @@ class NodeWatchHost implements WatchHost {
     };
   }
 
-  private watch(abs: string, onEvent: (name: string | null) => void): DirWatch {
+  private watch(abs: string, onEvent: (name: string | null, listing: boolean) => void): DirWatch {
     if (this.watches >= this.maxWatches) {
       this.loseAll('limit', `${this.maxWatches} directories watched`);
       throw new Error('watch limit');
@@ -204,9 +207,9 @@ class NodeWatchHost implements WatchHost {
     try {
       w = watchDirectory(
         abs,
-        (name) => {
+        (name, listing) => {
           this.counted();
-          onEvent(name);
+          onEvent(name, listing);
         },
         this.failed,
       );

@@ -176,6 +176,8 @@ interface WalkMemo {
   clean(rel: string, st: FileStat, attrs: DirAttributes | null, name: string): number;
   /** A row a recorded directory's clean file marks found. */
   found(row: number): void;
+  /** The row a record's clean file `rel` is named by (the index the records were made with). */
+  row(rel: string): number | undefined;
 }
 
 /** `make`'s promise, made on the first call. */
@@ -200,15 +202,33 @@ function sameRules(a: DirRecord['rules'], b: DirRecord['rules']): boolean {
  * Do the entries the view did not keep stat as they did when `rec` was made (a directory: still
  * one)? Those it keeps now leave the list: an event about them from here on changes the mark.
  */
-function unkeptSame(rec: DirRecord, rel: string, reader: ViewReader): boolean {
+function unkeptSame(rec: DirRecord, rel: string, reader: ViewReader, skip?: ReadonlySet<string>): boolean {
   let nowKept = 0;
   for (const [name, key] of rec.unkept) {
+    if (skip?.has(name)) continue;
     const st = reader.stat(rel, name, rel === '' ? name : `${rel}/${name}`);
     if ((st ? (st.type === 'directory' ? 'd' : statKey(st)) : '') !== key) return false;
     if (reader.kept(rel, name)) nowKept++;
   }
   if (nowKept > 0) rec.unkept = rec.unkept.filter(([name]) => !reader.kept(rel, name));
   return true;
+}
+
+/**
+ * The entries of directory `rel` an event touched since `old` was made, when they are few (a
+ * quarter of its names at most) and none is a rule file or a repository's `.git` (those decide
+ * what the others are), the rule files above were the same (`old.rules` vouched) and the entries
+ * the view does not keep stat as they did: `old` less those entries holds for the rest. Null:
+ * walk it whole.
+ */
+function fewChanged(old: DirRecord, rel: string, names: readonly string[], reader: ViewReader, ignoreCase: boolean): Set<string> | null {
+  if (old.rules === null) return null;
+  const changed = reader.changed(rel, old.mark);
+  if (changed === null || changed.length * 4 > names.length) return null;
+  for (const n of changed)
+    if (isGitignoreName(n, ignoreCase) || isAttributesName(n, ignoreCase) || isGitDirName(n, ignoreCase)) return null;
+  const few = new Set(changed);
+  return unkeptSame(old, rel, reader, few) ? few : null;
 }
 
 /**
@@ -268,6 +288,26 @@ async function walk(
       fresh: false,
     },
   ];
+  // what a record says of its directory's entries, given as a walk of them would: its files'
+  // visits, its clean rows found, its subdirectories pushed (beneath one, records are taken again
+  // where their marks say nothing changed)
+  const replay = async (item: Item, rec: DirRecord, m: WalkMemo) => {
+    const { rel, mine } = item;
+    if (rec.visits.length) {
+      const attrs = await item.attrs(rec.attributes);
+      for (const [name, st, handKept] of rec.visits) visit(rel === '' ? name : `${rel}/${name}`, st, handKept, attrs, name);
+    }
+    for (const row of rec.clean) m.found(row);
+    for (const [name, kind] of rec.subdirs) {
+      const path = rel === '' ? name : `${rel}/${name}`;
+      if (kind === 1 && !(await own(path))) {
+        out.ignoredDirs.push(path);
+        continue;
+      }
+      out.dirs.add(path);
+      stack.push(child(item, path, name, mine || kind === 1, false));
+    }
+  };
   while (stack.length > 0) {
     const item = stack.pop() as Item;
     const { rel, mine, fresh } = item;
@@ -278,76 +318,96 @@ async function walk(
     if (old && reader && memo && old.mark === mark && old.mine === mine && !fresh && unkeptSame(old, rel, reader)) {
       // nothing it was derived from changed: its record, not its entries
       memo.use(rel, old, false);
-      if (old.nested) {
+      if (old.nested) out.nested.push(rel);
+      else await replay(item, old, memo);
+      continue;
+    }
+    // a few of its entries changed, nothing else it was derived from: the record less those
+    // entries is given as it was, and those entries are walked as a directory's are below
+    const few = old && reader && memo && mark && old.mine === mine && !fresh ? fewChanged(old, rel, names, reader, rules.ignoreCase) : null;
+    let rec: DirRecord | null;
+    let list = names;
+    let freshBelow: boolean;
+    let hasAttributes: boolean;
+    if (few && old && mark && memo) {
+      rec = {
+        ...old,
+        mark,
+        unkept: old.unkept.filter(([n]) => !few.has(n)),
+        visits: old.visits.filter(([n]) => !few.has(n)),
+        clean: old.clean.slice(),
+        subdirs: old.subdirs.filter(([n]) => !few.has(n)),
+      };
+      if (old.clean.length) {
+        const drop = new Set<number>();
+        for (const n of few) {
+          const row = memo.row(rel === '' ? n : `${rel}/${n}`);
+          if (row !== undefined) drop.add(row);
+        }
+        if (drop.size) rec.clean = old.clean.filter((row) => !drop.has(row));
+      }
+      if (rec.nested) {
+        memo.use(rel, rec, true);
         out.nested.push(rel);
         continue;
       }
-      if (old.visits.length) {
-        const attrs = await item.attrs(old.attributes);
-        for (const [name, st, handKept] of old.visits) visit(rel === '' ? name : `${rel}/${name}`, st, handKept, attrs, name);
+      await replay(item, rec, memo);
+      list = names.filter((n) => few.has(n));
+      hasAttributes = rec.attributes;
+      // its rule files are the same, and so are those above it (not fresh): the records beneath hold
+      freshBelow = false;
+    } else {
+      let gitignore = false;
+      hasAttributes = false;
+      let nested = false;
+      const ruleNames: string[] = [];
+      for (const n of names) {
+        const g = isGitignoreName(n, rules.ignoreCase);
+        const a = !g && isAttributesName(n, rules.ignoreCase);
+        if (g || a) ruleNames.push(n);
+        gitignore ||= g;
+        hasAttributes ||= a;
+        nested ||= rel !== '' && isGitDirName(n, rules.ignoreCase);
       }
-      for (const row of old.clean) memo.found(row);
-      for (const [name, kind] of old.subdirs) {
-        const path = rel === '' ? name : `${rel}/${name}`;
-        if (kind === 1 && !(await own(path))) {
-          out.ignoredDirs.push(path);
-          continue;
+      if (nested) {
+        out.nested.push(rel);
+        if (mark && memo)
+          memo.use(
+            rel,
+            {
+              mark,
+              mine,
+              nested,
+              gitignore,
+              attributes: hasAttributes,
+              rules: [],
+              unkept: [],
+              visits: [],
+              clean: [],
+              subdirs: [],
+            },
+            true,
+          );
+        continue;
+      }
+      let ruleStats: DirRecord['rules'] = null;
+      if (mark && reader) {
+        ruleStats = [];
+        for (const n of ruleNames) {
+          ruleStats.push([n, reader.stat(rel, n, rel === '' ? n : `${rel}/${n}`)]);
+          if (!reader.kept(rel, n)) ruleStats = null;
+          if (!ruleStats) break;
         }
-        out.dirs.add(path);
-        stack.push(child(item, path, name, mine || kind === 1, false));
       }
-      continue;
+      rec = mark
+        ? { mark, mine, nested, gitignore, attributes: hasAttributes, rules: ruleStats, unkept: [], visits: [], clean: [], subdirs: [] }
+        : null;
+      // what is beneath follows this directory's rule files: its records hold while they are the same
+      freshBelow = fresh || !rec || !old || !sameRules(old.rules, rec.rules);
     }
-    let gitignore = false;
-    let hasAttributes = false;
-    let nested = false;
-    const ruleNames: string[] = [];
-    for (const n of names) {
-      const g = isGitignoreName(n, rules.ignoreCase);
-      const a = !g && isAttributesName(n, rules.ignoreCase);
-      if (g || a) ruleNames.push(n);
-      gitignore ||= g;
-      hasAttributes ||= a;
-      nested ||= rel !== '' && isGitDirName(n, rules.ignoreCase);
-    }
-    if (nested) {
-      out.nested.push(rel);
-      if (mark && memo)
-        memo.use(
-          rel,
-          {
-            mark,
-            mine,
-            nested,
-            gitignore,
-            attributes: hasAttributes,
-            rules: [],
-            unkept: [],
-            visits: [],
-            clean: [],
-            subdirs: [],
-          },
-          true,
-        );
-      continue;
-    }
-    let ruleStats: DirRecord['rules'] = null;
-    if (mark && reader) {
-      ruleStats = [];
-      for (const n of ruleNames) {
-        ruleStats.push([n, reader.stat(rel, n, rel === '' ? n : `${rel}/${n}`)]);
-        if (!reader.kept(rel, n)) ruleStats = null;
-        if (!ruleStats) break;
-      }
-    }
-    const rec: DirRecord | null = mark
-      ? { mark, mine, nested, gitignore, attributes: hasAttributes, rules: ruleStats, unkept: [], visits: [], clean: [], subdirs: [] }
-      : null;
-    // what is beneath follows this directory's rule files: its records hold while they are the same
-    const freshBelow = fresh || !rec || !old || !sameRules(old.rules, rec.rules);
     const here = await item.rules();
     const attrs = await item.attrs(hasAttributes);
-    for (const name of names) {
+    for (const name of list) {
       if (isGitDirName(name, rules.ignoreCase)) continue;
       const path = rel === '' ? name : `${rel}/${name}`;
       const st = reader ? reader.stat(rel, name, path) : lstat ? lstat(abs(path)) : await fs.lstat(abs(path));
@@ -613,6 +673,7 @@ async function baselineWith(
           found: (row) => {
             found[row] = 1;
           },
+          row: (rel) => idx.rows.get(rel),
         }
       : null;
   if (memo && slot) slot.busy = true;
@@ -884,6 +945,8 @@ async function changesWith(
         found: (row) => {
           seenRows[row] = 1;
         },
+        // the records are the baseline's: their rows are the old index's
+        row: (rel) => oldIdx.rows.get(rel),
       }
     : null;
   const w = await walk(
