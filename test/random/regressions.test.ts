@@ -1508,3 +1508,28 @@ describe('the long random run of 327fefc (seed 52952836), shrunk: the oracle was
     );
   });
 });
+
+describe('the long random run of 51a9bf4 (seed 614000084), shrunk: the oracle was wrong', () => {
+  // B's write over A's file, then a partial rewind of B that put A's bytes back: together B's
+  // calls and that rewind changed nothing there, so A's rewind takes its own file away (as after
+  // a rewind of B's whole turn)
+  it("another session's write over the agent's file, taken back by a partial rewind of that session: the agent's rewind removes its file", () => {
+    const A = agent('A', 'claude');
+    const B = agent('B', 'claude');
+    check(
+      trace(
+        [A, B],
+        [
+          A.start(),
+          A.shell('mkdir -p gen && echo todo > gen/f7.txt'),
+          B.start(),
+          B.write('gen/f7.txt', 'x\n'),
+          A.end(),
+          B.end(),
+          rewind('B', 1, { paths: ['gen'] }),
+          rewind('A', 1),
+        ],
+      ),
+    );
+  });
+});

@@ -955,6 +955,12 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
     (e.actor.kind === 'rewind' && (e.actor.s === name || !e.forced || !!e.undone)) ||
     (e.actor.kind === 'undo' && e.undoes !== undefined && e.undoes !== name) ||
     e.actor.kind === 'setup';
+  // another session's change of a path a (partial) rewind of its turn took back since: together
+  // they changed nothing there, as for a turn rewound whole
+  const turnOf = new Map<number, ModelTurn>();
+  for (const sess of w.sessions.values()) for (const t of sess.live) turnOf.set(t.uid, t);
+  const takenBack = (e: HEvent, p: string) =>
+    e.actor.kind === 'agent' && e.actor.s !== name && !!turnOf.get(e.actor.turn)?.taken?.some((k) => p === k || isUnder(p, k));
   const ap = new Map<string, ApInfo>();
   for (const e of agentEvents) {
     for (const [p, [before]] of e.changes) {
@@ -978,10 +984,10 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
     for (const e of w.events) {
       if (e.changes.has(p)) last = e;
       if (e.pos <= info.firstPos || neutral(e)) continue;
-      if (e.changes.has(p)) info.direct.push(e);
-      if ([...e.changes.keys()].some((q) => related(p, q))) info.relatedNonS.push(e);
+      if (e.changes.has(p) && !takenBack(e, p)) info.direct.push(e);
+      if ([...e.changes.keys()].some((q) => related(p, q) && !takenBack(e, q))) info.relatedNonS.push(e);
     }
-    info.lastNonS = last !== null && !neutral(last);
+    info.lastNonS = last !== null && !neutral(last) && !takenBack(last, p);
   }
   // ignored directories: files a command changed inside one that existed may stay if named (as
   // git ignored them when the command began: a later edit of .gitignore does not change that)
