@@ -1,7 +1,8 @@
 /**
  * Shell baselines in flight (DESIGN I8): what the worktree and the index held before a shell
  * command, kept until the command's after-event takes it back. The baseline itself and a copy
- * of the index file are plain files under `<stateDir>/shell/<session>/<call>.{json,index}`; the
+ * of the index file are files under `<stateDir>/shell/<session>/<call>.{json,index}` (the copy a
+ * hard link to the session's one copy of that index content, where the filesystem has them); the
  * objects it names (the pre-images it stored, and every blob the index named then: a person's
  * staged version exists nowhere else) are reachable from `refs/scalpel-shell/<worktree>/<session>/<call>`
  * before the command runs, so a `git gc --prune=now` inside the command cannot take them. The ref
@@ -30,6 +31,9 @@ export interface StoredBaseline {
   index: Uint8Array | null;
 }
 
+/** The name of a session's shared index copy (see writeIndexCopy): never a call's (callFileName starts none with a dot). */
+const SHARED_INDEX = /^\.index-[0-9a-f]+-[0-9]+$/;
+
 export class ShellBaselines {
   constructor(private readonly repo: Repository) {}
 
@@ -56,7 +60,8 @@ export class ShellBaselines {
     const entries: TreeEntry[] = [];
     const blobs = await this.flatTree(keep.blobs, out);
     if (blobs) entries.push({ mode: MODE_TREE, name: utf8Encode('b'), oid: blobs });
-    const indexTree = keep.index && stored.index ? await this.indexTree(keep.index, stored.index, out) : null;
+    const sum = stored.index ? this.indexSum(stored.index) : null;
+    const indexTree = keep.index && stored.index && sum ? await this.indexTree(keep.index, sum, out) : null;
     if (indexTree) entries.push({ mode: MODE_TREE, name: utf8Encode('i'), oid: indexTree });
     const tree = await out.write('tree', encodeTree(entries, this.repo.objectFormat));
     const ident = formatIdentity({ name: 'git-scalpel', email: 'git-scalpel@localhost', timestamp: Math.floor(Date.now() / 1000) });
@@ -75,7 +80,7 @@ export class ShellBaselines {
     const dir = this.dir(session);
     await mkdirp(this.repo.fs, dir);
     const name = callFileName(key);
-    if (stored.index) await writeFileAtomic(this.repo.fs, joinPath(dir, `${name}.index`), stored.index, { mode: 0o644 });
+    if (stored.index && sum) await this.writeIndexCopy(dir, name, stored.index, sum);
     await writeFileAtomic(this.repo.fs, joinPath(dir, `${name}.json`), stored.json, { mode: 0o644 });
   }
 
@@ -132,17 +137,54 @@ export class ShellBaselines {
     );
   }
 
+  /** The index file's checksum (its trailer; hashed when index.skipHash left it zero), in hex. */
+  private indexSum(bytes: Uint8Array): string {
+    const hashLen = this.repo.objectFormat === 'sha256' ? 32 : 20;
+    const trailer = bytes.subarray(Math.max(0, bytes.length - hashLen));
+    return trailer.some((b) => b !== 0)
+      ? toHex(trailer)
+      : toHex(hashBytes(this.repo.objectFormat, bytes.subarray(0, Math.max(0, bytes.length - hashLen)), this.repo.hash));
+  }
+
+  /**
+   * The index copy of call `name`: a hard link to the session's copy of that index content
+   * (`.index-<checksum>-<length>`, written once per content: a run of commands over an unchanged
+   * 10 MB index writes it once), or a file of its own where the filesystem makes no hard links.
+   * A new content's copy takes the shared name's place; the calls linked to an older one keep its
+   * bytes (a link is its own name for them). Another process's save removing the copy between
+   * the check and the link costs a file of its own, nothing else.
+   */
+  private async writeIndexCopy(dir: string, name: string, bytes: Uint8Array, sum: string): Promise<void> {
+    const fs = this.repo.fs;
+    const target = joinPath(dir, `${name}.index`);
+    if (fs.link) {
+      const sharedName = `.index-${sum}-${bytes.length}`;
+      const shared = joinPath(dir, sharedName);
+      try {
+        const st = await fs.lstat(shared);
+        if (!st || st.type !== 'file' || st.size !== bytes.length) {
+          await writeFileAtomic(fs, shared, bytes, { mode: 0o644 });
+          for (const n of await fs.readdir(dir))
+            if (n !== sharedName && SHARED_INDEX.test(n)) await removeTree(fs, joinPath(dir, n)).catch(() => undefined);
+        }
+        // a copy of this call's an interrupted save left
+        await removeTree(fs, target);
+        await fs.link(shared, target);
+        return;
+      } catch {
+        // no hard links here (or the copy went meanwhile): a file of its own
+      }
+    }
+    await writeFileAtomic(fs, target, bytes, { mode: 0o644 });
+  }
+
   /**
    * A tree naming every object the index names (entries of every stage, resolve-undo records;
    * not gitlinks: other repositories' commits), written once per index content: its id is kept
    * beside the baselines by the index's checksum and used again while that object exists.
    */
-  private async indexTree(index: GitIndex, bytes: Uint8Array, out: ObjectWriter): Promise<string | null> {
+  private async indexTree(index: GitIndex, sum: string, out: ObjectWriter): Promise<string | null> {
     const hashLen = this.repo.objectFormat === 'sha256' ? 32 : 20;
-    const trailer = bytes.subarray(Math.max(0, bytes.length - hashLen));
-    const sum = trailer.some((b) => b !== 0)
-      ? toHex(trailer)
-      : toHex(hashBytes(this.repo.objectFormat, bytes.subarray(0, Math.max(0, bytes.length - hashLen)), this.repo.hash));
     const cacheFile = joinPath(this.repo.stateDir, 'shell', 'index-objects');
     try {
       const [k, oid] = utf8Decode(await this.repo.fs.readFile(cacheFile))
