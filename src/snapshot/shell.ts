@@ -174,8 +174,8 @@ interface WalkMemo {
    * arguments.
    */
   clean(rel: string, st: FileStat, attrs: DirAttributes | null, name: string): number;
-  /** A row a recorded directory's clean file marks found. */
-  found(row: number): void;
+  /** The rows a recorded directory's clean files mark found. */
+  found(rows: readonly number[]): void;
   /** The row a record's clean file `rel` is named by (the index the records were made with). */
   row(rel: string): number | undefined;
 }
@@ -297,7 +297,7 @@ async function walk(
       const attrs = await item.attrs(rec.attributes);
       for (const [name, st, handKept] of rec.visits) visit(rel === '' ? name : `${rel}/${name}`, st, handKept, attrs, name);
     }
-    for (const row of rec.clean) m.found(row);
+    if (rec.clean.length) m.found(rec.clean);
     for (const [name, kind] of rec.subdirs) {
       const path = rel === '' ? name : `${rel}/${name}`;
       if (kind === 1 && !(await own(path))) {
@@ -670,8 +670,8 @@ async function baselineWith(
             if (row >= 0) found[row] = 1;
             return row;
           },
-          found: (row) => {
-            found[row] = 1;
+          found: (rows) => {
+            for (let i = 0; i < rows.length; i++) found[rows[i]] = 1;
           },
           row: (rel) => idx.rows.get(rel),
         }
@@ -747,7 +747,10 @@ function absentTracked(idx: TrackedPaths, found: Uint8Array): string[] {
   const table = idx.table;
   if (!table) return [];
   const out: string[] = [];
-  for (const row of idx.first) {
+  // indexed: a typed array's iterator costs ~20 ns a row here, 2 ms at 100,000 entries
+  const first = idx.first;
+  for (let i = 0; i < first.length; i++) {
+    const row = first[i];
     if (found[row]) continue;
     const p = table.path(row);
     const z = idx.zero.get(p);
@@ -942,8 +945,8 @@ async function changesWith(
         // every file of a directory read again is visited (compared with what the baseline saw)
         clean: () => -1,
         // a clean file of a directory as the baseline found it: still its old index entry
-        found: (row) => {
-          seenRows[row] = 1;
+        found: (rows) => {
+          for (let i = 0; i < rows.length; i++) seenRows[rows[i]] = 1;
         },
         // the records are the baseline's: their rows are the old index's
         row: (rel) => oldIdx.rows.get(rel),
@@ -1015,7 +1018,9 @@ async function changesWith(
   // what was there and is gone
   for (const p of before.keys()) if (!seen.has(p)) changed.add(p);
   if (oldIdx.table) {
-    for (const z of oldIdx.zeroRows) {
+    const zeroRows = oldIdx.zeroRows;
+    for (let i = 0; i < zeroRows.length; i++) {
+      const z = zeroRows[i];
       if (seenRows[z]) continue;
       const p = oldIdx.table.path(z);
       if (seen.has(p) || before.has(p) || absent.has(p) || ignoredBefore(p)) continue;
