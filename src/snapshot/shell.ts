@@ -555,14 +555,21 @@ function trackedPaths(index: GitIndex | null): TrackedPaths {
   return { rows, zero, dirs, first: Int32Array.from(first), zeroRows: Int32Array.from(zeroRows), attributeDirs: [...attributeDirs], table };
 }
 
-/** The stage-0 entry's id when `st` says the file is that entry's content (as capture's clean check). */
+/**
+ * The stage-0 entry's id when `st` says the file is that entry's content (as capture's clean
+ * check), or the link's target is (git's ie_match_stat treats a symlink's lstat as a file's).
+ */
 function cleanOid(e: IndexEntry | undefined, st: FileStat, indexStat: FileStat | null): string | null {
-  if (!e || !indexStat || e.stage !== 0 || e.assumeValid || e.skipWorktree || e.intentToAdd || st.type !== 'file') return null;
-  if (e.mode !== fileModeOf(st.mode)) return null;
+  if (!e || !indexStat || e.stage !== 0 || e.assumeValid || e.skipWorktree || e.intentToAdd || !sameKind(e.mode, st)) return null;
   if (!e.statEquals(st) || st.size >>> 0 === 0) return null;
   const ms = e.mtimeSeconds;
   if (indexStat.mtimeSeconds < ms || (indexStat.mtimeSeconds === ms && indexStat.mtimeNanoseconds <= e.mtimeNanoseconds)) return null;
   return e.oid;
+}
+
+/** Does `st` hold what an entry of `mode` names: a file of that mode, or a symlink? */
+function sameKind(mode: number, st: FileStat): boolean {
+  return st.type === 'symlink' ? mode === MODE_SYMLINK : st.type === 'file' && mode === fileModeOf(st.mode);
 }
 
 export interface BaselineOptions {
@@ -647,7 +654,8 @@ async function baselineWith(
   const cleanRow = (rel: string, st: FileStat, attrs: DirAttributes | null, name: string): number => {
     const z = idx.zero.get(rel);
     if (z === undefined || !idx.table || !cleanOid(idx.table.entry(z), st, read?.stat ?? null)) return -1;
-    if (attrs !== null && !attrs.none && attrs.mayConvert(name)) return -1;
+    // a link's target is its blob whatever the attributes say (no conversion applies to it)
+    if (st.type === 'file' && attrs !== null && !attrs.none && attrs.mayConvert(name)) return -1;
     return idx.rows.get(rel) ?? -1;
   };
   // through a view, what each directory gave is kept for the next baseline with the same inputs;
@@ -984,7 +992,7 @@ async function changesWith(
         }
         // clean at the baseline (it has no entry of its own): the old index entry is what it held
         seenRows[z] = 1;
-        if (st.type !== 'file' || x.mode !== fileModeOf(st.mode)) changed.add(rel);
+        if (!sameKind(x.mode, st)) changed.add(rel);
         else if (!x.statEquals(st)) toHash.push({ rel, st, oid: x.oid });
         return;
       }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { execSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lutimesSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, gitEnv } from '../helpers/git.js';
 import { gitView, worktreeView } from '../helpers/view.js';
@@ -83,6 +83,43 @@ describe('shell commands in a turn', () => {
     expect(existsSync(join(dir, 'data/debug.log'))).toBe(true);
     expect(existsSync(join(dir, 'data/empty'))).toBe(true);
     expect(existsSync(join(dir, 'moved'))).toBe(false);
+  });
+
+  it("tracked symlinks, stat-clean (the baseline takes their targets from the index) and the person's retargeted one: commands retarget, remove and replace them, rewind brings back every link as it was", () => {
+    const dir = personRepo({
+      before: (d) => {
+        mkdirSync(join(d, 'links'));
+        symlinkSync('../README.md', join(d, 'links/a'));
+        symlinkSync('../src', join(d, 'links/b'));
+        symlinkSync('x', join(d, 'links/c'));
+      },
+    });
+    // the links' lstat older than the index: git (and the baseline) take them as clean
+    const past = new Date(Date.now() - 60_000);
+    for (const l of ['links/a', 'links/b', 'links/c', 'link', 'dangling']) lutimesSync(join(dir, l), past, past);
+    git(dir, ['update-index', '-q', '--refresh']);
+    // the person retargets one (not staged)
+    unlinkSync(join(dir, 'links/c'));
+    symlinkSync('the-persons-target', join(dir, 'links/c'));
+    const v0 = view(dir);
+    const c = claudeSession(dir);
+    expect(runHook(dir, 'claude-code', c.prompt('links'))).toEqual(ok);
+    bash(dir, c, 'ln -sfn ../src/app.ts links/a');
+    bash(dir, c, 'rm links/b && rm dangling && echo now-a-file > dangling');
+    bash(dir, c, 'ln -sfn y links/c');
+    expect(runHook(dir, 'claude-code', c.stop())).toEqual(ok);
+    const turns = JSON.parse(runCli(dir, ['turns', '--json']).stdout).data;
+    expect(turns[0].paths).toEqual(expect.arrayContaining(['dangling', 'links/a', 'links/b', 'links/c']));
+    expect(turns[0].paths).not.toContain('link');
+    const r = runCli(dir, ['rewind']);
+    expect(r.code, r.stderr).toBe(0);
+    const after = view(dir);
+    expect(after.tree).toEqual(v0.tree);
+    expect(readlinkSync(join(dir, 'links/c'))).toBe('the-persons-target');
+    expect(readlinkSync(join(dir, 'links/b'))).toBe('../src');
+    expect(after.git.status).toBe(v0.git.status);
+    expect(after.git.lsFiles).toBe(v0.git.lsFiles);
+    expect(after.git.fsck).toBe(v0.git.fsck);
   });
 
   it('a command that deletes an ignored directory: rewind restores the rest and names what it could not bring back', () => {
