@@ -42,54 +42,60 @@ done
 # `start`: a server is worth starting after the process path answered (curl is there, the place is ours)
 start=
 f=
-o=
 if [ -n "$ok" ] && [ -n "$d" ] && [ "${#s}" -le 103 ] && command -v curl >/dev/null 2>&1; then
   if [ ! -e "$d" ] || { [ -d "$d" ] && [ -O "$d" ] && [ ! -h "$d" ]; }; then start=1; fi
   if [ -n "$start" ] && [ -S "$s" ] && [ -O "$s" ]; then
     umask 077
     f=$d/in.$$
-    o=$d/out.$$
     if ! cat >"$f"; then
       rm -f "$f"
       printf '%s\n' "git-scalpel hook: could not keep the event in $d to send it, so the tool call is blocked" >&2
       exit 2
     fi
+    # `x-scalpel-pid`: the answer's stdout and stderr come as files `out.$$` and `err.$$` beside
+    # the event (when not empty), and the server removes `in.$$` once it has answered, so an
+    # event with no output costs no process after curl
     r=$(curl -q -s --noproxy '*' --unix-socket "$s" --connect-timeout 2 --max-time 20 \
-      -H 'Expect:' -H 'Content-Type: application/octet-stream' \
+      -H 'Expect:' -H 'Content-Type: application/octet-stream' -H "x-scalpel-pid: $$" \
       ${HOME+-H} ${HOME+"x-scalpel-home: $HOME"} \
       ${XDG_CONFIG_HOME+-H} ${XDG_CONFIG_HOME+"x-scalpel-xdg-config-home: $XDG_CONFIG_HOME"} \
-      --data-binary @"$f" -o "$o" -D - -w '
-scalpel-frame %{http_code} %{size_download}' "http://git-scalpel/v1/$b$u")
+      --data-binary @"$f" -o /dev/null -D - -w '
+scalpel-frame %{http_code}' "http://git-scalpel/v1/$b$u")
     if [ $? -eq 0 ]; then
-      # the frame: status 200 + exit code, `x-scalpel-stdout: N`, this build's header, body stdout then stderr
-      t=${r##*scalpel-frame }
-      st=${t%% *}
-      sz=${t#* }
-      n=
-      case $r in *"x-scalpel-build: $b"*) case $r in *'x-scalpel-stdout: '[0-9]*)
-        n=${r#*x-scalpel-stdout: }
-        n=${n%%[!0-9]*}
-        ;; esac ;; esac
-      case $st in 2[0-9][0-9]) ;; *) n= ;; esac
-      case $sz in '' | *[!0-9]*) n= ;; esac
-      if [ -n "$n" ] && [ "$n" -le "$sz" ]; then
-        rm -f "$f"
-        if [ "$n" -gt 0 ]; then head -c "$n" "$o"; fi
-        if [ "$sz" -gt "$n" ]; then tail -c "+$((n + 1))" "$o" >&2; fi
-        rm -f "$o"
+      # the frame: status 200 + exit code, this build's header, `x-scalpel-out: N`, `x-scalpel-err: N`
+      st=${r##*scalpel-frame }
+      no=
+      ne=
+      case $r in *"x-scalpel-build: $b"*)
+        case $r in *'x-scalpel-out: '[0-9]*)
+          no=${r#*x-scalpel-out: }
+          no=${no%%[!0-9]*}
+          ;;
+        esac
+        case $r in *'x-scalpel-err: '[0-9]*)
+          ne=${r#*x-scalpel-err: }
+          ne=${ne%%[!0-9]*}
+          ;;
+        esac
+        ;;
+      esac
+      case $st in 2[0-9][0-9]) ;; *) no= ;; esac
+      if [ -n "$no" ] && [ -n "$ne" ]; then
+        if [ "$no" -gt 0 ]; then cat "$d/out.$$"; fi
+        if [ "$ne" -gt 0 ]; then cat "$d/err.$$" >&2; fi
+        if [ "$no" -gt 0 ] || [ "$ne" -gt 0 ]; then rm -f "$d/out.$$" "$d/err.$$"; fi
         exit $((st - 200))
       fi
       # a server of another build (409) answers for its own build only
       [ "$st" = 409 ] && start=
     fi
-    rm -f "$o"
   fi
 fi
 
 # the process path, with the same stdin bytes
 if [ -n "$f" ]; then
   exec <"$f"
-  rm -f "$f"
+  rm -f "$f" "$d/out.$$" "$d/err.$$"
 fi
 if [ -n "$start" ]; then
   GIT_SCALPEL_SERVER=start

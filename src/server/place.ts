@@ -79,6 +79,18 @@ export const HOOK_PATH = /^\/v1\/([A-Za-z0-9._-]+)\/(hook(?:\/[A-Za-z0-9_-]+)*)$
 
 /** The response of a hook request: HTTP status 200 + the exit code, this header the length of stdout, the body stdout then stderr. */
 export const STDOUT_HEADER = 'x-scalpel-stdout';
+/**
+ * The hook client's process id (the request header): the server then answers with an empty body
+ * and the lengths of stdout and stderr in OUT_HEADER and ERR_HEADER, each written (when not
+ * empty) to `out.<pid>` and `err.<pid>` in its directory, and removes the event's file
+ * `in.<pid>` there once the answer is sent. The client then spawns nothing more for an event
+ * with no output (no `rm`, no `head`, no `tail`).
+ */
+export const PID_HEADER = 'x-scalpel-pid';
+export const OUT_HEADER = 'x-scalpel-out';
+export const ERR_HEADER = 'x-scalpel-err';
+/** A client's pid as the header carries it. */
+export const CLIENT_PID = /^[1-9][0-9]{0,9}$/;
 export const BUILD_HEADER = 'x-scalpel-build';
 /** The request headers carrying the hook process's HOME and XDG_CONFIG_HOME (what a hook reads of the environment). */
 export const ENV_HEADERS = { HOME: 'x-scalpel-home', XDG_CONFIG_HOME: 'x-scalpel-xdg-config-home' } as const;

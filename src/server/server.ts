@@ -9,7 +9,11 @@
  * Protocol (HTTP/1.1 over the socket, which only the user can reach):
  * - `POST /v1/<build>/hook/<harness>[/--fail-open]`, the event's bytes as the body, the hook
  *   process's HOME and XDG_CONFIG_HOME in headers (ENV_HEADERS): status 200 + the exit code,
- *   header `x-scalpel-stdout` the length of stdout, the body stdout then stderr.
+ *   header `x-scalpel-stdout` the length of stdout, the body stdout then stderr. With the
+ *   client's pid (PID_HEADER, as the client sends it): an empty body, the lengths of stdout and
+ *   stderr in headers, each written to `out.<pid>` / `err.<pid>` in the server's directory when
+ *   not empty, and the client's copy of the event, `in.<pid>` there, removed once the answer is
+ *   sent (an answer that was not sent leaves it for the client's process path).
  * - `GET /v1/<build>/status`: the status as JSON. `POST /v1/<build>/stop`: the server exits.
  * - Another build in the path: 409 (the client then runs the process path). A body larger than
  *   the hook's limit: 413 (the process path answers it, with its own message).
@@ -17,7 +21,17 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import * as nfs from 'node:fs';
 import type { CliIo } from '../cli/io.js';
-import { BUILD_HEADER, ENV_HEADERS, HOOK_PATH, STDOUT_HEADER, type ServerPlace } from './place.js';
+import {
+  BUILD_HEADER,
+  CLIENT_PID,
+  ENV_HEADERS,
+  ERR_HEADER,
+  HOOK_PATH,
+  OUT_HEADER,
+  PID_HEADER,
+  STDOUT_HEADER,
+  type ServerPlace,
+} from './place.js';
 import { ensureServerDir, serverAnswers } from './start.js';
 import { watchWorktrees, type WatchHost, type WatchHostStatus } from '../platform/node-watch.js';
 
@@ -238,6 +252,17 @@ export class HookServer {
     if (!Number.isInteger(exit) || exit < 0 || exit > 99) return send(res, 500, `exit code ${exit} does not fit a frame\n`);
     const stdout = Buffer.from(out.join(''), 'utf8');
     const stderr = Buffer.from(err.join(''), 'utf8');
+    const pid = req.headers[PID_HEADER];
+    if (typeof pid === 'string' && CLIENT_PID.test(pid)) {
+      const dir = this.o.place.dir;
+      writeOwn(`${dir}/out.${pid}`, stdout);
+      writeOwn(`${dir}/err.${pid}`, stderr);
+      res.writeHead(200 + exit, { 'content-length': 0, [OUT_HEADER]: stdout.length, [ERR_HEADER]: stderr.length });
+      // sent: the client will not need its copy of the event for the process path
+      res.once('finish', () => nfs.rmSync(`${dir}/in.${pid}`, { force: true }));
+      res.end();
+      return;
+    }
     res.writeHead(200 + exit, {
       'content-type': 'application/octet-stream',
       'content-length': stdout.length + stderr.length,
@@ -251,6 +276,21 @@ export class HookServer {
     w.requests++;
     w.lastAt = this.now().toISOString();
     this.served.set(worktree, w);
+  }
+}
+
+/**
+ * Write `bytes` to `path` (in the user-only directory) for the client to read, not following a
+ * link there. Nothing for no bytes: the client reads the file only when the answer names a
+ * length (a file a client of a recycled pid left unread is then written over first).
+ */
+function writeOwn(path: string, bytes: Buffer): void {
+  if (bytes.length === 0) return;
+  const fd = nfs.openSync(path, nfs.constants.O_WRONLY | nfs.constants.O_CREAT | nfs.constants.O_TRUNC | nfs.constants.O_NOFOLLOW, 0o600);
+  try {
+    for (let at = 0; at < bytes.length;) at += nfs.writeSync(fd, bytes, at);
+  } finally {
+    nfs.closeSync(fd);
   }
 }
 

@@ -6,7 +6,7 @@
  * the server; the server is visible (status, stop, idle exit). Runs the built package (dist/).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -258,6 +258,8 @@ describe('the warm path', () => {
       codes.add(want.code);
     }
     expect([...codes].sort()).toEqual([0, 1, 2]);
+    // every event's file and its answer's files are gone: the server took `in.<pid>`, the client the rest
+    expect(readdirSync(rt.dir).filter((n) => /^(in|out|err)\./.test(n))).toEqual([]);
     // every one of them reached the server (none fell back), and it names the worktree it served
     const st = status(rt.env);
     expect(st.requests).toBe(byServer.length);
