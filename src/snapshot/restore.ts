@@ -345,7 +345,7 @@ export function planFromFacts(facts: RestoreFacts): RestorePlan {
     if (!blocked) continue;
     throw new ScalpelError(
       'REFUSED',
-      `cannot restore '${c.path}': its parent '${blocked.dir}' is now a ${blocked.type}, outside the snapshot's paths`,
+      `cannot restore '${c.path}': its parent '${blocked.dir}' is now a ${blocked.type}, outside the snapshot's paths (not the edit's to remove, even forced); move it away first, then run this again`,
       {
         path: c.path,
         parent: blocked.dir,

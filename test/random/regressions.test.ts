@@ -1533,3 +1533,25 @@ describe('the long random run of 51a9bf4 (seed 614000084), shrunk: the oracle wa
     );
   });
 });
+
+describe('the long random run of 6a10963 (seed 615000038), shrunk: the oracle was wrong', () => {
+  // another session replaced the directory holding the agent's files by a file: a forced rewind
+  // of the agent's turn would have to remove that file, which is not the agent's; no force
+  // overrides that, and the refusal names the path and writes nothing
+  it('a forced rewind of files whose directory another session replaced by a file: refused, named, nothing written', () => {
+    check(
+      trace(
+        [A, B],
+        [
+          setup.file('src/lib/util.ts', 'line name 72\ngamma const 25\ntodo value 37\nname value 50\n'),
+          B.start('prompt 14'),
+          A.start('prompt 15'),
+          A.parallel([write('src/lib/extra3.ts', 'port value 4\n'), edit('src/lib/util.ts', 'name value 50', 'name value 50 edited')]),
+          B.shell('d=src; rm -rf $d && echo x > $d'),
+          A.end(),
+          rewind('A', 1, { force: true }),
+        ],
+      ),
+    );
+  });
+});

@@ -627,6 +627,16 @@ export class World {
       if (changed.length) this.fail('refusal-wrote', `${context} exited 2 (a wrong argument) but changed: ${changed.join(', ')}`);
       return;
     }
+    // what no force overrides: a path to restore whose parent is now a file or a link that the
+    // turns' agent never changed (someone else's): refused, named, nothing written
+    const blocked = /cannot restore '[^']*': its parent '([^']*)' is now a (?:file|symlink), outside the snapshot's paths/.exec(r.stderr);
+    if (r.code === 3 && force && blocked && !a.ap.has(blocked[1]) && pre.paths.has(blocked[1]) && !isDir(pre.paths.get(blocked[1]))) {
+      this.rewinds.refused++;
+      const changed = diffPaths(pre, post);
+      if (changed.length) this.fail('refusal-wrote', `${context} refused (exit 3) but changed: ${changed.join(', ')}`);
+      if (refsView(this.dir) !== preRefs) this.fail('refs-moved', `${context} refused but moved refs`);
+      return;
+    }
     if (r.code !== 0) {
       this.fail('rewind-exit', `${context} exited ${r.code}:\n${indent((r.stderr || r.stdout).trim())}`);
       this.cur = post;
