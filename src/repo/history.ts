@@ -105,6 +105,14 @@ export interface HeadMovementOptions {
    * it: the commits reachable from HEAD now and not then, dated no older than the snapshot's.
    */
   made?: readonly string[];
+  /**
+   * Without `made`: every commit reachable from HEAD now and not then, whatever its date (no
+   * bound by the snapshot's commit or `since`). For when HEAD's reflog cannot tell which commits
+   * were made since (rewritten, or entries expired): a commit made with a clock set back is
+   * dated before the snapshot, and `git gc` expires its reflog entry by that date, so dates
+   * cannot be trusted either.
+   */
+  undated?: boolean;
 }
 
 const SYMREF_MAXDEPTH = 5;
@@ -870,8 +878,8 @@ export async function headMovement(
       }
     }
     const toNode = await walker.commit(to.commit);
-    let bound = fromNode ? fromNode.date : -Infinity;
-    if (opts.since !== undefined) bound = Math.max(bound, Math.floor(opts.since));
+    let bound = fromNode && !opts.undated ? fromNode.date : -Infinity;
+    if (opts.since !== undefined && !opts.undated) bound = Math.max(bound, Math.floor(opts.since));
     const found = opts.made ? await madeNodes(walker, opts.made) : await walker.paint(fromNode, toNode, bound);
     result.newCommits = found.map((n) => n.oid);
     result.count = found.length;

@@ -254,9 +254,11 @@ export async function headCheck(ctx: EngineContext, oldest: StackEntry): Promise
   const then = oldest.manifest.head;
   if (!then) return null;
   try {
-    // the commits the edit made, by HEAD's reflog (null: it cannot tell; then by dates)
+    // the commits the edit made, by HEAD's reflog (null: it cannot tell; then every commit new
+    // since, whatever its date: a clock set back dates a commit before the snapshot, and gc
+    // expires its reflog entry by that date)
     const made = await commitsMadeSince(ctx.repo, then);
-    const m = await headMovement(ctx.repo, then, undefined, made ? { made } : {});
+    const m = await headMovement(ctx.repo, then, undefined, made ? { made } : { undated: true });
     if (m && !m.complete && (await ctx.repo.refs.list('refs/remotes/')).size === 0) return { ...m, complete: true };
     return m;
   } catch (e) {

@@ -1555,3 +1555,29 @@ describe('the long random run of 6a10963 (seed 615000038), shrunk: the oracle wa
     );
   });
 });
+
+describe('the long random run of 6a10963 (seed 615000102), shrunk', () => {
+  // a commit made with a clock set back, pushed, then `git gc`: gc expires HEAD's reflog entry of
+  // that commit by its date, so the reflog cannot tell what was made since the turn began, and by
+  // dates the commit was older than the turn's: the rewind went ahead over a pushed commit. When
+  // the reflog cannot tell, every commit new since counts, whatever its date (I5)
+  it('a commit with a clock set back, pushed, then git gc expiring its reflog entry: the rewind refuses', () => {
+    check(
+      trace(
+        [A, B],
+        [
+          setup.link('srclink', 'src'),
+          setup.sh('git add -A && git commit -qm base'),
+          setup.sh('git init -q --bare ../origin.git && git remote add origin ../origin.git && git push -q -u origin main 2>/dev/null'),
+          person.file('added.txt', 'x\n'),
+          person.sh('git add added.txt'),
+          A.start(),
+          person.sh("GIT_COMMITTER_DATE='1500000000 +0000' git commit -qam old && git push -q origin HEAD"),
+          person.sh('git gc -q --prune=now'),
+          A.end(),
+          rewind('A', 1, { kill: true }),
+        ],
+      ),
+    );
+  });
+});

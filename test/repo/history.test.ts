@@ -282,6 +282,23 @@ describe('headMovement', () => {
     expect((await move(dir, from))!.count).toBe(0);
   });
 
+  it('undated: a commit dated before the snapshot (a clock set back) is new all the same, and a pushed one is named', async () => {
+    const dir = makeTempRepo();
+    commit(dir, 'one');
+    const from = await head(dir);
+    writeFileSync(join(dir, 'f.txt'), 'skewed\n');
+    git(dir, ['commit', '-q', '-am', 'skewed'], { env: { GIT_COMMITTER_DATE: '1500000000 +0000', GIT_AUTHOR_DATE: '1500000000 +0000' } });
+    const skewed = rev(dir, 'HEAD');
+    addRemote(dir);
+    git(dir, ['push', '-q', 'origin', 'HEAD:refs/heads/main']);
+    git(dir, ['fetch', '-q', 'origin']);
+    // by dates, it is older than the snapshot's commit: not new
+    expect((await move(dir, from))!.count).toBe(0);
+    const m = (await move(dir, from, { undated: true }))!;
+    expect(m.newCommits).toEqual([skewed]);
+    expect(m.pushed).toEqual([{ ref: 'refs/remotes/origin/main', commits: [skewed] }]);
+  });
+
   it('a switch to a new branch with 2 commits', async () => {
     const dir = makeTempRepo();
     commit(dir, 'one');
