@@ -4,7 +4,7 @@
  * view and through the disk. `npm run -s build && node --expose-gc bench/profile-watch.mjs [DIR]`
  * (DIR: a 100k repository; default bench/work/engine-snapshot-100k; `--view`: the view's runs only, for
  * `--cpu-prof`; `--dirty`: ten tracked files, each in its own directory, appended to before each
- * baseline, as the bench's dirty row does; `--profile FILE`: CPU profiles of the timed baselines).
+ * baseline, as the bench's dirty row does; `--peer`: `git status` between runs; `--profile FILE`: CPU profiles of the timed baselines).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,6 +38,8 @@ async function once(repo) {
   const t0 = performance.now();
   await repo.shellBefore({ session: S, key, command: 'true' });
   const ms = performance.now() - t0;
+  // --peer: `git status` between runs, as the bench interleaves it (its reads evict ours)
+  if (process.argv.includes('--peer')) spawnSync('git', ['status', '--porcelain=v2', '-uall'], { cwd: dir, maxBuffer: 1 << 28 });
   if (session && n > 1) profiles.push((await session.post('Profiler.stop')).profile);
   await repo.shellAfter({ session: S, key });
   return ms;
