@@ -721,6 +721,9 @@ async function baselineWith(
     }
   }
   entries.sort((x, y) => compareRel(x[0], y[0]));
+  // in path order, not the walk's (a record patched walks its changed entries last)
+  w.ignoredDirs.sort(compareRel);
+  w.nested.sort(compareRel);
   const ignoredListings: ShellBaseline['ignoredListings'] = [];
   for (const d of [...w.ignoredDirs, ...w.nested]) ignoredListings.push(await listIgnored(repo, d, listMax));
   const baseline: ShellBaseline = {
@@ -731,10 +734,10 @@ async function baselineWith(
     indexFile: read ? 'index' : null,
     entries,
     dirs: [...w.dirs].sort(compareRel),
-    ignoredDirs: w.ignoredDirs.sort(compareRel),
+    ignoredDirs: w.ignoredDirs,
     absent: absentTracked(idx, found),
     tooLarge: tooLarge.sort(compareRel),
-    nested: w.nested.sort(compareRel),
+    nested: w.nested,
     own: own.sort(compareRel),
     ignoredListings,
   };

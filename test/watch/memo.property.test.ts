@@ -298,6 +298,13 @@ describe.runIf(linux)("the view's per-directory records", () => {
     expect(patched.baseline.absent).toEqual(['a/b/f5.txt']);
     expect(stats() - s1).toBeLessThanOrEqual(3);
     expect((await baselineOf(repo, null)).baseline).toEqual(patched.baseline);
+    // a new ignored directory in a patched directory is walked after the record's own: the
+    // ignored directories' listings are in path order all the same
+    mkdirSync(join(dir, 'a/b/build'));
+    writeFileSync(join(dir, 'a/b/build/out.js'), 'x\n');
+    const ignoredToo = await baselineOf(repo, view);
+    expect(ignoredToo.baseline.ignoredListings.map((l) => l[0])).toEqual(['a/b/build', 'build']);
+    expect((await baselineOf(repo, null)).baseline).toEqual(ignoredToo.baseline);
     // more than a quarter of a/b's entries changed: walked whole
     for (let i = 10; i < 30; i++) writeFileSync(join(dir, 'a/b', `f${i}.txt`), `changed ${i}\n`);
     const s2 = stats();
