@@ -1581,3 +1581,28 @@ describe('the long random run of 6a10963 (seed 615000102), shrunk', () => {
     );
   });
 });
+
+describe('the long random run of f1f4b2d (seed 617000058), shrunk: the oracle was wrong', () => {
+  // the person replaced `.gitattributes` (eol=crlf) by a symlink, which git ignores: git still
+  // calls a.txt (CRLF bytes, an LF blob) clean on its stat alone, though under today's rules its
+  // bytes hash otherwise. The agent removes it; the rewind brings back the bytes and the index
+  // entry git reported clean when the call began (I3), so git calls it clean again: not the
+  // rewind's doing (the oracle now records git's answer when each call begins)
+  it("a file git calls clean under rules a person changed since: the rewind brings back git's answer", () => {
+    check(
+      trace(
+        [A],
+        [
+          setup.file('.gitattributes', '*.txt eol=crlf\n'),
+          setup.file('a.txt', 'x\r\n'),
+          setup.sh('git add -A && git commit -qm base'),
+          A.start(),
+          person.sh('rm -f .gitattributes && ln -s scratch/idea1.txt .gitattributes'),
+          A.shell('rm -f a.txt'),
+          A.end(),
+          rewind('A', 1),
+        ],
+      ),
+    );
+  });
+});

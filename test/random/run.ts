@@ -83,6 +83,8 @@ export interface HEvent {
   undoes?: string;
   /** an agent event: the directories git ignored when its calls began (the rules a command's baseline sees) */
   ignoredAtStart?: Set<string>;
+  /** an agent call's: the paths git called clean on stat alone when it began, their content differing (racyClean) */
+  racyAtStart?: Set<string>;
 }
 
 export interface Failure {
@@ -436,6 +438,7 @@ export class World {
     }
     if (step.calls.length > 1 && !s.pay.ids) turn.ambiguous = true;
     const ignoredAtStart = ignoredDirs(this.dir, b);
+    const racyAtStart = new Set(racyClean(this.dir, b, true));
     const results = step.calls.map((c, i) => (blocked[i] ? null : runCall(this.dir, c)));
     const a = this.capture();
     const declared = step.calls
@@ -443,6 +446,7 @@ export class World {
       .map((c) => c.path);
     const ev = this.record({ kind: 'agent', s: step.s, turn: turn.uid }, b, a, declared);
     ev.ignoredAtStart = ignoredAtStart;
+    ev.racyAtStart = racyAtStart;
     turn.events.push(ev);
     for (const p of declared) if (!turn.declared.includes(p)) turn.declared.push(p);
     if (ev.changes.size === 0 && step.calls.length === 1 && step.calls[0].tool === 'shell' && !blocked[0]) {
@@ -738,7 +742,13 @@ export class World {
       );
     const fsck = fsckProblems(this.dir);
     if (fsck) this.fail('fsck', `after ${context}, git fsck:\n${indent(fsck)}`);
-    const racy = racyClean(this.dir, post).filter((p) => !racyBefore.has(p) || !same(pre.paths.get(p), post.paths.get(p)));
+    // nor is one the rewind put back as it was when an agent's call of the range began, when git
+    // called it clean then too (I3: the index entry and the bytes are what git reported before)
+    const racyWhenTaken = (p: string) =>
+      range.some((t) => t.events.some((e) => e.racyAtStart?.has(p) && e.changes.has(p) && same(e.changes.get(p)?.[0], post.paths.get(p))));
+    const racy = racyClean(this.dir, post).filter(
+      (p) => (!racyBefore.has(p) || !same(pre.paths.get(p), post.paths.get(p))) && !racyWhenTaken(p),
+    );
     if (racy.length)
       this.fail('racy-clean', `after ${context}, git diff calls ${racy.join(', ')} clean, yet the bytes differ from the index (racy-git)`);
     const ev = this.record({ kind: 'rewind', s: s.spec.name }, pre, post);

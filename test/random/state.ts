@@ -217,9 +217,14 @@ export function fsckProblems(dir: string): string {
  * Tracked paths git would call clean on stat alone while their content differs from the index
  * (racy-git: an entry restored with stat data that claims a clean file). Content is hashed as git
  * hashes it (`hash-object --stdin-paths`: the path's filters and eol conversion apply).
+ * `readOnly`: leave the index as it is (for a look in the middle of a turn, between the hooks).
  */
-export function racyClean(dir: string, state: State): string[] {
-  const dirtyByGit = new Set(gitQuiet(dir, ['diff', '--name-only', '--no-renames']).out.split('\n').filter(Boolean));
+export function racyClean(dir: string, state: State, readOnly = false): string[] {
+  // `git diff-files` never writes the index (`git diff` may refresh it); both name the same paths
+  // whose content differs, as a stat-dirty path that `diff-files` names anyway is not racy
+  const dirtyByGit = new Set(
+    gitQuiet(dir, readOnly ? ['diff-files', '--name-only'] : ['diff', '--name-only', '--no-renames']).out.split('\n').filter(Boolean),
+  );
   const files: string[] = [];
   const want = new Map<string, { mode: string; oid: string }>();
   for (const [p, s] of state.paths) {
