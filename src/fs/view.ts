@@ -101,7 +101,9 @@ export interface ViewReader {
    * a walk derived from them then still holds, for the entries `kept` vouched for) — except that a
    * watched subdirectory's own lstat (its times, its size) may have changed with what changed in
    * it: it is still a directory (its removal or replacement changes the mark). Null when the view
-   * holds no listing of it or cannot vouch now. Asked right after `names(rel)`.
+   * holds no listing of it or cannot vouch now. Asked before anything else of it is read: right
+   * after `names(rel)`, or instead of it (a walk whose record of `rel` holds with this mark reads
+   * nothing of it).
    */
   mark(rel: string): object | null;
   /**

@@ -289,23 +289,37 @@ async function walk(
     },
   ];
   // what a record says of its directory's entries, given as a walk of them would: its files'
-  // visits, its clean rows found, its subdirectories pushed (beneath one, records are taken again
-  // where their marks say nothing changed)
-  const replay = async (item: Item, rec: DirRecord, m: WalkMemo) => {
-    const { rel, mine } = item;
-    if (rec.visits.length) {
-      const attrs = await item.attrs(rec.attributes);
-      for (const [name, st, handKept] of rec.visits) visit(rel === '' ? name : `${rel}/${name}`, st, handKept, attrs, name);
-    }
-    if (rec.clean.length) m.found(rec.clean);
-    for (const [name, kind] of rec.subdirs) {
-      const path = rel === '' ? name : `${rel}/${name}`;
-      if (kind === 1 && !(await own(path))) {
-        out.ignoredDirs.push(path);
+  // visits, its clean rows found, its subdirectories. A subdirectory whose record holds (its mark
+  // is the same, it was made walked as it is walked now: as the turn's own or not, the entries the
+  // view does not keep stat as they did) is given from its record in turn, in this loop: no look
+  // at its listing, no turn of the walk's own loop; any other is pushed, walked as the loop walks
+  const replay = async (top: Item, rec: DirRecord, m: WalkMemo, r: ViewReader) => {
+    const todo: Array<[Item, DirRecord]> = [[top, rec]];
+    while (todo.length > 0) {
+      const [item, d] = todo.pop() as [Item, DirRecord];
+      const { rel, mine } = item;
+      if (d !== rec) m.use(rel, d, false);
+      if (d.nested) {
+        out.nested.push(rel);
         continue;
       }
-      out.dirs.add(path);
-      stack.push(child(item, path, name, mine || kind === 1, false));
+      if (d.visits.length) {
+        const attrs = await item.attrs(d.attributes);
+        for (const [name, st, handKept] of d.visits) visit(rel === '' ? name : `${rel}/${name}`, st, handKept, attrs, name);
+      }
+      if (d.clean.length) m.found(d.clean);
+      for (const [name, kind] of d.subdirs) {
+        const path = rel === '' ? name : `${rel}/${name}`;
+        if (kind === 1 && !(await own(path))) {
+          out.ignoredDirs.push(path);
+          continue;
+        }
+        out.dirs.add(path);
+        const sub = child(item, path, name, mine || kind === 1, false);
+        const k = kind === 0 ? m.get(path) : undefined;
+        if (k && k.mark === r.mark(path) && k.mine === sub.mine && (k.unkept.length === 0 || unkeptSame(k, path, r))) todo.push([sub, k]);
+        else stack.push(sub);
+      }
     }
   };
   while (stack.length > 0) {
@@ -319,7 +333,7 @@ async function walk(
       // nothing it was derived from changed: its record, not its entries
       memo.use(rel, old, false);
       if (old.nested) out.nested.push(rel);
-      else await replay(item, old, memo);
+      else await replay(item, old, memo, reader);
       continue;
     }
     // a few of its entries changed, nothing else it was derived from: the record less those
@@ -329,29 +343,28 @@ async function walk(
     let list = names;
     let freshBelow: boolean;
     let hasAttributes: boolean;
-    if (few && old && mark && memo) {
+    if (few && old && mark && memo && reader) {
+      // the clean rows of the changed entries go (a copy either way: the changed entries' rows join it)
+      const drop = new Set<number>();
+      if (old.clean.length)
+        for (const n of few) {
+          const row = memo.row(rel === '' ? n : `${rel}/${n}`);
+          if (row !== undefined) drop.add(row);
+        }
       rec = {
         ...old,
         mark,
         unkept: old.unkept.filter(([n]) => !few.has(n)),
         visits: old.visits.filter(([n]) => !few.has(n)),
-        clean: old.clean.slice(),
+        clean: drop.size ? old.clean.filter((row) => !drop.has(row)) : old.clean.slice(),
         subdirs: old.subdirs.filter(([n]) => !few.has(n)),
       };
-      if (old.clean.length) {
-        const drop = new Set<number>();
-        for (const n of few) {
-          const row = memo.row(rel === '' ? n : `${rel}/${n}`);
-          if (row !== undefined) drop.add(row);
-        }
-        if (drop.size) rec.clean = old.clean.filter((row) => !drop.has(row));
-      }
       if (rec.nested) {
         memo.use(rel, rec, true);
         out.nested.push(rel);
         continue;
       }
-      await replay(item, rec, memo);
+      await replay(item, rec, memo, reader);
       list = names.filter((n) => few.has(n));
       hasAttributes = rec.attributes;
       // its rule files are the same, and so are those above it (not fresh): the records beneath hold
@@ -702,9 +715,21 @@ async function baselineWith(
     isOwn,
     reader,
     memo,
-  ).finally(() => {
-    if (memo && slot) slot.busy = false;
-  });
+  ).then(
+    (r) => {
+      if (memo && slot) slot.busy = false;
+      return r;
+    },
+    (e: unknown) => {
+      // a walk that stopped part way may have left a directory's record made under rules the
+      // records beneath it were not: none is taken again
+      if (memo && slot) {
+        slot.busy = false;
+        slot.dirs.clear();
+      }
+      throw e;
+    },
+  );
   const entries: BaselineEntry[] = [];
   for (const { rel, st } of toRead) {
     const abs = joinPath(repo.worktree, rel);

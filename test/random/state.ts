@@ -223,7 +223,9 @@ export function racyClean(dir: string, state: State, readOnly = false): string[]
   // `git diff-files` never writes the index (`git diff` may refresh it); both name the same paths
   // whose content differs, as a stat-dirty path that `diff-files` names anyway is not racy
   const dirtyByGit = new Set(
-    gitQuiet(dir, readOnly ? ['diff-files', '--name-only'] : ['diff', '--name-only', '--no-renames']).out.split('\n').filter(Boolean),
+    gitQuiet(dir, readOnly ? ['diff-files', '--name-only'] : ['diff', '--name-only', '--no-renames'])
+      .out.split('\n')
+      .filter(Boolean),
   );
   const files: string[] = [];
   const want = new Map<string, { mode: string; oid: string }>();

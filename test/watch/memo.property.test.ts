@@ -204,11 +204,13 @@ function seedRepo(): string {
   return dir;
 }
 
-/** A view whose readers count the lstat answers a walk asked for (what the records spare). */
-function counting(view: WorktreeView): { view: WorktreeView; stats: () => number } {
+/** A view whose readers count the lstat answers a walk asked for (what the records spare), and the directories whose names it asked for. */
+function counting(view: WorktreeView): { view: WorktreeView; stats: () => number; listed: string[] } {
   let n = 0;
+  const listed: string[] = [];
   return {
     stats: () => n,
+    listed,
     view: {
       worktree: view.worktree,
       status: () => view.status(),
@@ -216,9 +218,34 @@ function counting(view: WorktreeView): { view: WorktreeView; stats: () => number
       open: async (wt) => {
         const r = await view.open(wt);
         if (!r) return null;
-        const counted: ViewReader = { ...r, stat: (d, name, rel) => (n++, r.stat(d, name, rel)) };
+        const counted: ViewReader = {
+          ...r,
+          stat: (d, name, rel) => (n++, r.stat(d, name, rel)),
+          names: (rel) => (listed.push(rel), r.names(rel)),
+        };
         return counted;
       },
+    },
+  };
+}
+
+/** A view whose readers throw when a walk asks for the names of `rel`, while `armed()` says so (a walk that stops part way). */
+function failingAt(view: WorktreeView, rel: string, armed: () => boolean): WorktreeView {
+  return {
+    worktree: view.worktree,
+    status: () => view.status(),
+    close: () => view.close(),
+    open: async (wt) => {
+      const r = await view.open(wt);
+      if (!r) return null;
+      const failing: ViewReader = {
+        ...r,
+        names: (d) => {
+          if (d === rel && armed()) throw Object.assign(new Error(`EIO: ${d}`), { code: 'EIO' });
+          return r.names(d);
+        },
+      };
+      return failing;
     },
   };
 }
@@ -275,20 +302,27 @@ describe.runIf(linux)("the view's per-directory records", () => {
     const h = watchWorktrees();
     hosts.push(h);
     const repo = await openNode(dir);
-    const { view, stats } = counting(h.view(repo.worktree));
+    const { view, stats, listed } = counting(h.view(repo.worktree));
     await baselineOf(repo, view);
     await baselineOf(repo, view);
     const first = stats();
+    listed.length = 0;
     await baselineOf(repo, view);
     const unchanged = stats() - first;
     // `build/` (ignored, not watched: its lstat is not kept) is asked again, nothing else
     expect(unchanged).toBeLessThanOrEqual(2);
+    // nothing changed beneath the root: its record and every one beneath, no directory asked but the root
+    expect(listed).toEqual(['']);
     writeFileSync(join(dir, 'a/b/f3.txt'), 'changed\n');
     const s0 = stats();
+    listed.length = 0;
     const { baseline } = await baselineOf(repo, view);
     expect(baseline.entries.map((e) => e[0])).toEqual(['a/b/f3.txt']);
     // a/b's record less f3.txt, and f3.txt: one lstat (not a/b's 49 entries)
     expect(stats() - s0).toBeLessThanOrEqual(2);
+    // the root (the walk starts there) and a/b, whose mark changed; not a, a/b/d, c, c/e (their
+    // records hold: given from them, with no look at their listings)
+    expect(listed.sort()).toEqual(['', 'a/b']);
     expect((await baselineOf(repo, null)).baseline).toEqual(baseline);
     // a new file and a removed one in a/b (its listing read again): those two entries
     writeFileSync(join(dir, 'a/b/new.txt'), 'new\n');
@@ -318,5 +352,28 @@ describe.runIf(linux)("the view's per-directory records", () => {
     expect(x.baseline).toEqual(disk);
     expect(y.baseline).toEqual(disk);
     expect((await baselineOf(repo, view)).baseline).toEqual(disk);
+  });
+
+  it('a walk that stops part way leaves no record behind: a directory walked again under new rules is not left above records made under the old', async () => {
+    const dir = seedRepo();
+    mkdirSync(join(dir, 'a/b/d/sub'), { recursive: true });
+    writeFileSync(join(dir, 'a/b/d/sub/u.txt'), 'untracked\n');
+    const h = watchWorktrees();
+    hosts.push(h);
+    const repo = await openNode(dir);
+    let armed = false;
+    const view = failingAt(h.view(repo.worktree), 'a/b/d', () => armed);
+    await baselineOf(repo, view);
+    await baselineOf(repo, view);
+    // a/.gitignore now ignores sub/: a and everything beneath it are walked again under the new
+    // rules, and this walk stops at a/b/d (a's and a/b's records are made by then)
+    writeFileSync(join(dir, 'a/.gitignore'), 'sub/\n');
+    armed = true;
+    await expect(baselineOf(repo, view)).rejects.toThrow(/EIO/);
+    armed = false;
+    const viewed = await baselineOf(repo, view);
+    const walked = await baselineOf(repo, null);
+    expect(walked.baseline.ignoredDirs).toEqual(['a/b/d/sub', 'build']);
+    expect(viewed.baseline).toEqual(walked.baseline);
   });
 });
