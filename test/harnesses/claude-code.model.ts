@@ -32,6 +32,19 @@ import {
   type ToolCall,
 } from './common.js';
 
+/**
+ * What the CLI needs to talk to the test model only. Without CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC
+ * (or DISABLE_TELEMETRY + DISABLE_ERROR_REPORTING) it resolves api.anthropic.com at start-up,
+ * whatever ANTHROPIC_BASE_URL says; with these it connects to nothing but the base URL.
+ */
+export const CLAUDE_ENV = {
+  ANTHROPIC_API_KEY: 'test',
+  DISABLE_AUTOUPDATER: '1',
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  DISABLE_TELEMETRY: '1',
+  DISABLE_ERROR_REPORTING: '1',
+};
+
 export const cc = {
   write: (file_path: string, content: string): ToolCall => ({ name: 'Write', input: { file_path, content } }),
   edit: (file_path: string, old_string: string, new_string: string, replace_all = false): ToolCall => ({

@@ -24,7 +24,7 @@ import {
   type ScratchProject,
   type Step,
 } from './common.js';
-import { cc, startClaudeModel, toolResults, type ClaudeModel } from './claude-code.model.js';
+import { CLAUDE_ENV, cc, startClaudeModel, toolResults, type ClaudeModel } from './claude-code.model.js';
 import {
   PayloadShapes,
   events,
@@ -46,19 +46,6 @@ import {
 } from './shared-checks.js';
 
 const VERSION = harnessPin('claude-code').version;
-
-/**
- * What the CLI needs to talk to the test model only. Without CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC
- * (or DISABLE_TELEMETRY + DISABLE_ERROR_REPORTING) it resolves api.anthropic.com at start-up,
- * whatever ANTHROPIC_BASE_URL says; with these it connects to nothing but the base URL.
- */
-export const CLAUDE_ENV = {
-  ANTHROPIC_API_KEY: 'test',
-  DISABLE_AUTOUPDATER: '1',
-  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-  DISABLE_TELEMETRY: '1',
-  DISABLE_ERROR_REPORTING: '1',
-};
 
 /** Events git-scalpel does not install, logged too (to see what a denied or parallel call sends). */
 const EXTRA_EVENTS = [
