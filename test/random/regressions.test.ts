@@ -1606,3 +1606,28 @@ describe('the long random run of f1f4b2d (seed 617000058), shrunk: the oracle wa
     );
   });
 });
+
+describe('the long random run of fd5dc80 (seed 265673978), shrunk by hand: the oracle was wrong', () => {
+  // another session removed `.gitattributes` (eol=crlf); the agent's command brought it back; the
+  // rewind takes that back, so `.gitattributes` is gone again and git calls a.txt (CRLF bytes, an
+  // LF blob, untouched by anyone) clean on its stat alone, as it did when the agent's call began.
+  // The rewind did not change a.txt and may not (it is not the turn's): git's answer is the one
+  // of then (the shrunk sequence had 33 steps; this is its core)
+  it('a rule file the rewind takes back to what it was: an untouched file git called clean then is clean again', () => {
+    check(
+      trace(
+        [A],
+        [
+          setup.file('.gitattributes', '*.txt eol=crlf\n'),
+          setup.file('a.txt', 'x\r\n'),
+          setup.sh('git add -A && git commit -qm base'),
+          A.start(),
+          person.sh('rm .gitattributes'),
+          A.shell('git checkout -- .gitattributes'),
+          A.end(),
+          rewind('A', 1),
+        ],
+      ),
+    );
+  });
+});

@@ -83,8 +83,8 @@ export interface HEvent {
   undoes?: string;
   /** an agent event: the directories git ignored when its calls began (the rules a command's baseline sees) */
   ignoredAtStart?: Set<string>;
-  /** an agent call's: the paths git called clean on stat alone when it began, their content differing (racyClean) */
-  racyAtStart?: Set<string>;
+  /** an agent call's: the paths git called clean on stat alone when it began, their content differing (racyClean), and their state then */
+  racyAtStart?: Map<string, PathState | undefined>;
 }
 
 export interface Failure {
@@ -438,7 +438,7 @@ export class World {
     }
     if (step.calls.length > 1 && !s.pay.ids) turn.ambiguous = true;
     const ignoredAtStart = ignoredDirs(this.dir, b);
-    const racyAtStart = new Set(racyClean(this.dir, b, true));
+    const racyAtStart = new Map(racyClean(this.dir, b, true).map((p) => [p, b.paths.get(p)]));
     const results = step.calls.map((c, i) => (blocked[i] ? null : runCall(this.dir, c)));
     const a = this.capture();
     const declared = step.calls
@@ -742,10 +742,12 @@ export class World {
       );
     const fsck = fsckProblems(this.dir);
     if (fsck) this.fail('fsck', `after ${context}, git fsck:\n${indent(fsck)}`);
-    // nor is one the rewind put back as it was when an agent's call of the range began, when git
-    // called it clean then too (I3: the index entry and the bytes are what git reported before)
+    // nor is one that holds what it held when an agent's call of the range began, when git called
+    // it clean then too: the rewind put it back so (I3: the index entry and the bytes are what git
+    // reported before), or put back the rule files of then (a `.gitattributes` the turn restored),
+    // which leave git's stat-clean answer for a path no one changed as it was then
     const racyWhenTaken = (p: string) =>
-      range.some((t) => t.events.some((e) => e.racyAtStart?.has(p) && e.changes.has(p) && same(e.changes.get(p)?.[0], post.paths.get(p))));
+      range.some((t) => t.events.some((e) => e.racyAtStart?.has(p) && same(e.racyAtStart.get(p), post.paths.get(p))));
     const racy = racyClean(this.dir, post).filter(
       (p) => (!racyBefore.has(p) || !same(pre.paths.get(p), post.paths.get(p))) && !racyWhenTaken(p),
     );
