@@ -1631,3 +1631,29 @@ describe('the long random run of fd5dc80 (seed 265673978), shrunk by hand: the o
     );
   });
 });
+
+describe('the long random run of fd5dc80 (seed 265673980), shrunk by hand: the oracle was wrong', () => {
+  // turn 1 removes README.md (`git rm`); turn 2's `git reset --hard` brings it back, in the
+  // worktree and the index; the person then deletes the file. Rewinding turn 2 takes back the
+  // index entry, the agent's, and writes nothing in the worktree, which already holds what it held
+  // before turn 2 (absent): a rewind goes part by part, and nothing of the person's is overwritten
+  it("a path someone else changed after the agent, each part now the agent's or what it was before: taken back, exit 0", () => {
+    check(
+      trace(
+        [A],
+        [
+          setup.file('README.md', 'readme\n'),
+          setup.sh('git add -A && git commit -qm base'),
+          A.start(),
+          A.shell('git rm -q README.md'),
+          A.end(),
+          A.start(),
+          A.shell('git reset -q --hard'),
+          A.end(),
+          person.rm('README.md'),
+          rewind(),
+        ],
+      ),
+    );
+  });
+});

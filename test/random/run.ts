@@ -1137,6 +1137,17 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
           why: `the agent changed it first at step ${info.firstStep}; someone else changed it since, and it holds the agent's last change again`,
           uncoverable: false,
         };
+      // a rewind is judged part by part (worktree, index, resolve-undo: the engine's Conflict
+      // parts): where each part holds either the agent's last change (taken back) or already what
+      // it held before the agent (someone else's change that nothing needs to undo, so nothing
+      // is written there), no one else's change is overwritten by taking the path back
+      if (info.direct.length && info.lastNonS && partsFrom(now, agentLast, firstBefore))
+        return {
+          allowed: [firstBefore, now],
+          kind: 'person-lost',
+          why: `someone else changed it last (step ${info.direct[info.direct.length - 1].step}), each part to what it held before the agent or left as the agent left it: a rewind takes the agent's parts back, or keeps it all`,
+          uncoverable: false,
+        };
       if (info.direct.length) {
         if (info.lastNonS)
           return {
@@ -1183,6 +1194,11 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
       };
     },
   };
+}
+
+/** Does each part of `now` (worktree, index entries, resolve-undo) hold what `a` or `b` holds there? */
+function partsFrom(now: PathState | undefined, a: PathState | undefined, b: PathState | undefined): boolean {
+  return (['wt', 'idx', 'ru'] as const).every((k) => now?.[k] === a?.[k] || now?.[k] === b?.[k]);
 }
 
 /** The directories of `state` git ignores now (each as a directory: `d/`). */
