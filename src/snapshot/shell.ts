@@ -158,8 +158,11 @@ interface DirRecord {
   visits: Array<[string, FileStat, boolean]>;
   /** Rows of the tracked files the memo's `clean` took, unvisited. */
   clean: number[];
-  /** Subdirectories: [name, 0: walked; 1: ignored, holding no tracked path (walked when the turn's own)]. */
-  subdirs: Array<[string, 0 | 1]>;
+  /**
+   * Subdirectories: [name, 0: walked; 1: ignored, holding no tracked path (walked when the turn's
+   * own), its path] (the path made once: a string whose hash the maps and sets it keys keep).
+   */
+  subdirs: Array<[string, 0 | 1, string]>;
 }
 
 /** A walk's memory across walks through one view, for the inputs its key names. */
@@ -294,31 +297,54 @@ async function walk(
   // view does not keep stat as they did) is given from its record in turn, in this loop: no look
   // at its listing, no turn of the walk's own loop; any other is pushed, walked as the loop walks
   const replay = async (top: Item, rec: DirRecord, m: WalkMemo, r: ViewReader) => {
-    const todo: Array<[Item, DirRecord]> = [[top, rec]];
+    // a directory given from its record needs an Item (its rules, its attributes) only when a file
+    // of it is visited or a subdirectory of it is pushed: made then, from its parent's
+    interface Lazy {
+      rel: string;
+      name: string;
+      mine: boolean;
+      parent: Lazy | null;
+      item: Item | null;
+    }
+    const itemOf = (l: Lazy): Item => (l.item ??= child(itemOf(l.parent as Lazy), l.rel, l.name, l.mine, false));
+    // no destructuring of arrays in this loop: unoptimized, each one allocates an iterator (measured)
+    const todo: Array<{ at: Lazy; d: DirRecord }> = [{ at: { rel: top.rel, name: '', mine: top.mine, parent: null, item: top }, d: rec }];
     while (todo.length > 0) {
-      const [item, d] = todo.pop() as [Item, DirRecord];
-      const { rel, mine } = item;
+      const next = todo.pop() as { at: Lazy; d: DirRecord };
+      const at = next.at;
+      const d = next.d;
+      const rel = at.rel;
+      const mine = at.mine;
       if (d !== rec) m.use(rel, d, false);
       if (d.nested) {
         out.nested.push(rel);
         continue;
       }
-      if (d.visits.length) {
-        const attrs = await item.attrs(d.attributes);
-        for (const [name, st, handKept] of d.visits) visit(rel === '' ? name : `${rel}/${name}`, st, handKept, attrs, name);
+      const visits = d.visits;
+      if (visits.length) {
+        const attrs = await itemOf(at).attrs(d.attributes);
+        for (let i = 0; i < visits.length; i++) {
+          const v = visits[i];
+          visit(rel === '' ? v[0] : `${rel}/${v[0]}`, v[1], v[2], attrs, v[0]);
+        }
       }
       if (d.clean.length) m.found(d.clean);
-      for (const [name, kind] of d.subdirs) {
-        const path = rel === '' ? name : `${rel}/${name}`;
+      const subdirs = d.subdirs;
+      for (let i = 0; i < subdirs.length; i++) {
+        const e = subdirs[i];
+        const name = e[0];
+        const kind = e[1];
+        const path = e[2];
         if (kind === 1 && !(await own(path))) {
           out.ignoredDirs.push(path);
           continue;
         }
         out.dirs.add(path);
-        const sub = child(item, path, name, mine || kind === 1, false);
+        const subMine = mine || kind === 1;
         const k = kind === 0 ? m.get(path) : undefined;
-        if (k && k.mark === r.mark(path) && k.mine === sub.mine && (k.unkept.length === 0 || unkeptSame(k, path, r))) todo.push([sub, k]);
-        else stack.push(sub);
+        if (k && k.mark === r.mark(path) && k.mine === subMine && (k.unkept.length === 0 || unkeptSame(k, path, r)))
+          todo.push({ at: { rel: path, name, mine: subMine, parent: at, item: null }, d: k });
+        else stack.push(child(itemOf(at), path, name, subMine, false));
       }
     }
   };
@@ -430,13 +456,13 @@ async function walk(
         const sub = await here.enter(name, hint(path, isGitignoreName));
         let ours = mine;
         if (sub.excluded && !index.dirs.has(path) && !index.rows.has(path) && !mine) {
-          rec?.subdirs.push([name, 1]);
+          rec?.subdirs.push([name, 1, path]);
           if (!(await own(path))) {
             out.ignoredDirs.push(path);
             continue;
           }
           ours = true;
-        } else rec?.subdirs.push([name, 0]);
+        } else rec?.subdirs.push([name, 0, path]);
         out.dirs.add(path);
         stack.push(child(item, path, name, ours, freshBelow, sub));
         continue;
