@@ -1657,3 +1657,33 @@ describe('the long random run of fd5dc80 (seed 265673980), shrunk by hand: the o
     );
   });
 });
+
+describe('the long random run of 7804c08 (seed 125848668), shrunk by hand: the oracle was wrong', () => {
+  // the person made src/app.ts a directory holding a note; the agent appends to the note, another
+  // session stages it (taking src/app.ts's file entry out), the agent's `git stash` puts the file
+  // entry and the file back and its `rm -rf src` removes them. A forced rewind of the note alone
+  // brings the note back and makes src/app.ts the directory that holds it; src/app.ts's file
+  // entry, the stash's, is not among the paths taken back and stays in the index
+  it('a forced rewind of one path beneath a tracked file the agent put back: the directory again, the file entry left', () => {
+    check(
+      trace(
+        [A, B],
+        [
+          setup.file('src/app.ts', 'app\n'),
+          setup.sh('git add -A && git commit -qm base'),
+          person.rm('src/app.ts'),
+          person.file('src/app.ts/inner.txt', 'note\n'),
+          A.start(),
+          A.shell('echo fix >> src/app.ts/inner.txt'),
+          B.start(),
+          B.shell('git add src/app.ts/inner.txt'),
+          B.end(),
+          A.shell('git stash -q'),
+          A.shell('rm -rf src'),
+          A.end(),
+          rewind('A', 1, { force: true, paths: ['src/app.ts/inner.txt'] }),
+        ],
+      ),
+    );
+  });
+});

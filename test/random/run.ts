@@ -678,6 +678,18 @@ export class World {
       // a path above the picks only (not one of them, nor beneath one): the rewind of what lies
       // beneath may remove it when it was a directory made for them, or leave it as it was
       if (picks && !picks.some((k) => p === k || isUnder(p, k)) && same(found, pre.paths.get(p))) continue;
+      // or make it the directory that holds them again, its index entries left as they were (a
+      // file entry the agent's command put back there is not among the picks)
+      if (
+        picks &&
+        !picks.some((k) => p === k || isUnder(p, k)) &&
+        found?.wt === 'dir' &&
+        hasChildren(post, p) &&
+        found?.idx === pre.paths.get(p)?.idx &&
+        found?.ru === pre.paths.get(p)?.ru &&
+        verdict.allowed.some((x) => isDir(x))
+      )
+        continue;
       // forced: a directory the rewind made to hold what it brought back beneath (a person's note
       // the agent's rm -rf took, in a directory the agent had created)
       if (
