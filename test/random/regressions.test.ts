@@ -1687,3 +1687,27 @@ describe('the long random run of 7804c08 (seed 125848668), shrunk by hand: the o
     );
   });
 });
+
+describe('the long random run of 7804c08 (seed 125848682), shrunk by hand: the oracle was wrong', () => {
+  // the person made run.sh a directory holding a note; the agent's `git stash` put the tracked
+  // file run.sh back in its place. A forced rewind of the note alone would have to remove the
+  // file run.sh, which is not among the paths taken back: refused (exit 3), named, nothing written
+  // (rewinding run.sh too, or moving it away, lets it through)
+  it('a forced rewind of a path whose parent the agent made a file, the parent not among the paths: refused, nothing written', () => {
+    check(
+      trace(
+        [A],
+        [
+          setup.file('run.sh', '#!/bin/sh\necho run\n', true),
+          setup.sh('git add -A && git commit -qm base'),
+          person.rm('run.sh'),
+          person.file('run.sh/inner.txt', 'note\n'),
+          A.start(),
+          A.shell('git stash -q'),
+          A.end(),
+          rewind('A', 1, { force: true, paths: ['run.sh/inner.txt'] }),
+        ],
+      ),
+    );
+  });
+});

@@ -632,9 +632,11 @@ export class World {
       return;
     }
     // what no force overrides: a path to restore whose parent is now a file or a link that the
-    // turns' agent never changed (someone else's): refused, named, nothing written
+    // turns' agent never changed (someone else's), or that a rewind of some paths beneath it does
+    // not take back (the agent's, but not among the picks): refused, named, nothing written
     const blocked = /cannot restore '[^']*': its parent '([^']*)' is now a (?:file|symlink), outside the snapshot's paths/.exec(r.stderr);
-    if (r.code === 3 && force && blocked && !a.ap.has(blocked[1]) && pre.paths.has(blocked[1]) && !isDir(pre.paths.get(blocked[1]))) {
+    const notTaken = (q: string) => !a.ap.has(q) || (!!picks && !picks.some((k) => q === k || isUnder(q, k)));
+    if (r.code === 3 && force && blocked && notTaken(blocked[1]) && pre.paths.has(blocked[1]) && !isDir(pre.paths.get(blocked[1]))) {
       this.rewinds.refused++;
       const changed = diffPaths(pre, post);
       if (changed.length) this.fail('refusal-wrote', `${context} refused (exit 3) but changed: ${changed.join(', ')}`);
