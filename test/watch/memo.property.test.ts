@@ -204,6 +204,19 @@ function seedRepo(): string {
   return dir;
 }
 
+/** `view` with each reader it opens changed by `wrap`. */
+function wrapped(view: WorktreeView, wrap: (r: ViewReader) => ViewReader): WorktreeView {
+  return {
+    worktree: view.worktree,
+    status: () => view.status(),
+    close: () => view.close(),
+    open: async (wt) => {
+      const r = await view.open(wt);
+      return r ? wrap(r) : null;
+    },
+  };
+}
+
 /** A view whose readers count the lstat answers a walk asked for (what the records spare), and the directories whose names it asked for. */
 function counting(view: WorktreeView): { view: WorktreeView; stats: () => number; listed: string[] } {
   let n = 0;
@@ -211,43 +224,23 @@ function counting(view: WorktreeView): { view: WorktreeView; stats: () => number
   return {
     stats: () => n,
     listed,
-    view: {
-      worktree: view.worktree,
-      status: () => view.status(),
-      close: () => view.close(),
-      open: async (wt) => {
-        const r = await view.open(wt);
-        if (!r) return null;
-        const counted: ViewReader = {
-          ...r,
-          stat: (d, name, rel) => (n++, r.stat(d, name, rel)),
-          names: (rel) => (listed.push(rel), r.names(rel)),
-        };
-        return counted;
-      },
-    },
+    view: wrapped(view, (r) => ({
+      ...r,
+      stat: (d, name, rel) => (n++, r.stat(d, name, rel)),
+      names: (rel) => (listed.push(rel), r.names(rel)),
+    })),
   };
 }
 
 /** A view whose readers throw when a walk asks for the names of `rel`, while `armed()` says so (a walk that stops part way). */
 function failingAt(view: WorktreeView, rel: string, armed: () => boolean): WorktreeView {
-  return {
-    worktree: view.worktree,
-    status: () => view.status(),
-    close: () => view.close(),
-    open: async (wt) => {
-      const r = await view.open(wt);
-      if (!r) return null;
-      const failing: ViewReader = {
-        ...r,
-        names: (d) => {
-          if (d === rel && armed()) throw Object.assign(new Error(`EIO: ${d}`), { code: 'EIO' });
-          return r.names(d);
-        },
-      };
-      return failing;
+  return wrapped(view, (r) => ({
+    ...r,
+    names: (d) => {
+      if (d === rel && armed()) throw Object.assign(new Error(`EIO: ${d}`), { code: 'EIO' });
+      return r.names(d);
     },
-  };
+  }));
 }
 
 describe.runIf(linux)("the view's per-directory records", () => {
