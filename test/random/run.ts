@@ -1027,7 +1027,9 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
   }
   // ignored directories: files a command changed inside one that existed may stay if named (as
   // git ignored them when the command began: a later edit of .gitignore does not change that)
-  const stateBeforeFirst = (d: string) => (ap.has(d) ? ap.get(d)?.before : pre.paths.get(d));
+  // (a directory the range never changed: what it held when the agent first changed the path, not
+  // now: a rewind of another session since may have removed it)
+  const stateBeforeFirst = (d: string, pos: number) => (ap.has(d) ? ap.get(d)?.before : stateAt(d, pos));
   for (const [p, info] of ap) {
     // a declared path, or one beneath a declared directory that held it then, was captured by the
     // write's hook; a directory above a declared path was not (only the path itself is), nor what
@@ -1041,7 +1043,7 @@ export function analyze(w: World, s: Sess, range: ModelTurn[], pre: State) {
     const parts = p.split('/');
     for (let i = 1; i <= parts.length; i++) {
       const d = parts.slice(0, i).join('/');
-      if ((ignored.has(d) && stateBeforeFirst(d)?.wt === 'dir') || w.nested.has(d)) info.uncoverable = true;
+      if ((ignored.has(d) && stateBeforeFirst(d, info.firstPos)?.wt === 'dir') || w.nested.has(d)) info.uncoverable = true;
     }
     // a directory that held a nested repository: the tool does not capture what is in it
     if (info.before?.wt === 'dir' && [...w.nested].some((n) => isUnder(n, p))) info.uncoverable = true;
